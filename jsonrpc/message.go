@@ -1,0 +1,202 @@
+// Package jsonrpc is the JSON-RPC 2.0 message model the rest of mcpconform is
+// built on. Messages keep their raw bytes and their ids stay raw JSON, so that
+// a conformance check can see exactly what the peer sent (an id of "1" is not
+// an id of 1) and can send deliberately broken frames.
+package jsonrpc
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"strconv"
+)
+
+// Version is the only value the "jsonrpc" member may take.
+const Version = "2.0"
+
+// ID is a request id kept as its raw JSON text: a string or a number, never
+// normalised, so echo checks compare bytes.
+type ID json.RawMessage
+
+// NumberID makes an id from an integer.
+func NumberID(n int64) ID { return ID(strconv.AppendInt(nil, n, 10)) }
+
+// StringID makes an id from a string.
+func StringID(s string) ID { b, _ := json.Marshal(s); return ID(b) }
+
+// IsZero reports whether the id is absent.
+func (id ID) IsZero() bool { return len(id) == 0 }
+
+// IsNull reports whether the id is JSON null (seen on error responses to unparsable requests).
+func (id ID) IsNull() bool { return string(id) == "null" }
+
+// String is the raw JSON text of the id.
+func (id ID) String() string { return string(id) }
+
+// Equal compares ids byte for byte after trimming surrounding white space.
+func (id ID) Equal(other ID) bool {
+	return bytes.Equal(bytes.TrimSpace(id), bytes.TrimSpace(other))
+}
+
+// Key is a map key for the id.
+func (id ID) Key() string { return string(bytes.TrimSpace(id)) }
+
+// MarshalJSON writes the id verbatim.
+func (id ID) MarshalJSON() ([]byte, error) {
+	if len(id) == 0 {
+		return []byte("null"), nil
+	}
+	return id, nil
+}
+
+// UnmarshalJSON keeps the id verbatim.
+func (id *ID) UnmarshalJSON(b []byte) error {
+	*id = append((*id)[:0], b...)
+	return nil
+}
+
+// Error is a JSON-RPC error object.
+type Error struct {
+	Code    int             `json:"code"`
+	Message string          `json:"message"`
+	Data    json.RawMessage `json:"data,omitempty"`
+}
+
+func (e *Error) Error() string { return fmt.Sprintf("jsonrpc error %d: %s", e.Code, e.Message) }
+
+// Message is any JSON-RPC message: request, notification or response.
+// Raw holds the bytes it was decoded from (or encoded to).
+type Message struct {
+	JSONRPC string          `json:"jsonrpc"`
+	ID      ID              `json:"id,omitempty"`
+	Method  string          `json:"method,omitempty"`
+	Params  json.RawMessage `json:"params,omitempty"`
+	Result  json.RawMessage `json:"result,omitempty"`
+	Error   *Error          `json:"error,omitempty"`
+
+	Raw []byte `json:"-"`
+}
+
+// Kind names what a message is.
+type Kind string
+
+const (
+	KindRequest      Kind = "request"
+	KindNotification Kind = "notification"
+	KindResponse     Kind = "response"
+	KindInvalid      Kind = "invalid"
+)
+
+// Kind classifies the message by the members present.
+func (m *Message) Kind() Kind {
+	switch {
+	case m.Method != "" && !m.ID.IsZero():
+		return KindRequest
+	case m.Method != "":
+		return KindNotification
+	case !m.ID.IsZero() && (m.Result != nil || m.Error != nil):
+		return KindResponse
+	default:
+		return KindInvalid
+	}
+}
+
+// IsRequest, IsNotification and IsResponse are shorthands for Kind.
+func (m *Message) IsRequest() bool      { return m.Kind() == KindRequest }
+func (m *Message) IsNotification() bool { return m.Kind() == KindNotification }
+func (m *Message) IsResponse() bool     { return m.Kind() == KindResponse }
+
+// ErrNotObject is returned for frames that are valid JSON but not an object
+// (batches were removed from MCP in 2025-06-18).
+var ErrNotObject = errors.New("frame is not a JSON object")
+
+// Decode parses one frame. It rejects non-JSON and non-objects; it does not
+// judge the message (a check does that, with the raw bytes at hand).
+func Decode(frame []byte) (*Message, error) {
+	trimmed := bytes.TrimSpace(frame)
+	if len(trimmed) == 0 || trimmed[0] != '{' {
+		if json.Valid(trimmed) {
+			return nil, ErrNotObject
+		}
+		return nil, fmt.Errorf("frame is not valid JSON: %q", abbreviate(trimmed, 80))
+	}
+	var m Message
+	if err := json.Unmarshal(trimmed, &m); err != nil {
+		return nil, fmt.Errorf("frame is not a valid JSON-RPC object: %w", err)
+	}
+	m.Raw = append([]byte(nil), trimmed...)
+	return &m, nil
+}
+
+// Encode serialises the message and stores the bytes in Raw.
+func (m *Message) Encode() ([]byte, error) {
+	if m.JSONRPC == "" {
+		m.JSONRPC = Version
+	}
+	b, err := json.Marshal(m)
+	if err != nil {
+		return nil, err
+	}
+	m.Raw = b
+	return b, nil
+}
+
+// NewRequest builds a request; params may be nil or anything json.Marshal accepts.
+func NewRequest(id ID, method string, params any) (*Message, error) {
+	raw, err := marshalParams(params)
+	if err != nil {
+		return nil, fmt.Errorf("params of %s: %w", method, err)
+	}
+	return &Message{JSONRPC: Version, ID: id, Method: method, Params: raw}, nil
+}
+
+// NewNotification builds a notification.
+func NewNotification(method string, params any) (*Message, error) {
+	raw, err := marshalParams(params)
+	if err != nil {
+		return nil, fmt.Errorf("params of %s: %w", method, err)
+	}
+	return &Message{JSONRPC: Version, Method: method, Params: raw}, nil
+}
+
+// NewResult builds a success response.
+func NewResult(id ID, result any) (*Message, error) {
+	raw, err := json.Marshal(result)
+	if err != nil {
+		return nil, fmt.Errorf("result: %w", err)
+	}
+	if string(raw) == "null" {
+		raw = json.RawMessage("{}")
+	}
+	return &Message{JSONRPC: Version, ID: id, Result: raw}, nil
+}
+
+// NewError builds an error response; a missing id becomes null as JSON-RPC requires.
+func NewError(id ID, code int, message string, data any) *Message {
+	e := &Error{Code: code, Message: message}
+	if data != nil {
+		e.Data, _ = json.Marshal(data)
+	}
+	if id.IsZero() {
+		id = ID("null")
+	}
+	return &Message{JSONRPC: Version, ID: id, Error: e}
+}
+
+func marshalParams(params any) (json.RawMessage, error) {
+	if params == nil {
+		return nil, nil
+	}
+	if raw, ok := params.(json.RawMessage); ok {
+		return raw, nil
+	}
+	return json.Marshal(params)
+}
+
+func abbreviate(b []byte, n int) string {
+	if len(b) <= n {
+		return string(b)
+	}
+	return string(b[:n]) + "…"
+}

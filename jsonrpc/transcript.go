@@ -1,0 +1,114 @@
+package jsonrpc
+
+import (
+	"fmt"
+	"strings"
+	"sync"
+	"time"
+)
+
+// Direction says who sent a frame, seen from mcpconform.
+type Direction string
+
+const (
+	Sent     Direction = "send" // mcpconform → target
+	Received Direction = "recv" // target → mcpconform
+	Stderr   Direction = "stderr"
+	Event    Direction = "event" // transport events: HTTP status, process exit, connection closed
+)
+
+// Frame is one recorded unit: a JSON-RPC frame, a stderr line, or a transport event.
+type Frame struct {
+	At        time.Time
+	Direction Direction
+	Session   string // which session/connection, for multi-session scenarios
+	Raw       []byte
+}
+
+// Transcript records every frame in order. It is safe for concurrent use and
+// bounded, so a target that floods output cannot exhaust memory.
+type Transcript struct {
+	mu      sync.Mutex
+	start   time.Time
+	frames  []Frame
+	bytes   int
+	dropped int
+	limit   int
+}
+
+// DefaultTranscriptLimit bounds the bytes a transcript keeps.
+const DefaultTranscriptLimit = 4 << 20
+
+// NewTranscript starts an empty transcript.
+func NewTranscript() *Transcript {
+	return &Transcript{start: time.Now(), limit: DefaultTranscriptLimit}
+}
+
+// Record appends a frame; the bytes are copied.
+func (t *Transcript) Record(dir Direction, session string, raw []byte) {
+	if t == nil {
+		return
+	}
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	if t.bytes+len(raw) > t.limit {
+		t.dropped++
+		return
+	}
+	t.bytes += len(raw)
+	t.frames = append(t.frames, Frame{At: time.Now(), Direction: dir, Session: session, Raw: append([]byte(nil), raw...)})
+}
+
+// Eventf records a transport event.
+func (t *Transcript) Eventf(session, format string, args ...any) {
+	t.Record(Event, session, []byte(fmt.Sprintf(format, args...)))
+}
+
+// Frames returns a copy of the recorded frames.
+func (t *Transcript) Frames() []Frame {
+	if t == nil {
+		return nil
+	}
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	return append([]Frame(nil), t.frames...)
+}
+
+// Len is the number of frames recorded so far; a Mark for Since.
+func (t *Transcript) Len() int {
+	if t == nil {
+		return 0
+	}
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	return len(t.frames)
+}
+
+// String formats the transcript, one frame per line, times relative to the start.
+func (t *Transcript) String() string { return t.Since(0) }
+
+// Since formats the frames from index mark on.
+func (t *Transcript) Since(mark int) string {
+	if t == nil {
+		return ""
+	}
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	var b strings.Builder
+	if mark < 0 || mark > len(t.frames) {
+		mark = 0
+	}
+	for _, f := range t.frames[mark:] {
+		fmt.Fprintf(&b, "%9.3fs %-6s", f.At.Sub(t.start).Seconds(), f.Direction)
+		if f.Session != "" {
+			fmt.Fprintf(&b, " [%s]", f.Session)
+		}
+		b.WriteByte(' ')
+		b.WriteString(strings.TrimRight(string(f.Raw), "\r\n"))
+		b.WriteByte('\n')
+	}
+	if t.dropped > 0 {
+		fmt.Fprintf(&b, "… %d further frames dropped (transcript limit %d bytes)\n", t.dropped, t.limit)
+	}
+	return b.String()
+}

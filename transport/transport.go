@@ -1,0 +1,106 @@
+// Package transport moves whole JSON-RPC frames between mcpconform and a peer
+// over stdio, Streamable HTTP (2025-11-25 sessions and 2026-07-28 stateless)
+// and WebSocket, on both the client and the server side.
+//
+// Transports do not judge and do not repair: they carry bytes as given (a
+// scenario may send malformed JSON on purpose), record transport events
+// (HTTP status, process exit, close) in the transcript, and leave every
+// verdict to the scenarios.
+package transport
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"net/http"
+
+	"github.com/mcpconform/mcpconform/jsonrpc"
+)
+
+// Conn carries one message per frame in both directions.
+type Conn interface {
+	// Send writes one frame exactly as given.
+	Send(ctx context.Context, frame []byte) error
+	// Recv returns the next frame from the peer, io.EOF once the peer is gone
+	// and nothing is left to read, or ctx.Err().
+	Recv(ctx context.Context) ([]byte, error)
+	// Close releases the connection; for a spawned process it runs the
+	// shutdown sequence. Close is idempotent.
+	Close() error
+}
+
+// Options configure a transport; every field is optional.
+type Options struct {
+	// Transcript receives transport events and, for stdio, the target's stderr.
+	// Frames themselves are recorded by the caller (see Record).
+	Transcript *jsonrpc.Transcript
+	// Session labels this connection in the transcript ("A", "B", …).
+	Session string
+	// Header is added to every HTTP request or to the WebSocket handshake
+	// (e.g. Authorization: Bearer …).
+	Header http.Header
+	// ProtocolVersion is sent as MCP-Protocol-Version on HTTP once known.
+	ProtocolVersion string
+}
+
+// VersionSetter is implemented by transports that carry the negotiated
+// protocol version out of band (the MCP-Protocol-Version HTTP header).
+type VersionSetter interface {
+	SetProtocolVersion(v string)
+}
+
+// StatusReporter is implemented by HTTP client connections: the HTTP status
+// of the POST that carried the request with this id.
+type StatusReporter interface {
+	ResponseStatus(id jsonrpc.ID) (status int, ok bool)
+}
+
+// HeaderCarrier is implemented by server-side HTTP connections: the headers
+// of the HTTP request that delivered the current message.
+type HeaderCarrier interface {
+	RequestHeader() http.Header
+}
+
+// Listener accepts connections on the server side.
+type Listener interface {
+	// Accept waits for the next connection (a stdio pipe pair, an HTTP
+	// session, a stateless HTTP request, or a WebSocket connection).
+	Accept(ctx context.Context) (Conn, error)
+	// Addr is what a client dials: a URL, or "stdio".
+	Addr() string
+	Close() error
+}
+
+// ErrClosed is returned by operations on a closed connection or listener.
+var ErrClosed = errors.New("transport: closed")
+
+// HTTPStatusError reports an HTTP response that carried no JSON-RPC message:
+// a request answered 400/404/405 with a plain body, for example.
+type HTTPStatusError struct {
+	Status int
+	Body   string
+}
+
+func (e *HTTPStatusError) Error() string {
+	if e.Body == "" {
+		return fmt.Sprintf("HTTP %d", e.Status)
+	}
+	return fmt.Sprintf("HTTP %d: %s", e.Status, e.Body)
+}
+
+// ctxKey keeps context keys private to this package.
+type ctxKey int
+
+const relatedRequestKey ctxKey = iota
+
+// WithRelatedRequest marks a server-side Send as belonging to the request
+// with this id, so Streamable HTTP can put it on that request's SSE stream.
+func WithRelatedRequest(ctx context.Context, id jsonrpc.ID) context.Context {
+	return context.WithValue(ctx, relatedRequestKey, id)
+}
+
+// RelatedRequest returns the id set by WithRelatedRequest.
+func RelatedRequest(ctx context.Context) (jsonrpc.ID, bool) {
+	id, ok := ctx.Value(relatedRequestKey).(jsonrpc.ID)
+	return id, ok
+}
