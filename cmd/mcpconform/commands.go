@@ -1,0 +1,187 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"os/signal"
+	"strings"
+	"syscall"
+	"text/tabwriter"
+	"time"
+
+	"github.com/spf13/cobra"
+
+	"github.com/mcpconform/mcpconform/fakes/client"
+	"github.com/mcpconform/mcpconform/fakes/server"
+	"github.com/mcpconform/mcpconform/scenarios"
+	"github.com/mcpconform/mcpconform/suites"
+	"github.com/mcpconform/mcpconform/transport"
+)
+
+func listCmd() *cobra.Command {
+	var faults bool
+	cmd := &cobra.Command{
+		Use:   "list",
+		Short: "List scenarios and their checks (or, with --faults, the reference server's faults)",
+		Args:  cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			w := tabwriter.NewWriter(cmd.OutOrStdout(), 0, 4, 2, ' ', 0)
+			defer w.Flush()
+			if faults {
+				printFaults(w)
+				return nil
+			}
+			for _, s := range scenarios.All() {
+				fmt.Fprintf(w, "%s\t%s\t%s\t%s\n", s.ID, s.Side, strings.Join(s.Versions, ","), s.Title)
+				if len(s.Transports) > 0 {
+					fmt.Fprintf(w, "  transports: %s\t\t\t\n", strings.Join(s.Transports, ", "))
+				}
+				for _, n := range s.Needs {
+					fmt.Fprintf(w, "  needs: %s\t\t\t\n", n)
+				}
+				for _, c := range s.Checks {
+					fmt.Fprintf(w, "  %s\t%s\t%s\t%s\n", c.ID, c.Level, c.Spec, c.Title)
+				}
+			}
+			return nil
+		},
+	}
+	cmd.Flags().BoolVar(&faults, "faults", false, "list the reference server's faults and the check each must kill")
+	return cmd
+}
+
+func printFaults(w *tabwriter.Writer) {
+	fmt.Fprintf(w, "FAULT\tKILLS\tDESCRIPTION\n")
+	for _, f := range server.Faults() {
+		fmt.Fprintf(w, "%s\t%s\t%s\n", f.Name, f.Kills, f.Description)
+	}
+}
+
+func fakeServerCmd() *cobra.Command {
+	var (
+		stdio      bool
+		httpAddr   string
+		wsAddr     string
+		fault      string
+		listFaults bool
+	)
+	cmd := &cobra.Command{
+		Use:   "fake-server (--stdio | --http ADDR | --ws ADDR) [--fault NAME]",
+		Short: "Serve the reference server (or one of its faults) for manual use",
+		Long: `Serve the conformant reference server, or a fault that breaks exactly one rule.
+--stdio serves on this process's stdin/stdout and exits when stdin closes;
+--http and --ws listen on ADDR (use 127.0.0.1:PORT) at the path /mcp until interrupted.`,
+		Args: cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			if listFaults {
+				w := tabwriter.NewWriter(cmd.OutOrStdout(), 0, 4, 2, ' ', 0)
+				printFaults(w)
+				return w.Flush()
+			}
+			modes := 0
+			for _, b := range []bool{stdio, httpAddr != "", wsAddr != ""} {
+				if b {
+					modes++
+				}
+			}
+			if modes != 1 {
+				return usageErr("choose exactly one of --stdio, --http ADDR, --ws ADDR")
+			}
+			engine, err := server.NewReference(server.ReferenceOptions{Fault: fault})
+			if err != nil {
+				return usageErr("%v", err)
+			}
+			ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+			defer stop()
+			if stdio {
+				// Logs go to stderr: stdout carries nothing but JSON-RPC.
+				conn := transport.NewStdioServerConn(os.Stdin, os.Stdout, transport.Options{})
+				return engine.ServeConn(ctx, conn)
+			}
+			var l transport.Listener
+			if httpAddr != "" {
+				l, err = transport.ListenHTTP(ctx, httpAddr, transport.HTTPServerOptions{})
+			} else {
+				l, err = transport.ListenWebSocket(ctx, wsAddr, transport.WSServerOptions{})
+			}
+			if err != nil {
+				return &exitError{code: exitUsage, err: err}
+			}
+			defer l.Close()
+			name := "reference server"
+			if fault != "" {
+				name += " with fault " + fault
+			}
+			fmt.Fprintf(cmd.ErrOrStderr(), "mcpconform: serving the %s at %s (Ctrl-C to stop)\n", name, l.Addr())
+			return engine.Serve(ctx, l)
+		},
+	}
+	fl := cmd.Flags()
+	fl.BoolVar(&stdio, "stdio", false, "serve on stdin/stdout")
+	fl.StringVar(&httpAddr, "http", "", "serve Streamable HTTP on ADDR, e.g. 127.0.0.1:8080")
+	fl.StringVar(&wsAddr, "ws", "", "serve WebSocket on ADDR, e.g. 127.0.0.1:8081")
+	fl.StringVar(&fault, "fault", "", "serve this fault instead of the conformant server")
+	fl.BoolVar(&listFaults, "list-faults", false, "list the faults and exit")
+	return cmd
+}
+
+func selftestCmd() *cobra.Command {
+	var (
+		transports []string
+		versions   string
+		faultNames []string
+		parallel   int
+		quiet      bool
+	)
+	cmd := &cobra.Command{
+		Use:   "selftest",
+		Short: "Run the suite against the reference server and every fault; print the kill matrix",
+		Long: `Run every scenario against the conformant reference server and against each
+named fault. Exits 0 when the reference passes everything and each fault fails
+exactly the check it declares (wherever it is observable), 1 otherwise.`,
+		Args: cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			exe, err := os.Executable()
+			if err != nil {
+				return usageErr("locating the mcpconform binary: %v", err)
+			}
+			f := &serverFlags{reference: true, specVersion: versions}
+			vs, err := f.versions()
+			if err != nil {
+				return usageErr("%v", err)
+			}
+			for _, t := range transports {
+				if t != client.KindStdio && t != client.KindHTTP && t != client.KindWS {
+					return usageErr("unknown --transport %q", t)
+				}
+			}
+			for _, n := range faultNames {
+				if _, err := server.FindFault(n); err != nil {
+					return usageErr("%v", err)
+				}
+			}
+			opts := suites.SelfTestOptions{Exe: exe, Transports: transports, Versions: vs, Faults: faultNames,
+				Parallel: parallel, ResponseTimeout: 5 * time.Second}
+			if !quiet {
+				opts.Progress = cmd.OutOrStdout()
+			}
+			report, err := suites.SelfTest(cmd.Context(), opts)
+			if err != nil {
+				return &exitError{code: exitUsage, err: err}
+			}
+			report.Print(cmd.OutOrStdout())
+			if !report.OK() {
+				return &exitError{code: exitFail, err: fmt.Errorf("")}
+			}
+			return nil
+		},
+	}
+	fl := cmd.Flags()
+	fl.StringSliceVar(&transports, "transport", []string{"stdio", "http", "ws"}, "transports to test over")
+	fl.StringVar(&versions, "spec-version", "", "versions (default 2025-11-25,2026-07-28)")
+	fl.StringSliceVar(&faultNames, "fault", nil, "only these faults")
+	fl.IntVar(&parallel, "parallel", 4, "runs at once")
+	fl.BoolVarP(&quiet, "quiet", "q", false, "print only the matrix")
+	return cmd
+}

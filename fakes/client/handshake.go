@@ -1,0 +1,85 @@
+package client
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+
+	"github.com/mcpconform/mcpconform/jsonrpc"
+	"github.com/mcpconform/mcpconform/protocol"
+	"github.com/mcpconform/mcpconform/transport"
+)
+
+// InitializeParams builds the params of an initialize request for version.
+func (s *Session) InitializeParams(version string) map[string]any {
+	return map[string]any{
+		"protocolVersion": version,
+		"capabilities":    s.opts.Capabilities,
+		"clientInfo":      s.opts.ClientInfo,
+	}
+}
+
+// Initialize performs the legacy handshake (2025-11-25 and earlier):
+// initialize, then notifications/initialized. It returns the initialize
+// response as received, whether it is a result or an error; err is set only
+// when no response arrived or the handshake could not complete.
+func (s *Session) Initialize(ctx context.Context) (*jsonrpc.Message, error) {
+	resp, err := s.Request(ctx, protocol.MethodInitialize, s.InitializeParams(s.opts.Version))
+	if err != nil {
+		return nil, err
+	}
+	if resp.Error != nil {
+		return resp, fmt.Errorf("initialize rejected: %d %s", resp.Error.Code, resp.Error.Message)
+	}
+	var result struct {
+		ProtocolVersion string         `json:"protocolVersion"`
+		Capabilities    map[string]any `json:"capabilities"`
+	}
+	if err := json.Unmarshal(resp.Result, &result); err != nil {
+		return resp, fmt.Errorf("initialize result is not an object: %w", err)
+	}
+	s.ServerVersion = result.ProtocolVersion
+	s.ServerCapabilities = result.Capabilities
+	if vs, ok := transport.As[transport.VersionSetter](s.conn); ok && result.ProtocolVersion != "" {
+		vs.SetProtocolVersion(result.ProtocolVersion)
+	}
+	if err := s.Notify(ctx, protocol.NotificationInitialized, nil); err != nil {
+		return resp, fmt.Errorf("notifications/initialized: %w", err)
+	}
+	return resp, nil
+}
+
+// Discover calls server/discover (2026-07-28) and keeps the capabilities.
+func (s *Session) Discover(ctx context.Context) (*jsonrpc.Message, error) {
+	resp, err := s.Request(ctx, protocol.MethodServerDiscover, map[string]any{})
+	if err != nil {
+		return nil, err
+	}
+	if resp.Error != nil {
+		return resp, fmt.Errorf("server/discover rejected: %d %s", resp.Error.Code, resp.Error.Message)
+	}
+	var result struct {
+		SupportedVersions []string       `json:"supportedVersions"`
+		Capabilities      map[string]any `json:"capabilities"`
+	}
+	if err := json.Unmarshal(resp.Result, &result); err != nil {
+		return resp, fmt.Errorf("server/discover result is not an object: %w", err)
+	}
+	s.ServerVersion = s.opts.Version
+	s.ServerCapabilities = result.Capabilities
+	return resp, nil
+}
+
+// Open performs whichever handshake the session's version uses.
+func (s *Session) Open(ctx context.Context) (*jsonrpc.Message, error) {
+	if s.Stateless() {
+		return s.Discover(ctx)
+	}
+	return s.Initialize(ctx)
+}
+
+// HasCapability reports whether the server declared a top-level capability.
+func (s *Session) HasCapability(name string) bool {
+	_, ok := s.ServerCapabilities[name]
+	return ok
+}

@@ -1,0 +1,351 @@
+package server
+
+import (
+	"context"
+	"encoding/json"
+	"net/http"
+	"slices"
+	"strings"
+
+	"github.com/mcpconform/mcpconform/jsonrpc"
+	"github.com/mcpconform/mcpconform/protocol"
+)
+
+// ReferenceOptions configure the reference server.
+type ReferenceOptions struct {
+	// Fault names one fault from Faults(); empty serves the conformant server.
+	Fault      string
+	Transcript *jsonrpc.Transcript
+}
+
+// Reference identity.
+const (
+	ReferenceName    = "mcpconform-reference"
+	ReferenceVersion = "0.1.0"
+)
+
+var (
+	legacySupported = []string{"2025-11-25", "2025-06-18", "2025-03-26"}
+	modernSupported = []string{"2026-07-28"}
+	// Methods that exist only in the legacy, session-based versions
+	// (2026-07-28/basic/transports/streamable-http.mdx answers them -32601).
+	legacyOnlyMethods = []string{protocol.MethodInitialize, protocol.MethodPing, "logging/setLevel", "resources/subscribe", "resources/unsubscribe"}
+)
+
+type reference struct {
+	fault string
+}
+
+// modernKey marks a request served under 2026-07-28 rules.
+type modernKey struct{}
+
+func isModern(ctx context.Context) bool { v, _ := ctx.Value(modernKey{}).(bool); return v }
+
+// NewReference builds the conformant reference server, or one of its faults.
+// It serves both eras: an initialize request selects the legacy rules for
+// that connection, a request carrying per-request _meta the 2026-07-28 rules.
+func NewReference(opts ReferenceOptions) (*Engine, error) {
+	if opts.Fault != "" {
+		if _, err := FindFault(opts.Fault); err != nil {
+			return nil, err
+		}
+	}
+	r := &reference{fault: opts.Fault}
+	e := &Engine{
+		Transcript: opts.Transcript,
+		Requests: map[string]Handler{
+			protocol.MethodInitialize:     r.initialize,
+			protocol.MethodPing:           r.ping,
+			protocol.MethodServerDiscover: r.discover,
+			protocol.MethodToolsList:      r.toolsList,
+			protocol.MethodToolsCall:      r.toolsCall,
+		},
+		Notifications: map[string]NotificationHandler{
+			protocol.NotificationInitialized: func(_ context.Context, p *Peer, _ *jsonrpc.Message) { p.Set("initialized", true) },
+			protocol.NotificationCancelled:   func(context.Context, *Peer, *jsonrpc.Message) {},
+		},
+		OtherNotifications: r.otherNotification,
+		NotFound:           r.notFound,
+		OnInvalid:          r.invalid,
+		Outgoing:           r.outgoing,
+	}
+	e.Middleware = r.middleware
+	return e, nil
+}
+
+func (r *reference) is(name string) bool { return r.fault == name }
+
+func rpcError(code int, msg string, data any) *jsonrpc.Error {
+	e := &jsonrpc.Error{Code: code, Message: msg}
+	if data != nil {
+		e.Data, _ = json.Marshal(data)
+	}
+	return e
+}
+
+// requestMeta reads params._meta.
+func requestMeta(req *jsonrpc.Message) (map[string]json.RawMessage, bool) {
+	var params struct {
+		Meta map[string]json.RawMessage `json:"_meta"`
+	}
+	if len(req.Params) == 0 || json.Unmarshal(req.Params, &params) != nil || params.Meta == nil {
+		return nil, false
+	}
+	return params.Meta, true
+}
+
+func (r *reference) middleware(next Handler) Handler {
+	return func(ctx context.Context, p *Peer, req *jsonrpc.Message) (any, *jsonrpc.Error) {
+		meta, _ := requestMeta(req)
+		rawVersion, modern := meta[protocol.MetaProtocolVersion]
+		if !modern {
+			return r.legacyGate(ctx, p, req, next)
+		}
+		var version string
+		_ = json.Unmarshal(rawVersion, &version)
+		if !slices.Contains(modernSupported, version) {
+			supported := append(append([]string(nil), modernSupported...), legacySupported...)
+			if r.is("unsupported-version-wrong-code") {
+				return nil, rpcError(protocol.InvalidParams, "Unsupported protocol version", map[string]any{"supported": supported, "requested": version})
+			}
+			return nil, rpcError(protocol.UnsupportedProtocolVersion, "Unsupported protocol version",
+				map[string]any{"supported": supported, "requested": version})
+		}
+		if _, ok := meta[protocol.MetaClientCapabilities]; !ok && !r.is("missing-meta-accepted") {
+			return nil, rpcError(protocol.InvalidParams, "Missing required _meta field "+protocol.MetaClientCapabilities, nil)
+		}
+		if h := p.Header(); h != nil {
+			if msg := r.headerMismatch(h, version, req); msg != "" {
+				return nil, rpcError(protocol.HeaderMismatch, "Header mismatch: "+msg, nil)
+			}
+		}
+		if slices.Contains(legacyOnlyMethods, req.Method) {
+			return r.notFound(ctx, p, req)
+		}
+		return next(context.WithValue(ctx, modernKey{}, true), p, req)
+	}
+}
+
+// legacyGate refuses requests before initialize (2025-11-25/basic/lifecycle.mdx#initialization).
+func (r *reference) legacyGate(ctx context.Context, p *Peer, req *jsonrpc.Message, next Handler) (any, *jsonrpc.Error) {
+	switch req.Method {
+	case protocol.MethodInitialize, protocol.MethodPing:
+		return next(ctx, p, req)
+	case protocol.MethodServerDiscover:
+		return nil, rpcError(protocol.InvalidParams, "Missing required _meta field "+protocol.MetaProtocolVersion, nil)
+	}
+	if p.Get("version") == nil && !r.is("serves-before-initialize") {
+		return nil, rpcError(protocol.InvalidRequest, "Server not initialized: send initialize first", nil)
+	}
+	return next(ctx, p, req)
+}
+
+// headerMismatch compares the 2026-07-28 standard headers with the body.
+func (r *reference) headerMismatch(h http.Header, version string, req *jsonrpc.Message) string {
+	if got := h.Get("MCP-Protocol-Version"); got != version {
+		return "MCP-Protocol-Version header " + quote(got) + " does not match _meta " + quote(version)
+	}
+	if r.is("header-mismatch-accepted") {
+		return ""
+	}
+	if got := h.Get("Mcp-Method"); got != req.Method {
+		return "Mcp-Method header " + quote(got) + " does not match method " + quote(req.Method)
+	}
+	if want := nameOf(req); want != "" {
+		if got := strings.TrimSpace(h.Get("Mcp-Name")); got != want {
+			return "Mcp-Name header " + quote(got) + " does not match " + quote(want)
+		}
+	}
+	return ""
+}
+
+func quote(s string) string { return "'" + s + "'" }
+
+// nameOf is the body value the Mcp-Name header mirrors.
+func nameOf(req *jsonrpc.Message) string {
+	var p struct {
+		Name   string `json:"name"`
+		URI    string `json:"uri"`
+		TaskID string `json:"taskId"`
+	}
+	_ = json.Unmarshal(req.Params, &p)
+	switch {
+	case req.Method == protocol.MethodToolsCall || req.Method == protocol.MethodPromptsGet:
+		return p.Name
+	case req.Method == protocol.MethodResourcesRead:
+		return p.URI
+	case strings.HasPrefix(req.Method, "tasks/"):
+		return p.TaskID
+	}
+	return ""
+}
+
+func (r *reference) notFound(_ context.Context, _ *Peer, req *jsonrpc.Message) (any, *jsonrpc.Error) {
+	if r.is("unknown-method-invalid-request") {
+		return nil, rpcError(protocol.InvalidRequest, "Invalid request: "+req.Method, nil)
+	}
+	return nil, rpcError(protocol.MethodNotFound, "Method not found: "+req.Method, nil)
+}
+
+func (r *reference) otherNotification(ctx context.Context, p *Peer, msg *jsonrpc.Message) {
+	if r.is("answers-notifications") {
+		p.ReplyError(ctx, jsonrpc.ID("null"), protocol.MethodNotFound, "Method not found: "+msg.Method, nil)
+	}
+}
+
+func (r *reference) invalid(ctx context.Context, p *Peer, frame []byte, code int) {
+	switch {
+	case code == protocol.ParseError && r.is("parse-error-silent"):
+		return
+	case code == protocol.InvalidRequest && r.is("invalid-request-wrong-code"):
+		code = protocol.InternalError
+	}
+	p.ReplyError(ctx, idOf(frame), code, invalidMessage(code), nil)
+	if code == protocol.ParseError && r.is("crash-on-malformed-json") {
+		p.Close()
+	}
+}
+
+func (r *reference) outgoing(_ *Peer, msg *jsonrpc.Message) *jsonrpc.Message {
+	if r.is("id-numeric-string-unquoted") && msg.Method == "" {
+		var s string
+		if json.Unmarshal(msg.ID, &s) == nil && s != "" && strings.Trim(s, "0123456789") == "" {
+			msg.ID = jsonrpc.ID(s)
+		}
+	}
+	return msg
+}
+
+func (r *reference) capabilities() map[string]any {
+	return map[string]any{"tools": map[string]any{"listChanged": false}}
+}
+
+func serverInfo() map[string]any {
+	return map[string]any{"name": ReferenceName, "version": ReferenceVersion}
+}
+
+func (r *reference) initialize(_ context.Context, p *Peer, req *jsonrpc.Message) (any, *jsonrpc.Error) {
+	var params struct {
+		ProtocolVersion string         `json:"protocolVersion"`
+		Capabilities    map[string]any `json:"capabilities"`
+	}
+	if err := json.Unmarshal(req.Params, &params); err != nil || params.ProtocolVersion == "" {
+		return nil, rpcError(protocol.InvalidParams, "initialize needs protocolVersion, capabilities and clientInfo", nil)
+	}
+	version := params.ProtocolVersion
+	switch {
+	case r.is("negotiation-echoes-unsupported"):
+	case !slices.Contains(legacySupported, version):
+		version = legacySupported[0] // the latest we support (lifecycle.mdx#version-negotiation)
+	case r.is("init-wrong-version"):
+		version = "2025-03-26"
+		if params.ProtocolVersion == version {
+			version = "2025-06-18"
+		}
+	}
+	p.Set("version", version)
+	p.Set("clientCapabilities", params.Capabilities)
+	result := map[string]any{
+		"protocolVersion": version,
+		"capabilities":    r.capabilities(),
+		"serverInfo":      serverInfo(),
+	}
+	if r.is("init-missing-capabilities") {
+		delete(result, "capabilities")
+	}
+	return result, nil
+}
+
+func (r *reference) ping(context.Context, *Peer, *jsonrpc.Message) (any, *jsonrpc.Error) {
+	if r.is("ping-error") {
+		return nil, rpcError(protocol.InternalError, "ping failed", nil)
+	}
+	return map[string]any{}, nil
+}
+
+func (r *reference) discover(context.Context, *Peer, *jsonrpc.Message) (any, *jsonrpc.Error) {
+	result := map[string]any{
+		"resultType":        "complete",
+		"supportedVersions": append(append([]string(nil), modernSupported...), legacySupported...),
+		"capabilities":      r.capabilities(),
+		"_meta":             map[string]any{protocol.MetaServerInfo: serverInfo()},
+		"ttlMs":             0,
+		"cacheScope":        "public",
+	}
+	if r.is("discover-missing-versions") {
+		delete(result, "supportedVersions")
+	}
+	if r.is("discover-no-server-info") {
+		delete(result, "_meta")
+	}
+	return result, nil
+}
+
+// complete adds resultType to results served under 2026-07-28 rules.
+func complete(ctx context.Context, result map[string]any) map[string]any {
+	if isModern(ctx) {
+		result["resultType"] = "complete"
+	}
+	return result
+}
+
+var referenceTools = []map[string]any{
+	{"name": "test_simple_text", "description": "Returns a fixed text.",
+		"inputSchema": map[string]any{"type": "object", "properties": map[string]any{}}},
+	{"name": "test_missing_capability", "description": "Needs the client's sampling capability.",
+		"inputSchema": map[string]any{"type": "object", "properties": map[string]any{}}},
+}
+
+func (r *reference) toolsList(ctx context.Context, _ *Peer, _ *jsonrpc.Message) (any, *jsonrpc.Error) {
+	result := map[string]any{"tools": referenceTools}
+	if isModern(ctx) { // 2026-07-28/server/utilities/caching.mdx
+		result["ttlMs"] = 0
+		result["cacheScope"] = "public"
+	}
+	return complete(ctx, result), nil
+}
+
+func textResult(ctx context.Context, text string, isError bool) map[string]any {
+	res := map[string]any{"content": []any{map[string]any{"type": "text", "text": text}}}
+	if isError {
+		res["isError"] = true
+	}
+	return complete(ctx, res)
+}
+
+func (r *reference) toolsCall(ctx context.Context, p *Peer, req *jsonrpc.Message) (any, *jsonrpc.Error) {
+	var params struct {
+		Name string `json:"name"`
+	}
+	_ = json.Unmarshal(req.Params, &params)
+	switch params.Name {
+	case "test_simple_text":
+		return textResult(ctx, "This is a simple text response for testing.", false), nil
+	case "test_missing_capability":
+		return r.needsSampling(ctx, p, req)
+	}
+	return nil, rpcError(protocol.InvalidParams, "Unknown tool: "+params.Name, nil)
+}
+
+// needsSampling refuses when the client did not declare sampling: -32021
+// under 2026-07-28 (basic/index.mdx#meta), a tool error before it.
+func (r *reference) needsSampling(ctx context.Context, p *Peer, req *jsonrpc.Message) (any, *jsonrpc.Error) {
+	var caps map[string]json.RawMessage
+	if isModern(ctx) {
+		meta, _ := requestMeta(req)
+		_ = json.Unmarshal(meta[protocol.MetaClientCapabilities], &caps)
+		if _, ok := caps["sampling"]; !ok {
+			if r.is("missing-capability-wrong-code") {
+				return nil, rpcError(protocol.InternalError, "sampling unavailable", nil)
+			}
+			return nil, rpcError(protocol.MissingRequiredClientCapability, "This tool requires the sampling capability",
+				map[string]any{"requiredCapabilities": map[string]any{"sampling": map[string]any{}}})
+		}
+		return textResult(ctx, "The client declares sampling.", false), nil
+	}
+	declared, _ := p.Get("clientCapabilities").(map[string]any)
+	if _, ok := declared["sampling"]; !ok {
+		return textResult(ctx, "This tool requires the client's sampling capability.", true), nil
+	}
+	return textResult(ctx, "The client declares sampling.", false), nil
+}

@@ -1,0 +1,74 @@
+package protocol_test
+
+import (
+	. "github.com/onsi/ginkgo/v2"
+	. "github.com/onsi/gomega"
+
+	"github.com/mcpconform/mcpconform/protocol"
+	"github.com/mcpconform/mcpconform/protocol/exttasks"
+	v1 "github.com/mcpconform/mcpconform/protocol/v20251125"
+)
+
+var _ = Describe("protocol versions", func() {
+	It("lists every known version, newest first", func() {
+		Expect(protocol.Supported()).To(Equal([]string{"2026-07-28", "2025-11-25", "2025-06-18", "2025-03-26", "2024-11-05"}))
+		Expect(protocol.Latest).To(Equal(protocol.Supported()[0]))
+		Expect(protocol.LatestStateful).To(Equal("2025-11-25"))
+	})
+
+	It("tells stateful from stateless versions", func() {
+		Expect(protocol.IsStateless(protocol.V20260728)).To(BeTrue())
+		Expect(protocol.IsStateful(protocol.V20260728)).To(BeFalse())
+		for _, v := range []string{protocol.V20241105, protocol.V20250326, protocol.V20250618, protocol.V20251125} {
+			Expect(protocol.IsStateful(v)).To(BeTrue(), v)
+			Expect(protocol.IsStateless(v)).To(BeFalse(), v)
+		}
+		Expect(protocol.IsStateless("2099-01-01")).To(BeFalse())
+		Expect(protocol.IsStateful("2099-01-01")).To(BeFalse())
+		Expect(protocol.IsKnown("2099-01-01")).To(BeFalse())
+		era, ok := protocol.EraOf(protocol.V20251125)
+		Expect(ok).To(BeTrue())
+		Expect(era.String()).To(Equal("stateful"))
+	})
+
+	It("has schemas for 2025-11-25 and 2026-07-28", func() {
+		Expect(protocol.SchemaVersions()).To(Equal([]string{"2026-07-28", "2025-11-25"}))
+		Expect(protocol.HasSchema(protocol.V20250618)).To(BeFalse())
+	})
+
+	It("maps the methods of each version", func() {
+		Expect(protocol.Methods(protocol.V20251125)).To(ContainElements(
+			"initialize", "notifications/initialized", "ping", "tools/list", "tools/call", "prompts/list", "prompts/get",
+			"resources/list", "resources/read", "tasks/get", "tasks/result", "tasks/list", "tasks/cancel",
+			"notifications/tasks/status", "elicitation/create", "sampling/createMessage", "roots/list"))
+		Expect(protocol.Methods(protocol.V20260728)).To(ContainElements(
+			"server/discover", "tools/list", "tools/call", "prompts/list", "prompts/get", "resources/list", "resources/read",
+			"subscriptions/listen", "tasks/get", "tasks/update", "tasks/cancel", "notifications/tasks",
+			"elicitation/create", "sampling/createMessage", "roots/list"))
+		Expect(protocol.Methods(protocol.V20260728)).NotTo(ContainElements("initialize", "ping", "logging/setLevel"))
+	})
+
+	It("makes values of the generated types", func() {
+		r, err := protocol.NewResult(protocol.V20251125, protocol.MethodInitialize)
+		Expect(err).NotTo(HaveOccurred())
+		Expect(r).To(BeAssignableToTypeOf(&v1.InitializeResult{}))
+		m, err := protocol.NewMessage(protocol.V20260728, protocol.NotificationTasks)
+		Expect(err).NotTo(HaveOccurred())
+		Expect(m).To(BeAssignableToTypeOf(&exttasks.TaskStatusNotification{}))
+		_, err = protocol.NewResult(protocol.V20260728, protocol.NotificationTasks)
+		Expect(err).To(MatchError(protocol.ErrUnknownMethod))
+	})
+})
+
+var _ = Describe("names", func() {
+	It("names error codes", func() {
+		Expect(protocol.ErrorCodeName(-32602)).To(Equal("InvalidParams"))
+		Expect(protocol.ErrorCodeName(protocol.UnsupportedProtocolVersion)).To(Equal("UnsupportedProtocolVersion"))
+		Expect(protocol.ErrorCodeName(-1)).To(Equal("-1"))
+	})
+
+	It("spots notifications", func() {
+		Expect(protocol.IsNotification(protocol.NotificationTasksStatus)).To(BeTrue())
+		Expect(protocol.IsNotification(protocol.MethodTasksGet)).To(BeFalse())
+	})
+})

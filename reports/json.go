@@ -1,0 +1,214 @@
+package reports
+
+import (
+	"encoding/json"
+	"fmt"
+	"io"
+	"math"
+	"time"
+)
+
+// JSONFormatVersion is written as "formatVersion" so consumers can detect
+// incompatible changes to results.json.
+const JSONFormatVersion = 1
+
+// Wire shape of results.json: lower-camel names, durations as milliseconds
+// (fractional, microsecond resolution), times as RFC 3339 in UTC.
+type (
+	jsonRun struct {
+		FormatVersion int            `json:"formatVersion"`
+		Tool          string         `json:"tool"`
+		ToolVersion   string         `json:"toolVersion"`
+		Side          string         `json:"side"`
+		Target        string         `json:"target"`
+		Transport     string         `json:"transport"`
+		SpecVersion   string         `json:"specVersion"`
+		Strict        bool           `json:"strict"`
+		Started       string         `json:"started,omitempty"`
+		DurationMs    float64        `json:"durationMs"`
+		Outcome       Status         `json:"outcome"`
+		Counts        jsonCounts     `json:"counts"`
+		Scenarios     []jsonScenario `json:"scenarios"`
+	}
+	jsonScenario struct {
+		ID          string      `json:"id"`
+		Title       string      `json:"title"`
+		Family      string      `json:"family"`
+		SpecVersion string      `json:"specVersion"`
+		Started     string      `json:"started,omitempty"`
+		DurationMs  float64     `json:"durationMs"`
+		Outcome     Status      `json:"outcome"`
+		Counts      jsonCounts  `json:"counts"`
+		Checks      []jsonCheck `json:"checks"`
+		Transcript  string      `json:"transcript,omitempty"`
+		Stderr      string      `json:"stderr,omitempty"`
+	}
+	jsonCheck struct {
+		ID         string  `json:"id"`
+		Title      string  `json:"title"`
+		Level      string  `json:"level"`
+		SpecRef    string  `json:"specRef"`
+		Status     Status  `json:"status"`
+		Message    string  `json:"message,omitempty"`
+		DurationMs float64 `json:"durationMs"`
+	}
+	jsonCounts struct {
+		Passed  int `json:"passed"`
+		Failed  int `json:"failed"`
+		Warning int `json:"warning"`
+		Skipped int `json:"skipped"`
+		Errored int `json:"errored"`
+		Total   int `json:"total"`
+	}
+)
+
+// WriteJSON writes r as indented JSON with lower-camel field names,
+// durations in milliseconds and per-run and per-scenario counts. Check
+// statuses are normalised like Counts does (unknown → "error"), so the
+// statuses and the counts in the file always agree.
+func WriteJSON(w io.Writer, r *Run) error {
+	if r == nil {
+		return errNilRun
+	}
+	enc := json.NewEncoder(w)
+	enc.SetIndent("", "  ")
+	// Transcripts are full of <, > and &; \u003c escapes only hurt readability.
+	enc.SetEscapeHTML(false)
+	if err := enc.Encode(jsonFromRun(r)); err != nil {
+		return fmt.Errorf("reports: encoding JSON: %w", err)
+	}
+	return nil
+}
+
+// ReadJSON parses a results.json written by WriteJSON back into a Run, so a
+// report can be re-rendered (e.g. as Markdown) without rerunning the suite.
+func ReadJSON(rd io.Reader) (*Run, error) {
+	var in jsonRun
+	if err := json.NewDecoder(rd).Decode(&in); err != nil {
+		return nil, fmt.Errorf("reports: decoding JSON: %w", err)
+	}
+	if in.FormatVersion != JSONFormatVersion {
+		return nil, fmt.Errorf("reports: unsupported formatVersion %d (want %d)", in.FormatVersion, JSONFormatVersion)
+	}
+	started, err := parseJSONTime(in.Started)
+	if err != nil {
+		return nil, err
+	}
+	r := &Run{
+		Tool:        in.Tool,
+		ToolVersion: in.ToolVersion,
+		Side:        in.Side,
+		Target:      in.Target,
+		Transport:   in.Transport,
+		SpecVersion: in.SpecVersion,
+		Strict:      in.Strict,
+		Started:     started,
+		Duration:    fromMillis(in.DurationMs),
+	}
+	for _, s := range in.Scenarios {
+		st, err := parseJSONTime(s.Started)
+		if err != nil {
+			return nil, err
+		}
+		sc := Scenario{
+			ID:          s.ID,
+			Title:       s.Title,
+			Family:      s.Family,
+			SpecVersion: s.SpecVersion,
+			Started:     st,
+			Duration:    fromMillis(s.DurationMs),
+			Transcript:  s.Transcript,
+			Stderr:      s.Stderr,
+		}
+		for _, c := range s.Checks {
+			sc.Checks = append(sc.Checks, Check{
+				ID:       c.ID,
+				Title:    c.Title,
+				Level:    c.Level,
+				SpecRef:  c.SpecRef,
+				Status:   c.Status,
+				Message:  c.Message,
+				Duration: fromMillis(c.DurationMs),
+			})
+		}
+		r.Scenarios = append(r.Scenarios, sc)
+	}
+	return r, nil
+}
+
+func jsonFromRun(r *Run) jsonRun {
+	c := r.Counts()
+	out := jsonRun{
+		FormatVersion: JSONFormatVersion,
+		Tool:          r.tool(),
+		ToolVersion:   r.ToolVersion,
+		Side:          r.Side,
+		Target:        r.Target,
+		Transport:     r.Transport,
+		SpecVersion:   r.SpecVersion,
+		Strict:        r.Strict,
+		Started:       jsonTime(r.Started),
+		DurationMs:    millis(r.Duration),
+		Outcome:       c.Outcome(),
+		Counts:        jsonCounts(c),
+		Scenarios:     make([]jsonScenario, 0, len(r.Scenarios)), // [] rather than null
+	}
+	for i := range r.Scenarios {
+		s := &r.Scenarios[i]
+		sc := s.Counts()
+		js := jsonScenario{
+			ID:          s.ID,
+			Title:       s.Title,
+			Family:      s.Family,
+			SpecVersion: s.specVersion(r),
+			Started:     jsonTime(s.Started),
+			DurationMs:  millis(s.Duration),
+			Outcome:     sc.Outcome(),
+			Counts:      jsonCounts(sc),
+			Checks:      make([]jsonCheck, 0, len(s.Checks)),
+			Transcript:  s.Transcript,
+			Stderr:      s.Stderr,
+		}
+		for j := range s.Checks {
+			c := &s.Checks[j]
+			status, msg := c.effective()
+			js.Checks = append(js.Checks, jsonCheck{
+				ID:         c.ID,
+				Title:      c.Title,
+				Level:      c.Level,
+				SpecRef:    c.SpecRef,
+				Status:     status,
+				Message:    msg,
+				DurationMs: millis(c.Duration),
+			})
+		}
+		out.Scenarios = append(out.Scenarios, js)
+	}
+	return out
+}
+
+func millis(d time.Duration) float64 {
+	return float64(d.Round(time.Microsecond)) / float64(time.Millisecond)
+}
+
+func fromMillis(ms float64) time.Duration {
+	return time.Duration(math.Round(ms * float64(time.Millisecond)))
+}
+
+func jsonTime(t time.Time) string {
+	if t.IsZero() {
+		return ""
+	}
+	return t.UTC().Format(time.RFC3339Nano)
+}
+
+func parseJSONTime(s string) (time.Time, error) {
+	if s == "" {
+		return time.Time{}, nil
+	}
+	t, err := time.Parse(time.RFC3339Nano, s)
+	if err != nil {
+		return time.Time{}, fmt.Errorf("reports: bad time %q: %w", s, err)
+	}
+	return t, nil
+}

@@ -1,0 +1,215 @@
+package suites
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"slices"
+	"sort"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/mcpconform/mcpconform/fakes/server"
+	"github.com/mcpconform/mcpconform/scenarios"
+)
+
+// SelfTestOptions configure a self-test: the suite against the reference
+// server and against every fault.
+type SelfTestOptions struct {
+	// Exe is the mcpconform binary, for the stdio reference.
+	Exe             string
+	Transports      []string
+	Versions        []string
+	Faults          []string // empty: every fault
+	SkipReference   bool     // judge only the faults
+	Parallel        int
+	ResponseTimeout time.Duration
+	ScenarioTimeout time.Duration
+	Progress        io.Writer
+}
+
+// Run identifies one pass of the catalogue.
+type Run struct {
+	Fault     string // "" for the reference itself
+	Transport string
+	Version   string
+}
+
+func (r Run) String() string {
+	name := r.Fault
+	if name == "" {
+		name = "reference"
+	}
+	return fmt.Sprintf("%s over %s at %s", name, r.Transport, r.Version)
+}
+
+// RunOutcome is what one pass concluded.
+type RunOutcome struct {
+	Run
+	Failed   []string // check ids that failed (MUST or SHOULD)
+	Errored  []string // check ids that could not be judged, with reasons
+	Problems []string
+}
+
+// SelfTestReport is the kill matrix.
+type SelfTestReport struct {
+	Outcomes []RunOutcome
+	Problems []string
+}
+
+// OK reports whether the reference passed everything and every fault killed
+// exactly its own check wherever it is observable.
+func (r *SelfTestReport) OK() bool { return len(r.Problems) == 0 }
+
+// SelfTest runs the catalogue against the reference and each fault.
+func SelfTest(ctx context.Context, opts SelfTestOptions) (*SelfTestReport, error) {
+	if err := scenarios.Validate(server.Killers()); err != nil {
+		return nil, fmt.Errorf("catalogue: %w", err)
+	}
+	if opts.Parallel <= 0 {
+		opts.Parallel = 4
+	}
+	var runs []Run
+	faults := server.Faults()
+	for _, tr := range opts.Transports {
+		for _, v := range opts.Versions {
+			if !opts.SkipReference {
+				runs = append(runs, Run{Transport: tr, Version: v})
+			}
+			for _, f := range faults {
+				if len(opts.Faults) > 0 && !slices.Contains(opts.Faults, f.Name) {
+					continue
+				}
+				if f.ObservableOn(tr, v) {
+					runs = append(runs, Run{Fault: f.Name, Transport: tr, Version: v})
+				}
+			}
+		}
+	}
+	report := &SelfTestReport{Outcomes: make([]RunOutcome, len(runs))}
+	sem := make(chan struct{}, opts.Parallel)
+	var wg sync.WaitGroup
+	var progressMu sync.Mutex
+	for i, run := range runs {
+		wg.Add(1)
+		sem <- struct{}{}
+		go func() {
+			defer wg.Done()
+			defer func() { <-sem }()
+			out := runOnce(ctx, run, opts)
+			report.Outcomes[i] = out
+			if opts.Progress != nil {
+				progressMu.Lock()
+				word := "ok"
+				if len(out.Problems) > 0 {
+					word = "PROBLEM"
+				}
+				fmt.Fprintf(opts.Progress, "%-7s %s\n", word, run)
+				progressMu.Unlock()
+			}
+		}()
+	}
+	wg.Wait()
+	for _, o := range report.Outcomes {
+		report.Problems = append(report.Problems, o.Problems...)
+	}
+	// A fault that no selected transport and version can show is reported,
+	// not silently passed.
+	for _, f := range faults {
+		if len(opts.Faults) > 0 && !slices.Contains(opts.Faults, f.Name) {
+			continue
+		}
+		seen := false
+		for _, r := range runs {
+			seen = seen || r.Fault == f.Name
+		}
+		if !seen {
+			report.Problems = append(report.Problems, fmt.Sprintf("fault %s is observable on none of the selected transports and versions", f.Name))
+		}
+	}
+	return report, nil
+}
+
+func runOnce(ctx context.Context, run Run, opts SelfTestOptions) RunOutcome {
+	out := RunOutcome{Run: run}
+	ref, err := StartReference(ctx, run.Transport, run.Fault, opts.Exe)
+	if err != nil {
+		out.Problems = append(out.Problems, fmt.Sprintf("%s: could not start: %v", run, err))
+		return out
+	}
+	defer ref.Stop()
+	cfg := Config{Env: scenarios.Env{Target: ref.Target, Version: run.Version, Transport: run.Transport, ResponseTimeout: opts.ResponseTimeout}}
+	timeout := opts.ScenarioTimeout
+	if timeout == 0 {
+		timeout = 30 * time.Second
+	}
+	for _, s := range cfg.Applicable() {
+		sctx, cancel := context.WithTimeout(ctx, timeout)
+		res := scenarios.Execute(sctx, s, cfg.Env)
+		cancel()
+		for _, v := range res.Verdicts {
+			switch v.Outcome {
+			case scenarios.Fail:
+				out.Failed = append(out.Failed, v.Check.ID)
+			case scenarios.Errored:
+				out.Errored = append(out.Errored, v.Check.ID+": "+firstLine(v.Message))
+			case scenarios.Skip:
+				if run.Fault == "" {
+					out.Problems = append(out.Problems, fmt.Sprintf("%s: %s skipped: %s", run, v.Check.ID, v.Message))
+				}
+			}
+		}
+	}
+	sort.Strings(out.Failed)
+	for _, e := range out.Errored {
+		out.Problems = append(out.Problems, fmt.Sprintf("%s: %s", run, e))
+	}
+	if run.Fault == "" {
+		for _, id := range out.Failed {
+			out.Problems = append(out.Problems, fmt.Sprintf("%s: the reference fails %s", run, id))
+		}
+		return out
+	}
+	f, _ := server.FindFault(run.Fault)
+	if !slices.Contains(out.Failed, f.Kills) {
+		out.Problems = append(out.Problems, fmt.Sprintf("%s: kills nothing it should (expected %s to fail)", run, f.Kills))
+	}
+	for _, id := range out.Failed {
+		if id != f.Kills {
+			out.Problems = append(out.Problems, fmt.Sprintf("%s: also fails %s, which is not its check", run, id))
+		}
+	}
+	return out
+}
+
+func firstLine(s string) string {
+	if i := strings.IndexByte(s, '\n'); i >= 0 {
+		return s[:i]
+	}
+	return s
+}
+
+// Print writes the kill matrix: fault → the checks it failed, per run.
+func (r *SelfTestReport) Print(w io.Writer) {
+	fmt.Fprintf(w, "\n%-34s %-6s %-11s %s\n", "FAULT", "VIA", "VERSION", "CHECKS FAILED")
+	for _, o := range r.Outcomes {
+		name := o.Fault
+		if name == "" {
+			name = "(reference)"
+		}
+		failed := strings.Join(o.Failed, ", ")
+		if failed == "" {
+			failed = "-"
+		}
+		fmt.Fprintf(w, "%-34s %-6s %-11s %s\n", name, o.Transport, o.Version, failed)
+	}
+	if len(r.Problems) == 0 {
+		fmt.Fprintf(w, "\nself-test passed: %d runs, the reference passes every check and each fault fails exactly its own check.\n", len(r.Outcomes))
+		return
+	}
+	fmt.Fprintf(w, "\nself-test FAILED: %d problem(s)\n", len(r.Problems))
+	for _, p := range r.Problems {
+		fmt.Fprintf(w, "  - %s\n", p)
+	}
+}

@@ -1,0 +1,57 @@
+package suites_test
+
+import (
+	"context"
+	"testing"
+	"time"
+
+	. "github.com/onsi/ginkgo/v2"
+	. "github.com/onsi/gomega"
+	"github.com/onsi/gomega/gexec"
+
+	"github.com/mcpconform/mcpconform/fakes/client"
+	"github.com/mcpconform/mcpconform/scenarios"
+	"github.com/mcpconform/mcpconform/suites"
+)
+
+func TestSuites(t *testing.T) {
+	RegisterFailHandler(Fail)
+	RunSpecs(t, "suites")
+}
+
+var (
+	exe        string
+	references = map[string]*suites.Reference{}
+	versions   = []string{"2025-11-25", "2026-07-28"}
+	transports = []string{client.KindStdio, client.KindHTTP, client.KindWS}
+)
+
+var _ = BeforeSuite(func() {
+	var err error
+	exe, err = gexec.Build("github.com/mcpconform/mcpconform/cmd/mcpconform")
+	Expect(err).NotTo(HaveOccurred())
+	DeferCleanup(gexec.CleanupBuildArtifacts)
+	for _, tr := range transports {
+		ref, err := suites.StartReference(context.Background(), tr, "", exe)
+		Expect(err).NotTo(HaveOccurred())
+		references[tr] = ref
+		DeferCleanup(ref.Stop)
+	}
+})
+
+// The catalogue itself, as specs, against the conformant reference on every
+// transport and version: every check must pass.
+var _ = Describe("the catalogue against the reference server", func() {
+	var configs []suites.Config
+	for _, tr := range transports {
+		for _, v := range versions {
+			configs = append(configs, suites.Config{
+				Name:            tr + " " + v,
+				Env:             scenarios.Env{Version: v, Transport: tr, ResponseTimeout: 5 * time.Second},
+				ScenarioTimeout: 30 * time.Second,
+				Resolve:         func(env *scenarios.Env) { env.Target = references[tr].Target },
+			})
+		}
+	}
+	suites.Define(configs, suites.NewCollector())
+})

@@ -1,0 +1,619 @@
+package transport
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"net"
+	"net/http"
+	"net/url"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/mcpconform/mcpconform/jsonrpc"
+)
+
+// ErrStreamNotOffered is returned (wrapped together with an *HTTPStatusError
+// carrying 405) by OpenStream when the server answers the GET with 405 Method
+// Not Allowed, which the spec allows: the server offers no standalone SSE
+// stream. Test it with errors.Is.
+var ErrStreamNotOffered = errors.New("transport: server offers no SSE stream on GET (405)")
+
+// maxHTTPBody bounds a JSON response body read by the client and a POST body
+// read by the server.
+const maxHTTPBody = 32 << 20
+
+// httpMaxRetryDelay caps the SSE retry field the client honours when resuming.
+const httpMaxRetryDelay = 30 * time.Second
+
+// HTTPClientConn is the client side of Streamable HTTP: every Send is one
+// POST, every JSON body or SSE event data in the answers is one frame for
+// Recv. It serves both the 2025-11-25 session flavour (DialHTTP) and the
+// 2026-07-28 stateless flavour (DialStatelessHTTP).
+//
+// It implements Conn, VersionSetter and StatusReporter.
+type HTTPClientConn struct {
+	url       string
+	opts      Options
+	stateless bool
+	hc        *http.Client
+
+	ctx    context.Context // ends when the conn closes; parent of every request
+	cancel context.CancelFunc
+	q      *httpFrameQueue
+	wg     sync.WaitGroup
+
+	closeOnce sync.Once
+
+	mu          sync.Mutex
+	closed      bool
+	version     string
+	sessionID   string
+	statuses    map[string]int
+	inflight    map[string]context.CancelFunc
+	lastStatus  int
+	lastEventID string
+}
+
+var _ interface {
+	Conn
+	VersionSetter
+	StatusReporter
+} = (*HTTPClientConn)(nil)
+
+// DialHTTP prepares a 2025-11-25 Streamable HTTP client connection to url.
+// Nothing is sent until the first Send; the session id is taken from the
+// Mcp-Session-Id header of the response to the POST that carries the
+// initialize request.
+func DialHTTP(ctx context.Context, url string, opts Options) (*HTTPClientConn, error) {
+	return dialHTTP(ctx, url, opts, false)
+}
+
+// DialStatelessHTTP prepares a 2026-07-28 (sessionless) Streamable HTTP
+// client connection. Every POST carries MCP-Protocol-Version
+// (opts.ProtocolVersion, default "2026-07-28"), Mcp-Method and, where the
+// method defines one, Mcp-Name, all derived from the frame being sent.
+func DialStatelessHTTP(ctx context.Context, url string, opts Options) (*HTTPClientConn, error) {
+	if opts.ProtocolVersion == "" {
+		opts.ProtocolVersion = StatelessVersion
+	}
+	return dialHTTP(ctx, url, opts, true)
+}
+
+func dialHTTP(ctx context.Context, rawURL string, opts Options, stateless bool) (*HTTPClientConn, error) {
+	if err := ctx.Err(); err != nil {
+		return nil, err
+	}
+	u, err := url.Parse(rawURL)
+	if err != nil {
+		return nil, fmt.Errorf("transport: bad URL %q: %w", rawURL, err)
+	}
+	if u.Scheme != "http" && u.Scheme != "https" {
+		return nil, fmt.Errorf("transport: URL %q is not http or https", rawURL)
+	}
+	tr := http.DefaultTransport.(*http.Transport).Clone()
+	cctx, cancel := context.WithCancel(context.Background())
+	return &HTTPClientConn{
+		url:       rawURL,
+		opts:      opts,
+		stateless: stateless,
+		hc:        &http.Client{Transport: tr},
+		ctx:       cctx,
+		cancel:    cancel,
+		q:         newHTTPFrameQueue(),
+		version:   opts.ProtocolVersion,
+		statuses:  map[string]int{},
+		inflight:  map[string]context.CancelFunc{},
+	}, nil
+}
+
+// URL is the endpoint this connection posts to.
+func (c *HTTPClientConn) URL() string { return c.url }
+
+// Stateless reports whether this is a 2026-07-28 sessionless connection.
+func (c *HTTPClientConn) Stateless() bool { return c.stateless }
+
+// SetProtocolVersion sets the MCP-Protocol-Version header for later requests.
+func (c *HTTPClientConn) SetProtocolVersion(v string) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.version = v
+}
+
+// ProtocolVersion is the MCP-Protocol-Version currently sent ("" if none).
+func (c *HTTPClientConn) ProtocolVersion() string {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.version
+}
+
+// SessionID is the session id the server assigned ("" before initialize, for
+// servers that do not use sessions, and always in stateless mode).
+func (c *HTTPClientConn) SessionID() string {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.sessionID
+}
+
+// ResponseStatus is the HTTP status of the POST that carried the request
+// with this id (the status line of an SSE stream is known as soon as the
+// stream starts).
+func (c *HTTPClientConn) ResponseStatus(id jsonrpc.ID) (int, bool) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	s, ok := c.statuses[id.Key()]
+	return s, ok
+}
+
+// LastStatus is the HTTP status of the most recent POST (0 before any),
+// useful for notifications and responses, which have no id to look up.
+func (c *HTTPClientConn) LastStatus() int {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.lastStatus
+}
+
+// LastEventID is the most recent SSE event id seen on any stream.
+func (c *HTTPClientConn) LastEventID() string {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.lastEventID
+}
+
+// Send POSTs one frame. It returns once the response headers have arrived
+// (and, for a JSON body, once the body is read); an SSE answer keeps
+// streaming into Recv in the background. A non-2xx answer whose body is a
+// JSON-RPC message is delivered to Recv like any frame and Send returns nil;
+// any other non-2xx answer makes Send return *HTTPStatusError.
+func (c *HTTPClientConn) Send(ctx context.Context, frame []byte) error {
+	return c.SendWithHeaders(ctx, frame, nil)
+}
+
+// SendWithHeaders is Send with per-request header overrides, applied last:
+// a header in h replaces whatever the transport would have sent, and a
+// header present with only empty values is omitted. Use it to send wrong or
+// missing Mcp-Method, Mcp-Name, MCP-Protocol-Version, Mcp-Session-Id, Accept
+// or Content-Type on purpose.
+func (c *HTTPClientConn) SendWithHeaders(ctx context.Context, frame []byte, h http.Header) error {
+	if c.isClosed() {
+		return ErrClosed
+	}
+	fi := httpInspect(frame)
+	reqCtx, reqCancel := context.WithCancel(c.ctx)
+	req, err := http.NewRequestWithContext(reqCtx, http.MethodPost, c.url, bytes.NewReader(frame))
+	if err != nil {
+		reqCancel()
+		return err
+	}
+	c.setHeaders(req.Header, fi, true)
+	httpApplyOverrides(req.Header, h)
+
+	resp, err := c.do(ctx, req, reqCancel)
+	if err != nil {
+		c.opts.Transcript.Eventf(c.opts.Session, "HTTP POST %s failed: %v", fi.describe(), err)
+		return err
+	}
+	status, mt := resp.StatusCode, httpMediaType(resp.Header)
+	c.opts.Transcript.Eventf(c.opts.Session, "HTTP %d POST %s (%s)", status, fi.describe(), httpOrNone(mt))
+
+	requestKey := ""
+	if fi.isRequest() {
+		requestKey = fi.msg.ID.Key()
+	}
+	c.mu.Lock()
+	c.lastStatus = status
+	if requestKey != "" {
+		c.statuses[requestKey] = status
+	}
+	if !c.stateless && fi.isRequest() && fi.msg.Method == "initialize" && status/100 == 2 {
+		c.sessionID = resp.Header.Get(HeaderSessionID)
+	}
+	c.mu.Unlock()
+
+	if mt == "text/event-stream" {
+		if requestKey != "" {
+			c.mu.Lock()
+			c.inflight[requestKey] = reqCancel
+			c.mu.Unlock()
+		}
+		if !c.startReader() {
+			resp.Body.Close()
+			reqCancel()
+			return ErrClosed
+		}
+		go c.readStream(resp, reqCtx, reqCancel, "POST "+fi.describe(), requestKey)
+		return nil
+	}
+
+	defer reqCancel()
+	body, err := io.ReadAll(io.LimitReader(resp.Body, maxHTTPBody))
+	resp.Body.Close()
+	if err != nil {
+		c.opts.Transcript.Eventf(c.opts.Session, "HTTP POST %s: reading body: %v", fi.describe(), err)
+		if status/100 != 2 {
+			return &HTTPStatusError{Status: status, Body: httpTrimBody(body)}
+		}
+		return err
+	}
+	if status/100 == 2 {
+		if len(bytes.TrimSpace(body)) > 0 {
+			c.q.push(httpQueuedFrame{frame: bytes.TrimSpace(body)})
+		}
+		return nil
+	}
+	if httpIsJSONRPC(body) {
+		c.q.push(httpQueuedFrame{frame: bytes.TrimSpace(body)})
+		return nil
+	}
+	return &HTTPStatusError{Status: status, Body: httpTrimBody(body)}
+}
+
+// CancelRequest closes the SSE response stream of the POST that carried the
+// request with this id (the 2026-07-28 cancellation signal). It reports
+// whether such a stream was open.
+func (c *HTTPClientConn) CancelRequest(id jsonrpc.ID) bool {
+	c.mu.Lock()
+	cancel, ok := c.inflight[id.Key()]
+	delete(c.inflight, id.Key())
+	c.mu.Unlock()
+	if ok {
+		cancel()
+	}
+	return ok
+}
+
+// OpenStream opens the standalone SSE stream with HTTP GET; frames from it
+// arrive through Recv. A server that offers none answers 405: OpenStream then
+// returns an error that matches errors.Is(err, ErrStreamNotOffered) and
+// errors.As(err, **HTTPStatusError). ctx bounds only the wait for the
+// response headers; the stream lasts until Close or until the server ends it.
+// If the server ends the stream after sending a retry field or event ids,
+// the client reconnects with Last-Event-ID.
+func (c *HTTPClientConn) OpenStream(ctx context.Context) error {
+	if c.isClosed() {
+		return ErrClosed
+	}
+	streamCtx, cancel := context.WithCancel(c.ctx)
+	resp, err := c.get(ctx, streamCtx, cancel, "")
+	if err != nil {
+		cancel()
+		return err
+	}
+	if !c.startReader() {
+		resp.Body.Close()
+		cancel()
+		return ErrClosed
+	}
+	go c.readStream(resp, streamCtx, cancel, "GET", "")
+	return nil
+}
+
+// Recv returns the next frame from any response body or stream, in arrival
+// order; io.EOF after Close or once the server is gone (a stream broke or the
+// server refused connections) and nothing is left; ctx.Err() on ctx done.
+func (c *HTTPClientConn) Recv(ctx context.Context) ([]byte, error) {
+	if c.isClosed() {
+		return nil, io.EOF
+	}
+	f, err := c.q.pop(ctx)
+	if err != nil {
+		return nil, err
+	}
+	if c.isClosed() {
+		return nil, io.EOF
+	}
+	return f.frame, nil
+}
+
+// Close sends DELETE with the session id if there is one (405 and other
+// answers are recorded and ignored), ends all streams and makes Recv return
+// io.EOF. It is idempotent.
+func (c *HTTPClientConn) Close() error {
+	c.closeOnce.Do(func() {
+		c.mu.Lock()
+		c.closed = true
+		sid := c.sessionID
+		c.mu.Unlock()
+		if sid != "" && !c.stateless {
+			c.deleteSession()
+		}
+		c.cancel()
+		c.q.end()
+		c.wg.Wait()
+		c.hc.CloseIdleConnections()
+	})
+	return nil
+}
+
+func (c *HTTPClientConn) deleteSession() {
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+	defer cancel()
+	req, err := http.NewRequestWithContext(ctx, http.MethodDelete, c.url, nil)
+	if err != nil {
+		return
+	}
+	c.setHeaders(req.Header, httpFrameInfo{}, false)
+	req.Header.Del("Accept")
+	resp, err := c.hc.Do(req)
+	if err != nil {
+		c.opts.Transcript.Eventf(c.opts.Session, "HTTP DELETE failed: %v", err)
+		return
+	}
+	_, _ = io.Copy(io.Discard, io.LimitReader(resp.Body, 4096))
+	resp.Body.Close()
+	c.opts.Transcript.Eventf(c.opts.Session, "HTTP %d DELETE", resp.StatusCode)
+}
+
+// startReader counts a stream reader in; it refuses once Close has begun, so
+// that wg.Add never races with Close's wg.Wait.
+func (c *HTTPClientConn) startReader() bool {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.closed {
+		return false
+	}
+	c.wg.Add(1)
+	return true
+}
+
+func (c *HTTPClientConn) isClosed() bool {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.closed
+}
+
+// setHeaders puts the transport's own headers on a request: content
+// negotiation, opts.Header, then the MCP headers (which win over opts.Header).
+func (c *HTTPClientConn) setHeaders(h http.Header, fi httpFrameInfo, post bool) {
+	if post {
+		h.Set("Content-Type", "application/json")
+		h.Set("Accept", "application/json, text/event-stream")
+	} else {
+		h.Set("Accept", "text/event-stream")
+	}
+	for k, vs := range c.opts.Header {
+		for _, v := range vs {
+			h.Add(k, v)
+		}
+	}
+	c.mu.Lock()
+	version, sid := c.version, c.sessionID
+	c.mu.Unlock()
+	if version != "" {
+		h.Set(HeaderProtocolVersion, version)
+	}
+	if c.stateless {
+		if m := fi.method(); m != "" {
+			if httpHeaderSafe(m) {
+				h.Set(HeaderMethod, m)
+			} else {
+				c.opts.Transcript.Eventf(c.opts.Session, "HTTP: Mcp-Method omitted, method %q is not a valid header value", m)
+			}
+			if name, ok := mcpNameSource(m, fi.msg.Params); ok {
+				h.Set(HeaderName, EncodeHeaderValue(name))
+			}
+		}
+		return
+	}
+	// A new initialize starts a new session, so it goes without the old id
+	// (2025-11-25 Session Management, item 4).
+	if sid != "" && !(fi.isRequest() && fi.msg.Method == "initialize") {
+		h.Set(HeaderSessionID, sid)
+	}
+}
+
+func httpApplyOverrides(dst, overrides http.Header) {
+	for k, vs := range overrides {
+		ck := http.CanonicalHeaderKey(k)
+		var keep []string
+		for _, v := range vs {
+			if v != "" {
+				keep = append(keep, v)
+			}
+		}
+		if len(keep) == 0 {
+			dst.Del(ck)
+		} else {
+			dst[ck] = keep
+		}
+	}
+}
+
+// do runs req; ctx bounds only the wait for the response headers, cancel
+// ends the request (and its body) for good.
+func (c *HTTPClientConn) do(ctx context.Context, req *http.Request, cancel context.CancelFunc) (*http.Response, error) {
+	stop := context.AfterFunc(ctx, cancel)
+	resp, err := c.hc.Do(req)
+	if !stop() {
+		// ctx ended first: the request is being cancelled.
+		if resp != nil {
+			resp.Body.Close()
+		}
+		if c.ctx.Err() != nil {
+			return nil, ErrClosed
+		}
+		return nil, ctx.Err()
+	}
+	if err != nil {
+		cancel()
+		if c.ctx.Err() != nil {
+			return nil, ErrClosed
+		}
+		if httpIsDialError(err) {
+			c.peerGone(fmt.Sprintf("cannot connect: %v", err))
+		}
+		return nil, err
+	}
+	return resp, nil
+}
+
+// get opens a GET SSE stream, resuming after lastEventID when set.
+func (c *HTTPClientConn) get(ctx, streamCtx context.Context, cancel context.CancelFunc, lastEventID string) (*http.Response, error) {
+	req, err := http.NewRequestWithContext(streamCtx, http.MethodGet, c.url, nil)
+	if err != nil {
+		return nil, err
+	}
+	c.setHeaders(req.Header, httpFrameInfo{}, false)
+	if lastEventID != "" {
+		req.Header.Set(HeaderLastEventID, lastEventID)
+	}
+	resp, err := c.do(ctx, req, cancel)
+	if err != nil {
+		c.opts.Transcript.Eventf(c.opts.Session, "HTTP GET failed: %v", err)
+		return nil, err
+	}
+	mt := httpMediaType(resp.Header)
+	if lastEventID != "" {
+		c.opts.Transcript.Eventf(c.opts.Session, "HTTP %d GET Last-Event-ID %s (%s)", resp.StatusCode, lastEventID, httpOrNone(mt))
+	} else {
+		c.opts.Transcript.Eventf(c.opts.Session, "HTTP %d GET (%s)", resp.StatusCode, httpOrNone(mt))
+	}
+	if resp.StatusCode/100 == 2 && mt == "text/event-stream" {
+		return resp, nil
+	}
+	body, _ := io.ReadAll(io.LimitReader(resp.Body, 4096))
+	resp.Body.Close()
+	se := &HTTPStatusError{Status: resp.StatusCode, Body: httpTrimBody(body)}
+	switch {
+	case resp.StatusCode == http.StatusMethodNotAllowed:
+		return nil, fmt.Errorf("%w: %w", ErrStreamNotOffered, se)
+	case resp.StatusCode/100 == 2:
+		return nil, fmt.Errorf("transport: GET answered %s, not text/event-stream: %w", httpOrNone(mt), se)
+	default:
+		return nil, se
+	}
+}
+
+// readStream delivers the events of one SSE stream to Recv. awaitKey is the
+// id of the request whose POST opened the stream ("" for GET). When the
+// server ends the stream cleanly before the awaited response (POST), or
+// after asking for reconnection (GET: a retry field or event ids), it
+// resumes with GET and Last-Event-ID, as 2025-11-25 "Resumability and
+// Redelivery" describes; three attempts in a row without an event end it.
+func (c *HTTPClientConn) readStream(resp *http.Response, streamCtx context.Context, cancel context.CancelFunc, label, awaitKey string) {
+	defer c.wg.Done()
+	defer cancel()
+	if awaitKey != "" {
+		defer func() {
+			c.mu.Lock()
+			delete(c.inflight, awaitKey)
+			c.mu.Unlock()
+		}()
+	}
+	var (
+		lastID     string
+		gotResp    bool
+		noProgress int
+	)
+	for {
+		r := newSSEReader(resp.Body)
+		progress := false
+		var err error
+		for {
+			var ev sseEvent
+			ev, err = r.Next()
+			if err != nil {
+				break
+			}
+			progress = true
+			if ev.HasID {
+				lastID = ev.ID
+				c.mu.Lock()
+				c.lastEventID = ev.ID
+				c.mu.Unlock()
+			}
+			if strings.TrimSpace(ev.Data) == "" {
+				continue // priming event or id/retry-only event
+			}
+			if ev.Event != "" && ev.Event != "message" {
+				c.opts.Transcript.Eventf(c.opts.Session, "SSE %s: event type %q", label, ev.Event)
+			}
+			frame := []byte(ev.Data)
+			if awaitKey != "" && !gotResp {
+				if fi := httpInspect(frame); fi.isResponse() && fi.msg.ID.Key() == awaitKey {
+					gotResp = true
+				}
+			}
+			c.q.push(httpQueuedFrame{frame: frame})
+		}
+		resp.Body.Close()
+		if streamCtx.Err() != nil {
+			if c.ctx.Err() == nil {
+				c.opts.Transcript.Eventf(c.opts.Session, "SSE %s: closed by client", label)
+			}
+			return
+		}
+		if err != io.EOF {
+			c.opts.Transcript.Eventf(c.opts.Session, "SSE %s: stream broken: %v", label, err)
+			c.peerGone("SSE stream broken")
+			return
+		}
+		if r.Partial {
+			c.opts.Transcript.Eventf(c.opts.Session, "SSE %s: stream ended inside an event (discarded)", label)
+		}
+		c.opts.Transcript.Eventf(c.opts.Session, "SSE %s: stream ended", label)
+		retry := r.RetryMillis()
+		switch {
+		case awaitKey != "" && gotResp:
+			return
+		case awaitKey != "" && lastID == "":
+			c.opts.Transcript.Eventf(c.opts.Session, "SSE %s: ended without the response and without an event id to resume from", label)
+			return
+		case awaitKey == "" && lastID == "" && retry == 0:
+			return
+		}
+		if progress {
+			noProgress = 0
+		} else if noProgress++; noProgress >= 3 {
+			c.opts.Transcript.Eventf(c.opts.Session, "SSE %s: giving up resumption", label)
+			return
+		}
+		delay := time.Duration(retry) * time.Millisecond
+		if delay > httpMaxRetryDelay {
+			delay = httpMaxRetryDelay
+		}
+		if delay > 0 {
+			t := time.NewTimer(delay)
+			select {
+			case <-t.C:
+			case <-streamCtx.Done():
+				t.Stop()
+				return
+			}
+		}
+		next, gerr := c.get(streamCtx, streamCtx, cancel, lastID)
+		if gerr != nil {
+			var se *HTTPStatusError
+			if errors.As(gerr, &se) && se.Status == http.StatusNotFound && c.SessionID() != "" {
+				c.peerGone("session not found")
+			}
+			return
+		}
+		resp = next
+		label = "GET (resumed)"
+	}
+}
+
+// peerGone ends Recv (after what is queued) because the server is gone.
+func (c *HTTPClientConn) peerGone(why string) {
+	if c.q.isEnded() {
+		return
+	}
+	c.opts.Transcript.Eventf(c.opts.Session, "HTTP: server gone (%s)", why)
+	c.q.end()
+}
+
+func httpIsDialError(err error) bool {
+	var op *net.OpError
+	return errors.As(err, &op) && op.Op == "dial"
+}
+
+func httpOrNone(s string) string {
+	if s == "" {
+		return "no content type"
+	}
+	return s
+}

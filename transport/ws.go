@@ -1,0 +1,269 @@
+package transport
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"net"
+	"net/http"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/gorilla/websocket"
+)
+
+// WebSocketSubprotocol is the subprotocol both sides ask for. WebSocket is
+// not an MCP transport in the spec; mcpconform carries one JSON-RPC message
+// per text frame.
+const WebSocketSubprotocol = "mcp"
+
+const (
+	// DefaultWSMaxMessageBytes bounds one received WebSocket message.
+	DefaultWSMaxMessageBytes = 16 << 20
+	// wsCloseWait bounds sending our close frame and waiting for the peer's.
+	wsCloseWait = time.Second
+	// wsHandshakeTimeout bounds the opening handshake.
+	wsHandshakeTimeout = 30 * time.Second
+	// wsWriteTimeout bounds a Send whose ctx has no deadline.
+	wsWriteTimeout = 30 * time.Second
+)
+
+// WSConn is one WebSocket connection, client or server side: one frame per
+// text message. Concurrent Sends are serialised.
+type WSConn struct {
+	ws      *websocket.Conn
+	opts    Options
+	side    string      // "client" or "server", for events
+	header  http.Header // server side: the handshake request's headers
+	onClose func()      // server side: drop from the server's set
+
+	wsem    chan struct{} // write lock that a waiting Send can give up on
+	frames  chan []byte
+	rdDone  chan struct{} // the reader ended; rdErr says why
+	rdErr   error
+	closed  chan struct{}
+	once    sync.Once
+	onceErr error
+}
+
+var _ interface {
+	Conn
+	HeaderCarrier
+} = (*WSConn)(nil)
+
+func newWSConn(ws *websocket.Conn, opts Options, side string, maxMsg int64) *WSConn {
+	if maxMsg <= 0 {
+		maxMsg = DefaultWSMaxMessageBytes
+	}
+	ws.SetReadLimit(maxMsg)
+	c := &WSConn{
+		ws:     ws,
+		opts:   opts,
+		side:   side,
+		wsem:   make(chan struct{}, 1),
+		frames: make(chan []byte),
+		rdDone: make(chan struct{}),
+		closed: make(chan struct{}),
+	}
+	go c.read()
+	return c
+}
+
+// DialWebSocket opens a WebSocket to url (ws:// or wss://) asking for the
+// "mcp" subprotocol, with opts.Header in the handshake. A server that does
+// not select "mcp" is recorded as an event, not refused. A handshake
+// answered with an HTTP status wraps an *HTTPStatusError.
+func DialWebSocket(ctx context.Context, url string, opts Options) (*WSConn, error) {
+	d := websocket.Dialer{
+		Proxy:            http.ProxyFromEnvironment,
+		HandshakeTimeout: wsHandshakeTimeout,
+		Subprotocols:     []string{WebSocketSubprotocol},
+	}
+	header := opts.Header.Clone()
+	if header.Get("Sec-WebSocket-Protocol") != "" {
+		d.Subprotocols = nil // the caller's own offer, for negotiation tests
+	}
+	ws, resp, err := d.DialContext(ctx, url, header)
+	if err != nil {
+		if resp != nil {
+			body := ""
+			if resp.Body != nil {
+				b, _ := io.ReadAll(io.LimitReader(resp.Body, 4<<10))
+				resp.Body.Close()
+				body = strings.TrimSpace(string(b))
+			}
+			opts.Transcript.Eventf(opts.Session, "websocket handshake with %s failed: HTTP %d", url, resp.StatusCode)
+			return nil, fmt.Errorf("transport: websocket dial %s: %v: %w", url, err, &HTTPStatusError{Status: resp.StatusCode, Body: body})
+		}
+		opts.Transcript.Eventf(opts.Session, "websocket dial %s failed: %v", url, err)
+		return nil, fmt.Errorf("transport: websocket dial %s: %w", url, err)
+	}
+	if resp != nil && resp.Body != nil {
+		resp.Body.Close()
+	}
+	opts.Transcript.Eventf(opts.Session, "websocket connected to %s (subprotocol %q)", url, ws.Subprotocol())
+	if ws.Subprotocol() != WebSocketSubprotocol {
+		opts.Transcript.Eventf(opts.Session, "websocket: server did not select subprotocol %q (got %q)", WebSocketSubprotocol, ws.Subprotocol())
+	}
+	return newWSConn(ws, opts, "client", 0), nil
+}
+
+func (c *WSConn) eventf(format string, args ...any) {
+	c.opts.Transcript.Eventf(c.opts.Session, format, args...)
+}
+
+// read pumps messages to Recv until the connection fails. After Close it
+// keeps reading, dropping data, until the peer's close frame arrives.
+func (c *WSConn) read() {
+	defer close(c.rdDone)
+	for {
+		typ, b, err := c.ws.ReadMessage()
+		if err != nil {
+			c.rdErr = err
+			select {
+			case <-c.closed:
+			default:
+				c.eventf("websocket %s: connection ended: %v", c.side, err)
+			}
+			return
+		}
+		if typ == websocket.BinaryMessage {
+			c.eventf("websocket %s: binary frame received (%d bytes); MCP over WebSocket uses text frames", c.side, len(b))
+		}
+		select {
+		case c.frames <- b:
+		case <-c.closed:
+		}
+	}
+}
+
+// Subprotocol is the negotiated subprotocol ("" if none).
+func (c *WSConn) Subprotocol() string { return c.ws.Subprotocol() }
+
+// RequestHeader is, on the server side, the headers of the handshake
+// request; nil on the client side.
+func (c *WSConn) RequestHeader() http.Header { return c.header }
+
+// RemoteAddr is the peer's network address.
+func (c *WSConn) RemoteAddr() net.Addr { return c.ws.RemoteAddr() }
+
+// Send writes frame as one text message.
+func (c *WSConn) Send(ctx context.Context, frame []byte) error {
+	return c.write(ctx, websocket.TextMessage, frame)
+}
+
+// SendBinary writes b as one binary message, for scenarios that check how a
+// peer treats frames MCP does not use.
+func (c *WSConn) SendBinary(ctx context.Context, b []byte) error {
+	return c.write(ctx, websocket.BinaryMessage, b)
+}
+
+func (c *WSConn) write(ctx context.Context, typ int, b []byte) error {
+	select {
+	case c.wsem <- struct{}{}:
+	case <-ctx.Done():
+		return ctx.Err()
+	case <-c.closed:
+		return ErrClosed
+	}
+	defer func() { <-c.wsem }()
+	select {
+	case <-c.closed:
+		return ErrClosed
+	default:
+	}
+	if err := ctx.Err(); err != nil {
+		return err
+	}
+	// A timed-out write leaves a gorilla connection unusable; that is what
+	// a peer that stops reading gets.
+	dl, ok := ctx.Deadline()
+	if !ok {
+		dl = time.Now().Add(wsWriteTimeout)
+	}
+	_ = c.ws.SetWriteDeadline(dl)
+	fired := make(chan struct{})
+	stop := context.AfterFunc(ctx, func() {
+		defer close(fired)
+		// The net.Conn's deadline: gorilla's own setter is not safe
+		// to call during a write.
+		_ = c.ws.NetConn().SetWriteDeadline(time.Unix(1, 0))
+	})
+	err := c.ws.WriteMessage(typ, b)
+	if !stop() {
+		<-fired
+	}
+	if err == nil {
+		return nil
+	}
+	select {
+	case <-c.closed:
+		return ErrClosed
+	default:
+	}
+	if ctx.Err() != nil {
+		return ctx.Err()
+	}
+	if errors.Is(err, websocket.ErrCloseSent) {
+		return fmt.Errorf("transport: websocket send after close: %w", io.EOF)
+	}
+	return fmt.Errorf("transport: websocket send: %w", err)
+}
+
+// Recv returns the next message's payload. A binary message is recorded as
+// an event and returned all the same. Once the peer has closed the
+// connection Recv returns io.EOF; other failures are returned as errors.
+func (c *WSConn) Recv(ctx context.Context) ([]byte, error) {
+	if isClosed(c.closed) {
+		return nil, ErrClosed
+	}
+	select {
+	case <-c.closed:
+		return nil, ErrClosed
+	case f := <-c.frames:
+		return f, nil
+	case <-c.rdDone:
+	case <-ctx.Done():
+		return nil, ctx.Err()
+	}
+	if isClosed(c.closed) {
+		return nil, ErrClosed
+	}
+	var ce *websocket.CloseError
+	switch err := c.rdErr; {
+	case errors.As(err, &ce),
+		errors.Is(err, io.EOF), errors.Is(err, io.ErrUnexpectedEOF), errors.Is(err, net.ErrClosed):
+		return nil, io.EOF
+	default:
+		return nil, fmt.Errorf("transport: websocket receive: %w", err)
+	}
+}
+
+// Close sends a close frame (normal closure), waits briefly for the peer's
+// answer and closes the connection. It is idempotent.
+func (c *WSConn) Close() error {
+	c.once.Do(func() {
+		close(c.closed)
+		err := c.ws.WriteControl(websocket.CloseMessage,
+			websocket.FormatCloseMessage(websocket.CloseNormalClosure, ""), time.Now().Add(wsCloseWait))
+		if err == nil {
+			t := time.NewTimer(wsCloseWait)
+			select {
+			case <-c.rdDone:
+			case <-t.C:
+			}
+			t.Stop()
+		}
+		if err := c.ws.Close(); err != nil && !errors.Is(err, net.ErrClosed) {
+			c.onceErr = err
+		}
+		<-c.rdDone // the read fails promptly once the socket is closed
+		c.eventf("websocket %s: closed", c.side)
+		if c.onClose != nil {
+			c.onClose()
+		}
+	})
+	return c.onceErr
+}
