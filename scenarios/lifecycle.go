@@ -183,14 +183,18 @@ var malformedJSONScenario = &Scenario{
 	},
 }
 
-// survivesProbe judges that the session still answers a harmless request.
+// survivesProbe judges that the session still answers: any response, a
+// result or an error, proves the server is alive and reading.
 func survivesProbe(t *T, s *client.Session, checkID string) {
 	method := protocol.MethodPing
 	if s.Stateless() {
 		method = protocol.MethodServerDiscover
 	}
-	resp, err := t.Request(s, method, map[string]any{})
-	t.Judge(checkID, err == nil && resp.Error == nil, "a result for "+method, Describe(resp, err))
+	id := jsonrpc.StringID("mcpconform-alive-1")
+	resp, err := t.Do(s, client.Call{ID: id, Method: method, Params: map[string]any{}})
+	status, note := statusNote(s, id)
+	// Over HTTP a 404 means the session is gone (streamable HTTP session management).
+	t.Judge(checkID, err == nil && status != 404, "a response to "+method+" on the same session", Describe(resp, err)+note)
 }
 
 var invalidRequestScenario = &Scenario{

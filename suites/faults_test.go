@@ -54,7 +54,6 @@ var _ = Describe("the fault catalogue", func() {
 			Expect(report.Problems).To(BeEmpty())
 		},
 		entries,
-		SpecTimeout(2*time.Minute),
 	)
 
 	It("reports the reference itself as clean in the self-test", func(ctx SpecContext) {

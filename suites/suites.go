@@ -186,13 +186,13 @@ func defineScenario(cfg Config, s *scenarios.Scenario, col *Collector) {
 
 		AfterAll(func() {
 			if cfg.Progress != nil {
-				printProgress(cfg.Progress, col, key)
+				printProgress(cfg.Progress, col, key, cfg.Name)
 			}
 		})
 	})
 }
 
-func printProgress(w io.Writer, col *Collector, key string) {
+func printProgress(w io.Writer, col *Collector, key, config string) {
 	col.mu.Lock()
 	s := col.scenarios[key]
 	col.mu.Unlock()
@@ -200,7 +200,7 @@ func printProgress(w io.Writer, col *Collector, key string) {
 		return
 	}
 	counts := s.Counts()
-	fmt.Fprintf(w, "%-5s %-48s %d/%d passed", statusWord(counts.Outcome()), s.ID, counts.Passed, counts.Total)
+	fmt.Fprintf(w, "%-5s %-16s %-34s %d/%d passed", statusWord(counts.Outcome()), config, s.ID, counts.Passed, counts.Total)
 	if counts.Warning > 0 {
 		fmt.Fprintf(w, ", %d warning", counts.Warning)
 	}

@@ -37,12 +37,47 @@ type httpFrameInfo struct {
 	idKey string
 	// nullID is true for an explicit "id": null.
 	nullID bool
+	// rawIDKey is the id of a frame that is JSON but not a valid message,
+	// when it is a string or a number.
+	rawIDKey string
+}
+
+func lenientIDKey(frame []byte) string {
+	var fields map[string]json.RawMessage
+	if json.Unmarshal(frame, &fields) != nil {
+		return ""
+	}
+	key := string(bytes.TrimSpace(fields["id"]))
+	if key != "" && (key[0] == '"' || key[0] == '-' || (key[0] >= '0' && key[0] <= '9')) {
+		return key
+	}
+	return ""
+}
+
+// modernMeta reports whether a body carries the 2026-07-28 per-request
+// _meta protocol version, which selects stateless handling even when the
+// header names a version the server does not know
+// (2026-07-28/basic/versioning.mdx: "A request carrying modern per-request
+// _meta is served statelessly").
+func modernMeta(frame []byte) bool {
+	var body struct {
+		Params struct {
+			Meta map[string]json.RawMessage `json:"_meta"`
+		} `json:"params"`
+	}
+	if json.Unmarshal(frame, &body) != nil {
+		return false
+	}
+	_, ok := body.Params.Meta["io.modelcontextprotocol/protocolVersion"]
+	return ok
 }
 
 func httpInspect(frame []byte) httpFrameInfo {
 	m, err := jsonrpc.Decode(frame)
 	if err != nil {
-		return httpFrameInfo{}
+		// Not a valid message, but its id may still be readable (a request
+		// whose method is a number): the engine's error then carries it.
+		return httpFrameInfo{rawIDKey: lenientIDKey(frame)}
 	}
 	fi := httpFrameInfo{msg: m}
 	key := m.ID.Key()

@@ -220,6 +220,9 @@ func (s *HTTPServer) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 			http.Error(w, "body too large", http.StatusRequestEntityTooLarge)
 			return
 		}
+		if !stateless && r.Header.Get(HeaderSessionID) == "" && modernMeta(body) {
+			stateless = true
+		}
 		if stateless {
 			s.serveStatelessPOST(w, r, body)
 		} else {
@@ -828,6 +831,8 @@ func (s *HTTPServer) serveSessionPOST(w http.ResponseWriter, r *http.Request, bo
 	cfg := httpServeConfig{timeout: s.opts.ResponseTimeout}
 	if fi.isRequest() {
 		st.idKey = fi.msg.ID.Key()
+	} else if fi.rawIDKey != "" {
+		st.idKey = fi.rawIDKey
 	}
 	if !fi.isRequest() || fi.idKey == "" {
 		// Unparsable body, not a message, or an id that cannot be read: the

@@ -20,12 +20,16 @@ type Fault struct {
 	Transports []string
 	// Versions where the fault is observable; empty means all.
 	Versions []string
+	// NotOn lists "transport@version" pairs where it cannot show even so
+	// (each stateless HTTP POST is a connection of its own, for example).
+	NotOn []string
 }
 
 // ObservableOn reports whether the fault can show on this transport and version.
 func (f Fault) ObservableOn(transport, version string) bool {
 	return (len(f.Transports) == 0 || slices.Contains(f.Transports, transport)) &&
-		(len(f.Versions) == 0 || slices.Contains(f.Versions, version))
+		(len(f.Versions) == 0 || slices.Contains(f.Versions, version)) &&
+		!slices.Contains(f.NotOn, transport+"@"+version)
 }
 
 var (
@@ -51,7 +55,8 @@ var faults = []Fault{
 		Transports: []string{"stdio", "ws"},
 		Description: "drops malformed JSON without answering"},
 	{Name: "crash-on-malformed-json", Kills: "lifecycle-malformed-json/survives",
-		Description: "answers the parse error, then drops the connection (exits, over stdio)"},
+		NotOn:       []string{"http@2026-07-28"},
+		Description: "answers the parse error, then drops the connection (exits over stdio, ends the session over HTTP)"},
 	{Name: "invalid-request-wrong-code", Kills: "lifecycle-invalid-request/invalid-request-error",
 		Transports: []string{"stdio", "ws"},
 		Description: "answers a request whose method is not a string with -32603 instead of -32600"},
@@ -60,6 +65,9 @@ var faults = []Fault{
 	{Name: "id-numeric-string-unquoted", Kills: "lifecycle-id-echo/ids-exact",
 		Description: "echoes a string id made of digits (\"42\") as a number (42)"},
 	{Name: "answers-notifications", Kills: "lifecycle-notification-silent/no-response",
+		// Streamable HTTP answers a notification POST with 202 before the
+		// engine sees it, so the stray answer has nowhere to go.
+		Transports:  []string{"stdio", "ws"},
 		Description: "answers unknown notifications with a -32601 error"},
 
 	{Name: "discover-missing-versions", Kills: "lifecycle-discover/result-schema", Versions: modern,
