@@ -65,4 +65,3 @@ var _ = Describe("the fault catalogue", func() {
 		Expect(report.OK()).To(BeTrue(), "%v", report.Problems)
 	}, SpecTimeout(2*time.Minute))
 })
-

@@ -12,7 +12,7 @@ import (
 // pid, which is also the process group id, cannot be reused, so the group
 // can still be signalled safely.
 func waitExitedNoReap(pid int) bool {
-	const pPID = 1 // P_PID
+	const pPID = 1      // P_PID
 	var info [16]uint64 // siginfo_t, 128 bytes
 	for {
 		_, _, errno := syscall.Syscall6(syscall.SYS_WAITID, pPID, uintptr(pid),
