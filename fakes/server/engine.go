@@ -51,6 +51,14 @@ type Engine struct {
 	OtherNotifications NotificationHandler
 	// OnPeer is called once per new connection before anything is read.
 	OnPeer func(p *Peer)
+	// RespondAfterCancel answers requests even after the client cancelled
+	// them with notifications/cancelled (a fault; the rule is a SHOULD NOT).
+	RespondAfterCancel bool
+	// OnStrayResponse receives responses that answer no pending request
+	// (a late answer to an abandoned elicitation, for example).
+	OnStrayResponse func(p *Peer, msg *jsonrpc.Message)
+	// OnPeerDone is called once the connection has ended.
+	OnPeerDone func(p *Peer)
 	// Transcript, if set, records every frame.
 	Transcript *jsonrpc.Transcript
 
@@ -84,15 +92,21 @@ func (e *Engine) ServeConn(ctx context.Context, conn transport.Conn) error {
 	defer cancel()
 	label := fmt.Sprintf("peer-%d", e.peers.Add(1))
 	p := &Peer{
-		engine:  e,
-		conn:    transport.Record(conn, e.Transcript, label),
-		raw:     conn,
-		pending: map[string]chan *jsonrpc.Message{},
-		cancel:  cancel,
-		State:   map[string]any{},
+		ID:       label,
+		engine:   e,
+		conn:     transport.Record(conn, e.Transcript, label),
+		raw:      conn,
+		pending:  map[string]chan *jsonrpc.Message{},
+		inflight: map[string]*inflight{},
+		ctx:      ctx,
+		cancel:   cancel,
+		State:    map[string]any{},
 	}
 	if e.OnPeer != nil {
 		e.OnPeer(p)
+	}
+	if e.OnPeerDone != nil {
+		defer e.OnPeerDone(p)
 	}
 	defer p.conn.Close()
 	var wg sync.WaitGroup
@@ -116,8 +130,13 @@ func (e *Engine) ServeConn(ctx context.Context, conn transport.Conn) error {
 		}
 		switch msg.Kind() {
 		case jsonrpc.KindResponse:
-			p.deliver(msg)
+			if !p.deliver(msg) && e.OnStrayResponse != nil {
+				e.OnStrayResponse(p, msg)
+			}
 		case jsonrpc.KindNotification:
+			if msg.Method == protocol.NotificationCancelled {
+				p.cancelInflight(msg)
+			}
 			if h := e.Notifications[msg.Method]; h != nil {
 				h(ctx, p, msg)
 			} else if e.OtherNotifications != nil {
@@ -144,8 +163,15 @@ func (e *Engine) handle(ctx context.Context, p *Peer, req *jsonrpc.Message) {
 	if e.Middleware != nil {
 		h = e.Middleware(h)
 	}
+	ctx, fl := p.track(ctx, req.ID)
+	defer p.untrack(req.ID)
 	result, rpcErr := h(ctx, p, req)
 	if result == NoResponse && rpcErr == nil {
+		return
+	}
+	if fl.cancelled.Load() && !e.RespondAfterCancel {
+		// 2025-11-25/basic/utilities/cancellation.mdx: no response for a
+		// cancelled request.
 		return
 	}
 	if rpcErr != nil {

@@ -2,6 +2,7 @@ package server
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
 	"net/http"
 	"sync"
@@ -13,10 +14,16 @@ import (
 
 // Peer is the client on one connection, as the fake server sees it.
 type Peer struct {
+	// ID names the connection uniquely within its engine.
+	ID     string
 	engine *Engine
 	conn   transport.Conn // recorded
 	raw    transport.Conn
+	ctx    context.Context
 	cancel context.CancelFunc
+
+	inflightMu sync.Mutex
+	inflight   map[string]*inflight
 
 	sendMu  sync.Mutex
 	nextID  atomic.Int64
@@ -57,6 +64,15 @@ func (p *Peer) Header() http.Header {
 		return hc.RequestHeader()
 	}
 	return nil
+}
+
+// Authorization is the Authorization header the client presented (HTTP
+// request or WebSocket handshake), "" when none or over stdio.
+func (p *Peer) Authorization() string {
+	if hc, ok := transport.As[transport.HeaderCarrier](p.raw); ok {
+		return hc.RequestHeader().Get("Authorization")
+	}
+	return ""
 }
 
 // Close ends the connection from the server side (a crash, for faults).
@@ -113,7 +129,8 @@ func (p *Peer) Request(ctx context.Context, method string, params any) (*jsonrpc
 	}
 }
 
-func (p *Peer) deliver(resp *jsonrpc.Message) {
+// deliver hands a response to the request waiting for it; false when none waits.
+func (p *Peer) deliver(resp *jsonrpc.Message) bool {
 	p.mu.Lock()
 	ch, ok := p.pending[resp.ID.Key()]
 	p.mu.Unlock()
@@ -121,6 +138,53 @@ func (p *Peer) deliver(resp *jsonrpc.Message) {
 		select { // a duplicate response must not block the read loop
 		case ch <- resp:
 		default:
+		}
+	}
+	return ok
+}
+
+// Context ends when the connection ends.
+func (p *Peer) Context() context.Context { return p.ctx }
+
+type inflight struct {
+	cancel    context.CancelFunc
+	cancelled atomic.Bool
+}
+
+func (p *Peer) track(ctx context.Context, id jsonrpc.ID) (context.Context, *inflight) {
+	ctx, cancel := context.WithCancel(ctx)
+	fl := &inflight{cancel: cancel}
+	p.inflightMu.Lock()
+	p.inflight[id.Key()] = fl
+	p.inflightMu.Unlock()
+	return ctx, fl
+}
+
+func (p *Peer) untrack(id jsonrpc.ID) {
+	p.inflightMu.Lock()
+	if fl, ok := p.inflight[id.Key()]; ok {
+		fl.cancel()
+		delete(p.inflight, id.Key())
+	}
+	p.inflightMu.Unlock()
+}
+
+// cancelInflight handles notifications/cancelled: the request's context
+// ends and its handler's answer, if any, is not sent.
+func (p *Peer) cancelInflight(msg *jsonrpc.Message) {
+	var params struct {
+		RequestID jsonrpc.ID `json:"requestId"`
+	}
+	if json.Unmarshal(msg.Params, &params) != nil || params.RequestID.IsZero() {
+		return // invalid cancellations are ignored (cancellation.mdx)
+	}
+	p.inflightMu.Lock()
+	fl, ok := p.inflight[params.RequestID.Key()]
+	p.inflightMu.Unlock()
+	if ok {
+		fl.cancelled.Store(true)
+		if !p.engine.RespondAfterCancel {
+			fl.cancel()
 		}
 	}
 }

@@ -34,6 +34,7 @@ var (
 
 type reference struct {
 	fault string
+	tasks *taskStore
 }
 
 // modernKey marks a request served under 2026-07-28 rules.
@@ -51,6 +52,7 @@ func NewReference(opts ReferenceOptions) (*Engine, error) {
 		}
 	}
 	r := &reference{fault: opts.Fault}
+	r.tasks = newTaskStore(r)
 	e := &Engine{
 		Transcript: opts.Transcript,
 		Requests: map[string]Handler{
@@ -59,6 +61,10 @@ func NewReference(opts ReferenceOptions) (*Engine, error) {
 			protocol.MethodServerDiscover: r.discover,
 			protocol.MethodToolsList:      r.toolsList,
 			protocol.MethodToolsCall:      r.toolsCall,
+			protocol.MethodTasksGet:       r.tasks.get,
+			protocol.MethodTasksResult:    r.tasks.result,
+			protocol.MethodTasksList:      r.tasks.list,
+			protocol.MethodTasksCancel:    r.tasks.cancel,
 		},
 		Notifications: map[string]NotificationHandler{
 			protocol.NotificationInitialized: func(_ context.Context, p *Peer, _ *jsonrpc.Message) { p.Set("initialized", true) },
@@ -68,6 +74,10 @@ func NewReference(opts ReferenceOptions) (*Engine, error) {
 		NotFound:           r.notFound,
 		OnInvalid:          r.invalid,
 		Outgoing:           r.outgoing,
+		OnPeer:             r.tasks.addPeer,
+		OnPeerDone:         r.tasks.removePeer,
+		OnStrayResponse:    r.strayResponse,
+		RespondAfterCancel: opts.Fault == "responds-after-cancel",
 	}
 	e.Middleware = r.middleware
 	return e, nil
@@ -216,8 +226,23 @@ func (r *reference) outgoing(_ *Peer, msg *jsonrpc.Message) *jsonrpc.Message {
 	return msg
 }
 
-func (r *reference) capabilities() map[string]any {
-	return map[string]any{"tools": map[string]any{"listChanged": false}}
+// capabilities for a negotiated version: tasks exist from 2025-11-25 on
+// (2025-11-25/basic/utilities/tasks.mdx#server-capabilities).
+func (r *reference) capabilities(version string) map[string]any {
+	caps := map[string]any{"tools": map[string]any{"listChanged": false}}
+	if version == protocol.V20251125 {
+		caps["tasks"] = map[string]any{
+			"list": map[string]any{}, "cancel": map[string]any{},
+			"requests": map[string]any{"tools": map[string]any{"call": map[string]any{}}},
+		}
+	}
+	return caps
+}
+
+func (r *reference) strayResponse(p *Peer, _ *jsonrpc.Message) {
+	if r.is("crash-on-late-answer") {
+		p.Close()
+	}
 }
 
 func serverInfo() map[string]any {
@@ -247,7 +272,7 @@ func (r *reference) initialize(_ context.Context, p *Peer, req *jsonrpc.Message)
 	p.Set("clientCapabilities", params.Capabilities)
 	result := map[string]any{
 		"protocolVersion": version,
-		"capabilities":    r.capabilities(),
+		"capabilities":    r.capabilities(version),
 		"serverInfo":      serverInfo(),
 	}
 	if r.is("init-missing-capabilities") {
@@ -267,7 +292,7 @@ func (r *reference) discover(context.Context, *Peer, *jsonrpc.Message) (any, *js
 	result := map[string]any{
 		"resultType":        "complete",
 		"supportedVersions": append(append([]string(nil), modernSupported...), legacySupported...),
-		"capabilities":      r.capabilities(),
+		"capabilities":      r.capabilities(protocol.V20260728),
 		"_meta":             map[string]any{protocol.MetaServerInfo: serverInfo()},
 		"ttlMs":             0,
 		"cacheScope":        "public",
@@ -287,65 +312,4 @@ func complete(ctx context.Context, result map[string]any) map[string]any {
 		result["resultType"] = "complete"
 	}
 	return result
-}
-
-var referenceTools = []map[string]any{
-	{"name": "test_simple_text", "description": "Returns a fixed text.",
-		"inputSchema": map[string]any{"type": "object", "properties": map[string]any{}}},
-	{"name": "test_missing_capability", "description": "Needs the client's sampling capability.",
-		"inputSchema": map[string]any{"type": "object", "properties": map[string]any{}}},
-}
-
-func (r *reference) toolsList(ctx context.Context, _ *Peer, _ *jsonrpc.Message) (any, *jsonrpc.Error) {
-	result := map[string]any{"tools": referenceTools}
-	if isModern(ctx) { // 2026-07-28/server/utilities/caching.mdx
-		result["ttlMs"] = 0
-		result["cacheScope"] = "public"
-	}
-	return complete(ctx, result), nil
-}
-
-func textResult(ctx context.Context, text string, isError bool) map[string]any {
-	res := map[string]any{"content": []any{map[string]any{"type": "text", "text": text}}}
-	if isError {
-		res["isError"] = true
-	}
-	return complete(ctx, res)
-}
-
-func (r *reference) toolsCall(ctx context.Context, p *Peer, req *jsonrpc.Message) (any, *jsonrpc.Error) {
-	var params struct {
-		Name string `json:"name"`
-	}
-	_ = json.Unmarshal(req.Params, &params)
-	switch params.Name {
-	case "test_simple_text":
-		return textResult(ctx, "This is a simple text response for testing.", false), nil
-	case "test_missing_capability":
-		return r.needsSampling(ctx, p, req)
-	}
-	return nil, rpcError(protocol.InvalidParams, "Unknown tool: "+params.Name, nil)
-}
-
-// needsSampling refuses when the client did not declare sampling: -32021
-// under 2026-07-28 (basic/index.mdx#meta), a tool error before it.
-func (r *reference) needsSampling(ctx context.Context, p *Peer, req *jsonrpc.Message) (any, *jsonrpc.Error) {
-	var caps map[string]json.RawMessage
-	if isModern(ctx) {
-		meta, _ := requestMeta(req)
-		_ = json.Unmarshal(meta[protocol.MetaClientCapabilities], &caps)
-		if _, ok := caps["sampling"]; !ok {
-			if r.is("missing-capability-wrong-code") {
-				return nil, rpcError(protocol.InternalError, "sampling unavailable", nil)
-			}
-			return nil, rpcError(protocol.MissingRequiredClientCapability, "This tool requires the sampling capability",
-				map[string]any{"requiredCapabilities": map[string]any{"sampling": map[string]any{}}})
-		}
-		return textResult(ctx, "The client declares sampling.", false), nil
-	}
-	declared, _ := p.Get("clientCapabilities").(map[string]any)
-	if _, ok := declared["sampling"]; !ok {
-		return textResult(ctx, "This tool requires the client's sampling capability.", true), nil
-	}
-	return textResult(ctx, "The client declares sampling.", false), nil
 }

@@ -1,0 +1,287 @@
+package server
+
+import (
+	"context"
+	"encoding/json"
+	"strings"
+	"time"
+
+	"github.com/mcpconform/mcpconform/jsonrpc"
+	"github.com/mcpconform/mcpconform/protocol"
+)
+
+// Fixture tools of the reference server. Names shared with the official
+// conformance suite keep its names (test_simple_text, test_elicitation,
+// test_missing_capability); the tasks fixtures it lacks use test_task_….
+
+// Task support values (2025-11-25/basic/utilities/tasks.mdx#tool-level-negotiation).
+const (
+	taskForbidden = "forbidden"
+	taskOptional  = "optional"
+	taskRequired  = "required"
+)
+
+type refTool struct {
+	name, description string
+	taskSupport       string
+	properties        map[string]any
+	required          []string
+}
+
+var referenceTools = []refTool{
+	{name: "test_simple_text", description: "Returns a fixed text."},
+	{name: "test_missing_capability", description: "Needs the client's sampling capability."},
+	{name: "test_elicitation", description: "Asks the user through elicitation/create and echoes the answer.",
+		properties: map[string]any{"message": map[string]any{"type": "string"}}, required: []string{"message"}},
+	{name: "test_task_working", description: "Runs as a task for `ms` milliseconds (default 300), then completes.",
+		taskSupport: taskOptional, properties: map[string]any{"ms": map[string]any{"type": "integer"}}},
+	{name: "test_task_elicitation", description: "Runs as a task and asks the user for confirmation from inside it.",
+		taskSupport: taskOptional, properties: map[string]any{"message": map[string]any{"type": "string"}}},
+	{name: "test_task_failing", description: "Runs as a task and ends with a tool error (isError).",
+		taskSupport: taskOptional},
+	{name: "test_task_required", description: "Must be called as a task.", taskSupport: taskRequired},
+	{name: "test_task_forbidden", description: "Must not be called as a task.", taskSupport: taskForbidden},
+}
+
+func (r *reference) toolsList(ctx context.Context, _ *Peer, _ *jsonrpc.Message) (any, *jsonrpc.Error) {
+	tools := make([]any, 0, len(referenceTools))
+	for _, t := range referenceTools {
+		props := t.properties
+		if props == nil {
+			props = map[string]any{}
+		}
+		schema := map[string]any{"type": "object", "properties": props}
+		if len(t.required) > 0 {
+			schema["required"] = t.required
+		}
+		tool := map[string]any{"name": t.name, "description": t.description, "inputSchema": schema}
+		if t.taskSupport != "" && !isModern(ctx) {
+			tool["execution"] = map[string]any{"taskSupport": t.taskSupport}
+		}
+		tools = append(tools, tool)
+	}
+	result := map[string]any{"tools": tools}
+	if isModern(ctx) { // 2026-07-28/server/utilities/caching.mdx
+		result["ttlMs"] = 0
+		result["cacheScope"] = "public"
+	}
+	return complete(ctx, result), nil
+}
+
+func textResult(ctx context.Context, text string, isError bool) map[string]any {
+	res := map[string]any{"content": []any{map[string]any{"type": "text", "text": text}}}
+	if isError {
+		res["isError"] = true
+	}
+	return complete(ctx, res)
+}
+
+type callParams struct {
+	Name      string          `json:"name"`
+	Arguments json.RawMessage `json:"arguments"`
+	Task      *struct {
+		TTL *int64 `json:"ttl"`
+	} `json:"task"`
+}
+
+func (r *reference) toolsCall(ctx context.Context, p *Peer, req *jsonrpc.Message) (any, *jsonrpc.Error) {
+	var params callParams
+	_ = json.Unmarshal(req.Params, &params)
+	var tool *refTool
+	for i := range referenceTools {
+		if referenceTools[i].name == params.Name {
+			tool = &referenceTools[i]
+		}
+	}
+	if tool == nil {
+		return nil, rpcError(protocol.InvalidParams, "Unknown tool: "+params.Name, nil)
+	}
+	// Tasks exist only in sessions negotiated at 2025-11-25; elsewhere the
+	// task field is ignored (tasks.mdx#task-support-and-handling).
+	tasksOn := !isModern(ctx) && p.Get("version") == protocol.V20251125
+	asTask := tasksOn && params.Task != nil
+	switch {
+	case asTask && tool.taskSupport == "" || asTask && tool.taskSupport == taskForbidden:
+		if !r.is("forbidden-runs-as-task") {
+			return nil, rpcError(protocol.MethodNotFound, "Tool "+tool.name+" does not support task-augmented calls", nil)
+		}
+	case tasksOn && !asTask && tool.taskSupport == taskRequired:
+		if !r.is("required-runs-inline") {
+			return nil, rpcError(protocol.MethodNotFound, "Tool "+tool.name+" must be called as a task", nil)
+		}
+	}
+	if asTask {
+		var ttl *int64
+		if params.Task != nil {
+			ttl = params.Task.TTL
+		}
+		return r.tasks.createTask(p, ttl, func(t *task) { r.runTaskTool(p, t, tool.name, params.Arguments) }), nil
+	}
+	switch tool.name {
+	case "test_simple_text":
+		return textResult(ctx, "This is a simple text response for testing.", false), nil
+	case "test_missing_capability":
+		return r.needsSampling(ctx, p, req)
+	case "test_elicitation":
+		return r.elicit(ctx, p, params.Arguments)
+	case "test_task_failing":
+		return textResult(ctx, "The job failed on purpose.", true), nil
+	default:
+		return textResult(ctx, tool.name+" finished.", false), nil
+	}
+}
+
+// elicit is test_elicitation: it blocks on the user's answer, and stops
+// without a response when the client cancels the call.
+func (r *reference) elicit(ctx context.Context, p *Peer, args json.RawMessage) (any, *jsonrpc.Error) {
+	var a struct {
+		Message string `json:"message"`
+	}
+	_ = json.Unmarshal(args, &a)
+	if a.Message == "" {
+		a.Message = "Please provide your details."
+	}
+	resp, err := p.Request(ctx, protocol.MethodElicitationCreate, elicitationParams(a.Message, nil))
+	if err != nil {
+		if ctx.Err() != nil && !r.is("responds-after-cancel") {
+			return NoResponse, nil
+		}
+		return textResult(context.Background(), "Elicitation failed: "+err.Error(), true), nil
+	}
+	return textResult(ctx, "Elicitation answered: "+answerText(resp), false), nil
+}
+
+func elicitationParams(message string, meta map[string]any) map[string]any {
+	params := map[string]any{
+		"mode":    "form",
+		"message": message,
+		"requestedSchema": map[string]any{
+			"type": "object",
+			"properties": map[string]any{
+				"confirm": map[string]any{"type": "boolean", "title": "Confirm"},
+			},
+			"required": []string{"confirm"},
+		},
+	}
+	if meta != nil {
+		params["_meta"] = meta
+	}
+	return params
+}
+
+func answerAction(resp *jsonrpc.Message) string {
+	var result struct {
+		Action string `json:"action"`
+	}
+	if resp == nil || resp.Error != nil || json.Unmarshal(resp.Result, &result) != nil {
+		return ""
+	}
+	return result.Action
+}
+
+func answerText(resp *jsonrpc.Message) string {
+	if resp.Error != nil {
+		return "error " + resp.Error.Message
+	}
+	return strings.TrimSpace(string(resp.Result))
+}
+
+// runTaskTool is the worker of a task-augmented call.
+func (r *reference) runTaskTool(p *Peer, t *task, name string, args json.RawMessage) {
+	ctx := context.Background()
+	switch name {
+	case "test_task_working", "test_task_required", "test_task_forbidden":
+		var a struct {
+			MS int `json:"ms"`
+		}
+		_ = json.Unmarshal(args, &a)
+		if a.MS <= 0 {
+			a.MS = 300
+		}
+		timer := time.NewTimer(time.Duration(a.MS) * time.Millisecond)
+		defer timer.Stop()
+		select {
+		case <-timer.C: // simulated work; the server's own pace, not a test's wait
+		case <-t.stop:
+			return
+		case <-p.Context().Done():
+			return
+		}
+		r.tasks.finish(t, textResult(ctx, name+" finished.", false), nil)
+	case "test_task_failing":
+		r.tasks.finish(t, textResult(ctx, "The job failed on purpose.", true), nil)
+	case "test_task_elicitation":
+		r.taskElicitation(p, t, args)
+	}
+}
+
+// taskElicitation asks the user from inside a task: input_required while
+// the question is out, back to working once answered (tasks.mdx#input-required-status).
+func (r *reference) taskElicitation(p *Peer, t *task, args json.RawMessage) {
+	var a struct {
+		Message string `json:"message"`
+	}
+	_ = json.Unmarshal(args, &a)
+	if a.Message == "" {
+		a.Message = "Confirm to continue the task."
+	}
+	if !r.is("skip-input-required") {
+		r.tasks.setStatus(t, statusInputRequired, "Waiting for the user's confirmation.")
+	}
+	var meta map[string]any
+	if !r.is("elicitation-no-related-task") {
+		meta = relatedTask(t.id)
+	}
+	// A conformant worker stops waiting once the task is cancelled; the
+	// resurrecting mutant waits for the stale answer and acts on it.
+	reqCtx, cancel := context.WithCancel(p.Context())
+	defer cancel()
+	if !r.is("resurrect-on-late-answer") {
+		go func() {
+			select {
+			case <-t.stop:
+				cancel()
+			case <-reqCtx.Done():
+			}
+		}()
+	}
+	resp, err := p.Request(reqCtx, protocol.MethodElicitationCreate, elicitationParams(a.Message, meta))
+	if err != nil {
+		return // cancelled or the connection ended: the task keeps its status
+	}
+	action := answerAction(resp)
+	stuck := (action == "decline" && r.is("stuck-after-decline")) || (action == "cancel" && r.is("stuck-after-cancel-action"))
+	if stuck {
+		<-t.stop // stays input_required until someone cancels it
+		return
+	}
+	r.tasks.setStatus(t, statusWorking, "")
+	text := "The user answered: " + action
+	if action == "accept" {
+		text = "Confirmed: " + answerText(resp)
+	}
+	r.tasks.finish(t, textResult(context.Background(), text, false), nil)
+}
+
+// needsSampling refuses when the client did not declare sampling: -32021
+// under 2026-07-28 (basic/index.mdx#meta), a tool error before it.
+func (r *reference) needsSampling(ctx context.Context, p *Peer, req *jsonrpc.Message) (any, *jsonrpc.Error) {
+	if isModern(ctx) {
+		var caps map[string]json.RawMessage
+		meta, _ := requestMeta(req)
+		_ = json.Unmarshal(meta[protocol.MetaClientCapabilities], &caps)
+		if _, ok := caps["sampling"]; !ok {
+			if r.is("missing-capability-wrong-code") {
+				return nil, rpcError(protocol.InternalError, "sampling unavailable", nil)
+			}
+			return nil, rpcError(protocol.MissingRequiredClientCapability, "This tool requires the sampling capability",
+				map[string]any{"requiredCapabilities": map[string]any{"sampling": map[string]any{}}})
+		}
+		return textResult(ctx, "The client declares sampling.", false), nil
+	}
+	declared, _ := p.Get("clientCapabilities").(map[string]any)
+	if _, ok := declared["sampling"]; !ok {
+		return textResult(ctx, "This tool requires the client's sampling capability.", true), nil
+	}
+	return textResult(ctx, "The client declares sampling.", false), nil
+}

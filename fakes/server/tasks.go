@@ -1,0 +1,434 @@
+package server
+
+import (
+	"context"
+	"crypto/rand"
+	"encoding/base64"
+	"encoding/json"
+	"fmt"
+	"sort"
+	"strconv"
+	"sync"
+	"time"
+
+	"github.com/mcpconform/mcpconform/jsonrpc"
+	"github.com/mcpconform/mcpconform/protocol"
+)
+
+// Tasks v1 (2025-11-25/basic/utilities/tasks.mdx) in the reference server:
+// task-augmented tools/call, tasks/get|result|list|cancel, status
+// notifications to the owning session only, related-task _meta, blocking
+// tasks/result, paginated listing and ttl expiry.
+
+// Task statuses.
+const (
+	statusWorking       = "working"
+	statusInputRequired = "input_required"
+	statusCompleted     = "completed"
+	statusFailed        = "failed"
+	statusCancelled     = "cancelled"
+)
+
+func terminal(status string) bool {
+	return status == statusCompleted || status == statusFailed || status == statusCancelled
+}
+
+// Reference limits.
+const (
+	defaultTaskTTL   = 60_000
+	maxTaskTTL       = 3_600_000
+	taskPollInterval = 100
+	taskPageSize     = 2
+)
+
+type task struct {
+	id            string
+	owner         string // the session (peer) and authorization it is bound to
+	peer          *Peer
+	status        string
+	statusMessage string
+	createdAt     time.Time
+	lastUpdatedAt time.Time
+	ttl           int64
+
+	result   json.RawMessage // the underlying request's result, once terminal
+	rpcError *jsonrpc.Error  // or its error
+	done     chan struct{}   // closed once terminal
+	stop     chan struct{}   // closed on cancel: cooperative cancellation
+	// worker is closed when the worker goroutine has finished; faults that
+	// act after a cancel make tasks/result wait for it.
+	worker chan struct{}
+	// createdSnapshot is what the CreateTaskResult reported.
+	notifiedTerminal bool
+}
+
+type taskStore struct {
+	r       *reference
+	mu      sync.Mutex
+	tasks   map[string]*task
+	order   []string
+	seq     int
+	cursors map[string]int // opaque cursor → offset
+	peers   map[*Peer]bool
+}
+
+func newTaskStore(r *reference) *taskStore {
+	return &taskStore{r: r, tasks: map[string]*task{}, cursors: map[string]int{}, peers: map[*Peer]bool{}}
+}
+
+// ownerOf binds tasks to the session and, where one is given, to the
+// authorization context (tasks.mdx#task-isolation-and-access-control).
+func ownerOf(p *Peer) string { return p.ID + "|" + p.Authorization() }
+
+func (s *taskStore) newID() string {
+	if s.r.is("sequential-task-ids") {
+		s.seq++
+		return strconv.Itoa(s.seq)
+	}
+	b := make([]byte, 16)
+	_, _ = rand.Read(b)
+	return base64.RawURLEncoding.EncodeToString(b)
+}
+
+func (s *taskStore) addPeer(p *Peer) {
+	s.mu.Lock()
+	s.peers[p] = true
+	s.mu.Unlock()
+}
+
+func (s *taskStore) removePeer(p *Peer) {
+	s.mu.Lock()
+	delete(s.peers, p)
+	s.mu.Unlock()
+}
+
+func timestamp(t time.Time) string { return t.UTC().Format(time.RFC3339Nano) }
+
+// view renders a task as the Task type; call with s.mu held.
+func (s *taskStore) view(t *task) map[string]any {
+	created := t.createdAt
+	if s.r.is("created-at-drifts") {
+		created = time.Now()
+	}
+	v := map[string]any{
+		"taskId":        t.id,
+		"status":        t.status,
+		"createdAt":     timestamp(created),
+		"lastUpdatedAt": timestamp(t.lastUpdatedAt),
+		"ttl":           t.ttl,
+		"pollInterval":  taskPollInterval,
+	}
+	if t.statusMessage != "" {
+		v["statusMessage"] = t.statusMessage
+	}
+	return v
+}
+
+// lookup finds a task the requester may see; expired tasks are purged.
+func (s *taskStore) lookup(p *Peer, id string) (*task, bool) {
+	t, ok := s.tasks[id]
+	if !ok {
+		return nil, false
+	}
+	if time.Since(t.createdAt) > time.Duration(t.ttl)*time.Millisecond {
+		delete(s.tasks, id)
+		return nil, false
+	}
+	if t.owner != ownerOf(p) && !s.r.is("sequential-task-ids") {
+		return t, false
+	}
+	return t, true
+}
+
+// setStatus moves a task and tells its owner; call without s.mu held.
+func (s *taskStore) setStatus(t *task, status, message string) bool {
+	s.mu.Lock()
+	if terminal(t.status) && !(s.r.is("resurrect-on-late-answer") && t.status == statusCancelled) {
+		s.mu.Unlock()
+		return false
+	}
+	t.status = status
+	t.statusMessage = message
+	t.lastUpdatedAt = time.Now()
+	if terminal(status) {
+		select {
+		case <-t.done:
+		default:
+			close(t.done)
+		}
+	}
+	view := s.view(t)
+	targets := []*Peer{t.peer}
+	if s.r.is("status-to-wrong-session") {
+		targets = targets[:0]
+		for p := range s.peers {
+			targets = append(targets, p)
+		}
+	}
+	s.mu.Unlock()
+	s.notify(view, targets, t)
+	return true
+}
+
+func (s *taskStore) notify(view map[string]any, targets []*Peer, t *task) {
+	params := map[string]any{}
+	for k, v := range view {
+		params[k] = v
+	}
+	if s.r.is("notification-missing-fields") {
+		delete(params, "createdAt")
+	}
+	if s.r.is("notification-related-meta") {
+		params["_meta"] = relatedTask(t.id)
+	}
+	if s.r.is("notification-wrong-status") && params["status"] == statusCompleted {
+		params["status"] = statusFailed
+	}
+	for _, p := range targets {
+		_ = p.Notify(context.Background(), protocol.NotificationTasksStatus, params)
+	}
+	if s.r.is("notify-after-terminal") && terminal(view["status"].(string)) {
+		_ = t.peer.Notify(context.Background(), protocol.NotificationTasksStatus, params)
+	}
+}
+
+func relatedTask(id string) map[string]any {
+	return map[string]any{protocol.MetaRelatedTask: map[string]any{"taskId": id}}
+}
+
+// finish stores the underlying request's outcome and moves to a terminal status.
+func (s *taskStore) finish(t *task, result map[string]any, rpcErr *jsonrpc.Error) {
+	status := statusCompleted
+	if rpcErr != nil {
+		status = statusFailed
+	} else if isErr, _ := result["isError"].(bool); isErr && !s.r.is("iserror-completed") {
+		// tasks.mdx#task-status: a tool result with isError is a failed task.
+		status = statusFailed
+	}
+	s.mu.Lock()
+	if terminal(t.status) && !(s.r.is("resurrect-on-late-answer") && t.status == statusCancelled) {
+		s.mu.Unlock()
+		return // cancelled stays cancelled (tasks.mdx#task-cancellation)
+	}
+	if result != nil {
+		t.result, _ = json.Marshal(result)
+	}
+	t.rpcError = rpcErr
+	s.mu.Unlock()
+	if s.r.is("illegal-transition") && status == statusCompleted {
+		// completed, then (silently) failed: a terminal status that changes.
+		s.setStatus(t, status, "done")
+		s.mu.Lock()
+		t.status = statusFailed
+		s.mu.Unlock()
+		return
+	}
+	s.setStatus(t, status, "")
+}
+
+// createTask registers a task for a task-augmented tools/call and starts
+// its worker. It returns the CreateTaskResult.
+func (s *taskStore) createTask(p *Peer, requestedTTL *int64, work func(t *task)) map[string]any {
+	ttl := int64(defaultTaskTTL)
+	if requestedTTL != nil && *requestedTTL > 0 {
+		ttl = min(*requestedTTL, maxTaskTTL)
+	}
+	now := time.Now()
+	s.mu.Lock()
+	t := &task{
+		owner: ownerOf(p), peer: p, status: statusWorking,
+		createdAt: now, lastUpdatedAt: now, ttl: ttl,
+		done: make(chan struct{}), stop: make(chan struct{}), worker: make(chan struct{}),
+	}
+	t.id = s.newID()
+	s.tasks[t.id] = t
+	s.order = append(s.order, t.id)
+	view := s.view(t)
+	s.mu.Unlock()
+	if s.r.is("create-not-working") {
+		view["status"] = statusInputRequired
+	}
+	go func() {
+		defer close(t.worker)
+		work(t)
+	}()
+	return map[string]any{"task": view}
+}
+
+func taskIDParam(req *jsonrpc.Message) string {
+	var params struct {
+		TaskID string `json:"taskId"`
+	}
+	_ = json.Unmarshal(req.Params, &params)
+	return params.TaskID
+}
+
+func (s *taskStore) notFound(t *task) *jsonrpc.Error {
+	if t != nil && s.r.is("distinct-foreign-error") {
+		return rpcError(protocol.InvalidParams, "Task belongs to another session", nil)
+	}
+	return rpcError(protocol.InvalidParams, "Failed to retrieve task: Task not found", nil)
+}
+
+func (s *taskStore) get(_ context.Context, p *Peer, req *jsonrpc.Message) (any, *jsonrpc.Error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	id := taskIDParam(req)
+	t, ok := s.lookup(p, id)
+	if !ok && !(t != nil && s.r.is("leak-get-foreign")) {
+		if t == nil && s.r.is("unknown-id-wrong-code") {
+			return nil, rpcError(protocol.InternalError, "no such task", nil)
+		}
+		return nil, s.notFound(t)
+	}
+	return s.view(t), nil
+}
+
+func (s *taskStore) result(ctx context.Context, p *Peer, req *jsonrpc.Message) (any, *jsonrpc.Error) {
+	s.mu.Lock()
+	t, ok := s.lookup(p, taskIDParam(req))
+	s.mu.Unlock()
+	if !ok && !(t != nil && s.r.is("leak-result-foreign")) {
+		return nil, s.notFound(t)
+	}
+	if s.r.is("result-returns-early") {
+		return map[string]any{"content": []any{}, "_meta": relatedTask(t.id)}, nil
+	}
+	// tasks.mdx#result-retrieval: block until terminal.
+	select {
+	case <-t.done:
+	case <-ctx.Done():
+		return NoResponse, nil
+	}
+	s.mu.Lock()
+	status := t.status
+	s.mu.Unlock()
+	if status == statusCancelled {
+		if s.r.is("result-hangs-after-cancel") {
+			<-ctx.Done()
+			return NoResponse, nil
+		}
+		if s.r.is("resurrect-on-late-answer") {
+			// The mutant lets its worker run on after the cancel.
+			select {
+			case <-t.worker:
+			case <-ctx.Done():
+				return NoResponse, nil
+			}
+		}
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if t.rpcError != nil {
+		return nil, t.rpcError
+	}
+	if t.result == nil {
+		return nil, rpcError(protocol.InternalError, "Task was cancelled before it produced a result", nil)
+	}
+	var result map[string]any
+	_ = json.Unmarshal(t.result, &result)
+	if s.r.is("result-wrapped") {
+		return map[string]any{"task": s.view(t), "result": result}, nil
+	}
+	if !s.r.is("result-no-related-task") {
+		meta, _ := result["_meta"].(map[string]any)
+		if meta == nil {
+			meta = map[string]any{}
+		}
+		meta[protocol.MetaRelatedTask] = map[string]any{"taskId": t.id}
+		result["_meta"] = meta
+	}
+	return result, nil
+}
+
+func (s *taskStore) list(_ context.Context, p *Peer, req *jsonrpc.Message) (any, *jsonrpc.Error) {
+	var params struct {
+		Cursor *string `json:"cursor"`
+	}
+	_ = json.Unmarshal(req.Params, &params)
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	offset := 0
+	if params.Cursor != nil {
+		o, ok := s.cursors[*params.Cursor]
+		if !ok && !s.r.is("bad-cursor-accepted") {
+			return nil, rpcError(protocol.InvalidParams, "Invalid cursor", nil)
+		}
+		offset = o
+	}
+	var visible []*task
+	for _, id := range s.order {
+		t, ok := s.lookup(p, id)
+		if ok || (t != nil && s.r.is("list-leaks-foreign")) {
+			visible = append(visible, t)
+		}
+	}
+	sort.SliceStable(visible, func(i, j int) bool { return visible[i].createdAt.Before(visible[j].createdAt) })
+	end := min(offset+taskPageSize, len(visible))
+	page := []any{}
+	for _, t := range visible[min(offset, len(visible)):end] {
+		page = append(page, s.view(t))
+	}
+	result := map[string]any{"tasks": page}
+	if end < len(visible) {
+		next := end
+		if s.r.is("list-cursor-skips") {
+			next++
+		}
+		b := make([]byte, 12)
+		_, _ = rand.Read(b)
+		cursor := base64.RawURLEncoding.EncodeToString(b)
+		s.cursors[cursor] = next
+		result["nextCursor"] = cursor
+	}
+	return result, nil
+}
+
+func (s *taskStore) cancel(_ context.Context, p *Peer, req *jsonrpc.Message) (any, *jsonrpc.Error) {
+	s.mu.Lock()
+	t, ok := s.lookup(p, taskIDParam(req))
+	if !ok {
+		foreign := t != nil
+		if foreign && s.r.is("leak-cancel-foreign") {
+			view := s.view(t) // answers as if cancelled, without cancelling
+			view["status"] = statusCancelled
+			s.mu.Unlock()
+			return view, nil
+		}
+		if foreign && s.r.is("foreign-cancel-takes-effect") {
+			s.mu.Unlock()
+			s.doCancel(t)
+			return nil, s.notFound(nil)
+		}
+		s.mu.Unlock()
+		return nil, s.notFound(t)
+	}
+	if terminal(t.status) {
+		accept := (t.status == statusCancelled && s.r.is("recancel-accepted")) ||
+			(t.status != statusCancelled && s.r.is("cancel-terminal-accepted"))
+		view := s.view(t)
+		s.mu.Unlock()
+		if accept {
+			return view, nil
+		}
+		return nil, rpcError(protocol.InvalidParams, fmt.Sprintf("Cannot cancel task: already in terminal status '%s'", t.status), nil)
+	}
+	before := s.view(t)
+	s.mu.Unlock()
+	s.doCancel(t)
+	if s.r.is("cancel-response-stale") {
+		return before, nil
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.view(t), nil // cancelled before the response (tasks.mdx#task-cancellation)
+}
+
+func (s *taskStore) doCancel(t *task) {
+	s.setStatus(t, statusCancelled, "The task was cancelled by request.")
+	select {
+	case <-t.stop:
+	default:
+		close(t.stop)
+	}
+}
