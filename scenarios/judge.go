@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"time"
 
 	"github.com/mcpconform/mcpconform/fakes/client"
 	"github.com/mcpconform/mcpconform/jsonrpc"
@@ -75,4 +76,26 @@ func validateResult(version, method string, raw json.RawMessage) error {
 		return nil
 	}
 	return err
+}
+
+// parseTime reads an ISO 8601 (RFC 3339) timestamp.
+func parseTime(s string) (time.Time, error) {
+	return time.Parse(time.RFC3339Nano, s)
+}
+
+// gone reports a session that has ended: the connection failed, or an HTTP
+// session answered 404 (Streamable HTTP session management).
+func gone(s *client.Session, err error) bool {
+	if err != nil {
+		return true
+	}
+	select {
+	case <-s.Done():
+		return true
+	default:
+	}
+	if ls, ok := transport.As[interface{ LastStatus() int }](s.Conn()); ok {
+		return ls.LastStatus() == 404
+	}
+	return false
 }

@@ -149,7 +149,7 @@ var missingCapabilityScenario = &Scenario{
 			Title: "calling a tool that needs sampling, declaring no capabilities, gives -32021 with data.requiredCapabilities (over HTTP with status 400)"},
 	},
 	Run: func(t *T) {
-		tool := t.Env.Fixture("test_missing_capability")
+		tool := t.Env.Fixture("test_missing_capability", nil).Tool
 		s := t.Connect("A", client.Options{Capabilities: map[string]any{}})
 		requireTool(t, s, tool, "lifecycle-missing-capability/error-32021")
 		t.Step("call %s declaring no client capabilities", tool)

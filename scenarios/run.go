@@ -38,20 +38,41 @@ type Env struct {
 	Target    client.Target
 	Version   string
 	Transport string
-	// Fixtures maps fixture names to the target's own names.
-	Fixtures map[string]string
+	// Fixtures maps fixture names to the target's own tools and arguments.
+	Fixtures map[string]Fixture
+	// AuthTokens, when two are given, are the bearer tokens of sessions A
+	// and B: two authorization contexts.
+	AuthTokens []string
+	// QuietWindow bounds a wait for something that must NOT arrive (a
+	// notification to the wrong session, a response after a cancel).
+	QuietWindow time.Duration
 	// ResponseTimeout bounds each single wait for the target.
 	ResponseTimeout time.Duration
 	// Step, if set, is told about each step (Ginkgo's By).
 	Step func(text string)
 }
 
-// Fixture returns the target's name for a fixture.
-func (e Env) Fixture(name string) string {
-	if v, ok := e.Fixtures[name]; ok && v != "" {
-		return v
+// Fixture is what the target offers under a fixture name: its own tool and
+// the arguments to call it with.
+type Fixture struct {
+	Tool      string         `yaml:"tool"`
+	Arguments map[string]any `yaml:"arguments"`
+}
+
+// Fixture returns the target's tool for a fixture; defaults are the fixture
+// name and the given default arguments.
+func (e Env) Fixture(name string, defaultArgs map[string]any) Fixture {
+	f := e.Fixtures[name]
+	if f.Tool == "" {
+		f.Tool = name
 	}
-	return name
+	if f.Arguments == nil {
+		f.Arguments = defaultArgs
+	}
+	if f.Arguments == nil {
+		f.Arguments = map[string]any{}
+	}
+	return f
 }
 
 // Result is one execution of a scenario.
@@ -74,6 +95,7 @@ type T struct {
 
 	mu       sync.Mutex
 	verdicts map[string]Verdict
+	levels   map[string]Level
 	sessions []*client.Session
 	stderr   []string
 }
@@ -89,6 +111,9 @@ type abort struct {
 func Execute(ctx context.Context, s *Scenario, env Env) *Result {
 	if env.ResponseTimeout == 0 {
 		env.ResponseTimeout = 5 * time.Second
+	}
+	if env.QuietWindow == 0 {
+		env.QuietWindow = 250 * time.Millisecond
 	}
 	t := &T{
 		Ctx:        ctx,
@@ -118,6 +143,9 @@ func Execute(ctx context.Context, s *Scenario, env Env) *Result {
 	res := &Result{Scenario: s, Duration: time.Since(t.start)}
 	for _, c := range s.Checks {
 		v, ok := t.verdicts[c.ID]
+		if l, raised := t.levels[c.ID]; raised {
+			c.Level = l
+		}
 		if !ok {
 			v = Verdict{Check: c, Outcome: rest.outcome, Message: rest.reason, At: time.Since(t.start)}
 		}
@@ -148,8 +176,26 @@ func (t *T) check(id string) Check {
 	return c
 }
 
+// Escalate raises a check's level for this run (a SHOULD that becomes a
+// MUST when two authorization contexts are given), saying why.
+func (t *T) Escalate(id string, level Level, why string) {
+	t.check(id)
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	if t.levels == nil {
+		t.levels = map[string]Level{}
+	}
+	t.levels[id] = level
+	t.transcript.Eventf("", "%s judged at %s: %s", id, level, why)
+}
+
 func (t *T) record(id string, o Outcome, msg string) {
 	c := t.check(id)
+	t.mu.Lock()
+	if l, ok := t.levels[id]; ok {
+		c.Level = l
+	}
+	t.mu.Unlock()
 	if o == Fail && t.Ctx.Err() != nil {
 		// Past the scenario's deadline a missing answer proves nothing.
 		o, msg = Errored, "the scenario deadline passed before this check was judged ("+msg+")"

@@ -43,6 +43,8 @@ type serverFlags struct {
 	strict          bool
 	fixtures        []string
 	headers         []string
+	configPath      string
+	authTokens      []string
 }
 
 func serverCmd() *cobra.Command {
@@ -88,6 +90,8 @@ Exit codes: 0 every judged check passed (SHOULD warnings allowed unless --strict
 	fl.BoolVar(&f.strict, "strict", false, "count failed SHOULD checks as failures, not warnings")
 	fl.StringArrayVar(&f.fixtures, "fixture", nil, "map a fixture to the target's own name: NAME=TARGET_NAME (repeatable)")
 	fl.StringArrayVar(&f.headers, "header", nil, "extra HTTP header for every request, 'Name: value' (repeatable)")
+	fl.StringVar(&f.configPath, "config", "", "YAML file mapping fixtures to the target's tools and arguments (see README)")
+	fl.StringArrayVar(&f.authTokens, "auth-token", nil, "bearer token of a session; give two for two authorization contexts (HTTP, WebSocket)")
 	return cmd
 }
 
@@ -194,16 +198,20 @@ func parseHeaders(lines []string) (http.Header, error) {
 	return h, nil
 }
 
-func parseFixtures(pairs []string) (map[string]string, error) {
-	out := map[string]string{}
+func parseFixtures(pairs []string, into map[string]scenarios.Fixture) (map[string]scenarios.Fixture, error) {
+	if into == nil {
+		into = map[string]scenarios.Fixture{}
+	}
 	for _, p := range pairs {
 		k, v, ok := strings.Cut(p, "=")
 		if !ok || k == "" || v == "" {
 			return nil, fmt.Errorf("--fixture %q: want NAME=TARGET_NAME", p)
 		}
-		out[k] = v
+		f := into[k]
+		f.Tool = v
+		into[k] = f
 	}
-	return out, nil
+	return into, nil
 }
 
 func runServer(cmd *cobra.Command, f *serverFlags, args []string) (int, error) {
@@ -212,9 +220,17 @@ func runServer(cmd *cobra.Command, f *serverFlags, args []string) (int, error) {
 	if err != nil {
 		return exitUsage, usageErr("%v", err)
 	}
-	fixtures, err := parseFixtures(f.fixtures)
+	cfgFile, err := loadConfig(f.configPath)
 	if err != nil {
 		return exitUsage, usageErr("%v", err)
+	}
+	fixtures, err := parseFixtures(f.fixtures, cfgFile.Fixtures)
+	if err != nil {
+		return exitUsage, usageErr("%v", err)
+	}
+	tokens := append(append([]string(nil), cfgFile.Auth.Tokens...), f.authTokens...)
+	if len(tokens) != 0 && len(tokens) != 2 {
+		return exitUsage, usageErr("give two bearer tokens (--auth-token twice, or auth.tokens in the config), one per authorization context; got %d", len(tokens))
 	}
 	for _, id := range f.scenarioIDs {
 		if _, ok := scenarios.Find(id); !ok {
@@ -242,7 +258,7 @@ func runServer(cmd *cobra.Command, f *serverFlags, args []string) (int, error) {
 			cfg := suites.Config{
 				Name: tr + " " + v,
 				Env: scenarios.Env{Target: targets[tr], Version: v, Transport: tr,
-					Fixtures: fixtures, ResponseTimeout: f.responseTimeout},
+					Fixtures: fixtures, AuthTokens: tokens, ResponseTimeout: f.responseTimeout},
 				ScenarioTimeout: f.timeout,
 				Strict:          f.strict,
 				Progress:        out,

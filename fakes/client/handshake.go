@@ -46,7 +46,19 @@ func (s *Session) Initialize(ctx context.Context) (*jsonrpc.Message, error) {
 	if err := s.Notify(ctx, protocol.NotificationInitialized, nil); err != nil {
 		return resp, fmt.Errorf("notifications/initialized: %w", err)
 	}
+	// Streamable HTTP: open the GET stream, where a server sends requests
+	// that belong to no open POST (an elicitation from inside a task). A
+	// server that offers none answers 405, which is allowed.
+	if st, ok := transport.As[streamOpener](s.conn); ok {
+		if err := st.OpenStream(ctx); err != nil {
+			s.opts.Transcript.Eventf(s.opts.Label, "no GET stream: %v", err)
+		}
+	}
 	return resp, nil
+}
+
+type streamOpener interface {
+	OpenStream(ctx context.Context) error
 }
 
 // Discover calls server/discover (2026-07-28) and keeps the capabilities.

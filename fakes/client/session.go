@@ -34,6 +34,9 @@ type Options struct {
 	Capabilities map[string]any
 	// Handlers answer server-to-client requests by method.
 	Handlers map[string]RequestHandler
+	// Header is added to the target's headers for this session only (a
+	// bearer token of its own authorization context).
+	Header http.Header
 }
 
 // DefaultClientInfo is what the fake client calls itself.
@@ -55,6 +58,8 @@ type Session struct {
 
 	handlersMu sync.RWMutex
 	handlers   map[string]RequestHandler
+
+	tasks taskLog
 
 	// Negotiated after Initialize.
 	ServerVersion      string
@@ -90,6 +95,9 @@ func Connect(ctx context.Context, target Target, opts Options) (*Session, error)
 	go s.readLoop()
 	return s, nil
 }
+
+// Label names the session in transcripts.
+func (s *Session) Label() string { return s.opts.Label }
 
 // Inbox gives access to everything unsolicited the server sent.
 func (s *Session) Inbox() *Inbox { return s.inbox }
@@ -173,6 +181,9 @@ func (s *Session) dispatch(msg *jsonrpc.Message) {
 			return
 		}
 	}
+	if msg.Method == protocol.NotificationTasksStatus {
+		s.tasks.add("notification", msg.Params)
+	}
 	s.inbox.add(msg)
 	if msg.IsRequest() {
 		go s.answer(msg)
@@ -187,7 +198,9 @@ func (s *Session) answer(req *jsonrpc.Message) {
 	var resp *jsonrpc.Message
 	if h == nil {
 		resp = jsonrpc.NewError(req.ID, protocol.MethodNotFound, "mcpconform: no handler for "+req.Method, nil)
-	} else if result, rpcErr := h(ctx, req); rpcErr != nil {
+	} else if result, rpcErr := h(ctx, req); result == NoAnswer && rpcErr == nil {
+		return // scripted silence: the request is never answered
+	} else if rpcErr != nil {
 		resp = jsonrpc.NewError(req.ID, rpcErr.Code, rpcErr.Message, rpcErr.Data)
 	} else if r, err := jsonrpc.NewResult(req.ID, result); err != nil {
 		resp = jsonrpc.NewError(req.ID, protocol.InternalError, err.Error(), nil)
@@ -355,6 +368,12 @@ func (s *Session) paramsWithMeta(c Call) (json.RawMessage, error) {
 	}
 	return json.Marshal(params)
 }
+
+// noAnswer marks a handler result that sends nothing.
+type noAnswer struct{}
+
+// NoAnswer, returned by a RequestHandler, leaves the request unanswered.
+var NoAnswer any = noAnswer{}
 
 // ErrNotInitialized is returned by helpers that need a handshake first.
 var ErrNotInitialized = errors.New("session not initialized")

@@ -64,7 +64,14 @@ func (t Target) Dial(ctx context.Context, opts Options) (transport.Conn, error) 
 	if err := t.Validate(); err != nil {
 		return nil, err
 	}
-	topts := transport.Options{Transcript: opts.Transcript, Session: opts.Label, Header: t.Header}
+	header := t.Header.Clone()
+	for k, v := range opts.Header {
+		if header == nil {
+			header = http.Header{}
+		}
+		header[k] = v
+	}
+	topts := transport.Options{Transcript: opts.Transcript, Session: opts.Label, Header: header}
 	switch t.Kind {
 	case KindStdio:
 		c, err := transport.DialStdio(ctx, t.Argv, transport.StdioOptions{Options: topts, Env: t.Env})

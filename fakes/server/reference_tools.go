@@ -115,7 +115,7 @@ func (r *reference) toolsCall(ctx context.Context, p *Peer, req *jsonrpc.Message
 		if params.Task != nil {
 			ttl = params.Task.TTL
 		}
-		return r.tasks.createTask(p, ttl, func(t *task) { r.runTaskTool(p, t, tool.name, params.Arguments) }), nil
+		return r.tasks.createTask(p, tool.name, ttl, func(t *task) { r.runTaskTool(p, t, tool.name, params.Arguments) }), nil
 	}
 	switch tool.name {
 	case "test_simple_text":

@@ -31,8 +31,9 @@ type wire struct {
 	name       string
 	send       func(frame string)
 	frames     chan string
-	closeInput func() // the client stops sending (stdin EOF / WebSocket close)
-	served     chan error
+	closeInput func()        // the client stops sending (stdin EOF / WebSocket close)
+	served     chan struct{} // closed when ServeConn (or Serve) returned
+	servedErr  error         // what it returned; read after served is closed
 }
 
 // stepCtx is a context bounded by wait, cancelled at the end of the spec.
@@ -50,8 +51,11 @@ func overPipes(e *server.Engine) *wire {
 	outR, outW := io.Pipe() // engine's stdout → client
 	conn := transport.NewStdioServerConn(inR, outW, transport.Options{})
 	ctx, cancel := context.WithCancel(context.Background())
-	served := make(chan error, 1)
-	go func() { served <- e.ServeConn(ctx, conn) }()
+	w := &wire{name: "stdio", served: make(chan struct{})}
+	go func() {
+		defer close(w.served)
+		w.servedErr = e.ServeConn(ctx, conn)
+	}()
 	frames := make(chan string, 256)
 	go func() {
 		defer close(frames)
@@ -61,21 +65,17 @@ func overPipes(e *server.Engine) *wire {
 			frames <- sc.Text()
 		}
 	}()
-	w := &wire{
-		name:   "stdio",
-		frames: frames,
-		served: served,
-		send: func(frame string) {
-			GinkgoHelper()
-			_, err := io.WriteString(inW, frame+"\n")
-			Expect(err).NotTo(HaveOccurred())
-		},
-		closeInput: func() { _ = inW.Close() },
+	w.frames = frames
+	w.send = func(frame string) {
+		GinkgoHelper()
+		_, err := io.WriteString(inW, frame+"\n")
+		Expect(err).NotTo(HaveOccurred())
 	}
+	w.closeInput = func() { _ = inW.Close() }
 	DeferCleanup(func() {
 		cancel()
 		_ = inW.Close()
-		Eventually(served).WithTimeout(wait).Should(Receive(), "ServeConn must return once its context ends")
+		Eventually(w.served).WithTimeout(wait).Should(BeClosed(), "ServeConn must return once its context ends")
 		_ = outR.Close()
 	})
 	return w
@@ -87,8 +87,11 @@ func overWebSocket(e *server.Engine) *wire {
 	ctx, cancel := context.WithCancel(context.Background())
 	l, err := transport.ListenWebSocket(stepCtx(), "127.0.0.1:0", transport.WSServerOptions{})
 	Expect(err).NotTo(HaveOccurred())
-	served := make(chan error, 1)
-	go func() { served <- e.Serve(ctx, l) }()
+	w := &wire{name: "ws", served: make(chan struct{})}
+	go func() {
+		defer close(w.served)
+		w.servedErr = e.Serve(ctx, l)
+	}()
 	c, err := transport.DialWebSocket(stepCtx(), l.Addr(), transport.Options{})
 	Expect(err).NotTo(HaveOccurred())
 	frames := make(chan string, 256)
@@ -106,18 +109,16 @@ func overWebSocket(e *server.Engine) *wire {
 		_ = c.Close()
 		cancel()
 		_ = l.Close()
-		Eventually(served).WithTimeout(wait).Should(Receive(BeNil()))
+		Eventually(w.served).WithTimeout(wait).Should(BeClosed())
+		Expect(w.servedErr).NotTo(HaveOccurred())
 	})
-	return &wire{
-		name:   "ws",
-		frames: frames,
-		served: served,
-		send: func(frame string) {
-			GinkgoHelper()
-			Expect(c.Send(stepCtx(), []byte(frame))).To(Succeed())
-		},
-		closeInput: func() { _ = c.Close() },
+	w.frames = frames
+	w.send = func(frame string) {
+		GinkgoHelper()
+		Expect(c.Send(stepCtx(), []byte(frame))).To(Succeed())
 	}
+	w.closeInput = func() { _ = c.Close() }
+	return w
 }
 
 // next is the next frame the engine sent, decoded.

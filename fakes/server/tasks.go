@@ -57,9 +57,9 @@ type task struct {
 	stop     chan struct{}   // closed on cancel: cooperative cancellation
 	// worker is closed when the worker goroutine has finished; faults that
 	// act after a cancel make tasks/result wait for it.
-	worker chan struct{}
-	// createdSnapshot is what the CreateTaskResult reported.
-	notifiedTerminal bool
+	worker  chan struct{}
+	tool    string
+	flipped bool // illegal-transition fault: completed read once, then failed
 }
 
 type taskStore struct {
@@ -150,13 +150,6 @@ func (s *taskStore) setStatus(t *task, status, message string) bool {
 	t.status = status
 	t.statusMessage = message
 	t.lastUpdatedAt = time.Now()
-	if terminal(status) {
-		select {
-		case <-t.done:
-		default:
-			close(t.done)
-		}
-	}
 	view := s.view(t)
 	targets := []*Peer{t.peer}
 	if s.r.is("status-to-wrong-session") {
@@ -166,7 +159,18 @@ func (s *taskStore) setStatus(t *task, status, message string) bool {
 		}
 	}
 	s.mu.Unlock()
+	// Notify before releasing tasks/result waiters, so a client that sees
+	// the result has been sent the notification already.
 	s.notify(view, targets, t)
+	if terminal(status) {
+		s.mu.Lock()
+		select {
+		case <-t.done:
+		default:
+			close(t.done)
+		}
+		s.mu.Unlock()
+	}
 	return true
 }
 
@@ -215,20 +219,12 @@ func (s *taskStore) finish(t *task, result map[string]any, rpcErr *jsonrpc.Error
 	}
 	t.rpcError = rpcErr
 	s.mu.Unlock()
-	if s.r.is("illegal-transition") && status == statusCompleted {
-		// completed, then (silently) failed: a terminal status that changes.
-		s.setStatus(t, status, "done")
-		s.mu.Lock()
-		t.status = statusFailed
-		s.mu.Unlock()
-		return
-	}
 	s.setStatus(t, status, "")
 }
 
 // createTask registers a task for a task-augmented tools/call and starts
 // its worker. It returns the CreateTaskResult.
-func (s *taskStore) createTask(p *Peer, requestedTTL *int64, work func(t *task)) map[string]any {
+func (s *taskStore) createTask(p *Peer, tool string, requestedTTL *int64, work func(t *task)) map[string]any {
 	ttl := int64(defaultTaskTTL)
 	if requestedTTL != nil && *requestedTTL > 0 {
 		ttl = min(*requestedTTL, maxTaskTTL)
@@ -236,7 +232,7 @@ func (s *taskStore) createTask(p *Peer, requestedTTL *int64, work func(t *task))
 	now := time.Now()
 	s.mu.Lock()
 	t := &task{
-		owner: ownerOf(p), peer: p, status: statusWorking,
+		owner: ownerOf(p), peer: p, status: statusWorking, tool: tool,
 		createdAt: now, lastUpdatedAt: now, ttl: ttl,
 		done: make(chan struct{}), stop: make(chan struct{}), worker: make(chan struct{}),
 	}
@@ -276,12 +272,18 @@ func (s *taskStore) get(_ context.Context, p *Peer, req *jsonrpc.Message) (any, 
 	id := taskIDParam(req)
 	t, ok := s.lookup(p, id)
 	if !ok && !(t != nil && s.r.is("leak-get-foreign")) {
-		if t == nil && s.r.is("unknown-id-wrong-code") {
-			return nil, rpcError(protocol.InternalError, "no such task", nil)
-		}
 		return nil, s.notFound(t)
 	}
-	return s.view(t), nil
+	view := s.view(t)
+	if s.r.is("illegal-transition") && t.status == statusCompleted && !t.flipped {
+		// Reads completed once, then failed: a terminal status that changes.
+		t.flipped = true
+		t.status = statusFailed
+	}
+	if s.r.is("ttl-missing") {
+		delete(view, "ttl")
+	}
+	return view, nil
 }
 
 func (s *taskStore) result(ctx context.Context, p *Peer, req *jsonrpc.Message) (any, *jsonrpc.Error) {
@@ -291,8 +293,11 @@ func (s *taskStore) result(ctx context.Context, p *Peer, req *jsonrpc.Message) (
 	if !ok && !(t != nil && s.r.is("leak-result-foreign")) {
 		return nil, s.notFound(t)
 	}
-	if s.r.is("result-returns-early") {
-		return map[string]any{"content": []any{}, "_meta": relatedTask(t.id)}, nil
+	if s.r.is("result-returns-early") && t.tool == "test_task_working" {
+		// Answers at once with the result the task will have: not blocking.
+		res := textResult(ctx, t.tool+" finished.", false)
+		res["_meta"] = relatedTask(t.id)
+		return res, nil
 	}
 	// tasks.mdx#result-retrieval: block until terminal.
 	select {
@@ -308,27 +313,22 @@ func (s *taskStore) result(ctx context.Context, p *Peer, req *jsonrpc.Message) (
 			<-ctx.Done()
 			return NoResponse, nil
 		}
-		if s.r.is("resurrect-on-late-answer") {
-			// The mutant lets its worker run on after the cancel.
-			select {
-			case <-t.worker:
-			case <-ctx.Done():
-				return NoResponse, nil
-			}
-		}
 	}
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if t.rpcError != nil {
 		return nil, t.rpcError
 	}
+	if t.status == statusFailed && s.r.is("failing-result-swallowed") {
+		return nil, rpcError(protocol.InternalError, "Task failed", nil)
+	}
 	if t.result == nil {
 		return nil, rpcError(protocol.InternalError, "Task was cancelled before it produced a result", nil)
 	}
 	var result map[string]any
 	_ = json.Unmarshal(t.result, &result)
-	if s.r.is("result-wrapped") {
-		return map[string]any{"task": s.view(t), "result": result}, nil
+	if s.r.is("result-wrapped") && t.status == statusCompleted {
+		return map[string]any{"task": s.view(t), "result": result, "_meta": relatedTask(t.id)}, nil
 	}
 	if !s.r.is("result-no-related-task") {
 		meta, _ := result["_meta"].(map[string]any)
@@ -389,6 +389,10 @@ func (s *taskStore) cancel(_ context.Context, p *Peer, req *jsonrpc.Message) (an
 	t, ok := s.lookup(p, taskIDParam(req))
 	if !ok {
 		foreign := t != nil
+		if !foreign && s.r.is("unknown-id-wrong-code") {
+			s.mu.Unlock()
+			return nil, rpcError(protocol.InternalError, "no such task", nil)
+		}
 		if foreign && s.r.is("leak-cancel-foreign") {
 			view := s.view(t) // answers as if cancelled, without cancelling
 			view["status"] = statusCancelled

@@ -1,0 +1,305 @@
+package main_test
+
+import (
+	"bufio"
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"regexp"
+	"strings"
+	"time"
+
+	. "github.com/onsi/ginkgo/v2"
+	. "github.com/onsi/gomega"
+	"github.com/onsi/gomega/gbytes"
+	"github.com/onsi/gomega/gexec"
+
+	"github.com/mcpconform/mcpconform/fakes/server"
+	"github.com/mcpconform/mcpconform/jsonrpc"
+	"github.com/mcpconform/mcpconform/scenarios"
+	"github.com/mcpconform/mcpconform/transport"
+)
+
+var _ = Describe("mcpconform", func() {
+	Describe("version", func() {
+		It("prints the version", func() {
+			s := run(0, "version")
+			Expect(string(s.Out.Contents())).To(MatchRegexp(`^mcpconform \S+\n$`))
+		})
+	})
+
+	Describe("list", func() {
+		It("lists every scenario id and every check id", func() {
+			out := string(run(0, "list").Out.Contents())
+			Expect(scenarios.All()).NotTo(BeEmpty())
+			for _, sc := range scenarios.All() {
+				Expect(out).To(MatchRegexp(`(?m)^`+regexp.QuoteMeta(sc.ID)+`\s`), "scenario %s", sc.ID)
+				for _, c := range sc.Checks {
+					Expect(out).To(MatchRegexp(`(?m)^  `+regexp.QuoteMeta(c.ID)+`\s+`+string(c.Level)+`\s`), "check %s", c.ID)
+				}
+			}
+		})
+
+		It("lists every fault with --faults, and the check it kills", func() {
+			out := string(run(0, "list", "--faults").Out.Contents())
+			Expect(server.Faults()).NotTo(BeEmpty())
+			for _, f := range server.Faults() {
+				Expect(out).To(MatchRegexp(`(?m)^`+regexp.QuoteMeta(f.Name)+`\s+`+regexp.QuoteMeta(f.Kills)+`\s`), "fault %s", f.Name)
+			}
+		})
+	})
+
+	Describe("server", func() {
+		var dir string
+		BeforeEach(func() { dir = GinkgoT().TempDir() })
+
+		It("passes the reference over WebSocket and writes a clean junit.xml", func() {
+			s := run(0, "server", "--reference", "--transport", "ws", "-o", dir)
+			Expect(s.Out).To(gbytes.Say(`judging built-in reference server`))
+			Expect(string(s.Out.Contents())).NotTo(MatchRegexp(`(?m)^FAIL`))
+
+			doc := readJUnit(dir)
+			Expect(doc.Tests).To(BeNumerically(">", 0))
+			Expect(doc.Failures).To(BeZero())
+			Expect(doc.Errors).To(BeZero())
+			Expect(doc.cases()).To(HaveLen(doc.Tests))
+			for _, suite := range doc.Suites {
+				Expect(suite.Failures).To(BeZero())
+				for _, c := range suite.Cases {
+					Expect(c.Name).NotTo(BeEmpty())
+					Expect(c.Classname).NotTo(BeEmpty(), "testcase %s", c.Name)
+					Expect(c.Name).To(HavePrefix(suite.Name+"/"), "a check id starts with its scenario id")
+					sc, ok := scenarios.Find(suite.Name)
+					Expect(ok).To(BeTrue(), "testsuite %s is a scenario id", suite.Name)
+					Expect(c.Classname).To(Equal("mcpconform.server."+sc.Family+"."+suite.Name), "classname = mcpconform.server.<family>.<scenario>")
+					Expect(c.Failure).To(BeNil(), "testcase %s", c.Name)
+					Expect(c.Error).To(BeNil(), "testcase %s", c.Name)
+				}
+			}
+			names := []string{}
+			for _, c := range doc.cases() {
+				names = append(names, c.Name)
+			}
+			Expect(names).To(ContainElements("lifecycle-ping/empty-result", "lifecycle-discover/result-schema", "lifecycle-malformed-json/parse-error"))
+
+			b, err := os.ReadFile(filepath.Join(dir, "results.json"))
+			Expect(err).NotTo(HaveOccurred())
+			var results struct {
+				Outcome string
+				Counts  struct{ Failed, Total int }
+			}
+			Expect(json.Unmarshal(b, &results)).To(Succeed())
+			Expect(results.Counts.Failed).To(BeZero())
+			Expect(results.Counts.Total).To(Equal(doc.Tests))
+			Expect(filepath.Join(dir, "summary.md")).To(BeARegularFile())
+		})
+
+		It("fails exactly the fault's check over stdio, and says so in junit.xml", func() {
+			s := run(1, "server", "--reference", "--fault", "ping-error", "--transport", "stdio", "-o", dir)
+			Expect(string(s.Out.Contents())).To(MatchRegexp(`(?m)^FAIL\s+stdio 2025-11-25\s+lifecycle-ping\s`))
+
+			doc := readJUnit(dir)
+			Expect(doc.Failures).To(Equal(1))
+			failed := doc.failed()
+			Expect(failed).To(HaveLen(1))
+			Expect(failed[0].Name).To(Equal("lifecycle-ping/empty-result"))
+			Expect(failed[0].Classname).To(Equal("mcpconform.server.lifecycle.lifecycle-ping"))
+			Expect(failed[0].Failure.Type).To(Equal("MUST"))
+			Expect(failed[0].Failure.Text).To(ContainSubstring("Expected: result {}"))
+			Expect(failed[0].Failure.Text).To(ContainSubstring("-32603"))
+			for _, suite := range doc.Suites {
+				if suite.Name == "lifecycle-ping" {
+					Expect(suite.SystemOut).To(ContainSubstring(`"method":"ping"`), "the transcript of the failure")
+				}
+			}
+		})
+
+		It("exits 2 with a message for a bad flag", func() {
+			s := run(2, "server", "--no-such-flag")
+			Expect(string(s.Err.Contents())).To(ContainSubstring("unknown flag: --no-such-flag"))
+			s = run(2, "no-such-command")
+			Expect(string(s.Err.Contents())).To(ContainSubstring("no-such-command"))
+		})
+
+		It("exits 2 without a target", func() {
+			s := run(2, "server", "-o", dir)
+			Expect(string(s.Err.Contents())).To(ContainSubstring("name exactly one target"))
+			Expect(filepath.Join(dir, "junit.xml")).NotTo(BeAnExistingFile())
+		})
+
+		It("exits 2 naming a stdio command that does not exist", func() {
+			s := run(2, "server", "--stdio", "-o", dir, "--", "/no/such/binary", "--flag")
+			Expect(string(s.Err.Contents())).To(ContainSubstring("/no/such/binary"))
+			Expect(filepath.Join(dir, "junit.xml")).NotTo(BeAnExistingFile())
+		})
+
+		It("exits 2 for an unknown scenario, fault, version or transport", func() {
+			s := run(2, "server", "--reference", "--scenario", "no-such", "-o", dir)
+			Expect(string(s.Err.Contents())).To(ContainSubstring(`unknown --scenario "no-such"`))
+			s = run(2, "server", "--reference", "--fault", "no-such-fault", "-o", dir)
+			Expect(string(s.Err.Contents())).To(ContainSubstring(`unknown fault "no-such-fault"`))
+			s = run(2, "server", "--reference", "--spec-version", "1999-01-01", "-o", dir)
+			Expect(string(s.Err.Contents())).To(ContainSubstring("1999-01-01"))
+			s = run(2, "server", "--reference", "--transport", "smoke-signals", "-o", dir)
+			Expect(string(s.Err.Contents())).To(ContainSubstring("smoke-signals"))
+			Expect(filepath.Join(dir, "junit.xml")).NotTo(BeAnExistingFile())
+		})
+
+		// README.md, exit codes: 3 = "nothing failed, but some checks could
+		// not be judged (target unreachable, …)", and the report is written in
+		// every case where the run started.
+		It("writes the report when nothing listens at --url", func() {
+			s := start(exec.Command(exe, "server", "--url", "http://127.0.0.1:1/mcp", "-o", dir))
+			Eventually(s).WithTimeout(exitWithin).Should(gexec.Exit())
+			Expect(s.ExitCode()).To(BeElementOf(1, 3), "judged nothing as passed")
+			doc := readJUnit(dir)
+			Expect(doc.Tests).To(BeNumerically(">", 0))
+			passed := 0
+			for _, c := range doc.cases() {
+				Expect(c.Name).NotTo(BeEmpty())
+				Expect(c.Classname).NotTo(BeEmpty())
+				if c.Failure == nil && c.Error == nil && c.Skipped == nil && !strings.Contains(c.SystemOut, "WARNING") {
+					passed++
+				}
+			}
+			Expect(passed).To(BeZero(), "an unreachable target passes nothing")
+			all := ""
+			for _, suite := range doc.Suites {
+				all += suite.SystemOut
+			}
+			Expect(all).To(ContainSubstring("connection refused"))
+			Expect(filepath.Join(dir, "results.json")).To(BeARegularFile())
+		})
+
+		PIt("exits 3 when nothing listens at --url (README: target unreachable → 3); the binary exits 1", func() {
+			run(3, "server", "--url", "http://127.0.0.1:1/mcp", "-o", dir)
+			Expect(readJUnit(dir).Failures).To(BeZero(), "an unreachable target violates nothing")
+		})
+
+		It("judges a stdio target that prints garbage and exits, and keeps what it did", func() {
+			script := filepath.Join(GinkgoT().TempDir(), "garbage.sh")
+			Expect(os.WriteFile(script, []byte("#!/bin/sh\necho 'not json at all'; exit 7\n"), 0o755)).To(Succeed())
+			s := start(exec.Command(exe, "server", "--stdio", "-o", dir, "--", script))
+			Eventually(s).WithTimeout(exitWithin).Should(gexec.Exit())
+			Expect(s.ExitCode()).To(BeElementOf(1, 3))
+			Expect(string(s.Out.Contents())).To(ContainSubstring("judging stdio: " + script))
+
+			doc := readJUnit(dir)
+			Expect(doc.Tests).To(BeNumerically(">", 0))
+			all := ""
+			for _, suite := range doc.Suites {
+				all += suite.SystemOut
+				for _, c := range suite.Cases {
+					Expect(c.Name).NotTo(BeEmpty())
+					Expect(c.Classname).NotTo(BeEmpty())
+				}
+			}
+			Expect(all).To(ContainSubstring("not json at all"))
+			Expect(all).To(ContainSubstring("exit status 7"))
+		})
+		It("exits 3 on Ctrl-C and still writes what was judged", func() {
+			script := filepath.Join(GinkgoT().TempDir(), "silent.sh")
+			Expect(os.WriteFile(script, []byte("#!/bin/sh\nexec cat >/dev/null\n"), 0o755)).To(Succeed())
+			s := start(exec.Command(exe, "server", "--stdio", "-o", dir, "--", script))
+			// A first scenario line means the run is under way (Ginkgo handles
+			// the interrupt from then on).
+			Eventually(s.Out).WithTimeout(exitWithin).Should(gbytes.Say(`(?m)^(PASS|FAIL|WARN|SKIP|ERROR)\s+stdio`))
+			s.Interrupt()
+			Eventually(s).WithTimeout(exitWithin).Should(gexec.Exit(3))
+			Expect(string(s.Err.Contents())).To(ContainSubstring("interrupted"))
+			doc := readJUnit(dir)
+			Expect(doc.Tests).To(BeNumerically(">", 0))
+			Expect(doc.Failures).To(BeZero(), "a silent target breaks no MUST before the interrupt")
+		})
+	})
+
+	Describe("fake-server", func() {
+		It("lists the faults", func() {
+			out := string(run(0, "fake-server", "--list-faults").Out.Contents())
+			for _, f := range server.Faults() {
+				Expect(out).To(MatchRegexp(`(?m)^`+regexp.QuoteMeta(f.Name)+`\s`), "fault %s", f.Name)
+			}
+		})
+
+		It("wants exactly one mode", func() {
+			s := run(2, "fake-server")
+			Expect(string(s.Err.Contents())).To(ContainSubstring("choose exactly one"))
+			run(2, "fake-server", "--stdio", "--ws", "127.0.0.1:0")
+			s = run(2, "fake-server", "--stdio", "--fault", "no-such-fault")
+			Expect(string(s.Err.Contents())).To(ContainSubstring("unknown fault"))
+		})
+
+		It("answers on stdio and exits when stdin closes", func() {
+			cmd := exec.Command(exe, "fake-server", "--stdio")
+			stdin, err := cmd.StdinPipe()
+			Expect(err).NotTo(HaveOccurred())
+			s := start(cmd)
+			_, err = io.WriteString(stdin, `{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{},"clientInfo":{"name":"t","version":"1"}}}`+"\n")
+			Expect(err).NotTo(HaveOccurred())
+			Eventually(s.Out).WithTimeout(exitWithin).Should(gbytes.Say(`"protocolVersion":"2025-11-25"`))
+			_, err = io.WriteString(stdin, `{"jsonrpc":"2.0","id":"p","method":"ping"}`+"\n")
+			Expect(err).NotTo(HaveOccurred())
+			Eventually(s.Out).WithTimeout(exitWithin).Should(gbytes.Say(`\{"jsonrpc":"2.0","id":"p","result":\{\}\}`))
+			Expect(s).NotTo(gexec.Exit())
+			Expect(stdin.Close()).To(Succeed())
+			Eventually(s).WithTimeout(exitWithin).Should(gexec.Exit(0))
+
+			sc := bufio.NewScanner(strings.NewReader(string(s.Out.Contents())))
+			lines := 0
+			for sc.Scan() {
+				lines++
+				m, err := jsonrpc.Decode(sc.Bytes())
+				Expect(err).NotTo(HaveOccurred(), "stdout carries nothing but JSON-RPC: %q", sc.Text())
+				Expect(m.IsResponse()).To(BeTrue())
+			}
+			Expect(lines).To(Equal(2))
+		})
+
+		It("serves WebSocket on a loopback port until interrupted", func() {
+			s := start(exec.Command(exe, "fake-server", "--ws", "127.0.0.1:0"))
+			Eventually(s.Err).WithTimeout(exitWithin).Should(gbytes.Say(`serving the reference server at (ws://127\.0\.0\.1:\d+/mcp)`))
+			url := regexp.MustCompile(`ws://127\.0\.0\.1:\d+/mcp`).FindString(string(s.Err.Contents()))
+			ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+			defer cancel()
+			c, err := transport.DialWebSocket(ctx, url, transport.Options{})
+			Expect(err).NotTo(HaveOccurred())
+			defer c.Close()
+			Expect(c.Send(ctx, []byte(`{"jsonrpc":"2.0","id":7,"method":"ping"}`))).To(Succeed())
+			b, err := c.Recv(ctx)
+			Expect(err).NotTo(HaveOccurred())
+			Expect(string(b)).To(Equal(`{"jsonrpc":"2.0","id":7,"result":{}}`))
+			Expect(c.Close()).To(Succeed())
+			s.Interrupt()
+			Eventually(s).WithTimeout(exitWithin).Should(gexec.Exit(0))
+		})
+	})
+
+	Describe("selftest", func() {
+		It("passes over WebSocket, running every fault WebSocket can show", func() {
+			s := start(exec.Command(exe, "selftest", "--transport", "ws", "-q"))
+			Eventually(s).WithTimeout(3 * exitWithin).Should(gexec.Exit())
+			out := string(s.Out.Contents())
+			Expect(s.ExitCode()).To(Equal(0), "stdout:\n%s\nstderr:\n%s", out, s.Err.Contents())
+			Expect(out).To(ContainSubstring("self-test passed"))
+			Expect(out).To(MatchRegexp(`(?m)^\(reference\)\s+ws\s+2025-11-25\s+-$`))
+			for _, f := range server.Faults() {
+				if f.ObservableOn("ws", "2025-11-25") {
+					Expect(out).To(MatchRegexp(`(?m)^`+regexp.QuoteMeta(f.Name)+`\s+ws\s+2025-11-25\s+`+regexp.QuoteMeta(f.Kills)), "fault %s", f.Name)
+				}
+			}
+			Expect(out).NotTo(MatchRegexp(`(?m)^\S+\s+(stdio|http)\s`), "only WebSocket runs")
+			Expect(out).NotTo(ContainSubstring("PROBLEM"), "-q prints only the matrix")
+		})
+
+		It("exits 2 for an unknown transport or fault", func() {
+			s := run(2, "selftest", "--transport", "pigeon")
+			Expect(string(s.Err.Contents())).To(ContainSubstring(`unknown --transport "pigeon"`))
+			s = run(2, "selftest", "--fault", "no-such-fault")
+			Expect(string(s.Err.Contents())).To(ContainSubstring(fmt.Sprintf("unknown fault %q", "no-such-fault")))
+		})
+	})
+})

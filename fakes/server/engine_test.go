@@ -1,0 +1,350 @@
+package server_test
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"sync"
+	"time"
+
+	. "github.com/onsi/ginkgo/v2"
+	. "github.com/onsi/gomega"
+
+	"github.com/mcpconform/mcpconform/fakes/server"
+	"github.com/mcpconform/mcpconform/jsonrpc"
+	"github.com/mcpconform/mcpconform/protocol"
+)
+
+// pingEngine answers ping and nothing else.
+func pingEngine() *server.Engine {
+	return &server.Engine{Requests: map[string]server.Handler{"ping": ok(map[string]any{})}}
+}
+
+var _ = Describe("Engine", func() {
+	transports := map[string]func(*server.Engine) *wire{"stdio": overPipes, "ws": overWebSocket}
+
+	for _, name := range []string{"stdio", "ws"} {
+		connect := transports[name]
+
+		Describe("JSON-RPC hygiene over "+name, func() {
+			var w *wire
+			BeforeEach(func() { w = connect(pingEngine()) })
+
+			expectError := func(frame string, code int, id string) {
+				GinkgoHelper()
+				w.send(frame)
+				m := w.next()
+				Expect(m.Kind()).To(Equal(jsonrpc.KindResponse), "answer to %q: %s", frame, m.Raw)
+				Expect(m.Error).NotTo(BeNil(), "answer to %q: %s", frame, m.Raw)
+				Expect(m.Error.Code).To(Equal(code), "answer to %q: %s", frame, m.Raw)
+				Expect(m.ID.String()).To(Equal(id), "answer to %q: %s", frame, m.Raw)
+				Expect(m.Result).To(BeNil())
+				Expect(m.JSONRPC).To(Equal("2.0"))
+				// The engine keeps serving after every invalid frame.
+				w.send(request(`"after"`, "ping", nil))
+				pong := w.next()
+				Expect(pong.ID.String()).To(Equal(`"after"`))
+				Expect(result(pong)).To(BeEmpty())
+			}
+
+			It("answers text that is not JSON with -32700 and id null", func() {
+				expectError("not json at all", protocol.ParseError, "null")
+				Expect(w.frames).NotTo(Receive())
+				expectError(`{"jsonrpc":"2.0","id":3,"method":"ping"`, protocol.ParseError, "null")
+			})
+
+			It("answers a method that is not a string with -32600, keeping the readable id", func() {
+				expectError(`{"jsonrpc":"2.0","id":"x","method":42}`, protocol.InvalidRequest, `"x"`)
+				expectError(`{"jsonrpc":"2.0","id":9,"method":""}`, protocol.InvalidRequest, `9`)
+			})
+
+			It("answers a wrong or missing jsonrpc version with -32600", func() {
+				expectError(`{"jsonrpc":"1.0","id":1,"method":"ping"}`, protocol.InvalidRequest, "1")
+				expectError(`{"jsonrpc":2.0,"id":2,"method":"ping"}`, protocol.InvalidRequest, "2")
+				expectError(`{"id":"v","method":"ping"}`, protocol.InvalidRequest, `"v"`)
+			})
+
+			It("answers other invalid objects with -32600, and id null when the id is unreadable", func() {
+				expectError(`[{"jsonrpc":"2.0","id":1,"method":"ping"}]`, protocol.InvalidRequest, "null")
+				expectError(`42`, protocol.InvalidRequest, "null")
+				expectError(`{"jsonrpc":"2.0","id":{"a":1},"method":"ping"}`, protocol.InvalidRequest, "null")
+				expectError(`{"jsonrpc":"2.0","id":true,"method":"ping"}`, protocol.InvalidRequest, "null")
+				expectError(`{"jsonrpc":"2.0","id":4,"method":"ping","params":"str"}`, protocol.InvalidRequest, "4")
+				expectError(`{"jsonrpc":"2.0","id":5}`, protocol.InvalidRequest, "5")
+			})
+
+			It("answers an unknown method with -32601 and the request's id", func() {
+				expectError(request(`"u-1"`, "no/such/method", nil), protocol.MethodNotFound, `"u-1"`)
+				expectError(request(`77`, "tools/list", map[string]any{}), protocol.MethodNotFound, `77`)
+			})
+
+			It("echoes ids byte for byte", func() {
+				for _, id := range []string{`"42"`, `42`, `-3`, `"a b"`, `1.50`} {
+					w.send(request(id, "ping", nil))
+					Expect(w.next().ID.String()).To(Equal(id))
+				}
+			})
+		})
+	}
+
+	Describe("silence", func() {
+		It("never answers a notification, known or not", func() {
+			seen := make(chan string, 4)
+			e := pingEngine()
+			e.Notifications = map[string]server.NotificationHandler{
+				"notifications/initialized": func(_ context.Context, _ *server.Peer, m *jsonrpc.Message) { seen <- m.Method },
+			}
+			w := overPipes(e)
+			w.send(`{"jsonrpc":"2.0","method":"notifications/initialized"}`)
+			w.send(`{"jsonrpc":"2.0","method":"notifications/no-such-thing","params":{}}`)
+			Expect(w.rest()).To(BeEmpty())
+			Expect(seen).To(Receive(Equal("notifications/initialized")))
+			Eventually(w.served).WithTimeout(wait).Should(BeClosed())
+			Expect(w.servedErr).NotTo(HaveOccurred(), "a clean end of input is not an error")
+		})
+
+		It("passes unhandled notifications to OtherNotifications", func() {
+			seen := make(chan string, 4)
+			e := pingEngine()
+			e.OtherNotifications = func(_ context.Context, _ *server.Peer, m *jsonrpc.Message) { seen <- m.Method }
+			w := overPipes(e)
+			w.send(`{"jsonrpc":"2.0","method":"notifications/other"}`)
+			Expect(w.rest()).To(BeEmpty())
+			Expect(seen).To(Receive(Equal("notifications/other")))
+		})
+
+		It("sends nothing at all for a handler that returns NoResponse", func() {
+			called := make(chan string, 1)
+			e := pingEngine()
+			e.Requests["silent"] = func(_ context.Context, _ *server.Peer, req *jsonrpc.Message) (any, *jsonrpc.Error) {
+				called <- req.ID.String()
+				return server.NoResponse, nil
+			}
+			w := overPipes(e)
+			w.send(request("1", "silent", nil))
+			w.send(request("2", "ping", nil))
+			Expect(w.next().ID.String()).To(Equal("2"))
+			Expect(w.rest()).To(BeEmpty(), "ServeConn waits for the silent handler before it closes stdout")
+			Expect(called).To(Receive(Equal("1")))
+		})
+
+		It("ignores a response nobody waits for", func() {
+			w := overPipes(pingEngine())
+			w.send(`{"jsonrpc":"2.0","id":"srv-404","result":{}}`)
+			w.send(`{"jsonrpc":"2.0","id":"srv-405","error":{"code":-1,"message":"x"}}`)
+			w.send(request("1", "ping", nil))
+			Expect(w.next().ID.String()).To(Equal("1"))
+			Expect(w.rest()).To(BeEmpty())
+		})
+	})
+
+	Describe("concurrency", func() {
+		for _, name := range []string{"stdio", "ws"} {
+			connect := transports[name]
+			It("runs handlers concurrently: a slow handler does not hold up a ping over "+name, func() {
+				release := make(chan struct{})
+				started := make(chan struct{})
+				e := pingEngine()
+				e.Requests["slow"] = func(ctx context.Context, _ *server.Peer, _ *jsonrpc.Message) (any, *jsonrpc.Error) {
+					close(started)
+					select {
+					case <-release:
+						return map[string]any{"slow": true}, nil
+					case <-ctx.Done():
+						return nil, &jsonrpc.Error{Code: protocol.InternalError, Message: "cancelled"}
+					}
+				}
+				w := connect(e)
+				w.send(request(`"slow"`, "slow", nil))
+				Eventually(started).WithTimeout(wait).Should(BeClosed())
+				w.send(request(`"ping"`, "ping", nil))
+				first := w.next()
+				Expect(first.ID.String()).To(Equal(`"ping"`), "the ping is answered while the slow handler still runs")
+				close(release)
+				second := w.next()
+				Expect(second.ID.String()).To(Equal(`"slow"`))
+				Expect(result(second)).To(HaveKeyWithValue("slow", true))
+			})
+		}
+	})
+
+	Describe("extension points", func() {
+		It("lets NotFound, Middleware, Outgoing, OnPeer and OnInvalid take over", func() {
+			var peers sync.WaitGroup
+			peers.Add(1)
+			var mwSeen []string
+			var mu sync.Mutex
+			e := &server.Engine{
+				Requests: map[string]server.Handler{"ping": ok(map[string]any{})},
+				NotFound: func(_ context.Context, _ *server.Peer, req *jsonrpc.Message) (any, *jsonrpc.Error) {
+					return map[string]any{"fallback": req.Method}, nil
+				},
+				Middleware: func(next server.Handler) server.Handler {
+					return func(ctx context.Context, p *server.Peer, req *jsonrpc.Message) (any, *jsonrpc.Error) {
+						mu.Lock()
+						mwSeen = append(mwSeen, req.Method)
+						mu.Unlock()
+						if req.Method == "forbidden" {
+							return nil, &jsonrpc.Error{Code: -32000, Message: "no"}
+						}
+						return next(ctx, p, req)
+					}
+				},
+				Outgoing: func(_ *server.Peer, m *jsonrpc.Message) *jsonrpc.Message {
+					if m.ID.String() == `"drop"` {
+						return nil
+					}
+					return m
+				},
+				OnPeer: func(p *server.Peer) { p.Set("greeting", "hi"); peers.Done() },
+				OnInvalid: func(ctx context.Context, p *server.Peer, frame []byte, code int) {
+					_ = p.Notify(ctx, "invalid/seen", map[string]any{"code": code, "frame": string(frame), "greeting": p.Get("greeting")})
+				},
+			}
+			w := overPipes(e)
+			peers.Wait()
+
+			w.send(request("1", "whatever", nil))
+			Expect(result(w.next())).To(HaveKeyWithValue("fallback", "whatever"))
+			w.send(request("2", "forbidden", nil))
+			Expect(w.next().Error.Code).To(Equal(-32000))
+			w.send("garbage")
+			n := w.next()
+			Expect(n.Kind()).To(Equal(jsonrpc.KindNotification))
+			Expect(n.Method).To(Equal("invalid/seen"))
+			var params map[string]any
+			Expect(json.Unmarshal(n.Params, &params)).To(Succeed())
+			Expect(params).To(Equal(map[string]any{"code": float64(protocol.ParseError), "frame": "garbage", "greeting": "hi"}))
+			w.send(request(`"drop"`, "ping", nil))
+			w.send(request("3", "ping", nil))
+			Expect(w.next().ID.String()).To(Equal("3"))
+			Expect(w.rest()).To(BeEmpty(), "Outgoing dropped the answer to \"drop\"")
+			mu.Lock()
+			defer mu.Unlock()
+			Expect(mwSeen).To(ConsistOf("whatever", "forbidden", "ping", "ping"))
+		})
+
+		It("answers -32603 when a result cannot be encoded", func() {
+			e := pingEngine()
+			e.Requests["bad"] = ok(make(chan int))
+			w := overPipes(e)
+			w.send(request("1", "bad", nil))
+			m := w.next()
+			Expect(m.ID.String()).To(Equal("1"))
+			Expect(m.Error).NotTo(BeNil())
+			Expect(m.Error.Code).To(Equal(protocol.InternalError))
+		})
+	})
+
+	Describe("Peer.Request", func() {
+		// askTwice asks the client two questions at once and answers with
+		// both replies, in the order asked.
+		askTwice := func(ctx context.Context, p *server.Peer, _ *jsonrpc.Message) (any, *jsonrpc.Error) {
+			replies := make([]json.RawMessage, 2)
+			errs := make([]error, 2)
+			var wg sync.WaitGroup
+			for i := range 2 {
+				wg.Add(1)
+				go func() {
+					defer wg.Done()
+					resp, err := p.Request(ctx, "sampling/createMessage", map[string]any{"question": i})
+					if err != nil {
+						errs[i] = err
+						return
+					}
+					replies[i] = resp.Result
+				}()
+			}
+			wg.Wait()
+			for _, err := range errs {
+				if err != nil {
+					return nil, &jsonrpc.Error{Code: protocol.InternalError, Message: err.Error()}
+				}
+			}
+			return map[string]any{"replies": replies}, nil
+		}
+
+		for _, name := range []string{"stdio", "ws"} {
+			connect := transports[name]
+			It("correlates the client's answers with its requests by id over "+name, func() {
+				e := &server.Engine{Requests: map[string]server.Handler{"tools/call": askTwice}}
+				w := connect(e)
+				w.send(request("1", "tools/call", map[string]any{"name": "ask"}))
+				asked := map[string]int{} // request id → question
+				for range 2 {
+					q := w.next()
+					Expect(q.Kind()).To(Equal(jsonrpc.KindRequest))
+					Expect(q.Method).To(Equal("sampling/createMessage"))
+					Expect(q.ID.String()).To(MatchRegexp(`^"srv-\d+"$`), "server request ids are strings")
+					var params struct{ Question int }
+					Expect(json.Unmarshal(q.Params, &params)).To(Succeed())
+					asked[q.ID.String()] = params.Question
+				}
+				Expect(asked).To(HaveLen(2))
+				Expect(asked).To(ContainElements(0, 1))
+				// A stray answer first, then the real ones in reverse order of the questions.
+				w.send(`{"jsonrpc":"2.0","id":"srv-999","result":{"answer":"stray"}}`)
+				for _, question := range []int{1, 0} {
+					for id, q := range asked {
+						if q == question {
+							w.send(fmt.Sprintf(`{"jsonrpc":"2.0","id":%s,"result":{"answer":%d}}`, id, question))
+						}
+					}
+				}
+				// A duplicate answer must not block the engine.
+				for id := range asked {
+					w.send(fmt.Sprintf(`{"jsonrpc":"2.0","id":%s,"result":{"answer":"dup"}}`, id))
+				}
+				resp := w.next()
+				Expect(resp.ID.String()).To(Equal("1"))
+				Expect(result(resp)).To(Equal(map[string]any{"replies": []any{
+					map[string]any{"answer": float64(0)},
+					map[string]any{"answer": float64(1)},
+				}}))
+				w.send(request("2", "no/such", nil))
+				Expect(w.next().ID.String()).To(Equal("2"))
+			})
+		}
+
+		It("gives up when its context ends", func() {
+			e := &server.Engine{Requests: map[string]server.Handler{
+				"tools/call": func(ctx context.Context, p *server.Peer, _ *jsonrpc.Message) (any, *jsonrpc.Error) {
+					ctx, cancel := context.WithTimeout(ctx, 50*time.Millisecond)
+					defer cancel()
+					_, err := p.Request(ctx, "roots/list", nil)
+					return map[string]any{"err": fmt.Sprint(err)}, nil
+				},
+			}}
+			w := overPipes(e)
+			w.send(request("1", "tools/call", nil))
+			q := w.next()
+			Expect(q.Method).To(Equal("roots/list"))
+			resp := w.next()
+			Expect(resp.ID.String()).To(Equal("1"))
+			Expect(result(resp)).To(HaveKeyWithValue("err", context.DeadlineExceeded.Error()))
+		})
+
+		// Pending: ServeConn defers wg.Wait() (handlers) before cancel() of the
+		// handlers' context and never fails pending Peer.Requests at end of
+		// input, so a handler waiting for the client's answer blocks ServeConn
+		// forever once the client has gone (see the report of this change).
+		PIt("returns from ServeConn when the client leaves while a handler waits for its answer", func() {
+			returned := make(chan error, 1)
+			e := &server.Engine{Requests: map[string]server.Handler{
+				"tools/call": func(ctx context.Context, p *server.Peer, _ *jsonrpc.Message) (any, *jsonrpc.Error) {
+					_, err := p.Request(ctx, "elicitation/create", map[string]any{})
+					returned <- err
+					return nil, nil
+				},
+			}}
+			w := overPipes(e)
+			w.send(request("1", "tools/call", nil))
+			Expect(w.next().Method).To(Equal("elicitation/create"))
+			w.closeInput() // the client goes away without answering
+			Eventually(w.served).WithTimeout(wait).Should(BeClosed(),
+				"ServeConn must return at end of input; the pending Peer.Request can never be answered")
+			Expect(w.servedErr).NotTo(HaveOccurred())
+			Expect(returned).To(Receive(HaveOccurred()))
+		})
+	})
+})

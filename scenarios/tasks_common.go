@@ -1,0 +1,260 @@
+package scenarios
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"net/http"
+	"slices"
+	"strings"
+
+	"github.com/mcpconform/mcpconform/fakes/client"
+	"github.com/mcpconform/mcpconform/jsonrpc"
+	"github.com/mcpconform/mcpconform/protocol"
+)
+
+// Shared machinery of the tasks v1 families (scenarios.md S1, S2, S3, S7).
+
+const tasksSpec = "2025-11-25/basic/utilities/tasks.mdx"
+
+var taskVersions = []string{protocol.V20251125}
+
+// Fixture tools of the tasks families, with their default arguments.
+const (
+	fixtureTaskWorking     = "test_task_working"
+	fixtureTaskElicitation = "test_task_elicitation"
+	fixtureTaskFailing     = "test_task_failing"
+	fixtureTaskRequired    = "test_task_required"
+	fixtureTaskForbidden   = "test_task_forbidden"
+)
+
+// taskClientCaps is what the fake client declares in task sessions: it can
+// answer elicitations (a task may ask for input).
+func taskClientCaps() map[string]any {
+	return map[string]any{"elicitation": map[string]any{}}
+}
+
+// openTaskSession opens a session that can create tasks. index picks the
+// bearer token of its authorization context, when two were given.
+func openTaskSession(t *T, label string, index int) *client.Session {
+	opts := client.Options{Capabilities: taskClientCaps()}
+	if len(t.Env.AuthTokens) == 2 {
+		opts.Header = http.Header{"Authorization": {"Bearer " + t.Env.AuthTokens[index]}}
+	}
+	s := t.Open(label, opts)
+	if !serverTasksToolCall(s) {
+		t.SkipRest("the server does not declare capabilities.tasks.requests.tools.call (tasks.mdx#server-capabilities)")
+	}
+	return s
+}
+
+// serverTasksToolCall reports capabilities.tasks.requests.tools.call.
+func serverTasksToolCall(s *client.Session) bool {
+	tasks, _ := s.ServerCapabilities["tasks"].(map[string]any)
+	requests, _ := tasks["requests"].(map[string]any)
+	tools, _ := requests["tools"].(map[string]any)
+	_, ok := tools["call"]
+	return ok
+}
+
+// serverTasksCapability reports capabilities.tasks.<name> (list, cancel).
+func serverTasksCapability(s *client.Session, name string) bool {
+	tasks, _ := s.ServerCapabilities["tasks"].(map[string]any)
+	_, ok := tasks[name]
+	return ok
+}
+
+// toolInfo is what tools/list says about one tool.
+type toolInfo struct {
+	Name      string `json:"name"`
+	Execution struct {
+		TaskSupport string `json:"taskSupport"`
+	} `json:"execution"`
+}
+
+// listTools fetches every page of tools/list.
+func listTools(t *T, s *client.Session) (map[string]toolInfo, error) {
+	out := map[string]toolInfo{}
+	cursor := ""
+	for range 50 {
+		params := map[string]any{}
+		if cursor != "" {
+			params["cursor"] = cursor
+		}
+		resp, err := t.Request(s, protocol.MethodToolsList, params)
+		if err != nil || resp.Error != nil {
+			return nil, fmt.Errorf("tools/list: %s", Describe(resp, err))
+		}
+		var page struct {
+			Tools      []toolInfo `json:"tools"`
+			NextCursor string     `json:"nextCursor"`
+		}
+		_ = json.Unmarshal(resp.Result, &page)
+		for _, tl := range page.Tools {
+			out[tl.Name] = tl
+		}
+		if page.NextCursor == "" {
+			break
+		}
+		cursor = page.NextCursor
+	}
+	return out, nil
+}
+
+// taskTool resolves a fixture to the target's tool and checks it is listed
+// with one of the wanted taskSupport values; otherwise the reason to skip.
+func taskTool(t *T, tools map[string]toolInfo, fixture string, defaults map[string]any, support ...string) (Fixture, string) {
+	fx := t.Env.Fixture(fixture, defaults)
+	tl, ok := tools[fx.Tool]
+	if !ok {
+		return fx, fmt.Sprintf("the target lists no tool %q for the fixture %s (map one with --fixture or the config file)", fx.Tool, fixture)
+	}
+	got := tl.Execution.TaskSupport
+	if got == "" {
+		got = "forbidden"
+	}
+	if !slices.Contains(support, got) {
+		return fx, fmt.Sprintf("tool %q has execution.taskSupport %q; the fixture %s needs %s", fx.Tool, got, fixture, strings.Join(support, " or "))
+	}
+	return fx, ""
+}
+
+// requireTaskTool is taskTool that skips the rest of the scenario.
+func requireTaskTool(t *T, s *client.Session, fixture string, defaults map[string]any, support ...string) Fixture {
+	tools, err := listTools(t, s)
+	if err != nil {
+		t.Blocked("%v", err)
+	}
+	fx, why := taskTool(t, tools, fixture, defaults, support...)
+	if why != "" {
+		t.SkipRest(why)
+	}
+	return fx
+}
+
+// createTask calls the fixture as a task; a target that does not answer
+// with a CreateTaskResult blocks the scenario (the check that judges
+// creation, where there is one, carries the failure).
+func createTask(t *T, s *client.Session, fx Fixture) (string, *jsonrpc.Message) {
+	t.Step("call %s as a task on session %s", fx.Tool, sessionLabel(s))
+	ctx, cancel := t.Wait()
+	defer cancel()
+	id, resp, err := s.CallToolAsTask(ctx, fx.Tool, fx.Arguments, nil)
+	if err != nil || resp.Error != nil || id == "" {
+		t.Blocked("the task-augmented tools/call of %s was not answered with a CreateTaskResult: %s", fx.Tool, Describe(resp, err))
+	}
+	return id, resp
+}
+
+func sessionLabel(s *client.Session) string { return s.Label() }
+
+// createdStatus reads task.status from a CreateTaskResult.
+func createdStatus(resp *jsonrpc.Message) string {
+	var r struct {
+		Task struct {
+			Status string `json:"status"`
+		} `json:"task"`
+	}
+	_ = json.Unmarshal(resp.Result, &r)
+	return r.Task.Status
+}
+
+// statusOf reads status from a Task-shaped result.
+func statusOf(resp *jsonrpc.Message) string {
+	if resp == nil || resp.Error != nil {
+		return ""
+	}
+	return stringField(resp.Result, "status")
+}
+
+// waitResult calls tasks/result, which blocks until the task is terminal.
+func waitResult(t *T, s *client.Session, id string) (*jsonrpc.Message, error) {
+	t.Step("tasks/result on %s (blocks until the task is terminal)", id)
+	ctx, cancel := t.Wait()
+	defer cancel()
+	return s.TaskResult(ctx, id)
+}
+
+func getTask(t *T, s *client.Session, id string) (*jsonrpc.Message, error) {
+	ctx, cancel := t.Wait()
+	defer cancel()
+	return s.GetTask(ctx, id)
+}
+
+func cancelTask(t *T, s *client.Session, id string) (*jsonrpc.Message, error) {
+	t.Step("tasks/cancel %s on session %s", id, sessionLabel(s))
+	ctx, cancel := t.Wait()
+	defer cancel()
+	return s.CancelTask(ctx, id)
+}
+
+// legalNext is the task status graph (tasks.mdx#task-status-lifecycle).
+func legalNext(from, to string) bool {
+	if from == to {
+		return true // seeing the same status again is no transition
+	}
+	switch from {
+	case "working":
+		return to == "input_required" || client.IsTerminal(to)
+	case "input_required":
+		return to == "working" || client.IsTerminal(to)
+	}
+	return false // terminal statuses never change
+}
+
+// illegalStep finds the first illegal step in a sequence of statuses.
+func illegalStep(statuses []string) (string, bool) {
+	for i := 1; i < len(statuses); i++ {
+		if !legalNext(statuses[i-1], statuses[i]) {
+			return fmt.Sprintf("%s → %s (in %s)", statuses[i-1], statuses[i], strings.Join(statuses, " → ")), true
+		}
+	}
+	return "", false
+}
+
+// quiet waits QuietWindow for a message matching pred that must not come.
+func quiet(t *T, s *client.Session, mark int, pred func(*jsonrpc.Message) bool) *jsonrpc.Message {
+	ctx, cancel := context.WithTimeout(t.Ctx, t.Env.QuietWindow)
+	defer cancel()
+	m, err := s.Inbox().WaitFrom(ctx, mark, pred)
+	if err != nil {
+		return nil
+	}
+	return m
+}
+
+// barrier sends ping and waits for its answer: frames the server sent on
+// the same ordered connection before it are in by then.
+func barrier(t *T, s *client.Session) {
+	if _, err := t.Request(s, protocol.MethodPing, nil); err != nil {
+		t.Blocked("ping (used as a barrier) failed: %v", err)
+	}
+}
+
+// relatedTaskID reads _meta["io.modelcontextprotocol/related-task"].taskId.
+func relatedTaskID(raw json.RawMessage) (string, bool) {
+	var v struct {
+		Meta map[string]json.RawMessage `json:"_meta"`
+	}
+	if json.Unmarshal(raw, &v) != nil {
+		return "", false
+	}
+	rt, ok := v.Meta[protocol.MetaRelatedTask]
+	if !ok {
+		return "", false
+	}
+	var ref struct {
+		TaskID string `json:"taskId"`
+	}
+	_ = json.Unmarshal(rt, &ref)
+	return ref.TaskID, true
+}
+
+// waitTerminal waits, event-driven (notifications, else polling at the
+// server's pollInterval), until the task reads terminal.
+func waitTerminal(t *T, s *client.Session, id string) (client.Task, error) {
+	t.Step("wait for %s to read terminal", id)
+	ctx, cancel := t.Wait()
+	defer cancel()
+	return s.WaitTaskStatus(ctx, id, client.IsTerminal)
+}

@@ -1,0 +1,242 @@
+package scenarios
+
+import (
+	"crypto/rand"
+	"encoding/hex"
+	"fmt"
+	"strconv"
+	"strings"
+
+	"github.com/mcpconform/mcpconform/fakes/client"
+	"github.com/mcpconform/mcpconform/jsonrpc"
+	"github.com/mcpconform/mcpconform/protocol"
+)
+
+// S1. Task session isolation (2025-11-25 tasks v1).
+
+const isolationSpec = tasksSpec + "#task-isolation-and-access-control"
+
+func init() { Register(isolationScenario) }
+
+var isolationScenario = &Scenario{
+	ID:       "tasks-isolation",
+	Title:    "one session cannot see, fetch, cancel or hear about another session's task",
+	Family:   "tasks",
+	Side:     ServerSide,
+	Versions: taskVersions,
+	Needs:    []string{"tool test_task_working (taskSupport optional or required; runs for a while, then completes)", "two sessions: two HTTP sessions, two WebSockets or two stdio processes"},
+	Purpose: "Session A creates a task; session B probes it. The spec makes binding a MUST across authorization contexts " +
+		"(give two bearer tokens) and the design note a SHOULD across sessions, so the isolation checks are SHOULD unless two " +
+		"tokens are given, then MUST. Without any binding, task ids MUST be unguessable instead.",
+	Checks: []Check{
+		{ID: "tasks-isolation/foreign-get-rejected", Level: Should, Spec: isolationSpec,
+			Title: "tasks/get from session B for A's task is rejected (MUST with two authorization contexts)"},
+		{ID: "tasks-isolation/foreign-result-rejected", Level: Should, Spec: isolationSpec,
+			Title: "tasks/result from session B for A's task is rejected (MUST with two authorization contexts)"},
+		{ID: "tasks-isolation/foreign-cancel-rejected", Level: Should, Spec: isolationSpec,
+			Title: "tasks/cancel from session B for A's task is rejected (MUST with two authorization contexts)"},
+		{ID: "tasks-isolation/indistinguishable-errors", Level: Should, Spec: tasksSpec + "#protocol-errors",
+			Title: "B's rejection for A's task is the one for an id that never existed: code -32602, same message once the id is masked"},
+		{ID: "tasks-isolation/list-excludes-foreign", Level: Should, Spec: isolationSpec,
+			Title: "tasks/list from session B never contains A's task (MUST with two authorization contexts)"},
+		{ID: "tasks-isolation/foreign-cancel-no-effect", Level: Should, Spec: isolationSpec,
+			Title: "B's rejected tasks/cancel leaves A's task untouched: it reaches a terminal status other than cancelled"},
+		{ID: "tasks-isolation/no-foreign-notifications", Level: Should, Spec: isolationSpec,
+			Title: "session B receives no notifications/tasks/status for A's task"},
+		{ID: "tasks-isolation/unguessable-ids", Level: Must, Spec: isolationSpec,
+			Title: "without binding to a session or authorization context, task ids are cryptographically random (not short, sequential or low-entropy)"},
+	},
+	Run: runIsolation,
+}
+
+func runIsolation(t *T) {
+	a := openTaskSession(t, "A", 0)
+	b := openTaskSession(t, "B", 1)
+	if len(t.Env.AuthTokens) == 2 {
+		for _, id := range []string{"tasks-isolation/foreign-get-rejected", "tasks-isolation/foreign-result-rejected",
+			"tasks-isolation/foreign-cancel-rejected", "tasks-isolation/list-excludes-foreign",
+			"tasks-isolation/foreign-cancel-no-effect", "tasks-isolation/no-foreign-notifications"} {
+			t.Escalate(id, Must, "two authorization contexts were given")
+		}
+	}
+	fx := requireTaskTool(t, a, fixtureTaskWorking, map[string]any{"ms": 1000}, "optional", "required")
+	markB := b.Inbox().Mark()
+	id, _ := createTask(t, a, fx)
+
+	t.Step("session B: tasks/get, tasks/cancel, tasks/result on A's task %s", id)
+	foreignGet, errGet := getTask(t, b, id)
+	// -32602 is the spec's code for an invalid or nonexistent taskId
+	// (tasks.mdx#protocol-errors); an HTTP-level refusal also rejects.
+	rejected := func(m *jsonrpc.Message, err error) bool {
+		_, refused := httpRejection(err)
+		return refused || err == nil && isErrorCode(m, protocol.InvalidParams)
+	}
+	getRejected := rejected(foreignGet, errGet)
+	t.Judge("tasks-isolation/foreign-get-rejected", getRejected, "error -32602", Describe(foreignGet, errGet))
+
+	foreignCancel, errCancel := cancelTask(t, b, id)
+	t.Judge("tasks-isolation/foreign-cancel-rejected", rejected(foreignCancel, errCancel), "error -32602", Describe(foreignCancel, errCancel))
+
+	foreignResult, errResult := waitResult(t, b, id)
+	t.Judge("tasks-isolation/foreign-result-rejected", rejected(foreignResult, errResult), "error -32602", Describe(foreignResult, errResult))
+
+	t.Step("session B: tasks/get on an id that never existed")
+	never := "mcpconform-never-" + randomHex(8)
+	unknown, errUnknown := getTask(t, b, never)
+	switch {
+	case !getRejected:
+		t.Skip("tasks-isolation/indistinguishable-errors", "not judged: B's tasks/get for A's task was not rejected")
+	case errGet != nil || errUnknown != nil:
+		t.Judge("tasks-isolation/indistinguishable-errors", Describe(foreignGet, errGet) == Describe(unknown, errUnknown),
+			"the same rejection for both", fmt.Sprintf("foreign: %s; never existed: %s", Describe(foreignGet, errGet), Describe(unknown, errUnknown)))
+	default:
+		same := unknown.Error != nil && foreignGet.Error.Code == protocol.InvalidParams && unknown.Error.Code == foreignGet.Error.Code &&
+			strings.ReplaceAll(foreignGet.Error.Message, id, "ID") == strings.ReplaceAll(unknown.Error.Message, never, "ID")
+		t.Judge("tasks-isolation/indistinguishable-errors", same,
+			fmt.Sprintf("-32602 with the same message as for a never-existing id (%s)", Describe(unknown, nil)),
+			Describe(foreignGet, nil))
+	}
+
+	if serverTasksCapability(b, "list") {
+		t.Step("session B: tasks/list")
+		ids, err := listAll(t, b)
+		if err != nil {
+			t.Fail("tasks-isolation/list-excludes-foreign", "a task list without "+id, err.Error())
+		} else {
+			t.Judge("tasks-isolation/list-excludes-foreign", !contains(ids, id), "a task list without "+id, "B's list: "+strings.Join(ids, ", "))
+		}
+	} else {
+		t.Skip("tasks-isolation/list-excludes-foreign", "the server does not declare capabilities.tasks.list")
+	}
+
+	t.Step("session A: wait for its task to finish")
+	if _, err := waitResult(t, a, id); err != nil {
+		t.Blocked("A's tasks/result did not return: %v", err)
+	}
+	final, err := waitTerminal(t, a, id)
+	if err != nil {
+		t.Blocked("A's task did not finish: %v", err)
+	}
+	t.Judge("tasks-isolation/foreign-cancel-no-effect", final.Status != "cancelled",
+		"completed (or failed), as if B had never asked", "status "+final.Status)
+
+	t.Step("session B: no status notifications for A's task")
+	barrier(t, b)
+	leak := quiet(t, b, markB, func(m *jsonrpc.Message) bool {
+		return m.Method == protocol.NotificationTasksStatus && strings.Contains(string(m.Params), id)
+	})
+	actual := "none"
+	if leak != nil {
+		actual = string(leak.Raw)
+	}
+	t.Judge("tasks-isolation/no-foreign-notifications", leak == nil, "no notifications/tasks/status for "+id+" on B", actual)
+
+	judgeEntropy(t, a, fx, id, getRejected)
+}
+
+// judgeEntropy samples task ids when tasks are not bound to the session.
+func judgeEntropy(t *T, a *client.Session, fx Fixture, first string, bound bool) {
+	if bound {
+		t.Skip("tasks-isolation/unguessable-ids", "tasks are bound to the session (B could not read A's task), so the spec asks no particular entropy")
+		return
+	}
+	t.Step("no binding: sample task ids")
+	ids := []string{first}
+	args := map[string]any{}
+	for k, v := range fx.Arguments {
+		args[k] = v
+	}
+	if _, ok := args["ms"]; ok {
+		args["ms"] = 10
+	}
+	for range 4 {
+		id, _ := createTask(t, a, Fixture{Tool: fx.Tool, Arguments: args})
+		ids = append(ids, id)
+	}
+	if why := guessable(ids); why != "" {
+		t.Fail("tasks-isolation/unguessable-ids", "random ids of at least 16 characters with no sequential pattern", why+": "+strings.Join(ids, ", "))
+		return
+	}
+	t.Pass("tasks-isolation/unguessable-ids")
+}
+
+// guessable says why a set of ids looks guessable, or "".
+func guessable(ids []string) string {
+	for _, id := range ids {
+		if len(id) < 16 {
+			return fmt.Sprintf("id %q is shorter than 16 characters", id)
+		}
+	}
+	// Sequential: the same prefix and a trailing number that counts up.
+	sequential := true
+	var prefix0 string
+	var prev int64
+	for i, id := range ids {
+		prefix, n, ok := trailingNumber(id)
+		if !ok || (i > 0 && (prefix != prefix0 || n <= prev)) {
+			sequential = false
+			break
+		}
+		prefix0, prev = prefix, n
+	}
+	if sequential {
+		return "the ids count up"
+	}
+	// Low entropy: the ids share all but a few characters.
+	prefix := ids[0]
+	for _, id := range ids[1:] {
+		for !strings.HasPrefix(id, prefix) {
+			prefix = prefix[:len(prefix)-1]
+		}
+	}
+	if len(ids[0])-len(prefix) < 12 {
+		return fmt.Sprintf("the ids share the prefix %q and vary in fewer than 12 characters", prefix)
+	}
+	return ""
+}
+
+func trailingNumber(id string) (string, int64, bool) {
+	j := len(id)
+	for j > 0 && id[j-1] >= '0' && id[j-1] <= '9' {
+		j--
+	}
+	n, err := strconv.ParseInt(id[j:], 10, 64)
+	return id[:j], n, err == nil
+}
+
+// listAll pages through tasks/list and returns the ids in order.
+func listAll(t *T, s *client.Session) ([]string, error) {
+	var ids []string
+	cursor := ""
+	for range 100 {
+		ctx, cancel := t.Wait()
+		resp, tasks, next, err := s.ListTasks(ctx, cursor)
+		cancel()
+		if err != nil || resp.Error != nil {
+			return ids, fmt.Errorf("tasks/list: %s", Describe(resp, err))
+		}
+		for _, tk := range tasks {
+			ids = append(ids, tk.TaskID)
+		}
+		if next == "" {
+			return ids, nil
+		}
+		cursor = next
+	}
+	return ids, fmt.Errorf("tasks/list gave more than 100 pages")
+}
+
+func contains(list []string, s string) bool {
+	for _, x := range list {
+		if x == s {
+			return true
+		}
+	}
+	return false
+}
+
+func randomHex(n int) string {
+	b := make([]byte, n)
+	_, _ = rand.Read(b)
+	return hex.EncodeToString(b)
+}
