@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"net"
 	"runtime/debug"
 	"strings"
 	"sync"
@@ -277,6 +278,7 @@ func (t *T) Open(label string, opts client.Options) *client.Session {
 	ctx, cancel := t.Wait()
 	defer cancel()
 	if _, err := s.Open(ctx); err != nil {
+		t.abortIfUnreachable(err)
 		t.Blocked("the %s handshake failed: %v", handshakeName(s), err)
 	}
 	return s
@@ -290,18 +292,27 @@ func handshakeName(s *client.Session) string {
 }
 
 // Request sends a request and waits; a timeout or lost connection is
-// returned as an error for the body to judge.
+// returned as an error for the body to judge. A target that cannot be
+// reached at all is a harness error (Abort), not a verdict.
 func (t *T) Request(s *client.Session, method string, params any) (*jsonrpc.Message, error) {
-	ctx, cancel := t.Wait()
-	defer cancel()
-	return s.Request(ctx, method, params)
+	return t.Do(s, client.Call{Method: method, Params: params})
 }
 
 // Do is Request with a full call description.
 func (t *T) Do(s *client.Session, c client.Call) (*jsonrpc.Message, error) {
 	ctx, cancel := t.Wait()
 	defer cancel()
-	return s.Do(ctx, c)
+	resp, err := s.Do(ctx, c)
+	t.abortIfUnreachable(err)
+	return resp, err
+}
+
+// abortIfUnreachable turns a failure to connect into a harness error.
+func (t *T) abortIfUnreachable(err error) {
+	var op *net.OpError
+	if errors.As(err, &op) && op.Op == "dial" {
+		t.Abort("could not reach the target (%s): %v", t.Env.Target, err)
+	}
 }
 
 func (t *T) closeSessions() {

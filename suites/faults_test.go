@@ -42,8 +42,8 @@ var _ = Describe("the fault catalogue", func() {
 		func(ctx SpecContext, name string) {
 			report, err := suites.SelfTest(ctx, suites.SelfTestOptions{
 				Exe: exe, Transports: transports, Versions: versions,
-				Faults: []string{name}, SkipReference: true, Parallel: 3,
-				ResponseTimeout: 3 * time.Second,
+				Faults: []string{name}, SkipReference: true, Parallel: 6,
+				ResponseTimeout: 2 * time.Second,
 			})
 			Expect(err).NotTo(HaveOccurred())
 			Expect(report.Outcomes).NotTo(BeEmpty())

@@ -175,7 +175,7 @@ var _ = Describe("mcpconform", func() {
 			Expect(filepath.Join(dir, "results.json")).To(BeARegularFile())
 		})
 
-		PIt("exits 3 when nothing listens at --url (README: target unreachable → 3); the binary exits 1", func() {
+		It("exits 3 when nothing listens at --url: an unreachable target violates nothing", func() {
 			run(3, "server", "--url", "http://127.0.0.1:1/mcp", "-o", dir)
 			Expect(readJUnit(dir).Failures).To(BeZero(), "an unreachable target violates nothing")
 		})
@@ -288,7 +288,7 @@ var _ = Describe("mcpconform", func() {
 			Expect(out).To(MatchRegexp(`(?m)^\(reference\)\s+ws\s+2025-11-25\s+-$`))
 			for _, f := range server.Faults() {
 				if f.ObservableOn("ws", "2025-11-25") {
-					Expect(out).To(MatchRegexp(`(?m)^`+regexp.QuoteMeta(f.Name)+`\s+ws\s+2025-11-25\s+`+regexp.QuoteMeta(f.Kills)), "fault %s", f.Name)
+					Expect(out).To(MatchRegexp(`(?m)^`+regexp.QuoteMeta(f.Name)+`\s+ws\s+2025-11-25\s+.*`+regexp.QuoteMeta(f.Kills)), "fault %s", f.Name)
 				}
 			}
 			Expect(out).NotTo(MatchRegexp(`(?m)^\S+\s+(stdio|http)\s`), "only WebSocket runs")

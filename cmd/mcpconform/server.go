@@ -295,6 +295,9 @@ func runServer(cmd *cobra.Command, f *serverFlags, args []string) (int, error) {
 		return exitUsage, &exitError{code: exitUsage, err: fmt.Errorf("writing reports to %s: %w", f.outDir, werr)}
 	}
 	fmt.Fprintf(out, "reports: %s\n", strings.Join(paths, ", "))
+	if counts.Errored > 0 {
+		fmt.Fprintf(cmd.ErrOrStderr(), "mcpconform: %d checks could not be judged; the first reason: %s\n", counts.Errored, firstError(run))
+	}
 	switch {
 	case counts.Failed > 0:
 		return exitFail, nil
@@ -345,4 +348,15 @@ func runGinkgo(configs []suites.Config, col *suites.Collector, labelFilter strin
 	})
 	ginkgo.RunSpecs(&ginkgoT{}, "mcpconform", suiteConfig, reporterConfig)
 	return interrupted
+}
+
+func firstError(run *reports.Run) string {
+	for _, s := range run.Scenarios {
+		for _, c := range s.Checks {
+			if c.Status == reports.Errored {
+				return c.Message
+			}
+		}
+	}
+	return ""
 }

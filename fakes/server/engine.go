@@ -110,7 +110,10 @@ func (e *Engine) ServeConn(ctx context.Context, conn transport.Conn) error {
 	}
 	defer p.conn.Close()
 	var wg sync.WaitGroup
+	// Once input ends, end the handlers' context first (a handler blocked
+	// on an answer from the departed client returns), then wait for them.
 	defer wg.Wait()
+	defer cancel()
 	for {
 		frame, err := p.conn.Recv(ctx)
 		if err != nil {
@@ -212,7 +215,22 @@ func classify(frame []byte) (*jsonrpc.Message, int) {
 		}
 	}
 	if id, ok := fields["id"]; ok {
-		if len(id) == 0 || (id[0] != '"' && id[0] != '-' && (id[0] < '0' || id[0] > '9') && string(id) != "null") {
+		_, isRequest := fields["method"]
+		switch {
+		case len(id) == 0:
+			return nil, protocol.InvalidRequest
+		case string(id) == "null":
+			// Responses may carry null (an unreadable request); requests
+			// may not (2025-11-25/basic/index.mdx#requests).
+			if isRequest {
+				return nil, protocol.InvalidRequest
+			}
+		case id[0] == '"':
+		case id[0] == '-' || (id[0] >= '0' && id[0] <= '9'):
+			if bytes.ContainsAny(id, ".eE") { // ids are strings or integers
+				return nil, protocol.InvalidRequest
+			}
+		default:
 			return nil, protocol.InvalidRequest
 		}
 	}
@@ -231,7 +249,7 @@ func classify(frame []byte) (*jsonrpc.Message, int) {
 func idOf(frame []byte) jsonrpc.ID {
 	var fields map[string]json.RawMessage
 	if json.Unmarshal(bytes.TrimSpace(frame), &fields) == nil {
-		if id := fields["id"]; len(id) > 0 && (id[0] == '"' || id[0] == '-' || (id[0] >= '0' && id[0] <= '9')) {
+		if id := fields["id"]; len(id) > 0 && (id[0] == '"' || (id[0] == '-' || (id[0] >= '0' && id[0] <= '9')) && !bytes.ContainsAny(id, ".eE")) {
 			return jsonrpc.ID(id)
 		}
 	}
