@@ -89,21 +89,14 @@ var unsupportedVersionScenario = &Scenario{
 			Meta:   map[string]any{protocol.MetaProtocolVersion: bogus},
 			Header: http.Header{"MCP-Protocol-Version": {bogus}},
 		})
-		status, note := statusNote(s, id)
-		want := "error -32022 with data.supported (non-empty) and data.requested \"" + bogus + "\""
-		ok := err == nil && isErrorCode(resp, protocol.UnsupportedProtocolVersion)
-		if ok {
-			var data struct {
-				Supported []string `json:"supported"`
-				Requested string   `json:"requested"`
-			}
-			ok = json.Unmarshal(resp.Error.Data, &data) == nil && len(data.Supported) > 0 && data.Requested == bogus
-		}
-		if status != 0 {
-			want += " and HTTP 400"
-			ok = ok && status == http.StatusBadRequest
-		}
-		t.Judge("lifecycle-unsupported-version/error-32022", ok, want, Describe(resp, err)+note)
+		judgeModernError(t, s, "lifecycle-unsupported-version/error-32022", id, resp, err, protocol.UnsupportedProtocolVersion,
+			"data.supported (non-empty) and data.requested \""+bogus+"\"", func(data json.RawMessage) bool {
+				var d struct {
+					Supported []string `json:"supported"`
+					Requested string   `json:"requested"`
+				}
+				return json.Unmarshal(data, &d) == nil && len(d.Supported) > 0 && d.Requested == bogus
+			})
 	},
 }
 
@@ -126,14 +119,7 @@ var missingMetaScenario = &Scenario{
 			ID: id, Method: protocol.MethodToolsList, Params: map[string]any{}, NoMeta: true,
 			Meta: map[string]any{protocol.MetaProtocolVersion: t.Env.Version, protocol.MetaClientInfo: client.DefaultClientInfo},
 		})
-		status, note := statusNote(s, id)
-		ok := err == nil && isErrorCode(resp, protocol.InvalidParams)
-		want := "error -32602"
-		if status != 0 {
-			want += " and HTTP 400"
-			ok = ok && status == http.StatusBadRequest
-		}
-		t.Judge("lifecycle-missing-meta/invalid-params", ok, want, Describe(resp, err)+note)
+		judgeModernError(t, s, "lifecycle-missing-meta/invalid-params", id, resp, err, protocol.InvalidParams, "", nil)
 	},
 }
 
@@ -156,20 +142,13 @@ var missingCapabilityScenario = &Scenario{
 		id := jsonrpc.StringID("mcpconform-capability-1")
 		resp, err := t.Do(s, client.Call{ID: id, Method: protocol.MethodToolsCall,
 			Params: map[string]any{"name": tool, "arguments": map[string]any{}}})
-		status, note := statusNote(s, id)
-		ok := err == nil && isErrorCode(resp, protocol.MissingRequiredClientCapability)
-		if ok {
-			var data struct {
-				Required map[string]any `json:"requiredCapabilities"`
-			}
-			ok = json.Unmarshal(resp.Error.Data, &data) == nil && len(data.Required) > 0
-		}
-		want := "error -32021 with data.requiredCapabilities"
-		if status != 0 {
-			want += " and HTTP 400"
-			ok = ok && status == http.StatusBadRequest
-		}
-		t.Judge("lifecycle-missing-capability/error-32021", ok, want, Describe(resp, err)+note)
+		judgeModernError(t, s, "lifecycle-missing-capability/error-32021", id, resp, err, protocol.MissingRequiredClientCapability,
+			"data.requiredCapabilities", func(data json.RawMessage) bool {
+				var d struct {
+					Required map[string]any `json:"requiredCapabilities"`
+				}
+				return json.Unmarshal(data, &d) == nil && len(d.Required) > 0
+			})
 	},
 }
 
@@ -194,6 +173,24 @@ var headerMismatchScenario = &Scenario{
 		ok := err == nil && isErrorCode(resp, protocol.HeaderMismatch) && status == http.StatusBadRequest
 		t.Judge("lifecycle-header-mismatch/error-32020", ok, "HTTP 400 with error -32020", Describe(resp, err)+note)
 	},
+}
+
+// judgeModernError judges a 2026-07-28 error: the code, what its data must
+// hold, and over HTTP the 400 status the spec pairs with these errors.
+func judgeModernError(t *T, s *client.Session, checkID string, id jsonrpc.ID, resp *jsonrpc.Message, err error,
+	code int, dataWant string, dataOK func(json.RawMessage) bool) {
+	status, note := statusNote(s, id)
+	want := fmt.Sprintf("error %d", code)
+	ok := err == nil && isErrorCode(resp, code)
+	if dataOK != nil {
+		want += " with " + dataWant
+		ok = ok && dataOK(resp.Error.Data)
+	}
+	if status != 0 {
+		want += " and HTTP 400"
+		ok = ok && status == http.StatusBadRequest
+	}
+	t.Judge(checkID, ok, want, Describe(resp, err)+note)
 }
 
 // requireTool skips the check when the target does not list the fixture tool.
