@@ -1,0 +1,465 @@
+package scenarios
+
+import (
+	"context"
+	"errors"
+	"sync"
+	"time"
+
+	g "github.com/onsi/ginkgo/v2"
+	. "github.com/onsi/gomega"
+	gs "github.com/onsi/gomega/gstruct"
+)
+
+// synthetic builds a scenario "synthetic" whose checks are
+// synthetic/<name>, all at SHOULD, with the given body.
+func synthetic(run func(t *T), names ...string) *Scenario {
+	s := &Scenario{
+		ID:       "synthetic",
+		Title:    "a synthetic scenario",
+		Family:   "synthetic",
+		Side:     ServerSide,
+		Versions: []string{"2025-11-25"},
+		Run:      run,
+	}
+	for _, n := range names {
+		s.Checks = append(s.Checks, Check{
+			ID:    "synthetic/" + n,
+			Title: "the " + n + " requirement",
+			Level: Should,
+			Spec:  "2025-11-25/basic/index.mdx",
+		})
+	}
+	return s
+}
+
+// outcomes maps check ids to their outcome, and messages to their message.
+func outcomes(r *Result) map[string]Outcome {
+	out := map[string]Outcome{}
+	for _, v := range r.Verdicts {
+		out[v.Check.ID] = v.Outcome
+	}
+	return out
+}
+
+func messages(r *Result) map[string]string {
+	out := map[string]string{}
+	for _, v := range r.Verdicts {
+		out[v.Check.ID] = v.Message
+	}
+	return out
+}
+
+func ids(r *Result) []string {
+	var out []string
+	for _, v := range r.Verdicts {
+		out = append(out, v.Check.ID)
+	}
+	return out
+}
+
+const (
+	endedWithout = "the scenario ended without judging this check (a defect in mcpconform)"
+	pastDeadline = "the scenario deadline passed before this check was judged (raise --timeout?)"
+)
+
+var _ = g.Describe("Execute", func() {
+	var ctx context.Context
+
+	g.BeforeEach(func() {
+		var cancel context.CancelFunc
+		ctx, cancel = context.WithTimeout(context.Background(), time.Minute)
+		g.DeferCleanup(cancel)
+	})
+
+	g.It("gives every check a verdict, in catalogue order, whatever order the body judged them in", func() {
+		s := synthetic(func(t *T) {
+			t.Skip("synthetic/c", "the target lacks the fixture")
+			t.Fail("synthetic/b", "error -32602", "result {}")
+			t.Pass("synthetic/a")
+		}, "a", "b", "c")
+		r := Execute(ctx, s, Env{})
+		Expect(r.Scenario).To(BeIdenticalTo(s))
+		Expect(ids(r)).To(Equal([]string{"synthetic/a", "synthetic/b", "synthetic/c"}))
+		Expect(r.Verdicts[0]).To(gs.MatchFields(gs.IgnoreExtras, gs.Fields{
+			"Check":   Equal(s.Checks[0]),
+			"Outcome": Equal(Pass),
+			"Message": BeEmpty(),
+		}))
+		Expect(r.Verdicts[1]).To(gs.MatchFields(gs.IgnoreExtras, gs.Fields{
+			"Check":   Equal(s.Checks[1]),
+			"Outcome": Equal(Fail),
+			"Message": Equal("Expected: error -32602\nActual:   result {}"),
+		}))
+		Expect(r.Verdicts[2]).To(gs.MatchFields(gs.IgnoreExtras, gs.Fields{
+			"Check":   Equal(s.Checks[2]),
+			"Outcome": Equal(Skip),
+			"Message": Equal("the target lacks the fixture"),
+		}))
+		for _, v := range r.Verdicts {
+			Expect(v.At).To(BeNumerically(">=", 0))
+			Expect(v.At).To(BeNumerically("<=", r.Duration))
+		}
+		Expect(r.Stderr).To(BeEmpty(), "no session was opened")
+	})
+
+	g.It("gives a verdict to a scenario without checks: none", func() {
+		ran := false
+		r := Execute(ctx, synthetic(func(*T) { ran = true }), Env{})
+		Expect(ran).To(BeTrue())
+		Expect(r.Verdicts).To(BeEmpty())
+	})
+
+	g.It("passes or fails with Judge and reports which", func() {
+		var yes, no bool
+		r := Execute(ctx, synthetic(func(t *T) {
+			yes = t.Judge("synthetic/a", true, "x", "x")
+			no = t.Judge("synthetic/b", false, "status working", "status completed")
+		}, "a", "b"), Env{})
+		Expect(yes).To(BeTrue())
+		Expect(no).To(BeFalse())
+		Expect(outcomes(r)).To(Equal(map[string]Outcome{"synthetic/a": Pass, "synthetic/b": Fail}))
+		Expect(messages(r)["synthetic/a"]).To(BeEmpty())
+		Expect(messages(r)["synthetic/b"]).To(Equal("Expected: status working\nActual:   status completed"))
+	})
+
+	g.Context("judging the same check twice", func() {
+		g.It("keeps the first failure over a later pass", func() {
+			r := Execute(ctx, synthetic(func(t *T) {
+				t.Fail("synthetic/a", "first", "one")
+				t.Pass("synthetic/a")
+				t.Judge("synthetic/a", true, "", "")
+			}, "a"), Env{})
+			Expect(r.Verdicts).To(HaveLen(1))
+			Expect(r.Verdicts[0].Outcome).To(Equal(Fail))
+			Expect(r.Verdicts[0].Message).To(Equal("Expected: first\nActual:   one"))
+		})
+
+		g.It("keeps the first failure over a later failure or skip", func() {
+			r := Execute(ctx, synthetic(func(t *T) {
+				t.Fail("synthetic/a", "first", "one")
+				t.Fail("synthetic/a", "second", "two")
+				t.Skip("synthetic/a", "never mind")
+			}, "a"), Env{})
+			Expect(r.Verdicts[0].Outcome).To(Equal(Fail))
+			Expect(r.Verdicts[0].Message).To(Equal("Expected: first\nActual:   one"))
+		})
+
+		g.It("lets a later failure override a pass", func() {
+			r := Execute(ctx, synthetic(func(t *T) {
+				t.Pass("synthetic/a")
+				t.Fail("synthetic/a", "no error", "error -32603")
+			}, "a"), Env{})
+			Expect(r.Verdicts[0].Outcome).To(Equal(Fail))
+			Expect(r.Verdicts[0].Message).To(Equal("Expected: no error\nActual:   error -32603"))
+		})
+	})
+
+	g.It("skips the checks not yet judged with \"not judged: …\" when the body is Blocked", func() {
+		after := false
+		r := Execute(ctx, synthetic(func(t *T) {
+			t.Fail("synthetic/a", "an InitializeResult", "error -32600")
+			t.Pass("synthetic/c")
+			t.Blocked("the %s handshake failed: %v", "initialize", errors.New("error -32600"))
+			after = true
+			t.Pass("synthetic/b")
+		}, "a", "b", "c", "d"), Env{})
+		Expect(after).To(BeFalse(), "Blocked stops the body")
+		Expect(outcomes(r)).To(Equal(map[string]Outcome{
+			"synthetic/a": Fail, "synthetic/b": Skip, "synthetic/c": Pass, "synthetic/d": Skip,
+		}))
+		Expect(messages(r)["synthetic/b"]).To(Equal("not judged: the initialize handshake failed: error -32600"))
+		Expect(messages(r)["synthetic/d"]).To(Equal("not judged: the initialize handshake failed: error -32600"))
+	})
+
+	g.It("skips the checks not yet judged with the reason when the body calls SkipRest", func() {
+		after := false
+		r := Execute(ctx, synthetic(func(t *T) {
+			t.Pass("synthetic/a")
+			t.SkipRest("the server does not declare capabilities.tasks")
+			after = true
+		}, "a", "b", "c"), Env{})
+		Expect(after).To(BeFalse())
+		Expect(outcomes(r)).To(Equal(map[string]Outcome{"synthetic/a": Pass, "synthetic/b": Skip, "synthetic/c": Skip}))
+		Expect(messages(r)["synthetic/c"]).To(Equal("the server does not declare capabilities.tasks"))
+	})
+
+	g.It("makes the checks not yet judged errors when the body Aborts", func() {
+		after := false
+		r := Execute(ctx, synthetic(func(t *T) {
+			t.Skip("synthetic/a", "not applicable")
+			t.Abort("could not reach the target (%s): %v", "http: http://example.invalid/mcp", "refused")
+			after = true
+		}, "a", "b", "c"), Env{})
+		Expect(after).To(BeFalse())
+		Expect(outcomes(r)).To(Equal(map[string]Outcome{"synthetic/a": Skip, "synthetic/b": Errored, "synthetic/c": Errored}))
+		Expect(messages(r)["synthetic/b"]).To(Equal("could not reach the target (http: http://example.invalid/mcp): refused"))
+	})
+
+	g.DescribeTable("turns a panic in the body into errors carrying the panic text, and does not panic itself",
+		func(value any, text string) {
+			var r *Result
+			Expect(func() {
+				r = Execute(ctx, synthetic(func(t *T) {
+					t.Pass("synthetic/a")
+					panic(value)
+				}, "a", "b", "c"), Env{})
+			}).NotTo(Panic())
+			Expect(outcomes(r)).To(Equal(map[string]Outcome{"synthetic/a": Pass, "synthetic/b": Errored, "synthetic/c": Errored}))
+			for _, id := range []string{"synthetic/b", "synthetic/c"} {
+				Expect(messages(r)[id]).To(HavePrefix("panic in scenario: " + text + "\n"))
+				Expect(messages(r)[id]).To(ContainSubstring("goroutine"), "the stack is attached")
+			}
+		},
+		g.Entry("a string", "boom", "boom"),
+		g.Entry("an error", errors.New("kaput"), "kaput"),
+		g.Entry("nil (a *runtime.PanicNilError)", nil, "panic called with nil argument"),
+	)
+
+	g.It("turns a runtime fault in the body into errors", func() {
+		r := Execute(ctx, synthetic(func(t *T) {
+			var m map[string]int
+			m["x"] = 1
+		}, "a"), Env{})
+		Expect(r.Verdicts[0].Outcome).To(Equal(Errored))
+		Expect(r.Verdicts[0].Message).To(HavePrefix("panic in scenario: assignment to entry in nil map"))
+	})
+
+	g.It("makes a check the body forgot an error: it ended without judging", func() {
+		r := Execute(ctx, synthetic(func(t *T) {
+			t.Pass("synthetic/a")
+		}, "a", "b"), Env{})
+		Expect(outcomes(r)).To(Equal(map[string]Outcome{"synthetic/a": Pass, "synthetic/b": Errored}))
+		Expect(messages(r)["synthetic/b"]).To(Equal(endedWithout))
+	})
+
+	g.Context("past the context's deadline", func() {
+		g.It("turns a failure recorded after it into an error, keeping the first failure before it", func() {
+			run, cancel := context.WithCancel(ctx)
+			defer cancel()
+			r := Execute(run, synthetic(func(t *T) {
+				t.Fail("synthetic/a", "a response", "no response")
+				cancel()
+				Expect(t.Ctx.Err()).To(HaveOccurred())
+				t.Fail("synthetic/a", "ignored", "ignored")
+				t.Fail("synthetic/b", "a response", "no response: context canceled")
+				t.Pass("synthetic/c")
+				t.Skip("synthetic/d", "no fixture")
+			}, "a", "b", "c", "d", "e"), Env{})
+			Expect(outcomes(r)).To(Equal(map[string]Outcome{
+				"synthetic/a": Fail, "synthetic/b": Errored, "synthetic/c": Pass, "synthetic/d": Skip, "synthetic/e": Errored,
+			}))
+			Expect(messages(r)["synthetic/a"]).To(Equal("Expected: a response\nActual:   no response"))
+			Expect(messages(r)["synthetic/b"]).To(Equal(
+				"the scenario deadline passed before this check was judged (Expected: a response\nActual:   no response: context canceled)"))
+			Expect(messages(r)["synthetic/e"]).To(Equal(pastDeadline), "an unjudged check blames the deadline, not mcpconform")
+		})
+
+		g.It("applies to a context that was already done when Execute began", func() {
+			done, cancel := context.WithCancel(ctx)
+			cancel()
+			r := Execute(done, synthetic(func(t *T) {
+				t.Judge("synthetic/a", false, "x", "y")
+			}, "a", "b"), Env{})
+			Expect(outcomes(r)).To(Equal(map[string]Outcome{"synthetic/a": Errored, "synthetic/b": Errored}))
+			Expect(messages(r)["synthetic/b"]).To(Equal(pastDeadline))
+		})
+
+		g.It("turns an Abort into the deadline error", func() {
+			done, cancel := context.WithCancel(ctx)
+			cancel()
+			r := Execute(done, synthetic(func(t *T) { t.Abort("lost") }, "a"), Env{})
+			Expect(r.Verdicts[0].Outcome).To(Equal(Errored))
+			Expect(r.Verdicts[0].Message).To(Equal(pastDeadline))
+		})
+
+		g.It("keeps the skips of Blocked and SkipRest", func() {
+			done, cancel := context.WithCancel(ctx)
+			cancel()
+			r := Execute(done, synthetic(func(t *T) { t.Blocked("ping failed") }, "a"), Env{})
+			Expect(r.Verdicts[0].Outcome).To(Equal(Skip))
+			Expect(r.Verdicts[0].Message).To(Equal("not judged: ping failed"))
+
+			r = Execute(done, synthetic(func(t *T) { t.SkipRest("no capability") }, "a"), Env{})
+			Expect(r.Verdicts[0].Outcome).To(Equal(Skip))
+			Expect(r.Verdicts[0].Message).To(Equal("no capability"))
+		})
+	})
+
+	g.It("raises the level of an escalated check in its verdict, judged or not, and says why in the transcript", func() {
+		s := synthetic(func(t *T) {
+			t.Escalate("synthetic/a", Must, "two authorization contexts were given")
+			t.Escalate("synthetic/b", Must, "two authorization contexts were given")
+			t.Fail("synthetic/a", "error -32602", "the foreign task")
+			t.Pass("synthetic/c")
+			// synthetic/b is left unjudged.
+		}, "a", "b", "c")
+		r := Execute(ctx, s, Env{})
+		levels := map[string]Level{}
+		for _, v := range r.Verdicts {
+			levels[v.Check.ID] = v.Check.Level
+		}
+		Expect(levels).To(Equal(map[string]Level{"synthetic/a": Must, "synthetic/b": Must, "synthetic/c": Should}))
+		Expect(outcomes(r)).To(Equal(map[string]Outcome{"synthetic/a": Fail, "synthetic/b": Errored, "synthetic/c": Pass}))
+		Expect(r.Transcript).To(ContainSubstring("synthetic/a judged at MUST: two authorization contexts were given"))
+		Expect(s.Checks[0].Level).To(Equal(Should), "the catalogue itself is not changed")
+	})
+
+	g.DescribeTable("makes judging an unknown check id a defect: the rest are errors",
+		func(judge func(t *T)) {
+			after := false
+			r := Execute(ctx, synthetic(func(t *T) {
+				t.Pass("synthetic/a")
+				judge(t)
+				after = true
+			}, "a", "b"), Env{})
+			Expect(after).To(BeFalse())
+			Expect(outcomes(r)).To(Equal(map[string]Outcome{"synthetic/a": Pass, "synthetic/b": Errored}))
+			Expect(messages(r)["synthetic/b"]).To(Equal(`scenario synthetic judged unknown check "synthetic/nope" (a defect in mcpconform)`))
+			Expect(ids(r)).NotTo(ContainElement("synthetic/nope"))
+		},
+		g.Entry("Pass", func(t *T) { t.Pass("synthetic/nope") }),
+		g.Entry("Fail", func(t *T) { t.Fail("synthetic/nope", "x", "y") }),
+		g.Entry("Judge", func(t *T) { t.Judge("synthetic/nope", true, "x", "y") }),
+		g.Entry("Skip", func(t *T) { t.Skip("synthetic/nope", "why") }),
+		g.Entry("Escalate", func(t *T) { t.Escalate("synthetic/nope", Must, "why") }),
+	)
+
+	g.It("accepts verdicts from several goroutines of the body", func() {
+		names := []string{"a", "b", "c", "d", "e", "f", "g", "h"}
+		r := Execute(ctx, synthetic(func(t *T) {
+			var wg sync.WaitGroup
+			for i, n := range names {
+				wg.Go(func() {
+					id := "synthetic/" + n
+					t.Step("judge %s", id)
+					if i%2 == 0 {
+						t.Escalate(id, Must, "even")
+						t.Pass(id)
+					} else {
+						t.Fail(id, "x", "y")
+					}
+				})
+			}
+			wg.Wait()
+		}, names...), Env{})
+		Expect(r.Verdicts).To(HaveLen(len(names)))
+		for i, v := range r.Verdicts {
+			Expect(v.Check.ID).To(Equal("synthetic/" + names[i]))
+			if i%2 == 0 {
+				Expect(v.Outcome).To(Equal(Pass))
+				Expect(v.Check.Level).To(Equal(Must))
+			} else {
+				Expect(v.Outcome).To(Equal(Fail))
+				Expect(v.Check.Level).To(Equal(Should))
+			}
+			Expect(r.Transcript).To(ContainSubstring("step: judge synthetic/" + names[i]))
+		}
+	})
+
+	g.It("announces steps to Env.Step and records them in the transcript", func() {
+		var steps []string
+		r := Execute(ctx, synthetic(func(t *T) {
+			t.Step("call %s as a task on session %s", "test_task_working", "A")
+			t.Step("no arguments")
+			t.Pass("synthetic/a")
+		}, "a"), Env{Step: func(text string) { steps = append(steps, text) }})
+		Expect(steps).To(Equal([]string{"call test_task_working as a task on session A", "no arguments"}))
+		Expect(r.Transcript).To(ContainSubstring("step: call test_task_working as a task on session A\n"))
+		Expect(r.Transcript).To(ContainSubstring("step: no arguments\n"))
+	})
+
+	g.It("records steps without an Env.Step", func() {
+		r := Execute(ctx, synthetic(func(t *T) {
+			t.Step("alone")
+			Expect(t.Transcript().String()).To(ContainSubstring("step: alone"))
+			t.Pass("synthetic/a")
+		}, "a"), Env{})
+		Expect(r.Transcript).To(ContainSubstring("step: alone"))
+	})
+
+	g.Context("the environment handed to the body", func() {
+		g.It("defaults the response timeout to 5s and the quiet window to 250ms", func() {
+			var env Env
+			var got context.Context
+			Execute(ctx, synthetic(func(t *T) { env, got = t.Env, t.Ctx }), Env{Version: "2025-11-25", Transport: "stdio"})
+			Expect(got).To(BeIdenticalTo(ctx))
+			Expect(env.ResponseTimeout).To(Equal(5 * time.Second))
+			Expect(env.QuietWindow).To(Equal(250 * time.Millisecond))
+			Expect(env.Version).To(Equal("2025-11-25"))
+			Expect(env.Transport).To(Equal("stdio"))
+		})
+
+		g.It("keeps the timeouts it was given", func() {
+			var env Env
+			Execute(ctx, synthetic(func(t *T) { env = t.Env }), Env{ResponseTimeout: time.Minute, QuietWindow: time.Second})
+			Expect(env.ResponseTimeout).To(Equal(time.Minute))
+			Expect(env.QuietWindow).To(Equal(time.Second))
+		})
+
+		g.It("bounds each Wait by the response timeout and by the scenario's context", func() {
+			run, cancel := context.WithCancel(ctx)
+			defer cancel()
+			Execute(run, synthetic(func(t *T) {
+				before := time.Now()
+				w, wcancel := t.Wait()
+				defer wcancel()
+				deadline, ok := w.Deadline()
+				Expect(ok).To(BeTrue())
+				Expect(deadline).To(BeTemporally("<=", time.Now().Add(3*time.Second)))
+				Expect(deadline).To(BeTemporally(">=", before.Add(3*time.Second)))
+				Expect(w.Err()).NotTo(HaveOccurred())
+				cancel()
+				Expect(w.Done()).To(BeClosed())
+			}), Env{ResponseTimeout: 3 * time.Second})
+		})
+	})
+})
+
+var _ = g.Describe("Env.Fixture", func() {
+	defaults := map[string]any{"ms": 1000}
+
+	g.It("defaults the tool to the fixture name and the arguments to the defaults", func() {
+		f := Env{}.Fixture("test_task_working", defaults)
+		Expect(f.Tool).To(Equal("test_task_working"))
+		Expect(f.Arguments).To(Equal(map[string]any{"ms": 1000}))
+	})
+
+	g.It("defaults to empty (not nil) arguments when there are no defaults", func() {
+		f := Env{}.Fixture("test_simple_text", nil)
+		Expect(f.Tool).To(Equal("test_simple_text"))
+		Expect(f.Arguments).NotTo(BeNil())
+		Expect(f.Arguments).To(BeEmpty())
+	})
+
+	g.It("uses the defaults for fixtures other than the mapped ones", func() {
+		env := Env{Fixtures: map[string]Fixture{"test_other": {Tool: "other"}}}
+		Expect(env.Fixture("test_task_working", defaults)).To(Equal(Fixture{Tool: "test_task_working", Arguments: defaults}))
+	})
+
+	g.It("overrides the tool and keeps the default arguments", func() {
+		env := Env{Fixtures: map[string]Fixture{"test_task_working": {Tool: "slow_job"}}}
+		Expect(env.Fixture("test_task_working", defaults)).To(Equal(Fixture{Tool: "slow_job", Arguments: map[string]any{"ms": 1000}}))
+	})
+
+	g.It("overrides the arguments and keeps the fixture name as the tool", func() {
+		env := Env{Fixtures: map[string]Fixture{"test_task_working": {Arguments: map[string]any{"seconds": 2}}}}
+		Expect(env.Fixture("test_task_working", defaults)).To(Equal(Fixture{Tool: "test_task_working", Arguments: map[string]any{"seconds": 2}}))
+	})
+
+	g.It("overrides both", func() {
+		env := Env{Fixtures: map[string]Fixture{"test_task_working": {Tool: "slow_job", Arguments: map[string]any{"seconds": 2}}}}
+		Expect(env.Fixture("test_task_working", defaults)).To(Equal(Fixture{Tool: "slow_job", Arguments: map[string]any{"seconds": 2}}))
+	})
+
+	g.It("takes an explicitly empty argument map as no arguments, not as the defaults", func() {
+		env := Env{Fixtures: map[string]Fixture{"test_task_working": {Tool: "slow_job", Arguments: map[string]any{}}}}
+		Expect(env.Fixture("test_task_working", defaults).Arguments).To(BeEmpty())
+	})
+
+	g.It("leaves the configured fixtures untouched", func() {
+		env := Env{Fixtures: map[string]Fixture{"test_task_working": {}}}
+		env.Fixture("test_task_working", defaults)
+		Expect(env.Fixtures).To(Equal(map[string]Fixture{"test_task_working": {}}))
+	})
+})
