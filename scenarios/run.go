@@ -5,10 +5,12 @@ import (
 	"errors"
 	"fmt"
 	"net"
+	"regexp"
 	"runtime/debug"
 	"strings"
 	"sync"
 	"time"
+	"unicode/utf8"
 
 	"github.com/mcpconform/mcpconform/fakes/client"
 	"github.com/mcpconform/mcpconform/jsonrpc"
@@ -146,6 +148,7 @@ func Execute(ctx context.Context, s *Scenario, env Env) *Result {
 		v, ok := t.verdicts[c.ID]
 		if l, raised := t.levels[c.ID]; raised {
 			c.Level = l
+			v.Check.Level = l
 		}
 		if !ok {
 			v = Verdict{Check: c, Outcome: rest.outcome, Message: rest.reason, At: time.Since(t.start)}
@@ -337,12 +340,11 @@ func stderrOf(s *client.Session) (string, bool) {
 }
 
 // Describe renders a response for a failure message: compact and free of
-// ports and timestamps so CI can group failures.
+// ports so CI can group failures (the transcript keeps the full detail).
 func Describe(m *jsonrpc.Message, err error) string {
-	var hs interface{ Error() string }
 	switch {
-	case err != nil && errors.As(err, &hs):
-		return "no JSON-RPC response: " + err.Error()
+	case err != nil:
+		return "no JSON-RPC response: " + maskAddresses(err.Error())
 	case m == nil:
 		return "no response"
 	case m.Error != nil:
@@ -356,9 +358,18 @@ func Describe(m *jsonrpc.Message, err error) string {
 	}
 }
 
+var hostPort = regexp.MustCompile(`(\d{1,3}(\.\d{1,3}){3}|\[[0-9a-fA-F:]+\]|localhost):\d+`)
+
+// maskAddresses replaces host:port pairs (ephemeral ports differ per run).
+func maskAddresses(s string) string { return hostPort.ReplaceAllString(s, "$1:PORT") }
+
+// abbreviate cuts s to about n bytes without splitting a character.
 func abbreviate(s string, n int) string {
 	if len(s) <= n {
 		return s
+	}
+	for n > 0 && !utf8.RuneStart(s[n]) {
+		n--
 	}
 	return s[:n] + "…"
 }

@@ -167,17 +167,18 @@ func guessable(ids []string) string {
 			return fmt.Sprintf("id %q is shorter than 16 characters", id)
 		}
 	}
-	// Sequential: the same prefix and a trailing number that counts up.
+	// Sequential: the ids are the same but for numbers that count up
+	// (task-1, task-2; 0001-job, 0002-job; session-7-task-10, …-17).
 	sequential := true
-	var prefix0 string
-	var prev int64
+	var shape0 string
+	var prev []int64
 	for i, id := range ids {
-		prefix, n, ok := trailingNumber(id)
-		if !ok || (i > 0 && (prefix != prefix0 || n <= prev)) {
+		shape, nums, ok := counter(id)
+		if !ok || (i > 0 && (shape != shape0 || !increasing(prev, nums))) {
 			sequential = false
 			break
 		}
-		prefix0, prev = prefix, n
+		shape0, prev = shape, nums
 	}
 	if sequential {
 		return "the ids count up"
@@ -195,13 +196,40 @@ func guessable(ids []string) string {
 	return ""
 }
 
-func trailingNumber(id string) (string, int64, bool) {
-	j := len(id)
-	for j > 0 && id[j-1] >= '0' && id[j-1] <= '9' {
-		j--
+// counter splits an id into its shape (each run of digits as #) and the
+// numbers those runs spell; ok is false for ids without numbers.
+func counter(id string) (string, []int64, bool) {
+	var shape strings.Builder
+	var nums []int64
+	for i := 0; i < len(id); {
+		if id[i] < '0' || id[i] > '9' {
+			shape.WriteByte(id[i])
+			i++
+			continue
+		}
+		j := i
+		for j < len(id) && id[j] >= '0' && id[j] <= '9' {
+			j++
+		}
+		n, err := strconv.ParseInt(id[i:j], 10, 64)
+		if err != nil {
+			return "", nil, false
+		}
+		nums = append(nums, n)
+		shape.WriteByte('#')
+		i = j
 	}
-	n, err := strconv.ParseInt(id[j:], 10, 64)
-	return id[:j], n, err == nil
+	return shape.String(), nums, len(nums) > 0
+}
+
+// increasing compares two number tuples of the same shape.
+func increasing(prev, next []int64) bool {
+	for k := range min(len(prev), len(next)) {
+		if next[k] != prev[k] {
+			return next[k] > prev[k]
+		}
+	}
+	return false
 }
 
 // listAll pages through tasks/list and returns the ids in order.
