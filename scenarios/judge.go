@@ -99,3 +99,16 @@ func gone(s *client.Session, err error) bool {
 	}
 	return false
 }
+
+// rawRefusal reports the HTTP status of the POST that carried the last raw
+// frame, when it refused it (4xx/5xx): over Streamable HTTP that status is
+// the required answer and a JSON-RPC error body is optional
+// (2025-11-25/basic/transports.mdx#sending-messages-to-the-server).
+func rawRefusal(s *client.Session) (int, bool) {
+	if ls, ok := transport.As[interface{ LastStatus() int }](s.Conn()); ok {
+		if st := ls.LastStatus(); st >= 400 {
+			return st, true
+		}
+	}
+	return 0, false
+}

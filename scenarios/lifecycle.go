@@ -166,6 +166,8 @@ var malformedJSONScenario = &Scenario{
 		if status, ok := httpRejection(sendErr); ok {
 			t.Judge("lifecycle-malformed-json/parse-error", status >= 400 && status < 500,
 				"an HTTP 4xx status", fmt.Sprintf("HTTP %d", status))
+		} else if status, ok := rawRefusal(s); sendErr == nil && ok {
+			t.Judge("lifecycle-malformed-json/parse-error", status < 500, "an HTTP 4xx status", fmt.Sprintf("HTTP %d", status))
 		} else if sendErr != nil {
 			t.Abort("could not send to the target: %v", sendErr)
 		} else {
@@ -222,6 +224,9 @@ var invalidRequestScenario = &Scenario{
 		if status, ok := httpRejection(sendErr); ok {
 			t.Judge("lifecycle-invalid-request/invalid-request-error", status >= 400 && status < 500,
 				"an HTTP 4xx status", fmt.Sprintf("HTTP %d", status))
+			return
+		} else if status, ok := rawRefusal(s); sendErr == nil && ok {
+			t.Judge("lifecycle-invalid-request/invalid-request-error", status < 500, "an HTTP 4xx status", fmt.Sprintf("HTTP %d", status))
 			return
 		} else if sendErr != nil {
 			t.Abort("could not send to the target: %v", sendErr)

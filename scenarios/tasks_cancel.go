@@ -51,7 +51,7 @@ var cancelDuringElicitationScenario = &Scenario{
 		fx := requireTaskTool(t, a, fixtureTaskElicitation, nil, "optional", "required")
 		held := a.Hold(protocol.MethodElicitationCreate)
 		id, _ := createTask(t, a, fx)
-		h := nextHeld(t, held)
+		h := taskElicitation(t, a, held, id)
 
 		rt, has := relatedTaskID(h.Request.Params)
 		t.Judge("tasks-cancel-during-elicitation/elicitation-related-task", has && rt == id,
@@ -142,7 +142,7 @@ var refusedElicitationScenario = &Scenario{
 			{"cancel", "tasks-elicitation-refused/cancel-leaves-input-required"},
 		} {
 			id, _ := createTask(t, a, fx)
-			h := nextHeld(t, held)
+			h := taskElicitation(t, a, held, id)
 			t.Step("answer the elicitation: %s", v.action)
 			h.Answer(client.ElicitationAnswer(v.action, nil))
 			if _, err := waitTerminal(t, a, id); err != nil {

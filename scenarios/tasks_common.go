@@ -258,3 +258,52 @@ func waitTerminal(t *T, s *client.Session, id string) (client.Task, error) {
 	defer cancel()
 	return s.WaitTaskStatus(ctx, id, client.IsTerminal)
 }
+
+// taskElicitation waits for the elicitation a task sends from inside
+// itself. A receiver may hold it until the requestor, seeing
+// input_required, calls tasks/result (tasks.mdx#input-required-status: the
+// requestor SHOULD then call tasks/result preemptively, and the spec's own
+// flow delivers the question on that stream). So: whichever comes first,
+// the question or the status; on input_required, tasks/result is called in
+// the background and the question awaited.
+func taskElicitation(t *T, s *client.Session, held *client.HeldRequests, id string) *client.Held {
+	ctx, cancel := t.Wait()
+	defer cancel()
+	got := make(chan *client.Held, 1)
+	go func() {
+		h, err := held.Next(ctx)
+		if err == nil {
+			got <- h
+		}
+	}()
+	status := make(chan string, 1)
+	go func() {
+		tk, err := s.WaitTaskStatus(ctx, id, func(st string) bool { return st == "input_required" || client.IsTerminal(st) })
+		if err == nil {
+			status <- tk.Status
+		}
+	}()
+	select {
+	case h := <-got:
+		return h
+	case st := <-status:
+		if st != "input_required" {
+			t.Blocked("the task reached %s without asking for input", st)
+		}
+		t.Step("the task reads input_required: call tasks/result to receive its question")
+		go func() {
+			rctx, rcancel := context.WithTimeout(t.Ctx, t.Env.ResponseTimeout*4)
+			defer rcancel()
+			_, _ = s.TaskResult(rctx, id)
+		}()
+	case <-ctx.Done():
+		t.Blocked("the task neither asked for input nor read input_required within %s", t.Env.ResponseTimeout)
+	}
+	select {
+	case h := <-got:
+		return h
+	case <-ctx.Done():
+		t.Blocked("the task reads input_required, but no elicitation/create arrived, even on a tasks/result stream")
+		return nil
+	}
+}

@@ -68,7 +68,7 @@ var taskResultScenario = &Scenario{
 	Family:   "tasks",
 	Side:     ServerSide,
 	Versions: taskVersions,
-	Needs:    []string{"tool test_task_working (taskSupport optional: called both as a task and plainly)"},
+	Needs:    []string{"tool test_task_working (taskSupport optional or required; exact-result needs optional, to call it plainly too)"},
 	Checks: []Check{
 		{ID: "tasks-result/blocks-until-terminal", Level: Must, Spec: tasksSpec + "#result-retrieval",
 			Title: "tasks/result sent while the task works returns only once it is terminal"},
@@ -79,7 +79,15 @@ var taskResultScenario = &Scenario{
 	},
 	Run: func(t *T) {
 		a := openTaskSession(t, "A", 0)
-		fx := requireTaskTool(t, a, fixtureTaskWorking, map[string]any{"ms": 300}, "optional")
+		tools, err := listTools(t, a)
+		if err != nil {
+			t.Blocked("%v", err)
+		}
+		fx, why := taskTool(t, tools, fixtureTaskWorking, map[string]any{"ms": 300}, "optional", "required")
+		if why != "" {
+			t.SkipRest(why)
+		}
+		optional := tools[fx.Tool].Execution.TaskSupport == "optional"
 		id, _ := createTask(t, a, fx)
 		res, err := waitResult(t, a, id)
 		if err != nil || res.Error != nil {
@@ -93,6 +101,10 @@ var taskResultScenario = &Scenario{
 		rt, has := relatedTaskID(res.Result)
 		t.Judge("tasks-result/related-task-meta", has && rt == id, "_meta related-task.taskId = "+id, fmt.Sprintf("present=%v taskId=%q", has, rt))
 
+		if !optional {
+			t.Skip("tasks-result/exact-result", "tool "+fx.Tool+" is taskSupport required, so there is no plain call to compare with")
+			return
+		}
 		t.Step("call %s plainly to compare", fx.Tool)
 		ctx, cancel := t.Wait()
 		plain, perr := a.CallTool(ctx, fx.Tool, fx.Arguments)

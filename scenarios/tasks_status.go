@@ -54,12 +54,7 @@ func runStatus(t *T) {
 	t.Judge("tasks-status/starts-working", status == "working", "task.status working", "task.status "+status)
 
 	t.Step("wait for the task's elicitation, then poll")
-	ctx, cancel := t.Wait()
-	h, err := held.Next(ctx)
-	cancel()
-	if err != nil {
-		t.Blocked("the task never asked for input: %v", err)
-	}
+	h := taskElicitation(t, a, held, id)
 	var gets []*jsonrpc.Message
 	poll := func() {
 		resp, err := getTask(t, a, id)

@@ -246,6 +246,13 @@ func (c *HTTPClientConn) SendWithHeaders(ctx context.Context, frame []byte, h ht
 	}
 	if httpIsJSONRPC(body) {
 		c.q.push(httpQueuedFrame{frame: bytes.TrimSpace(body)})
+		// An error without an id answers no request by id: for a POST that
+		// carried one, report the refusal itself, or the caller would wait
+		// for an answer that is not coming (transports.mdx: the body of such
+		// a 4xx MAY be a JSON-RPC error that has no id).
+		if answered := httpInspect(bytes.TrimSpace(body)); fi.isRequest() && answered.idKey == "" {
+			return &HTTPStatusError{Status: status, Body: httpTrimBody(body)}
+		}
 		return nil
 	}
 	return &HTTPStatusError{Status: status, Body: httpTrimBody(body)}
