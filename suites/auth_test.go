@@ -8,13 +8,14 @@ import (
 	. "github.com/onsi/gomega"
 
 	"github.com/mcpconform/mcpconform/fakes/client"
+	"github.com/mcpconform/mcpconform/fakes/server"
 	"github.com/mcpconform/mcpconform/scenarios"
 	"github.com/mcpconform/mcpconform/suites"
 )
 
 var _ = Describe("task isolation with two authorization contexts", func() {
 	isolation := func(ctx context.Context, fault string, tokens []string) map[string]scenarios.Verdict {
-		ref, err := suites.StartReference(ctx, client.KindHTTP, fault, exe)
+		ref, err := suites.StartReference(ctx, client.KindHTTP, server.ReferenceOptions{Fault: fault}, exe)
 		Expect(err).NotTo(HaveOccurred())
 		DeferCleanup(ref.Stop)
 		s, ok := scenarios.Find("tasks-isolation")

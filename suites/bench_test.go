@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/mcpconform/mcpconform/fakes/client"
+	"github.com/mcpconform/mcpconform/fakes/server"
 	"github.com/mcpconform/mcpconform/scenarios"
 	"github.com/mcpconform/mcpconform/suites"
 )
@@ -23,7 +24,7 @@ func BenchmarkTasksFamily(b *testing.B) {
 	}
 	for _, tr := range []string{client.KindStdio, client.KindHTTP, client.KindWS} {
 		b.Run(tr, func(b *testing.B) {
-			ref, err := suites.StartReference(context.Background(), tr, "", exe)
+			ref, err := suites.StartReference(context.Background(), tr, server.ReferenceOptions{}, exe)
 			if err != nil {
 				b.Fatal(err)
 			}

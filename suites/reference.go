@@ -26,18 +26,21 @@ func (r *Reference) Stop() {
 // StartReference serves the reference on loopback for http and ws; for
 // stdio it returns a target that spawns `exe fake-server --stdio` per
 // session, a real process over real pipes.
-func StartReference(ctx context.Context, kind, fault, exe string) (*Reference, error) {
+func StartReference(ctx context.Context, kind string, opts server.ReferenceOptions, exe string) (*Reference, error) {
 	if kind == client.KindStdio {
 		if exe == "" {
 			return nil, fmt.Errorf("the stdio reference needs the mcpconform binary")
 		}
 		argv := []string{exe, "fake-server", "--stdio"}
-		if fault != "" {
-			argv = append(argv, "--fault", fault)
+		if opts.Fault != "" {
+			argv = append(argv, "--fault", opts.Fault)
+		}
+		if opts.HoldTaskRequests {
+			argv = append(argv, "--hold-task-requests")
 		}
 		return &Reference{Target: client.Target{Kind: client.KindStdio, Argv: argv}}, nil
 	}
-	engine, err := server.NewReference(server.ReferenceOptions{Fault: fault})
+	engine, err := server.NewReference(opts)
 	if err != nil {
 		return nil, err
 	}

@@ -134,7 +134,7 @@ func SelfTest(ctx context.Context, opts SelfTestOptions) (*SelfTestReport, error
 
 func runOnce(ctx context.Context, run Run, opts SelfTestOptions) RunOutcome {
 	out := RunOutcome{Run: run}
-	ref, err := StartReference(ctx, run.Transport, run.Fault, opts.Exe)
+	ref, err := StartReference(ctx, run.Transport, server.ReferenceOptions{Fault: run.Fault}, opts.Exe)
 	if err != nil {
 		out.Problems = append(out.Problems, fmt.Sprintf("%s: could not start: %v", run, err))
 		return out

@@ -10,6 +10,7 @@ import (
 	"github.com/onsi/gomega/gexec"
 
 	"github.com/mcpconform/mcpconform/fakes/client"
+	"github.com/mcpconform/mcpconform/fakes/server"
 	"github.com/mcpconform/mcpconform/scenarios"
 	"github.com/mcpconform/mcpconform/suites"
 )
@@ -32,7 +33,7 @@ var _ = BeforeSuite(func() {
 	Expect(err).NotTo(HaveOccurred())
 	DeferCleanup(gexec.CleanupBuildArtifacts)
 	for _, tr := range transports {
-		ref, err := suites.StartReference(context.Background(), tr, "", exe)
+		ref, err := suites.StartReference(context.Background(), tr, server.ReferenceOptions{}, exe)
 		Expect(err).NotTo(HaveOccurred())
 		references[tr] = ref
 		DeferCleanup(ref.Stop)
@@ -54,4 +55,30 @@ var _ = Describe("the catalogue against the reference server", func() {
 		}
 	}
 	suites.Define(configs, suites.NewCollector())
+})
+
+// The same tasks family against the variant that delivers a task's
+// question only on a pending tasks/result: the fake client must call
+// tasks/result on input_required to be able to judge anything.
+var _ = Describe("the tasks family against a server that holds task requests for tasks/result", func() {
+	for _, tr := range transports {
+		It("passes over "+tr, func(ctx SpecContext) {
+			ref, err := suites.StartReference(ctx, tr, server.ReferenceOptions{HoldTaskRequests: true}, exe)
+			Expect(err).NotTo(HaveOccurred())
+			DeferCleanup(ref.Stop)
+			cfg := suites.Config{Env: scenarios.Env{Target: ref.Target, Version: "2025-11-25", Transport: tr, ResponseTimeout: 5 * time.Second},
+				Select: func(s *scenarios.Scenario) bool { return s.Family == "tasks" }}
+			judged := 0
+			for _, s := range cfg.Applicable() {
+				res := scenarios.Execute(ctx, s, cfg.Env)
+				for _, v := range res.Verdicts {
+					Expect(v.Outcome).To(BeElementOf(scenarios.Pass, scenarios.Skip), "%s: %s\n%s", v.Check.ID, v.Message, res.Transcript)
+					if v.Outcome == scenarios.Pass {
+						judged++
+					}
+				}
+			}
+			Expect(judged).To(BeNumerically(">=", 35))
+		}, SpecTimeout(2*time.Minute))
+	}
 })

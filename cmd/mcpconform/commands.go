@@ -65,6 +65,7 @@ func fakeServerCmd() *cobra.Command {
 		wsAddr     string
 		fault      string
 		listFaults bool
+		hold       bool
 	)
 	cmd := &cobra.Command{
 		Use:   "fake-server (--stdio | --http ADDR | --ws ADDR) [--fault NAME]",
@@ -88,7 +89,7 @@ func fakeServerCmd() *cobra.Command {
 			if modes != 1 {
 				return usageErr("choose exactly one of --stdio, --http ADDR, --ws ADDR")
 			}
-			engine, err := server.NewReference(server.ReferenceOptions{Fault: fault})
+			engine, err := server.NewReference(server.ReferenceOptions{Fault: fault, HoldTaskRequests: hold})
 			if err != nil {
 				return usageErr("%v", err)
 			}
@@ -123,6 +124,7 @@ func fakeServerCmd() *cobra.Command {
 	fl.StringVar(&wsAddr, "ws", "", "serve WebSocket on ADDR, e.g. 127.0.0.1:8081")
 	fl.StringVar(&fault, "fault", "", "serve this fault instead of the conformant server")
 	fl.BoolVar(&listFaults, "list-faults", false, "list the faults and exit")
+	fl.BoolVar(&hold, "hold-task-requests", false, "send a task's elicitation only on a pending tasks/result (as the TypeScript SDK does)")
 	return cmd
 }
 

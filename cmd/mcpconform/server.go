@@ -17,6 +17,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/mcpconform/mcpconform/fakes/client"
+	"github.com/mcpconform/mcpconform/fakes/server"
 	"github.com/mcpconform/mcpconform/reports"
 	"github.com/mcpconform/mcpconform/scenarios"
 	"github.com/mcpconform/mcpconform/suites"
@@ -172,7 +173,7 @@ func (f *serverFlags) targets(ctx context.Context, args []string) ([]string, map
 		}
 	}
 	for _, tr := range transports {
-		ref, err := suites.StartReference(ctx, tr, f.fault, exe)
+		ref, err := suites.StartReference(ctx, tr, server.ReferenceOptions{Fault: f.fault}, exe)
 		if err != nil {
 			stop()
 			return nil, nil, nil, fmt.Errorf("starting the reference server over %s: %w", tr, err)

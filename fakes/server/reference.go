@@ -16,6 +16,11 @@ type ReferenceOptions struct {
 	// Fault names one fault from Faults(); empty serves the conformant server.
 	Fault      string
 	Transcript *jsonrpc.Transcript
+	// HoldTaskRequests delivers a task's own requests (its elicitation)
+	// only on a pending tasks/result, as the TypeScript SDK does, instead
+	// of at once. Both are conformant (tasks.mdx#input-required-status);
+	// the variant proves the fake client copes with either.
+	HoldTaskRequests bool
 }
 
 // Reference identity.
@@ -34,6 +39,7 @@ var (
 
 type reference struct {
 	fault string
+	hold  bool
 	tasks *taskStore
 }
 
@@ -51,7 +57,7 @@ func NewReference(opts ReferenceOptions) (*Engine, error) {
 			return nil, err
 		}
 	}
-	r := &reference{fault: opts.Fault}
+	r := &reference{fault: opts.Fault, hold: opts.HoldTaskRequests}
 	r.tasks = newTaskStore(r)
 	e := &Engine{
 		Transcript: opts.Transcript,

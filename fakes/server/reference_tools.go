@@ -8,6 +8,7 @@ import (
 
 	"github.com/mcpconform/mcpconform/jsonrpc"
 	"github.com/mcpconform/mcpconform/protocol"
+	"github.com/mcpconform/mcpconform/transport"
 )
 
 // Fixture tools of the reference server. Names shared with the official
@@ -244,6 +245,15 @@ func (r *reference) taskElicitation(p *Peer, t *task, args json.RawMessage) {
 			case <-reqCtx.Done():
 			}
 		}()
+	}
+	if r.hold {
+		// Wait for the requestor's tasks/result and ask on its stream.
+		select {
+		case id := <-t.resultCalls:
+			reqCtx = transport.WithRelatedRequest(reqCtx, id)
+		case <-reqCtx.Done():
+			return
+		}
 	}
 	resp, err := p.Request(reqCtx, protocol.MethodElicitationCreate, elicitationParams(a.Message, meta))
 	if err != nil {

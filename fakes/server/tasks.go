@@ -60,6 +60,9 @@ type task struct {
 	worker  chan struct{}
 	tool    string
 	flipped bool // illegal-transition fault: completed read once, then failed
+	// resultCalls carries the ids of tasks/result requests in progress, for
+	// a server that sends task requests only on such a stream.
+	resultCalls chan jsonrpc.ID
 }
 
 type taskStore struct {
@@ -235,6 +238,7 @@ func (s *taskStore) createTask(p *Peer, tool string, requestedTTL *int64, work f
 		owner: ownerOf(p), peer: p, status: statusWorking, tool: tool,
 		createdAt: now, lastUpdatedAt: now, ttl: ttl,
 		done: make(chan struct{}), stop: make(chan struct{}), worker: make(chan struct{}),
+		resultCalls: make(chan jsonrpc.ID, 8),
 	}
 	t.id = s.newID()
 	s.tasks[t.id] = t
@@ -298,6 +302,12 @@ func (s *taskStore) result(ctx context.Context, p *Peer, req *jsonrpc.Message) (
 		res := textResult(ctx, t.tool+" finished.", false)
 		res["_meta"] = relatedTask(t.id)
 		return res, nil
+	}
+	if s.r.hold {
+		select { // offer this stream to a worker holding a request
+		case t.resultCalls <- req.ID:
+		default:
+		}
 	}
 	// tasks.mdx#result-retrieval: block until terminal.
 	select {
