@@ -61,7 +61,7 @@ var cancelDuringElicitationScenario = &Scenario{
 
 		resp, err := cancelTask(t, a, id)
 		t.Judge("tasks-cancel-during-elicitation/cancel-response-cancelled", err == nil && statusOf(resp) == "cancelled",
-			"a Task with status cancelled", Describe(resp, err))
+			"a Task with status cancelled", DescribeTask(resp, err))
 
 		res, err := waitResult(t, a, id)
 		t.Judge("tasks-cancel-during-elicitation/result-returns", err == nil, "a response to tasks/result", Describe(res, err))
@@ -82,7 +82,7 @@ var cancelDuringElicitationScenario = &Scenario{
 		if gone(a, err) {
 			t.Skip("tasks-cancel-during-elicitation/stays-cancelled", "not judged: the session ended after the late answer ("+Describe(final, err)+")")
 		} else {
-			t.Judge("tasks-cancel-during-elicitation/stays-cancelled", statusOf(final) == "cancelled", "status cancelled", Describe(final, nil))
+			t.Judge("tasks-cancel-during-elicitation/stays-cancelled", statusOf(final) == "cancelled", "status cancelled", DescribeTask(final, nil))
 		}
 
 		t.Step("the server still answers")
@@ -114,7 +114,7 @@ func judgeInputRequired(t *T, s *client.Session, id, checkID string) {
 			return
 		}
 	}
-	t.Fail(checkID, "status input_required while the elicitation is outstanding", Describe(resp, err))
+	t.Fail(checkID, "status input_required while the elicitation is outstanding", DescribeTask(resp, err))
 }
 
 var refusedElicitationScenario = &Scenario{

@@ -307,3 +307,19 @@ func taskElicitation(t *T, s *client.Session, held *client.HeldRequests, id stri
 		return nil
 	}
 }
+
+// DescribeTask renders a Task-shaped answer by its status (and message),
+// leaving out ids and timestamps so failures group across runs.
+func DescribeTask(m *jsonrpc.Message, err error) string {
+	if err != nil || m == nil || m.Error != nil {
+		return Describe(m, err)
+	}
+	status := stringField(m.Result, "status")
+	if status == "" {
+		return Describe(m, err)
+	}
+	if msg := stringField(m.Result, "statusMessage"); msg != "" {
+		return fmt.Sprintf("a Task with status %s (%q)", status, msg)
+	}
+	return "a Task with status " + status
+}

@@ -72,13 +72,13 @@ func runIsolation(t *T) {
 		return refused || err == nil && isErrorCode(m, protocol.InvalidParams)
 	}
 	getRejected := rejected(foreignGet, errGet)
-	t.Judge("tasks-isolation/foreign-get-rejected", getRejected, "error -32602", Describe(foreignGet, errGet))
+	t.Judge("tasks-isolation/foreign-get-rejected", getRejected, "error -32602", DescribeTask(foreignGet, errGet))
 
 	foreignCancel, errCancel := cancelTask(t, b, id)
-	t.Judge("tasks-isolation/foreign-cancel-rejected", rejected(foreignCancel, errCancel), "error -32602", Describe(foreignCancel, errCancel))
+	t.Judge("tasks-isolation/foreign-cancel-rejected", rejected(foreignCancel, errCancel), "error -32602", DescribeTask(foreignCancel, errCancel))
 
 	foreignResult, errResult := waitResult(t, b, id)
-	t.Judge("tasks-isolation/foreign-result-rejected", rejected(foreignResult, errResult), "error -32602", Describe(foreignResult, errResult))
+	t.Judge("tasks-isolation/foreign-result-rejected", rejected(foreignResult, errResult), "error -32602", DescribeTask(foreignResult, errResult))
 
 	t.Step("session B: tasks/get on an id that never existed")
 	never := "mcpconform-never-" + randomHex(8)

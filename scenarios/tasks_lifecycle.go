@@ -96,7 +96,7 @@ var taskResultScenario = &Scenario{
 		}
 		after, gerr := getTask(t, a, id)
 		t.Judge("tasks-result/blocks-until-terminal", gerr == nil && client.IsTerminal(statusOf(after)),
-			"a terminal status right after tasks/result returned", Describe(after, gerr))
+			"a terminal status right after tasks/result returned", DescribeTask(after, gerr))
 
 		rt, has := relatedTaskID(res.Result)
 		t.Judge("tasks-result/related-task-meta", has && rt == id, "_meta related-task.taskId = "+id, fmt.Sprintf("present=%v taskId=%q", has, rt))
@@ -157,7 +157,7 @@ var failingTaskScenario = &Scenario{
 		}
 		t.Judge("tasks-failing/result-is-error", isErr, "a CallToolResult with isError: true", Describe(res, err))
 		final, gerr := getTask(t, a, id)
-		t.Judge("tasks-failing/status-failed", gerr == nil && statusOf(final) == "failed", "status failed", Describe(final, gerr))
+		t.Judge("tasks-failing/status-failed", gerr == nil && statusOf(final) == "failed", "status failed", DescribeTask(final, gerr))
 	},
 }
 
@@ -234,7 +234,7 @@ var terminalCancelScenario = &Scenario{
 			t.Blocked("the task did not finish: %v", err)
 		}
 		resp, err := cancelTask(t, a, id)
-		t.Judge("tasks-cancel-terminal/rejected", err == nil && isErrorCode(resp, protocol.InvalidParams), "error -32602", Describe(resp, err))
+		t.Judge("tasks-cancel-terminal/rejected", err == nil && isErrorCode(resp, protocol.InvalidParams), "error -32602", DescribeTask(resp, err))
 	},
 }
 

@@ -121,13 +121,17 @@ func CheckLabels(s *scenarios.Scenario, c scenarios.Check, version, transport st
 // Define registers the specs of every config. Call it at tree-construction
 // time (top level of a _test file, or before RunSpecs).
 func Define(configs []Config, col *Collector) bool {
-	for _, cfg := range configs {
-		Describe(cfg.Name, func() {
-			for _, s := range cfg.Applicable() {
-				defineScenario(cfg, s, col)
-			}
-		})
-	}
+	// One top-level container: Ginkgo shuffles only top-level containers,
+	// so runs keep the catalogue's order and reports compare across runs.
+	Describe("mcpconform", func() {
+		for _, cfg := range configs {
+			Describe(cfg.Name, func() {
+				for _, s := range cfg.Applicable() {
+					defineScenario(cfg, s, col)
+				}
+			})
+		}
+	})
 	return true
 }
 
