@@ -25,10 +25,12 @@ port=$(( 20000 + RANDOM % 20000 ))
 "$bin" -http "127.0.0.1:$port" -stateless=false &
 pid=$!
 trap 'kill "$pid" 2>/dev/null || true' EXIT
-# Wait for the listener with a deadline instead of sleeping blindly.
-for _ in $(seq 1 100); do
-  if (exec 3<>"/dev/tcp/127.0.0.1/$port") 2>/dev/null; then break; fi
-  read -r -t 0.05 < /dev/zero || true
+# Poll the listener with a deadline (a readiness probe, not a fixed wait).
+deadline=$((SECONDS + 20))
+until (exec 3<>"/dev/tcp/127.0.0.1/$port") 2>/dev/null; do
+  kill -0 "$pid" 2>/dev/null || { echo "everything-server exited before listening" >&2; exit 2; }
+  ((SECONDS < deadline)) || { echo "everything-server did not listen on :$port within 20 s" >&2; exit 2; }
+  sleep 0.1
 done
 "$work/mcpconform" server -o mcpconform-results/go-sdk-http "$@" --url "http://127.0.0.1:$port/" || status=$?
 exit "$status"
