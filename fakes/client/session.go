@@ -61,6 +61,9 @@ type Session struct {
 
 	tasks taskLog
 
+	violationsMu sync.Mutex
+	violations   []SchemaViolation
+
 	// Negotiated after Initialize.
 	ServerVersion      string
 	ServerCapabilities map[string]any
@@ -184,6 +187,9 @@ func (s *Session) dispatch(msg *jsonrpc.Message) {
 	if msg.Method == protocol.NotificationTasksStatus {
 		s.tasks.add("notification", msg.Params)
 	}
+	if msg.Method != "" {
+		s.checkSchema(string(msg.Kind())+" "+msg.Method, msg.Raw, func(v string) error { return protocol.ValidateParams(v, msg.Method, msg.Params) })
+	}
 	s.inbox.add(msg)
 	if msg.IsRequest() {
 		go s.answer(msg)
@@ -265,6 +271,9 @@ func (s *Session) Do(ctx context.Context, c Call) (*jsonrpc.Message, error) {
 	case resp, ok := <-ch:
 		if !ok {
 			return nil, fmt.Errorf("%s: connection closed before the response: %w", c.Method, s.readErr)
+		}
+		if resp.Error == nil {
+			s.checkSchema("result of "+c.Method, resp.Raw, func(v string) error { return protocol.ValidateResult(v, c.Method, resp.Result) })
 		}
 		return resp, nil
 	case <-ctx.Done():
@@ -374,6 +383,39 @@ type noAnswer struct{}
 
 // NoAnswer, returned by a RequestHandler, leaves the request unanswered.
 var NoAnswer any = noAnswer{}
+
+// SchemaViolation is a message from the server that does not validate
+// against the schema of the session's version.
+type SchemaViolation struct {
+	What string // "result of tools/list", "notification notifications/progress"
+	Err  error
+	Raw  []byte
+}
+
+// SchemaViolations lists what the server sent that failed schema validation.
+func (s *Session) SchemaViolations() []SchemaViolation {
+	s.violationsMu.Lock()
+	defer s.violationsMu.Unlock()
+	return append([]SchemaViolation(nil), s.violations...)
+}
+
+// checkSchema validates one message against the session's version. Versions
+// without a schema of their own are read with the newest of their era; a
+// method the schema does not know is not judged.
+func (s *Session) checkSchema(what string, raw []byte, validate func(version string) error) {
+	v := s.opts.Version
+	if !protocol.HasSchema(v) && protocol.IsStateful(v) {
+		v = protocol.LatestStateful
+	}
+	err := validate(v)
+	if err == nil || errors.Is(err, protocol.ErrUnknownMethod) || errors.Is(err, protocol.ErrUnknownVersion) {
+		return
+	}
+	s.violationsMu.Lock()
+	s.violations = append(s.violations, SchemaViolation{What: what, Err: err, Raw: raw})
+	s.violationsMu.Unlock()
+	s.opts.Transcript.Eventf(s.opts.Label, "schema: the %s is invalid: %v", what, err)
+}
 
 // ErrNotInitialized is returned by helpers that need a handshake first.
 var ErrNotInitialized = errors.New("session not initialized")

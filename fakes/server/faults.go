@@ -75,6 +75,9 @@ var faults = []Fault{
 		Transports:  []string{"stdio", "ws"},
 		Description: "answers unknown notifications with a -32601 error"},
 
+	{Name: "tool-missing-input-schema", Kills: "wire-schema/messages-valid",
+		Description: "lists test_simple_text without its required inputSchema"},
+
 	{Name: "discover-missing-versions", Kills: "lifecycle-discover/result-schema", Versions: modern,
 		Description: "leaves supportedVersions out of the server/discover result"},
 	{Name: "discover-no-server-info", Kills: "lifecycle-discover/server-info", Versions: modern,

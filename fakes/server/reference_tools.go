@@ -56,6 +56,9 @@ func (r *reference) toolsList(ctx context.Context, _ *Peer, _ *jsonrpc.Message) 
 			schema["required"] = t.required
 		}
 		tool := map[string]any{"name": t.name, "description": t.description, "inputSchema": schema}
+		if t.name == "test_simple_text" && r.is("tool-missing-input-schema") {
+			delete(tool, "inputSchema")
+		}
 		if t.taskSupport != "" && !isModern(ctx) {
 			tool["execution"] = map[string]any{"taskSupport": t.taskSupport}
 		}
