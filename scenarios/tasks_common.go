@@ -276,13 +276,20 @@ func taskElicitation(t *T, s *client.Session, held *client.HeldRequests, id stri
 			got <- h
 		}
 	}()
+	// The status watcher polls tasks/get, which records into the task's
+	// history: it must be finished before the scenario polls on its own, or
+	// a stale answer could be recorded after a newer one.
+	pollCtx, stopPolling := context.WithCancel(ctx)
 	status := make(chan string, 1)
+	polling := make(chan struct{})
 	go func() {
-		tk, err := s.WaitTaskStatus(ctx, id, func(st string) bool { return st == "input_required" || client.IsTerminal(st) })
+		defer close(polling)
+		tk, err := s.WaitTaskStatus(pollCtx, id, func(st string) bool { return st == "input_required" || client.IsTerminal(st) })
 		if err == nil {
 			status <- tk.Status
 		}
 	}()
+	defer func() { stopPolling(); <-polling }()
 	select {
 	case h := <-got:
 		return h
