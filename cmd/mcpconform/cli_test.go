@@ -39,7 +39,8 @@ var _ = Describe("mcpconform", func() {
 			for _, sc := range scenarios.All() {
 				Expect(out).To(MatchRegexp(`(?m)^`+regexp.QuoteMeta(sc.ID)+`\s`), "scenario %s", sc.ID)
 				for _, c := range sc.Checks {
-					Expect(out).To(MatchRegexp(`(?m)^  `+regexp.QuoteMeta(c.ID)+`\s+`+string(c.Level)+`\s`), "check %s", c.ID)
+					Expect(out).To(MatchRegexp(`(?m)^  `+string(c.Level)+`\s+`+regexp.QuoteMeta(c.ID)+`$`), "check %s", c.ID)
+					Expect(out).To(ContainSubstring(c.Spec), "check %s", c.ID)
 				}
 			}
 		})

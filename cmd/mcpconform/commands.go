@@ -26,23 +26,25 @@ func listCmd() *cobra.Command {
 		Short: "List scenarios and their checks (or, with --faults, the reference server's faults)",
 		Args:  cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			w := tabwriter.NewWriter(cmd.OutOrStdout(), 0, 4, 2, ' ', 0)
-			defer w.Flush()
 			if faults {
+				w := tabwriter.NewWriter(cmd.OutOrStdout(), 0, 4, 2, ' ', 0)
 				printFaults(w)
-				return nil
+				return w.Flush()
 			}
+			out := cmd.OutOrStdout()
 			for _, s := range scenarios.All() {
-				fmt.Fprintf(w, "%s\t%s\t%s\t%s\n", s.ID, s.Side, strings.Join(s.Versions, ","), s.Title)
+				fmt.Fprintf(out, "%s  (%s side; %s", s.ID, s.Side, strings.Join(s.Versions, ", "))
 				if len(s.Transports) > 0 {
-					fmt.Fprintf(w, "  transports: %s\t\t\t\n", strings.Join(s.Transports, ", "))
+					fmt.Fprintf(out, "; %s only", strings.Join(s.Transports, ", "))
 				}
+				fmt.Fprintf(out, ")\n  %s\n", s.Title)
 				for _, n := range s.Needs {
-					fmt.Fprintf(w, "  needs: %s\t\t\t\n", n)
+					fmt.Fprintf(out, "  needs: %s\n", n)
 				}
 				for _, c := range s.Checks {
-					fmt.Fprintf(w, "  %s\t%s\t%s\t%s\n", c.ID, c.Level, c.Spec, c.Title)
+					fmt.Fprintf(out, "  %-6s %s\n         %s\n         %s\n", c.Level, c.ID, c.Title, c.Spec)
 				}
+				fmt.Fprintln(out)
 			}
 			return nil
 		},
