@@ -1,6 +1,7 @@
 // Package reports holds the result model of an mcpconform run and renders it
-// as JUnit XML (for CI test panels), JSON (for machines) and Markdown (for
-// humans, e.g. a GitHub job summary).
+// as JUnit XML (for CI test panels), JSON (for machines), Markdown (for
+// humans, e.g. a GitHub job summary) and a self-contained HTML page (for a
+// developer opening the results of a CI run).
 package reports
 
 import (

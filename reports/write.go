@@ -13,13 +13,14 @@ const (
 	JUnitFile    = "junit.xml"
 	JSONFile     = "results.json"
 	MarkdownFile = "summary.md"
+	HTMLFile     = "report.html"
 )
 
-// WriteAll writes junit.xml, results.json and summary.md into dir (created if
-// missing) and returns the paths, in that order. Each file is rendered fully
-// in memory and then renamed into place, so a CI step reading the directory
-// never sees a half-written report. On error the paths already written are
-// returned with it.
+// WriteAll writes junit.xml, results.json, summary.md and report.html into dir
+// (created if missing) and returns the paths, in that order. Each file is
+// rendered fully in memory and then renamed into place, so a CI step reading
+// the directory never sees a half-written report. On error the paths already
+// written are returned with it.
 func WriteAll(dir string, r *Run) ([]string, error) {
 	if r == nil {
 		return nil, errNilRun
@@ -34,6 +35,7 @@ func WriteAll(dir string, r *Run) ([]string, error) {
 		{JUnitFile, WriteJUnit},
 		{JSONFile, WriteJSON},
 		{MarkdownFile, WriteMarkdown},
+		{HTMLFile, WriteHTML},
 	}
 	var paths []string
 	for _, o := range outputs {

@@ -12,7 +12,7 @@ import (
 )
 
 var _ = Describe("WriteAll", func() {
-	It("creates the directory and writes the three reports", func() {
+	It("creates the directory and writes the four reports", func() {
 		dir := filepath.Join(GinkgoT().TempDir(), "nested", "out")
 		r := sampleRun()
 		paths, err := reports.WriteAll(dir, r)
@@ -21,6 +21,7 @@ var _ = Describe("WriteAll", func() {
 			filepath.Join(dir, "junit.xml"),
 			filepath.Join(dir, "results.json"),
 			filepath.Join(dir, "summary.md"),
+			filepath.Join(dir, "report.html"),
 		}))
 
 		read := func(name string) []byte {
@@ -31,11 +32,12 @@ var _ = Describe("WriteAll", func() {
 		Expect(read("junit.xml")).To(Equal(renderJUnit(r)))
 		Expect(read("results.json")).To(Equal(renderJSON(r)))
 		Expect(string(read("summary.md"))).To(Equal(renderMarkdown(r)))
+		Expect(string(read("report.html"))).To(Equal(renderHTML(r)))
 
 		// No temporary files left behind.
 		entries, err := os.ReadDir(dir)
 		Expect(err).NotTo(HaveOccurred())
-		Expect(entries).To(HaveLen(3))
+		Expect(entries).To(HaveLen(4))
 	})
 
 	It("overwrites reports from a previous run", func() {

@@ -55,7 +55,7 @@ func serverCmd() *cobra.Command {
 		Short: "Judge an MCP server: mcpconform plays the client",
 		Long: `Judge an MCP server. mcpconform plays the client from a script, checks every
 requirement the spec states, prints a line per scenario and writes junit.xml,
-results.json and summary.md to the output directory.
+results.json, summary.md and report.html to the output directory.
 
 Exit codes: 0 every judged check passed (SHOULD warnings allowed unless --strict),
 1 a check failed, 2 usage or setup error, 3 some checks could not be judged.`,
@@ -84,7 +84,7 @@ Exit codes: 0 every judged check passed (SHOULD warnings allowed unless --strict
 	fl.StringVar(&f.specVersion, "spec-version", "", "protocol version(s) to judge, comma-separated, or all (default 2025-11-25; with --reference 2025-11-25,2026-07-28)")
 	fl.StringSliceVar(&f.scenarioIDs, "scenario", nil, "run only these scenario ids (repeatable)")
 	fl.StringVar(&f.labelFilter, "label-filter", "", "Ginkgo label filter, e.g. 'family: containsAny lifecycle && level: containsAny MUST'")
-	fl.StringVarP(&f.outDir, "output", "o", "mcpconform-results", "directory for junit.xml, results.json and summary.md")
+	fl.StringVarP(&f.outDir, "output", "o", "mcpconform-results", "directory for junit.xml, results.json, summary.md and report.html")
 	fl.DurationVar(&f.timeout, "timeout", 60*time.Second, "deadline for one scenario")
 	fl.DurationVar(&f.responseTimeout, "response-timeout", 5*time.Second, "deadline for each single answer from the target")
 	fl.BoolVarP(&f.verbose, "verbose", "v", false, "print Ginkgo's spec-by-spec output (steps, transcripts of failures) to stderr")

@@ -1,0 +1,318 @@
+package reports
+
+import (
+	"bytes"
+	_ "embed"
+	"fmt"
+	"html/template"
+	"io"
+	"strings"
+	"unicode/utf8"
+)
+
+// htmlTemplateText is the page. It is self-contained: inline CSS, no script,
+// no external fonts, images or links, and a Content-Security-Policy that
+// forbids loading or running anything should an escaping bug ever let markup
+// through.
+//
+//go:embed html.tmpl
+var htmlTemplateText string
+
+var htmlTemplate = template.Must(template.New("report.html").Funcs(template.FuncMap{
+	"inc": func(i int) int { return i + 1 },
+}).Parse(htmlTemplateText))
+
+// WriteHTML writes r as a single self-contained HTML page for a developer to
+// open after a run: run details and overall outcome, a totals bar, a matrix
+// with one colour-coded row per scenario linking to its section, and per
+// scenario the checks, the messages of those that did not pass, and the
+// transcript and target stderr in collapsible blocks. Every text is escaped
+// by html/template after the sanitiser has removed control characters and
+// invalid UTF-8, so whatever a target sends renders as text. The output
+// depends only on r.
+func WriteHTML(w io.Writer, r *Run) error {
+	if r == nil {
+		return errNilRun
+	}
+	var buf bytes.Buffer
+	if err := htmlTemplate.Execute(&buf, htmlFromRun(r)); err != nil {
+		return fmt.Errorf("reports: rendering HTML: %w", err)
+	}
+	_, err := w.Write(buf.Bytes())
+	return err
+}
+
+// View model of the page: every string is already sanitised, every status
+// already resolved, so the template only lays things out.
+type (
+	htmlPage struct {
+		Title        string
+		Heading      string
+		Tool         string
+		Target       string
+		Transports   []string
+		SpecVersions []string
+		Strict       bool
+		Started      string
+		Duration     string
+		Outcome      htmlStatus
+		OutcomeText  string
+		Counts       []htmlCount
+		Total        int
+		Scenarios    []htmlScenario
+	}
+	htmlStatus struct {
+		Name  string // passed, failed, warning, skipped, error: CSS class suffix
+		Label string // PASS, FAIL, WARN, SKIP, ERROR
+	}
+	htmlCount struct {
+		Status htmlStatus
+		Title  string // column heading: Passed, Failed, …
+		N      int
+	}
+	htmlScenario struct {
+		Anchor      string
+		ID          string
+		Title       string
+		Family      string
+		SpecVersion string
+		Started     string
+		Duration    string
+		Outcome     htmlStatus
+		Counts      []htmlCount
+		Total       int
+		Checks      []htmlCheck
+		Problems    []htmlCheck // non-passing checks with a message, in check order
+		Transcript  []htmlLine
+		Stderr      string
+	}
+	htmlCheck struct {
+		Anchor   string // of the message, when the check has one shown
+		Status   htmlStatus
+		Level    string
+		ID       string
+		Title    string
+		SpecRef  string
+		Duration string
+		Message  string
+	}
+	htmlLine struct {
+		Class string // tr-send, tr-recv, tr-stderr, tr-event, tr-note or empty
+		Text  string
+	}
+)
+
+// htmlStatuses is the order of statuses in totals and count columns.
+var htmlStatuses = []struct {
+	status Status
+	title  string
+}{
+	{Passed, "Passed"}, {Failed, "Failed"}, {Warning, "Warning"}, {Skipped, "Skipped"}, {Errored, "Error"},
+}
+
+func htmlFromRun(r *Run) htmlPage {
+	total := r.Counts()
+	outcome := total.Outcome()
+	heading := r.tool()
+	if r.Side != "" {
+		heading += " " + r.Side
+	}
+	heading = oneLine(htmlText(heading + " conformance"))
+	p := htmlPage{
+		Heading:      heading,
+		Tool:         oneLine(htmlText(strings.TrimSpace(r.tool() + " " + r.ToolVersion))),
+		Target:       oneLine(htmlText(r.Target)),
+		Transports:   htmlList(r.Transport),
+		SpecVersions: htmlList(r.SpecVersion),
+		Strict:       r.Strict,
+		Started:      mdTime(r.Started),
+		Duration:     mdDuration(r.Duration),
+		Outcome:      htmlStatusOf(outcome),
+		OutcomeText:  htmlOutcomeText(outcome, total),
+		Counts:       htmlCounts(total),
+		Total:        total.Total,
+		Scenarios:    make([]htmlScenario, 0, len(r.Scenarios)),
+	}
+	p.Title = p.Heading + ": " + p.Outcome.Label
+	if p.Target != "" {
+		p.Title += " · " + p.Target
+	}
+	for i := range r.Scenarios {
+		p.Scenarios = append(p.Scenarios, htmlFromScenario(r, i))
+	}
+	return p
+}
+
+func htmlFromScenario(r *Run, i int) htmlScenario {
+	s := &r.Scenarios[i]
+	c := s.Counts()
+	// The same scenario id recurs once per transport and spec version, so
+	// the position makes the anchor unique; the id keeps it readable.
+	anchor := fmt.Sprintf("s%d-%s", i+1, classSegment(s.ID))
+	hs := htmlScenario{
+		Anchor:      anchor,
+		ID:          oneLine(htmlText(s.ID)),
+		Title:       oneLine(htmlText(s.Title)),
+		Family:      oneLine(htmlText(s.Family)),
+		SpecVersion: oneLine(htmlText(s.specVersion(r))),
+		Duration:    mdDuration(s.Duration),
+		Outcome:     htmlStatusOf(c.Outcome()),
+		Counts:      htmlCounts(c),
+		Total:       c.Total,
+		Checks:      make([]htmlCheck, 0, len(s.Checks)),
+		Transcript:  transcriptLines(s.Transcript),
+		Stderr:      htmlBlock(s.Stderr),
+	}
+	if !s.Started.IsZero() {
+		hs.Started = mdTime(s.Started)
+	}
+	for j := range s.Checks {
+		ch := &s.Checks[j]
+		st, msg := ch.effective()
+		hc := htmlCheck{
+			Status:   htmlStatusOf(st),
+			Level:    oneLine(htmlText(ch.Level)),
+			ID:       oneLine(htmlText(ch.ID)),
+			Title:    oneLine(htmlText(ch.Title)),
+			SpecRef:  oneLine(htmlText(ch.SpecRef)),
+			Duration: mdDuration(ch.Duration),
+		}
+		if msg := htmlBlock(msg); st != Passed && strings.TrimSpace(msg) != "" {
+			hc.Anchor = fmt.Sprintf("%s-c%d", anchor, j+1)
+			hc.Message = msg
+			hs.Problems = append(hs.Problems, hc)
+		}
+		hs.Checks = append(hs.Checks, hc)
+	}
+	return hs
+}
+
+func htmlStatusOf(s Status) htmlStatus {
+	if !s.Valid() {
+		s = Errored
+	}
+	return htmlStatus{Name: string(s), Label: statusLabel(s)}
+}
+
+func htmlCounts(c Counts) []htmlCount {
+	n := []int{c.Passed, c.Failed, c.Warning, c.Skipped, c.Errored}
+	out := make([]htmlCount, len(htmlStatuses))
+	for i, s := range htmlStatuses {
+		out[i] = htmlCount{Status: htmlStatusOf(s.status), Title: s.title, N: n[i]}
+	}
+	return out
+}
+
+// htmlOutcomeText explains the overall outcome in the words of the exit codes.
+func htmlOutcomeText(s Status, c Counts) string {
+	switch s {
+	case Errored:
+		return fmt.Sprintf("%d of %d checks could not be judged", c.Errored, c.Total)
+	case Failed:
+		return fmt.Sprintf("%d of %d checks failed", c.Failed, c.Total)
+	case Warning:
+		return fmt.Sprintf("nothing failed; %d SHOULD warnings", c.Warning)
+	case Passed:
+		return "every judged check passed"
+	}
+	return "no check was judged"
+}
+
+// htmlList splits a comma-joined run field ("stdio,http") for display.
+func htmlList(s string) []string {
+	var out []string
+	for _, f := range strings.Split(htmlText(s), ",") {
+		if f = oneLine(f); f != "" {
+			out = append(out, f)
+		}
+	}
+	return out
+}
+
+// htmlBlock prepares multi-line text for a <pre>: sanitised, line endings
+// normalised, trailing blank lines dropped.
+func htmlBlock(s string) string {
+	s = strings.ReplaceAll(htmlText(s), "\r\n", "\n")
+	return strings.TrimRight(s, "\n")
+}
+
+// htmlText is cleanText (ANSI sequences, XML-illegal controls and invalid
+// UTF-8 removed) minus what HTML additionally reports as a parse error: DEL,
+// C1 controls and noncharacters. Escaping itself is html/template's job.
+func htmlText(s string) string {
+	s = cleanText(s)
+	if strings.IndexFunc(s, htmlIllegal) < 0 {
+		return s
+	}
+	return strings.Map(func(r rune) rune {
+		if htmlIllegal(r) {
+			return -1
+		}
+		return r
+	}, s)
+}
+
+func htmlIllegal(r rune) bool {
+	return r == 0x7f || (r >= 0x80 && r <= 0x9f) ||
+		(r >= 0xfdd0 && r <= 0xfdef) ||
+		(r <= utf8.MaxRune && r&0xfffe == 0xfffe)
+}
+
+// transcriptLines splits a transcript as jsonrpc.Transcript formats it
+// ("    0.003s send   [A] {...}") into lines classed by direction. Lines
+// that do not start a frame (a frame spanning several lines) keep the class
+// of the frame they continue; the "… frames dropped" trailer is a note.
+func transcriptLines(s string) []htmlLine {
+	s = htmlBlock(s)
+	if s == "" {
+		return nil
+	}
+	lines := strings.Split(s, "\n")
+	out := make([]htmlLine, len(lines))
+	class := ""
+	for i, l := range lines {
+		if dir, ok := transcriptDirection(l); ok {
+			class = "tr-" + dir
+		} else if strings.HasPrefix(l, "… ") {
+			class = "tr-note"
+		}
+		out[i] = htmlLine{Class: class, Text: l}
+	}
+	return out
+}
+
+// transcriptDirection recognises "<seconds>s <direction> " at the start of a
+// transcript line.
+func transcriptDirection(line string) (string, bool) {
+	rest := strings.TrimLeft(line, " ")
+	at, rest, ok := strings.Cut(rest, " ")
+	if !ok || !isSeconds(at) {
+		return "", false
+	}
+	word, _, _ := strings.Cut(strings.TrimLeft(rest, " "), " ")
+	switch word {
+	case "send", "recv", "stderr", "event":
+		return word, true
+	}
+	return "", false
+}
+
+// isSeconds matches "0.003s", "12s" and the like.
+func isSeconds(s string) bool {
+	num, ok := strings.CutSuffix(s, "s")
+	if !ok || num == "" {
+		return false
+	}
+	digits, dots := 0, 0
+	for i := 0; i < len(num); i++ {
+		switch c := num[i]; {
+		case c >= '0' && c <= '9':
+			digits++
+		case c == '.':
+			dots++
+		default:
+			return false
+		}
+	}
+	return digits > 0 && dots <= 1
+}
