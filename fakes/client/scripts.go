@@ -29,11 +29,24 @@ func ElicitationAnswer(action string, content map[string]any) map[string]any {
 type Held struct {
 	Request *jsonrpc.Message
 	answer  chan any
+	written <-chan struct{}
+	done    <-chan struct{}
 }
 
 // Answer releases the request with this result (it may arrive late, after
 // the task it belongs to was cancelled: that is the point of some checks).
-func (h *Held) Answer(result any) { h.answer <- result }
+// It returns once the answer has been written to the connection, so what
+// the scenario sends next goes out after it.
+func (h *Held) Answer(result any) {
+	h.answer <- result
+	if h.written == nil {
+		return
+	}
+	select {
+	case <-h.written:
+	case <-h.done:
+	}
+}
 
 // Ignore releases the request without ever answering it.
 func (h *Held) Ignore() { h.answer <- NoAnswer }
@@ -49,7 +62,8 @@ type HeldRequests struct {
 func (s *Session) Hold(method string) *HeldRequests {
 	hr := &HeldRequests{method: method, ch: make(chan *Held, 16)}
 	s.Handle(method, func(ctx context.Context, req *jsonrpc.Message) (any, *jsonrpc.Error) {
-		h := &Held{Request: req, answer: make(chan any, 1)}
+		written, _ := ctx.Value(writtenKey{}).(chan struct{})
+		h := &Held{Request: req, answer: make(chan any, 1), written: written, done: s.done}
 		select {
 		case hr.ch <- h:
 		case <-s.done:

@@ -200,7 +200,11 @@ func (s *Session) answer(req *jsonrpc.Message) {
 	s.handlersMu.RLock()
 	h := s.handlers[req.Method]
 	s.handlersMu.RUnlock()
-	ctx := context.Background()
+	// written is closed once the answer is on the wire (or given up), so a
+	// held request's Answer can return only then.
+	written := make(chan struct{})
+	defer close(written)
+	ctx := context.WithValue(context.Background(), writtenKey{}, written)
 	var resp *jsonrpc.Message
 	if h == nil {
 		resp = jsonrpc.NewError(req.ID, protocol.MethodNotFound, "mcpconform: no handler for "+req.Method, nil)
@@ -377,6 +381,8 @@ func (s *Session) paramsWithMeta(c Call) (json.RawMessage, error) {
 	}
 	return json.Marshal(params)
 }
+
+type writtenKey struct{}
 
 // noAnswer marks a handler result that sends nothing.
 type noAnswer struct{}
