@@ -249,16 +249,17 @@ func (r *reference) taskElicitation(p *Peer, t *task, args json.RawMessage) {
 			}
 		}()
 	}
+	askCtx := reqCtx
 	if r.hold {
 		// Wait for the requestor's tasks/result and ask on its stream.
 		select {
 		case id := <-t.resultCalls:
-			reqCtx = transport.WithRelatedRequest(reqCtx, id)
+			askCtx = transport.WithRelatedRequest(reqCtx, id)
 		case <-reqCtx.Done():
 			return
 		}
 	}
-	resp, err := p.Request(reqCtx, protocol.MethodElicitationCreate, elicitationParams(a.Message, meta))
+	resp, err := p.Request(askCtx, protocol.MethodElicitationCreate, elicitationParams(a.Message, meta))
 	if err != nil {
 		return // cancelled or the connection ended: the task keeps its status
 	}
