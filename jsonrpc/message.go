@@ -31,6 +31,21 @@ func (id ID) IsZero() bool { return len(id) == 0 }
 // IsNull reports whether the id is JSON null (seen on error responses to unparsable requests).
 func (id ID) IsNull() bool { return string(id) == "null" }
 
+// Valid reports whether the id is one a request may carry: a JSON string or
+// an integer, never null (2025-11-25/basic/index.mdx#requests).
+func (id ID) Valid() bool {
+	b := bytes.TrimSpace(id)
+	switch {
+	case len(b) == 0:
+		return false
+	case b[0] == '"':
+		return json.Valid(b)
+	case b[0] == '-' || (b[0] >= '0' && b[0] <= '9'):
+		return !bytes.ContainsAny(b, ".eE") && json.Valid(b)
+	}
+	return false
+}
+
 // String is the raw JSON text of the id.
 func (id ID) String() string { return string(id) }
 

@@ -11,6 +11,21 @@ import (
 )
 
 var _ = Describe("ID", func() {
+	DescribeTable("Valid: a request id is a string or an integer, never null",
+		func(raw string, valid bool) { Expect(jsonrpc.ID(raw).Valid()).To(Equal(valid)) },
+		Entry("string", `"a b"`, true),
+		Entry("numeric string", `"42"`, true),
+		Entry("integer", `42`, true),
+		Entry("negative integer", ` -3 `, true),
+		Entry("null", `null`, false),
+		Entry("fraction", `1.5`, false),
+		Entry("exponent", `1e3`, false),
+		Entry("bool", `true`, false),
+		Entry("object", `{"a":1}`, false),
+		Entry("absent", ``, false),
+		Entry("broken string", `"abc`, false),
+	)
+
 	It("keeps a string id and a number id apart, even with the same digits", func() {
 		s, n := jsonrpc.StringID("42"), jsonrpc.NumberID(42)
 		Expect(s.String()).To(Equal(`"42"`))

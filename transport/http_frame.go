@@ -47,11 +47,16 @@ func lenientIDKey(frame []byte) string {
 	if json.Unmarshal(frame, &fields) != nil {
 		return ""
 	}
-	key := string(bytes.TrimSpace(fields["id"]))
-	if key != "" && (key[0] == '"' || key[0] == '-' || (key[0] >= '0' && key[0] <= '9')) {
+	if key := string(bytes.TrimSpace(fields["id"])); routable(key) {
 		return key
 	}
 	return ""
+}
+
+// routable reports an id the transport can route a response by: a string
+// or a number. Whether MCP allows it (integers only) is for the peer to judge.
+func routable(key string) bool {
+	return key != "" && (key[0] == '"' || key[0] == '-' || (key[0] >= '0' && key[0] <= '9'))
 }
 
 // modernMeta reports whether a body carries the 2026-07-28 per-request
@@ -84,7 +89,7 @@ func httpInspect(frame []byte) httpFrameInfo {
 	switch {
 	case key == "null":
 		fi.nullID = true
-	case key != "" && (key[0] == '"' || key[0] == '-' || (key[0] >= '0' && key[0] <= '9')):
+	case routable(key):
 		fi.idKey = key
 	}
 	return fi

@@ -216,21 +216,10 @@ func classify(frame []byte) (*jsonrpc.Message, int) {
 	}
 	if id, ok := fields["id"]; ok {
 		_, isRequest := fields["method"]
-		switch {
-		case len(id) == 0:
-			return nil, protocol.InvalidRequest
-		case string(id) == "null":
-			// Responses may carry null (an unreadable request); requests
-			// may not (2025-11-25/basic/index.mdx#requests).
-			if isRequest {
-				return nil, protocol.InvalidRequest
-			}
-		case id[0] == '"':
-		case id[0] == '-' || (id[0] >= '0' && id[0] <= '9'):
-			if bytes.ContainsAny(id, ".eE") { // ids are strings or integers
-				return nil, protocol.InvalidRequest
-			}
-		default:
+		// Responses may carry null (an unreadable request); requests may
+		// not, and ids are strings or integers otherwise.
+		nullResponse := string(id) == "null" && !isRequest
+		if !nullResponse && !jsonrpc.ID(id).Valid() {
 			return nil, protocol.InvalidRequest
 		}
 	}
@@ -249,8 +238,8 @@ func classify(frame []byte) (*jsonrpc.Message, int) {
 func idOf(frame []byte) jsonrpc.ID {
 	var fields map[string]json.RawMessage
 	if json.Unmarshal(bytes.TrimSpace(frame), &fields) == nil {
-		if id := fields["id"]; len(id) > 0 && (id[0] == '"' || (id[0] == '-' || (id[0] >= '0' && id[0] <= '9')) && !bytes.ContainsAny(id, ".eE")) {
-			return jsonrpc.ID(id)
+		if id := jsonrpc.ID(fields["id"]); id.Valid() {
+			return id
 		}
 	}
 	return jsonrpc.ID("null")
