@@ -13,7 +13,6 @@ import (
 	"os/exec"
 	"os/signal"
 	"syscall"
-	"time"
 )
 
 func main() {
@@ -90,8 +89,12 @@ func main() {
 	}
 }
 
+// forever blocks until the process is killed: the peer that must be
+// escalated to SIGKILL. It waits for a signal nobody sends, since a bare
+// select{} would trip the runtime's deadlock detector and exit.
 func forever() {
-	for {
-		time.Sleep(time.Hour)
+	never := make(chan os.Signal, 1)
+	signal.Notify(never, syscall.SIGUSR2)
+	for range never {
 	}
 }
