@@ -112,3 +112,21 @@ func rawRefusal(s *client.Session) (int, bool) {
 	}
 	return 0, false
 }
+
+// probeMethod is a harmless request every server answers: ping, or
+// server/discover where ping no longer exists (2026-07-28).
+func probeMethod(s *client.Session) string {
+	if s.Stateless() {
+		return protocol.MethodServerDiscover
+	}
+	return protocol.MethodPing
+}
+
+// barrier sends the probe request and waits for its answer: frames the
+// server sent on the same ordered connection before it are in by then.
+func barrier(t *T, s *client.Session) {
+	method := probeMethod(s)
+	if _, err := t.Request(s, method, map[string]any{}); err != nil {
+		t.Blocked("%s (used as a barrier) was not answered: %v", method, err)
+	}
+}

@@ -190,10 +190,7 @@ var malformedJSONScenario = &Scenario{
 // survivesProbe judges that the session still answers: any response, a
 // result or an error, proves the server is alive and reading.
 func survivesProbe(t *T, s *client.Session, checkID string) {
-	method := protocol.MethodPing
-	if s.Stateless() {
-		method = protocol.MethodServerDiscover
-	}
+	method := probeMethod(s)
 	id := jsonrpc.StringID("mcpconform-alive-1")
 	resp, err := t.Do(s, client.Call{ID: id, Method: method, Params: map[string]any{}})
 	status, note := statusNote(s, id)
@@ -284,10 +281,7 @@ var idEchoScenario = &Scenario{
 	},
 	Run: func(t *T) {
 		s := t.Open("A", client.Options{})
-		method := protocol.MethodPing
-		if s.Stateless() {
-			method = protocol.MethodServerDiscover
-		}
+		method := probeMethod(s)
 		params := map[string]any{}
 		if s.Stateless() {
 			params["_meta"] = s.RequestMeta()
@@ -354,13 +348,7 @@ var notificationScenario = &Scenario{
 		// response is in, anything answering the notification is too (on
 		// ordered transports), so no waiting on a clock is needed.
 		t.Step("send a request as a barrier")
-		survivesBarrier := protocol.MethodPing
-		if s.Stateless() {
-			survivesBarrier = protocol.MethodServerDiscover
-		}
-		if _, err := t.Request(s, survivesBarrier, map[string]any{}); err != nil {
-			t.Blocked("the barrier request was not answered: %v", err)
-		}
+		barrier(t, s)
 		stray := s.Inbox().Matching(mark, func(m *jsonrpc.Message) bool { return m.Method == "" })
 		actual := "no response"
 		if len(stray) > 0 {

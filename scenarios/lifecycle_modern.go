@@ -4,7 +4,6 @@ import (
 	"encoding/json"
 	"fmt"
 	"net/http"
-	"slices"
 
 	"github.com/mcpconform/mcpconform/fakes/client"
 	"github.com/mcpconform/mcpconform/jsonrpc"
@@ -135,9 +134,8 @@ var missingCapabilityScenario = &Scenario{
 			Title: "calling a tool that needs sampling, declaring no capabilities, gives -32021 with data.requiredCapabilities (over HTTP with status 400)"},
 	},
 	Run: func(t *T) {
-		tool := t.Env.Fixture("test_missing_capability", nil).Tool
 		s := t.Connect("A", client.Options{Capabilities: map[string]any{}})
-		requireTool(t, s, tool, "lifecycle-missing-capability/error-32021")
+		tool := requireTool(t, s, "test_missing_capability", nil).Tool
 		t.Step("call %s declaring no client capabilities", tool)
 		id := jsonrpc.StringID("mcpconform-capability-1")
 		resp, err := t.Do(s, client.Call{ID: id, Method: protocol.MethodToolsCall,
@@ -193,25 +191,17 @@ func judgeModernError(t *T, s *client.Session, checkID string, id jsonrpc.ID, re
 	t.Judge(checkID, ok, want, Describe(resp, err)+note)
 }
 
-// requireTool skips the check when the target does not list the fixture tool.
-func requireTool(t *T, s *client.Session, name, checkID string) {
-	t.Step("list tools to find %s", name)
-	resp, err := t.Request(s, protocol.MethodToolsList, map[string]any{})
-	if err != nil || resp.Error != nil {
-		t.Skip(checkID, "tools/list failed, so the fixture "+name+" could not be found: "+Describe(resp, err))
-		t.SkipRest("fixture unavailable")
+// requireTool resolves a fixture to the target's tool and skips the rest of
+// the scenario when the target does not list it.
+func requireTool(t *T, s *client.Session, fixture string, defaults map[string]any) Fixture {
+	t.Step("list tools to find the fixture %s", fixture)
+	tools, err := listTools(t, s)
+	if err != nil {
+		t.SkipRest(fmt.Sprintf("the fixture %s could not be looked up: %v", fixture, err))
 	}
-	var list struct {
-		Tools []struct {
-			Name string `json:"name"`
-		} `json:"tools"`
+	fx := t.Env.Fixture(fixture, defaults)
+	if _, ok := tools[fx.Tool]; !ok {
+		t.SkipRest(fmt.Sprintf("the target lists no tool %q for the fixture %s (map one with --fixture or the config file)", fx.Tool, fixture))
 	}
-	_ = json.Unmarshal(resp.Result, &list)
-	names := make([]string, 0, len(list.Tools))
-	for _, tl := range list.Tools {
-		names = append(names, tl.Name)
-	}
-	if !slices.Contains(names, name) {
-		t.SkipRest(fmt.Sprintf("the target lists no tool %q (map it with --fixture %s=YOUR_TOOL)", name, name))
-	}
+	return fx
 }

@@ -170,14 +170,7 @@ var callCancelledScenario = &Scenario{
 	},
 	Run: func(t *T) {
 		a := t.Open("A", client.Options{Capabilities: taskClientCaps()})
-		tools, err := listTools(t, a)
-		if err != nil {
-			t.Blocked("%v", err)
-		}
-		fx := t.Env.Fixture("test_elicitation", map[string]any{"message": "mcpconform: please confirm"})
-		if _, ok := tools[fx.Tool]; !ok {
-			t.SkipRest(fmt.Sprintf("the target lists no tool %q for the fixture test_elicitation", fx.Tool))
-		}
+		fx := requireTool(t, a, "test_elicitation", map[string]any{"message": "mcpconform: please confirm"})
 		held := a.Hold(protocol.MethodElicitationCreate)
 		id := jsonrpc.StringID("mcpconform-cancelled-call-1")
 		req, _ := jsonrpc.NewRequest(id, protocol.MethodToolsCall, map[string]any{"name": fx.Tool, "arguments": fx.Arguments})

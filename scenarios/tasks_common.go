@@ -136,7 +136,7 @@ func requireTaskTool(t *T, s *client.Session, fixture string, defaults map[strin
 // with a CreateTaskResult blocks the scenario (the check that judges
 // creation, where there is one, carries the failure).
 func createTask(t *T, s *client.Session, fx Fixture) (string, *jsonrpc.Message) {
-	t.Step("call %s as a task on session %s", fx.Tool, sessionLabel(s))
+	t.Step("call %s as a task on session %s", fx.Tool, s.Label())
 	ctx, cancel := t.Wait()
 	defer cancel()
 	id, resp, err := s.CallToolAsTask(ctx, fx.Tool, fx.Arguments, nil)
@@ -145,8 +145,6 @@ func createTask(t *T, s *client.Session, fx Fixture) (string, *jsonrpc.Message) 
 	}
 	return id, resp
 }
-
-func sessionLabel(s *client.Session) string { return s.Label() }
 
 // createdStatus reads task.status from a CreateTaskResult.
 func createdStatus(resp *jsonrpc.Message) string {
@@ -182,7 +180,7 @@ func getTask(t *T, s *client.Session, id string) (*jsonrpc.Message, error) {
 }
 
 func cancelTask(t *T, s *client.Session, id string) (*jsonrpc.Message, error) {
-	t.Step("tasks/cancel %s on session %s", id, sessionLabel(s))
+	t.Step("tasks/cancel %s on session %s", id, s.Label())
 	ctx, cancel := t.Wait()
 	defer cancel()
 	return s.CancelTask(ctx, id)
@@ -221,14 +219,6 @@ func quiet(t *T, s *client.Session, mark int, pred func(*jsonrpc.Message) bool) 
 		return nil
 	}
 	return m
-}
-
-// barrier sends ping and waits for its answer: frames the server sent on
-// the same ordered connection before it are in by then.
-func barrier(t *T, s *client.Session) {
-	if _, err := t.Request(s, protocol.MethodPing, nil); err != nil {
-		t.Blocked("ping (used as a barrier) failed: %v", err)
-	}
 }
 
 // relatedTaskID reads _meta["io.modelcontextprotocol/related-task"].taskId.

@@ -62,6 +62,8 @@ var wireSchemaScenario = &Scenario{
 			}
 		}
 		if !s.Stateless() {
+			// ping; the stateless barrier would be server/discover, whose
+			// result lifecycle-discover judges.
 			barrier(t, s)
 		}
 		if v := s.SchemaViolations()[handshake:]; len(v) > 0 {
