@@ -9,11 +9,6 @@ import (
 
 // Scripted answers to server-to-client requests.
 
-// Answer replies to every request with the same result.
-func Answer(result any) RequestHandler {
-	return func(context.Context, *jsonrpc.Message) (any, *jsonrpc.Error) { return result, nil }
-}
-
 // ElicitationAnswer builds an elicitation result: accept (with content),
 // decline or cancel.
 func ElicitationAnswer(action string, content map[string]any) map[string]any {

@@ -334,6 +334,38 @@ var _ = Describe("Session", func() {
 				Expect(r).To(HaveKeyWithValue("error", HaveKeyWithValue("code", float64(-32042))))
 			})
 
+			It("holds a server request until the scenario answers it, or never answers it", func() {
+				s := connect(serve(kind, scripted(0)), client.Options{})
+				must(s.Initialize(stepCtx()))
+				held := s.Hold("elicitation/create")
+				asked := make(chan *jsonrpc.Message, 1)
+				go func() {
+					defer GinkgoRecover()
+					asked <- must(s.Request(stepCtx(), "ask", map[string]any{"message": "late?"}))
+				}()
+				h, err := held.Next(stepCtx())
+				Expect(err).NotTo(HaveOccurred())
+				Expect(asked).NotTo(Receive(), "the server cannot answer before its question is")
+				h.Answer(client.ElicitationAnswer("accept", map[string]any{"ok": true}))
+				var r *jsonrpc.Message
+				Eventually(asked).WithTimeout(5 * time.Second).Should(Receive(&r))
+				Expect(resultOf(r)).To(HaveKeyWithValue("result", HaveKeyWithValue("action", "accept")))
+
+				// Never answered: the ask stays open until its own deadline.
+				short, cancel := context.WithTimeout(context.Background(), 300*time.Millisecond)
+				defer cancel()
+				go func() {
+					defer GinkgoRecover()
+					_, err := s.Request(short, "ask", map[string]any{"message": "never?"})
+					asked <- jsonrpc.NewError(nil, 0, err.Error(), nil)
+				}()
+				h, err = held.Next(stepCtx())
+				Expect(err).NotTo(HaveOccurred())
+				h.Ignore()
+				Eventually(asked).WithTimeout(5 * time.Second).Should(Receive(&r))
+				Expect(r.Error.Message).To(ContainSubstring("deadline exceeded"))
+			})
+
 			It("answers -32601 to a server request it has no handler for", func() {
 				s := connect(serve(kind, scripted(0)), client.Options{})
 				must(s.Initialize(stepCtx()))
