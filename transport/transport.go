@@ -61,6 +61,13 @@ type HeaderCarrier interface {
 	RequestHeader() http.Header
 }
 
+// HandshakeCarrier is implemented by server-side WebSocket connections: the
+// headers of the upgrade request, which stand for every message on it (an
+// Authorization header, say), unlike the per-POST headers of HTTP.
+type HandshakeCarrier interface {
+	HandshakeHeader() http.Header
+}
+
 // Listener accepts connections on the server side.
 type Listener interface {
 	// Accept waits for the next connection (a stdio pipe pair, an HTTP

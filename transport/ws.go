@@ -50,7 +50,7 @@ type WSConn struct {
 
 var _ interface {
 	Conn
-	HeaderCarrier
+	HandshakeCarrier
 } = (*WSConn)(nil)
 
 func newWSConn(ws *websocket.Conn, opts Options, side string, maxMsg int64) *WSConn {
@@ -142,9 +142,9 @@ func (c *WSConn) read() {
 // Subprotocol is the negotiated subprotocol ("" if none).
 func (c *WSConn) Subprotocol() string { return c.ws.Subprotocol() }
 
-// RequestHeader is, on the server side, the headers of the handshake
+// HandshakeHeader is, on the server side, the headers of the handshake
 // request; nil on the client side.
-func (c *WSConn) RequestHeader() http.Header { return c.header }
+func (c *WSConn) HandshakeHeader() http.Header { return c.header }
 
 // RemoteAddr is the peer's network address.
 func (c *WSConn) RemoteAddr() net.Addr { return c.ws.RemoteAddr() }

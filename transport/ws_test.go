@@ -59,10 +59,10 @@ var _ = Describe("WebSocket", func() {
 		sc := accept()
 		Expect(cli.Subprotocol()).To(Equal("mcp"))
 		Expect(sc.Subprotocol()).To(Equal("mcp"))
-		Expect(sc.RequestHeader().Get("Authorization")).To(Equal("Bearer tok"))
-		hc, ok := As[HeaderCarrier](sc)
+		Expect(sc.HandshakeHeader().Get("Authorization")).To(Equal("Bearer tok"))
+		hc, ok := As[HandshakeCarrier](sc)
 		Expect(ok).To(BeTrue())
-		Expect(hc.RequestHeader().Get("Authorization")).To(Equal("Bearer tok"))
+		Expect(hc.HandshakeHeader().Get("Authorization")).To(Equal("Bearer tok"))
 
 		for _, f := range []string{`{"jsonrpc":"2.0","id":1,"method":"ping"}`, "multi\nline\r\nframe", `{"ü":"\u2028"}`, ""} {
 			Expect(cli.Send(tpCtx(time.Second), []byte(f))).To(Succeed())

@@ -54,12 +54,9 @@ func (p *Peer) Set(key string, v any) {
 }
 
 // Header is the HTTP header of the POST that carried the current message,
-// on Streamable HTTP only: a WebSocket's handshake headers are not the
-// per-request headers of 2026-07-28/basic/transports/streamable-http.mdx.
+// on Streamable HTTP only (the per-request headers of
+// 2026-07-28/basic/transports/streamable-http.mdx).
 func (p *Peer) Header() http.Header {
-	if _, ws := p.raw.(*transport.WSConn); ws {
-		return nil
-	}
 	if hc, ok := transport.As[transport.HeaderCarrier](p.raw); ok {
 		return hc.RequestHeader()
 	}
@@ -71,6 +68,9 @@ func (p *Peer) Header() http.Header {
 func (p *Peer) Authorization() string {
 	if hc, ok := transport.As[transport.HeaderCarrier](p.raw); ok {
 		return hc.RequestHeader().Get("Authorization")
+	}
+	if hc, ok := transport.As[transport.HandshakeCarrier](p.raw); ok {
+		return hc.HandshakeHeader().Get("Authorization")
 	}
 	return ""
 }
