@@ -145,6 +145,7 @@ func runOnce(ctx context.Context, run Run, opts SelfTestOptions) RunOutcome {
 	if timeout == 0 {
 		timeout = 30 * time.Second
 	}
+	why := map[string]string{} // the reference's failures, for the report
 	for _, s := range cfg.Applicable() {
 		sctx, cancel := context.WithTimeout(ctx, timeout)
 		res := scenarios.Execute(sctx, s, cfg.Env)
@@ -153,6 +154,9 @@ func runOnce(ctx context.Context, run Run, opts SelfTestOptions) RunOutcome {
 			switch v.Outcome {
 			case scenarios.Fail:
 				out.Failed = append(out.Failed, v.Check.ID)
+				if run.Fault == "" {
+					why[v.Check.ID] = strings.ReplaceAll(v.Message, "\n", " / ")
+				}
 			case scenarios.Errored:
 				out.Errored = append(out.Errored, v.Check.ID+": "+firstLine(v.Message))
 			case scenarios.Skip:
@@ -169,7 +173,7 @@ func runOnce(ctx context.Context, run Run, opts SelfTestOptions) RunOutcome {
 	}
 	if run.Fault == "" {
 		for _, id := range out.Failed {
-			out.Problems = append(out.Problems, fmt.Sprintf("%s: the reference fails %s", run, id))
+			out.Problems = append(out.Problems, fmt.Sprintf("%s: the reference fails %s (%s)", run, id, why[id]))
 		}
 		return out
 	}
