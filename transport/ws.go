@@ -177,24 +177,17 @@ func (c *WSConn) write(ctx context.Context, typ int, b []byte) error {
 	if err := ctx.Err(); err != nil {
 		return err
 	}
-	// A timed-out write leaves a gorilla connection unusable; that is what
-	// a peer that stops reading gets.
+	// Once started, a write runs to its deadline and is not cut short by a
+	// cancelled ctx: gorilla leaves a connection unusable after an
+	// interrupted write, and a caller that gives up waiting (a poller that
+	// stops) must not break the session for everyone. A timed-out write
+	// still breaks it: that is what a peer that stops reading gets.
 	dl, ok := ctx.Deadline()
 	if !ok {
 		dl = time.Now().Add(wsWriteTimeout)
 	}
 	_ = c.ws.SetWriteDeadline(dl)
-	fired := make(chan struct{})
-	stop := context.AfterFunc(ctx, func() {
-		defer close(fired)
-		// The net.Conn's deadline: gorilla's own setter is not safe
-		// to call during a write.
-		_ = c.ws.NetConn().SetWriteDeadline(time.Unix(1, 0))
-	})
 	err := c.ws.WriteMessage(typ, b)
-	if !stop() {
-		<-fired
-	}
 	if err == nil {
 		return nil
 	}
