@@ -5,6 +5,7 @@ import (
 	. "github.com/onsi/gomega"
 
 	"github.com/mcpconform/mcpconform/protocol"
+	"github.com/mcpconform/mcpconform/protocol/codes"
 	"github.com/mcpconform/mcpconform/protocol/exttasks"
 	v1 "github.com/mcpconform/mcpconform/protocol/v20251125"
 )
@@ -62,9 +63,9 @@ var _ = Describe("protocol versions", func() {
 
 var _ = Describe("names", func() {
 	It("names error codes", func() {
-		Expect(protocol.ErrorCodeName(-32602)).To(Equal("InvalidParams"))
-		Expect(protocol.ErrorCodeName(protocol.UnsupportedProtocolVersion)).To(Equal("UnsupportedProtocolVersion"))
-		Expect(protocol.ErrorCodeName(-1)).To(Equal("-1"))
+		Expect(codes.Name(-32602)).To(Equal("InvalidParams"))
+		Expect(codes.Name(codes.UnsupportedProtocolVersion)).To(Equal("UnsupportedProtocolVersion"))
+		Expect(codes.Name(-1)).To(Equal("-1"))
 	})
 
 	It("spots notifications", func() {

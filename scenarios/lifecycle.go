@@ -8,6 +8,7 @@ import (
 	"github.com/mcpconform/mcpconform/fakes/client"
 	"github.com/mcpconform/mcpconform/jsonrpc"
 	"github.com/mcpconform/mcpconform/protocol"
+	"github.com/mcpconform/mcpconform/protocol/codes"
 )
 
 // Lifecycle, versions and JSON-RPC hygiene: scenarios.md S6.
@@ -178,7 +179,7 @@ var malformedJSONScenario = &Scenario{
 			case err != nil:
 				t.Fail("lifecycle-malformed-json/parse-error", "error -32700 with id null", "no response: "+err.Error())
 			default:
-				ok := isErrorCode(m, protocol.ParseError) && (m.ID.IsZero() || m.ID.IsNull())
+				ok := isErrorCode(m, codes.ParseError) && (m.ID.IsZero() || m.ID.IsNull())
 				t.Judge("lifecycle-malformed-json/parse-error", ok, "error -32700 with id null", string(m.Raw))
 			}
 		}
@@ -237,7 +238,7 @@ var invalidRequestScenario = &Scenario{
 			t.Fail("lifecycle-invalid-request/invalid-request-error", "error -32600", "no response: "+err.Error())
 			return
 		}
-		t.Judge("lifecycle-invalid-request/invalid-request-error", isErrorCode(m, protocol.InvalidRequest),
+		t.Judge("lifecycle-invalid-request/invalid-request-error", isErrorCode(m, codes.InvalidRequest),
 			"error -32600", string(m.Raw))
 	},
 }
@@ -258,7 +259,7 @@ var unknownMethodScenario = &Scenario{
 		id := jsonrpc.StringID("mcpconform-unknown-1")
 		resp, err := t.Do(s, client.Call{ID: id, Method: "mcpconform/no-such-method", Params: map[string]any{}})
 		status, note := statusNote(s, id)
-		ok := err == nil && isErrorCode(resp, protocol.MethodNotFound)
+		ok := err == nil && isErrorCode(resp, codes.MethodNotFound)
 		want := "error -32601"
 		if s.Stateless() && status != 0 {
 			// 2026-07-28/basic/transports/streamable-http.mdx#protocol-version-header

@@ -8,6 +8,7 @@ import (
 	"github.com/mcpconform/mcpconform/fakes/client"
 	"github.com/mcpconform/mcpconform/jsonrpc"
 	"github.com/mcpconform/mcpconform/protocol"
+	"github.com/mcpconform/mcpconform/protocol/codes"
 )
 
 // 2026-07-28: stateless requests with per-request _meta, server/discover and
@@ -88,7 +89,7 @@ var unsupportedVersionScenario = &Scenario{
 			Meta:   map[string]any{protocol.MetaProtocolVersion: bogus},
 			Header: http.Header{"MCP-Protocol-Version": {bogus}},
 		})
-		judgeModernError(t, s, "lifecycle-unsupported-version/error-32022", id, resp, err, protocol.UnsupportedProtocolVersion,
+		judgeModernError(t, s, "lifecycle-unsupported-version/error-32022", id, resp, err, codes.UnsupportedProtocolVersion,
 			"data.supported (non-empty) and data.requested \""+bogus+"\"", func(data json.RawMessage) bool {
 				var d struct {
 					Supported []string `json:"supported"`
@@ -118,7 +119,7 @@ var missingMetaScenario = &Scenario{
 			ID: id, Method: protocol.MethodToolsList, Params: map[string]any{}, NoMeta: true,
 			Meta: map[string]any{protocol.MetaProtocolVersion: t.Env.Version, protocol.MetaClientInfo: client.DefaultClientInfo},
 		})
-		judgeModernError(t, s, "lifecycle-missing-meta/invalid-params", id, resp, err, protocol.InvalidParams, "", nil)
+		judgeModernError(t, s, "lifecycle-missing-meta/invalid-params", id, resp, err, codes.InvalidParams, "", nil)
 	},
 }
 
@@ -140,7 +141,7 @@ var missingCapabilityScenario = &Scenario{
 		id := jsonrpc.StringID("mcpconform-capability-1")
 		resp, err := t.Do(s, client.Call{ID: id, Method: protocol.MethodToolsCall,
 			Params: map[string]any{"name": tool, "arguments": map[string]any{}}})
-		judgeModernError(t, s, "lifecycle-missing-capability/error-32021", id, resp, err, protocol.MissingRequiredClientCapability,
+		judgeModernError(t, s, "lifecycle-missing-capability/error-32021", id, resp, err, codes.MissingRequiredClientCapability,
 			"data.requiredCapabilities", func(data json.RawMessage) bool {
 				var d struct {
 					Required map[string]any `json:"requiredCapabilities"`
@@ -168,7 +169,7 @@ var headerMismatchScenario = &Scenario{
 		resp, err := t.Do(s, client.Call{ID: id, Method: protocol.MethodToolsList, Params: map[string]any{},
 			Header: http.Header{"Mcp-Method": {protocol.MethodPromptsList}}})
 		status, note := statusNote(s, id)
-		ok := err == nil && isErrorCode(resp, protocol.HeaderMismatch) && status == http.StatusBadRequest
+		ok := err == nil && isErrorCode(resp, codes.HeaderMismatch) && status == http.StatusBadRequest
 		t.Judge("lifecycle-header-mismatch/error-32020", ok, "HTTP 400 with error -32020", Describe(resp, err)+note)
 	},
 }

@@ -7,6 +7,7 @@ import (
 	"github.com/mcpconform/mcpconform/fakes/client"
 	"github.com/mcpconform/mcpconform/jsonrpc"
 	"github.com/mcpconform/mcpconform/protocol"
+	"github.com/mcpconform/mcpconform/protocol/codes"
 )
 
 // S3. Cancel during elicitation (2025-11-25 tasks v1), its decline/cancel
@@ -67,7 +68,7 @@ var cancelDuringElicitationScenario = &Scenario{
 		t.Judge("tasks-cancel-during-elicitation/result-returns", err == nil, "a response to tasks/result", Describe(res, err))
 
 		again, err := cancelTask(t, a, id)
-		t.Judge("tasks-cancel-during-elicitation/second-cancel-rejected", err == nil && isErrorCode(again, protocol.InvalidParams),
+		t.Judge("tasks-cancel-during-elicitation/second-cancel-rejected", err == nil && isErrorCode(again, codes.InvalidParams),
 			"error -32602", Describe(again, err))
 
 		t.Step("answer the stale elicitation: accept")

@@ -10,6 +10,7 @@ import (
 	"github.com/mcpconform/mcpconform/fakes/client"
 	"github.com/mcpconform/mcpconform/jsonrpc"
 	"github.com/mcpconform/mcpconform/protocol"
+	"github.com/mcpconform/mcpconform/protocol/codes"
 )
 
 // S1. Task session isolation (2025-11-25 tasks v1).
@@ -69,7 +70,7 @@ func runIsolation(t *T) {
 	// (tasks.mdx#protocol-errors); an HTTP-level refusal also rejects.
 	rejected := func(m *jsonrpc.Message, err error) bool {
 		_, refused := httpRejection(err)
-		return refused || err == nil && isErrorCode(m, protocol.InvalidParams)
+		return refused || err == nil && isErrorCode(m, codes.InvalidParams)
 	}
 	getRejected := rejected(foreignGet, errGet)
 	t.Judge("tasks-isolation/foreign-get-rejected", getRejected, "error -32602", DescribeTask(foreignGet, errGet))
@@ -90,7 +91,7 @@ func runIsolation(t *T) {
 		t.Judge("tasks-isolation/indistinguishable-errors", Describe(foreignGet, errGet) == Describe(unknown, errUnknown),
 			"the same rejection for both", fmt.Sprintf("foreign: %s; never existed: %s", Describe(foreignGet, errGet), Describe(unknown, errUnknown)))
 	default:
-		same := unknown.Error != nil && foreignGet.Error.Code == protocol.InvalidParams && unknown.Error.Code == foreignGet.Error.Code &&
+		same := unknown.Error != nil && foreignGet.Error.Code == codes.InvalidParams && unknown.Error.Code == foreignGet.Error.Code &&
 			strings.ReplaceAll(foreignGet.Error.Message, id, "ID") == strings.ReplaceAll(unknown.Error.Message, never, "ID")
 		t.Judge("tasks-isolation/indistinguishable-errors", same,
 			fmt.Sprintf("-32602 with the same message as for a never-existing id (%s)", Describe(unknown, nil)),

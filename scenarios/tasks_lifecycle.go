@@ -8,6 +8,7 @@ import (
 
 	"github.com/mcpconform/mcpconform/fakes/client"
 	"github.com/mcpconform/mcpconform/protocol"
+	"github.com/mcpconform/mcpconform/protocol/codes"
 )
 
 // S7 (v1). Tasks lifecycle beyond S1-S3: tool-level negotiation, blocking
@@ -44,7 +45,7 @@ var toolNegotiationScenario = &Scenario{
 			ctx, cancel := t.Wait()
 			_, resp, err := a.CallToolAsTask(ctx, fx.Tool, fx.Arguments, nil)
 			cancel()
-			t.Judge("tasks-tool-negotiation/forbidden-rejected", err == nil && isErrorCode(resp, protocol.MethodNotFound),
+			t.Judge("tasks-tool-negotiation/forbidden-rejected", err == nil && isErrorCode(resp, codes.MethodNotFound),
 				"error -32601", Describe(resp, err))
 		}
 		if fx, why := taskTool(t, tools, fixtureTaskRequired, nil, "required"); why != "" {
@@ -56,7 +57,7 @@ var toolNegotiationScenario = &Scenario{
 			cancel()
 			// tasks.mdx#tool-level-negotiation says -32601; #protocol-errors
 			// allows -32600 for the same case: both readings are accepted.
-			ok := err == nil && (isErrorCode(resp, protocol.MethodNotFound) || isErrorCode(resp, protocol.InvalidRequest))
+			ok := err == nil && (isErrorCode(resp, codes.MethodNotFound) || isErrorCode(resp, codes.InvalidRequest))
 			t.Judge("tasks-tool-negotiation/required-rejected", ok, "error -32601 (or -32600)", Describe(resp, err))
 		}
 	},
@@ -211,7 +212,7 @@ var taskListScenario = &Scenario{
 		ctx, cancel := t.Wait()
 		resp, _, _, lerr := a.ListTasks(ctx, "mcpconform-forged-cursor-"+randomHex(4))
 		cancel()
-		t.Judge("tasks-list/bad-cursor-rejected", lerr == nil && isErrorCode(resp, protocol.InvalidParams), "error -32602", Describe(resp, lerr))
+		t.Judge("tasks-list/bad-cursor-rejected", lerr == nil && isErrorCode(resp, codes.InvalidParams), "error -32602", Describe(resp, lerr))
 	},
 }
 
@@ -234,7 +235,7 @@ var terminalCancelScenario = &Scenario{
 			t.Blocked("the task did not finish: %v", err)
 		}
 		resp, err := cancelTask(t, a, id)
-		t.Judge("tasks-cancel-terminal/rejected", err == nil && isErrorCode(resp, protocol.InvalidParams), "error -32602", DescribeTask(resp, err))
+		t.Judge("tasks-cancel-terminal/rejected", err == nil && isErrorCode(resp, codes.InvalidParams), "error -32602", DescribeTask(resp, err))
 	},
 }
 
@@ -254,7 +255,7 @@ var unknownTaskScenario = &Scenario{
 		for _, method := range []string{protocol.MethodTasksGet, protocol.MethodTasksResult, protocol.MethodTasksCancel} {
 			t.Step("%s with taskId %s", method, never)
 			resp, err := t.Request(a, method, map[string]any{"taskId": never})
-			if !(err == nil && isErrorCode(resp, protocol.InvalidParams)) {
+			if !(err == nil && isErrorCode(resp, codes.InvalidParams)) {
 				t.Fail("tasks-unknown-id/invalid-params", "error -32602 for "+method, Describe(resp, err))
 				return
 			}

@@ -15,6 +15,7 @@ import (
 
 	"github.com/mcpconform/mcpconform/jsonrpc"
 	"github.com/mcpconform/mcpconform/protocol"
+	"github.com/mcpconform/mcpconform/protocol/codes"
 	"github.com/mcpconform/mcpconform/transport"
 )
 
@@ -207,13 +208,13 @@ func (s *Session) answer(req *jsonrpc.Message) {
 	ctx := context.WithValue(context.Background(), writtenKey{}, written)
 	var resp *jsonrpc.Message
 	if h == nil {
-		resp = jsonrpc.NewError(req.ID, protocol.MethodNotFound, "mcpconform: no handler for "+req.Method, nil)
+		resp = jsonrpc.NewError(req.ID, codes.MethodNotFound, "mcpconform: no handler for "+req.Method, nil)
 	} else if result, rpcErr := h(ctx, req); result == NoAnswer && rpcErr == nil {
 		return // scripted silence: the request is never answered
 	} else if rpcErr != nil {
 		resp = jsonrpc.NewError(req.ID, rpcErr.Code, rpcErr.Message, rpcErr.Data)
 	} else if r, err := jsonrpc.NewResult(req.ID, result); err != nil {
-		resp = jsonrpc.NewError(req.ID, protocol.InternalError, err.Error(), nil)
+		resp = jsonrpc.NewError(req.ID, codes.InternalError, err.Error(), nil)
 	} else {
 		resp = r
 	}

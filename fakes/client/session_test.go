@@ -15,6 +15,7 @@ import (
 	"github.com/mcpconform/mcpconform/fakes/server"
 	"github.com/mcpconform/mcpconform/jsonrpc"
 	"github.com/mcpconform/mcpconform/protocol"
+	"github.com/mcpconform/mcpconform/protocol/codes"
 )
 
 // scripted is a small engine for the client's specs:
@@ -49,20 +50,20 @@ func scripted(barrier int) *server.Engine {
 		},
 		"notify": func(ctx context.Context, p *server.Peer, req *jsonrpc.Message) (any, *jsonrpc.Error) {
 			if err := p.Notify(ctx, "note", json.RawMessage(req.Params)); err != nil {
-				return nil, &jsonrpc.Error{Code: protocol.InternalError, Message: err.Error()}
+				return nil, &jsonrpc.Error{Code: codes.InternalError, Message: err.Error()}
 			}
 			return map[string]any{}, nil
 		},
 		"spew": func(ctx context.Context, p *server.Peer, _ *jsonrpc.Message) (any, *jsonrpc.Error) {
 			if err := p.SendRaw(ctx, []byte("this is not JSON")); err != nil {
-				return nil, &jsonrpc.Error{Code: protocol.InternalError, Message: err.Error()}
+				return nil, &jsonrpc.Error{Code: codes.InternalError, Message: err.Error()}
 			}
 			return map[string]any{}, nil
 		},
 		"ask": func(ctx context.Context, p *server.Peer, req *jsonrpc.Message) (any, *jsonrpc.Error) {
 			resp, err := p.Request(ctx, "elicitation/create", json.RawMessage(req.Params))
 			if err != nil {
-				return nil, &jsonrpc.Error{Code: protocol.InternalError, Message: err.Error()}
+				return nil, &jsonrpc.Error{Code: codes.InternalError, Message: err.Error()}
 			}
 			if resp.Error != nil {
 				return map[string]any{"error": resp.Error}, nil
@@ -82,7 +83,7 @@ func scripted(barrier int) *server.Engine {
 			case <-allIn:
 				return echo(req), nil
 			case <-ctx.Done():
-				return nil, &jsonrpc.Error{Code: protocol.InternalError, Message: "barrier not reached"}
+				return nil, &jsonrpc.Error{Code: codes.InternalError, Message: "barrier not reached"}
 			}
 		},
 	}}
@@ -371,7 +372,7 @@ var _ = Describe("Session", func() {
 				must(s.Initialize(stepCtx()))
 				r := resultOf(must(s.Request(stepCtx(), "ask", map[string]any{"message": "anyone?"})))
 				Expect(r).To(HaveKeyWithValue("error", And(
-					HaveKeyWithValue("code", float64(protocol.MethodNotFound)),
+					HaveKeyWithValue("code", float64(codes.MethodNotFound)),
 					HaveKeyWithValue("message", ContainSubstring("elicitation/create")),
 				)))
 			})
@@ -424,7 +425,7 @@ var _ = Describe("Session", func() {
 				Expect(err).NotTo(HaveOccurred())
 				Expect(m.ID.IsNull()).To(BeTrue())
 				Expect(m.Error).NotTo(BeNil())
-				Expect(m.Error.Code).To(Equal(protocol.ParseError))
+				Expect(m.Error.Code).To(Equal(codes.ParseError))
 				// and the session goes on
 				Expect(resultOf(must(s.Request(stepCtx(), "ping", nil)))).To(BeEmpty())
 			})
@@ -460,14 +461,14 @@ var _ = Describe("Session", func() {
 	It("reports an initialize error as a response and an error", func() {
 		e := &server.Engine{Requests: map[string]server.Handler{
 			"initialize": func(context.Context, *server.Peer, *jsonrpc.Message) (any, *jsonrpc.Error) {
-				return nil, &jsonrpc.Error{Code: protocol.InvalidParams, Message: "no thanks"}
+				return nil, &jsonrpc.Error{Code: codes.InvalidParams, Message: "no thanks"}
 			},
 		}}
 		s := connect(serve(client.KindWS, e), client.Options{})
 		resp, err := s.Initialize(stepCtx())
 		Expect(err).To(MatchError(ContainSubstring("initialize rejected: -32602 no thanks")))
 		Expect(resp).NotTo(BeNil())
-		Expect(resp.Error.Code).To(Equal(protocol.InvalidParams))
+		Expect(resp.Error.Code).To(Equal(codes.InvalidParams))
 		Expect(s.ServerVersion).To(BeEmpty())
 	})
 })

@@ -16,6 +16,7 @@ import (
 
 	"github.com/mcpconform/mcpconform/jsonrpc"
 	"github.com/mcpconform/mcpconform/protocol"
+	"github.com/mcpconform/mcpconform/protocol/codes"
 	"github.com/mcpconform/mcpconform/transport"
 )
 
@@ -183,14 +184,14 @@ func (e *Engine) handle(ctx context.Context, p *Peer, req *jsonrpc.Message) {
 	}
 	resp, err := jsonrpc.NewResult(req.ID, result)
 	if err != nil {
-		p.ReplyError(ctx, req.ID, protocol.InternalError, err.Error(), nil)
+		p.ReplyError(ctx, req.ID, codes.InternalError, err.Error(), nil)
 		return
 	}
 	p.send(transport.WithRelatedRequest(ctx, req.ID), resp)
 }
 
 func methodNotFound(_ context.Context, _ *Peer, req *jsonrpc.Message) (any, *jsonrpc.Error) {
-	return nil, &jsonrpc.Error{Code: protocol.MethodNotFound, Message: "Method not found: " + req.Method}
+	return nil, &jsonrpc.Error{Code: codes.MethodNotFound, Message: "Method not found: " + req.Method}
 }
 
 // classify decodes a frame and reports -32700 for non-JSON, -32600 for JSON
@@ -198,20 +199,20 @@ func methodNotFound(_ context.Context, _ *Peer, req *jsonrpc.Message) (any, *jso
 func classify(frame []byte) (*jsonrpc.Message, int) {
 	trimmed := bytes.TrimSpace(frame)
 	if !json.Valid(trimmed) {
-		return nil, protocol.ParseError
+		return nil, codes.ParseError
 	}
 	var fields map[string]json.RawMessage
 	if err := json.Unmarshal(trimmed, &fields); err != nil {
-		return nil, protocol.InvalidRequest // arrays (batches) and scalars
+		return nil, codes.InvalidRequest // arrays (batches) and scalars
 	}
 	var version string
 	if err := json.Unmarshal(fields["jsonrpc"], &version); err != nil || version != jsonrpc.Version {
-		return nil, protocol.InvalidRequest
+		return nil, codes.InvalidRequest
 	}
 	if m, ok := fields["method"]; ok {
 		var method string
 		if err := json.Unmarshal(m, &method); err != nil || method == "" {
-			return nil, protocol.InvalidRequest
+			return nil, codes.InvalidRequest
 		}
 	}
 	if id, ok := fields["id"]; ok {
@@ -220,15 +221,15 @@ func classify(frame []byte) (*jsonrpc.Message, int) {
 		// not, and ids are strings or integers otherwise.
 		nullResponse := string(id) == "null" && !isRequest
 		if !nullResponse && !jsonrpc.ID(id).Valid() {
-			return nil, protocol.InvalidRequest
+			return nil, codes.InvalidRequest
 		}
 	}
 	if p, ok := fields["params"]; ok && len(p) > 0 && p[0] != '{' && p[0] != '[' {
-		return nil, protocol.InvalidRequest
+		return nil, codes.InvalidRequest
 	}
 	msg, err := jsonrpc.Decode(trimmed)
 	if err != nil || msg.Kind() == jsonrpc.KindInvalid {
-		return nil, protocol.InvalidRequest
+		return nil, codes.InvalidRequest
 	}
 	return msg, 0
 }
@@ -246,7 +247,7 @@ func idOf(frame []byte) jsonrpc.ID {
 }
 
 func invalidMessage(code int) string {
-	if code == protocol.ParseError {
+	if code == codes.ParseError {
 		return "Parse error"
 	}
 	return "Invalid Request"

@@ -12,7 +12,7 @@ import (
 
 	"github.com/mcpconform/mcpconform/fakes/server"
 	"github.com/mcpconform/mcpconform/jsonrpc"
-	"github.com/mcpconform/mcpconform/protocol"
+	"github.com/mcpconform/mcpconform/protocol/codes"
 )
 
 // pingEngine answers ping and nothing else.
@@ -48,37 +48,37 @@ var _ = Describe("Engine", func() {
 			}
 
 			It("answers text that is not JSON with -32700 and id null", func() {
-				expectError("not json at all", protocol.ParseError, "null")
+				expectError("not json at all", codes.ParseError, "null")
 				Expect(w.frames).NotTo(Receive())
-				expectError(`{"jsonrpc":"2.0","id":3,"method":"ping"`, protocol.ParseError, "null")
+				expectError(`{"jsonrpc":"2.0","id":3,"method":"ping"`, codes.ParseError, "null")
 			})
 
 			It("answers a method that is not a string with -32600, keeping the readable id", func() {
-				expectError(`{"jsonrpc":"2.0","id":"x","method":42}`, protocol.InvalidRequest, `"x"`)
-				expectError(`{"jsonrpc":"2.0","id":9,"method":""}`, protocol.InvalidRequest, `9`)
+				expectError(`{"jsonrpc":"2.0","id":"x","method":42}`, codes.InvalidRequest, `"x"`)
+				expectError(`{"jsonrpc":"2.0","id":9,"method":""}`, codes.InvalidRequest, `9`)
 			})
 
 			It("answers a wrong or missing jsonrpc version with -32600", func() {
-				expectError(`{"jsonrpc":"1.0","id":1,"method":"ping"}`, protocol.InvalidRequest, "1")
-				expectError(`{"jsonrpc":2.0,"id":2,"method":"ping"}`, protocol.InvalidRequest, "2")
-				expectError(`{"id":"v","method":"ping"}`, protocol.InvalidRequest, `"v"`)
+				expectError(`{"jsonrpc":"1.0","id":1,"method":"ping"}`, codes.InvalidRequest, "1")
+				expectError(`{"jsonrpc":2.0,"id":2,"method":"ping"}`, codes.InvalidRequest, "2")
+				expectError(`{"id":"v","method":"ping"}`, codes.InvalidRequest, `"v"`)
 			})
 
 			It("answers other invalid objects with -32600, and id null when the id is unreadable", func() {
-				expectError(`[{"jsonrpc":"2.0","id":1,"method":"ping"}]`, protocol.InvalidRequest, "null")
-				expectError(`42`, protocol.InvalidRequest, "null")
-				expectError(`{"jsonrpc":"2.0","id":{"a":1},"method":"ping"}`, protocol.InvalidRequest, "null")
-				expectError(`{"jsonrpc":"2.0","id":true,"method":"ping"}`, protocol.InvalidRequest, "null")
-				expectError(`{"jsonrpc":"2.0","id":4,"method":"ping","params":"str"}`, protocol.InvalidRequest, "4")
-				expectError(`{"jsonrpc":"2.0","id":5}`, protocol.InvalidRequest, "5")
+				expectError(`[{"jsonrpc":"2.0","id":1,"method":"ping"}]`, codes.InvalidRequest, "null")
+				expectError(`42`, codes.InvalidRequest, "null")
+				expectError(`{"jsonrpc":"2.0","id":{"a":1},"method":"ping"}`, codes.InvalidRequest, "null")
+				expectError(`{"jsonrpc":"2.0","id":true,"method":"ping"}`, codes.InvalidRequest, "null")
+				expectError(`{"jsonrpc":"2.0","id":4,"method":"ping","params":"str"}`, codes.InvalidRequest, "4")
+				expectError(`{"jsonrpc":"2.0","id":5}`, codes.InvalidRequest, "5")
 				// Request ids are strings or integers, never null (2025-11-25/basic/index.mdx#requests).
-				expectError(`{"jsonrpc":"2.0","id":null,"method":"ping"}`, protocol.InvalidRequest, "null")
-				expectError(`{"jsonrpc":"2.0","id":1.5,"method":"ping"}`, protocol.InvalidRequest, "null")
+				expectError(`{"jsonrpc":"2.0","id":null,"method":"ping"}`, codes.InvalidRequest, "null")
+				expectError(`{"jsonrpc":"2.0","id":1.5,"method":"ping"}`, codes.InvalidRequest, "null")
 			})
 
 			It("answers an unknown method with -32601 and the request's id", func() {
-				expectError(request(`"u-1"`, "no/such/method", nil), protocol.MethodNotFound, `"u-1"`)
-				expectError(request(`77`, "tools/list", map[string]any{}), protocol.MethodNotFound, `77`)
+				expectError(request(`"u-1"`, "no/such/method", nil), codes.MethodNotFound, `"u-1"`)
+				expectError(request(`77`, "tools/list", map[string]any{}), codes.MethodNotFound, `77`)
 			})
 
 			It("echoes ids byte for byte", func() {
@@ -154,7 +154,7 @@ var _ = Describe("Engine", func() {
 					case <-release:
 						return map[string]any{"slow": true}, nil
 					case <-ctx.Done():
-						return nil, &jsonrpc.Error{Code: protocol.InternalError, Message: "cancelled"}
+						return nil, &jsonrpc.Error{Code: codes.InternalError, Message: "cancelled"}
 					}
 				}
 				w := connect(e)
@@ -217,7 +217,7 @@ var _ = Describe("Engine", func() {
 			Expect(n.Method).To(Equal("invalid/seen"))
 			var params map[string]any
 			Expect(json.Unmarshal(n.Params, &params)).To(Succeed())
-			Expect(params).To(Equal(map[string]any{"code": float64(protocol.ParseError), "frame": "garbage", "greeting": "hi"}))
+			Expect(params).To(Equal(map[string]any{"code": float64(codes.ParseError), "frame": "garbage", "greeting": "hi"}))
 			w.send(request(`"drop"`, "ping", nil))
 			w.send(request("3", "ping", nil))
 			Expect(w.next().ID.String()).To(Equal("3"))
@@ -235,7 +235,7 @@ var _ = Describe("Engine", func() {
 			m := w.next()
 			Expect(m.ID.String()).To(Equal("1"))
 			Expect(m.Error).NotTo(BeNil())
-			Expect(m.Error.Code).To(Equal(protocol.InternalError))
+			Expect(m.Error.Code).To(Equal(codes.InternalError))
 		})
 	})
 
@@ -261,7 +261,7 @@ var _ = Describe("Engine", func() {
 			wg.Wait()
 			for _, err := range errs {
 				if err != nil {
-					return nil, &jsonrpc.Error{Code: protocol.InternalError, Message: err.Error()}
+					return nil, &jsonrpc.Error{Code: codes.InternalError, Message: err.Error()}
 				}
 			}
 			return map[string]any{"replies": replies}, nil

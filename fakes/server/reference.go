@@ -9,6 +9,7 @@ import (
 
 	"github.com/mcpconform/mcpconform/jsonrpc"
 	"github.com/mcpconform/mcpconform/protocol"
+	"github.com/mcpconform/mcpconform/protocol/codes"
 )
 
 // ReferenceOptions configure the reference server.
@@ -122,17 +123,17 @@ func (r *reference) middleware(next Handler) Handler {
 		if !slices.Contains(modernSupported, version) {
 			supported := append(append([]string(nil), modernSupported...), legacySupported...)
 			if r.is("unsupported-version-wrong-code") {
-				return nil, rpcError(protocol.InvalidParams, "Unsupported protocol version", map[string]any{"supported": supported, "requested": version})
+				return nil, rpcError(codes.InvalidParams, "Unsupported protocol version", map[string]any{"supported": supported, "requested": version})
 			}
-			return nil, rpcError(protocol.UnsupportedProtocolVersion, "Unsupported protocol version",
+			return nil, rpcError(codes.UnsupportedProtocolVersion, "Unsupported protocol version",
 				map[string]any{"supported": supported, "requested": version})
 		}
 		if _, ok := meta[protocol.MetaClientCapabilities]; !ok && !r.is("missing-meta-accepted") {
-			return nil, rpcError(protocol.InvalidParams, "Missing required _meta field "+protocol.MetaClientCapabilities, nil)
+			return nil, rpcError(codes.InvalidParams, "Missing required _meta field "+protocol.MetaClientCapabilities, nil)
 		}
 		if h := p.Header(); h != nil {
 			if msg := r.headerMismatch(h, version, req); msg != "" {
-				return nil, rpcError(protocol.HeaderMismatch, "Header mismatch: "+msg, nil)
+				return nil, rpcError(codes.HeaderMismatch, "Header mismatch: "+msg, nil)
 			}
 		}
 		if slices.Contains(legacyOnlyMethods, req.Method) {
@@ -148,10 +149,10 @@ func (r *reference) legacyGate(ctx context.Context, p *Peer, req *jsonrpc.Messag
 	case protocol.MethodInitialize, protocol.MethodPing:
 		return next(ctx, p, req)
 	case protocol.MethodServerDiscover:
-		return nil, rpcError(protocol.InvalidParams, "Missing required _meta field "+protocol.MetaProtocolVersion, nil)
+		return nil, rpcError(codes.InvalidParams, "Missing required _meta field "+protocol.MetaProtocolVersion, nil)
 	}
 	if p.Get("version") == nil && !r.is("serves-before-initialize") {
-		return nil, rpcError(protocol.InvalidRequest, "Server not initialized: send initialize first", nil)
+		return nil, rpcError(codes.InvalidRequest, "Server not initialized: send initialize first", nil)
 	}
 	return next(ctx, p, req)
 }
@@ -198,26 +199,26 @@ func nameOf(req *jsonrpc.Message) string {
 
 func (r *reference) notFound(_ context.Context, _ *Peer, req *jsonrpc.Message) (any, *jsonrpc.Error) {
 	if r.is("unknown-method-invalid-request") {
-		return nil, rpcError(protocol.InvalidRequest, "Invalid request: "+req.Method, nil)
+		return nil, rpcError(codes.InvalidRequest, "Invalid request: "+req.Method, nil)
 	}
-	return nil, rpcError(protocol.MethodNotFound, "Method not found: "+req.Method, nil)
+	return nil, rpcError(codes.MethodNotFound, "Method not found: "+req.Method, nil)
 }
 
 func (r *reference) otherNotification(ctx context.Context, p *Peer, msg *jsonrpc.Message) {
 	if r.is("answers-notifications") {
-		p.ReplyError(ctx, jsonrpc.ID("null"), protocol.MethodNotFound, "Method not found: "+msg.Method, nil)
+		p.ReplyError(ctx, jsonrpc.ID("null"), codes.MethodNotFound, "Method not found: "+msg.Method, nil)
 	}
 }
 
 func (r *reference) invalid(ctx context.Context, p *Peer, frame []byte, code int) {
 	switch {
-	case code == protocol.ParseError && r.is("parse-error-silent"):
+	case code == codes.ParseError && r.is("parse-error-silent"):
 		return
-	case code == protocol.InvalidRequest && r.is("invalid-request-wrong-code"):
-		code = protocol.InternalError
+	case code == codes.InvalidRequest && r.is("invalid-request-wrong-code"):
+		code = codes.InternalError
 	}
 	p.ReplyError(ctx, idOf(frame), code, invalidMessage(code), nil)
-	if code == protocol.ParseError && r.is("crash-on-malformed-json") {
+	if code == codes.ParseError && r.is("crash-on-malformed-json") {
 		p.Close()
 	}
 }
@@ -261,7 +262,7 @@ func (r *reference) initialize(_ context.Context, p *Peer, req *jsonrpc.Message)
 		Capabilities    map[string]any `json:"capabilities"`
 	}
 	if err := json.Unmarshal(req.Params, &params); err != nil || params.ProtocolVersion == "" {
-		return nil, rpcError(protocol.InvalidParams, "initialize needs protocolVersion, capabilities and clientInfo", nil)
+		return nil, rpcError(codes.InvalidParams, "initialize needs protocolVersion, capabilities and clientInfo", nil)
 	}
 	version := params.ProtocolVersion
 	switch {
@@ -289,7 +290,7 @@ func (r *reference) initialize(_ context.Context, p *Peer, req *jsonrpc.Message)
 
 func (r *reference) ping(context.Context, *Peer, *jsonrpc.Message) (any, *jsonrpc.Error) {
 	if r.is("ping-error") {
-		return nil, rpcError(protocol.InternalError, "ping failed", nil)
+		return nil, rpcError(codes.InternalError, "ping failed", nil)
 	}
 	return map[string]any{}, nil
 }

@@ -10,6 +10,7 @@ import (
 	"github.com/mcpconform/mcpconform/fakes/server"
 	"github.com/mcpconform/mcpconform/jsonrpc"
 	"github.com/mcpconform/mcpconform/protocol"
+	"github.com/mcpconform/mcpconform/protocol/codes"
 )
 
 var _ = Describe("the fault catalogue", func() {
@@ -136,14 +137,14 @@ var _ = Describe("the reference server", func() {
 		w.send(request("1", "tools/list", nil))
 		m := w.next()
 		Expect(m.Error).NotTo(BeNil())
-		Expect(m.Error.Code).To(Equal(protocol.InvalidRequest))
+		Expect(m.Error.Code).To(Equal(codes.InvalidRequest))
 		w.send(request("2", "ping", nil))
 		Expect(result(w.next())).To(BeEmpty())
 		initialize(w, "2025-11-25")
 		w.send(request("3", "tools/list", nil))
 		Expect(result(w.next())).To(HaveKey("tools"))
 		w.send(request("4", "no/such", nil))
-		Expect(w.next().Error.Code).To(Equal(protocol.MethodNotFound))
+		Expect(w.next().Error.Code).To(Equal(codes.MethodNotFound))
 	})
 
 	It("keeps JSON-RPC hygiene on the wire", func() {
@@ -151,11 +152,11 @@ var _ = Describe("the reference server", func() {
 		w.send("not json at all")
 		m := w.next()
 		Expect(m.ID.IsNull()).To(BeTrue())
-		Expect(m.Error.Code).To(Equal(protocol.ParseError))
+		Expect(m.Error.Code).To(Equal(codes.ParseError))
 		w.send(`{"jsonrpc":"2.0","id":"x","method":42}`)
 		m = w.next()
 		Expect(m.ID.String()).To(Equal(`"x"`))
-		Expect(m.Error.Code).To(Equal(protocol.InvalidRequest))
+		Expect(m.Error.Code).To(Equal(codes.InvalidRequest))
 		w.send(`{"jsonrpc":"2.0","method":"notifications/unknown"}`)
 		w.send(request(`"42"`, "ping", nil))
 		m = w.next()
@@ -175,10 +176,10 @@ var _ = Describe("the reference server", func() {
 		w.send(request("2", "tools/call", map[string]any{"name": "test_missing_capability", "_meta": meta}))
 		m := w.next()
 		Expect(m.Error).NotTo(BeNil())
-		Expect(m.Error.Code).To(Equal(protocol.MissingRequiredClientCapability))
+		Expect(m.Error.Code).To(Equal(codes.MissingRequiredClientCapability))
 		delete(meta, protocol.MetaClientCapabilities)
 		w.send(request("3", "tools/list", map[string]any{"_meta": meta}))
-		Expect(w.next().Error.Code).To(Equal(protocol.InvalidParams))
+		Expect(w.next().Error.Code).To(Equal(codes.InvalidParams))
 	})
 
 	DescribeTable("each fault breaks its rule on the wire",
@@ -189,7 +190,7 @@ var _ = Describe("the reference server", func() {
 		Entry("ping-error", "ping-error",
 			func(w *wire) *jsonrpc.Message { w.send(request("1", "ping", nil)); return w.next() },
 			func(m *jsonrpc.Message) { Expect(result(m)).To(BeEmpty()) },
-			func(m *jsonrpc.Message) { Expect(m.Error.Code).To(Equal(protocol.InternalError)) }),
+			func(m *jsonrpc.Message) { Expect(m.Error.Code).To(Equal(codes.InternalError)) }),
 		Entry("id-numeric-string-unquoted", "id-numeric-string-unquoted",
 			func(w *wire) *jsonrpc.Message { w.send(request(`"42"`, "ping", nil)); return w.next() },
 			func(m *jsonrpc.Message) { Expect(m.ID.String()).To(Equal(`"42"`)) },
@@ -202,13 +203,13 @@ var _ = Describe("the reference server", func() {
 			},
 			func(m *jsonrpc.Message) { Expect(m.ID.String()).To(Equal("1")) },
 			func(m *jsonrpc.Message) {
-				Expect(m.Error.Code).To(Equal(protocol.MethodNotFound))
+				Expect(m.Error.Code).To(Equal(codes.MethodNotFound))
 				Expect(m.ID.IsNull()).To(BeTrue())
 			}),
 		Entry("invalid-request-wrong-code", "invalid-request-wrong-code",
 			func(w *wire) *jsonrpc.Message { w.send(`{"jsonrpc":"2.0","id":1,"method":42}`); return w.next() },
-			func(m *jsonrpc.Message) { Expect(m.Error.Code).To(Equal(protocol.InvalidRequest)) },
-			func(m *jsonrpc.Message) { Expect(m.Error.Code).To(Equal(protocol.InternalError)) }),
+			func(m *jsonrpc.Message) { Expect(m.Error.Code).To(Equal(codes.InvalidRequest)) },
+			func(m *jsonrpc.Message) { Expect(m.Error.Code).To(Equal(codes.InternalError)) }),
 		Entry("init-wrong-version", "init-wrong-version",
 			func(w *wire) *jsonrpc.Message {
 				w.send(request("1", "initialize", map[string]any{"protocolVersion": "2025-11-25", "capabilities": map[string]any{}, "clientInfo": map[string]any{"name": "t", "version": "1"}}))
@@ -221,7 +222,7 @@ var _ = Describe("the reference server", func() {
 	It("drops the connection after a parse error with crash-on-malformed-json", func() {
 		w := reference("crash-on-malformed-json")
 		w.send("{{{")
-		Expect(w.next().Error.Code).To(Equal(protocol.ParseError))
+		Expect(w.next().Error.Code).To(Equal(codes.ParseError))
 		Eventually(w.frames).WithTimeout(wait).Should(BeClosed())
 		Eventually(w.served).WithTimeout(wait).Should(BeClosed())
 	})

@@ -8,6 +8,7 @@ import (
 
 	"github.com/mcpconform/mcpconform/jsonrpc"
 	"github.com/mcpconform/mcpconform/protocol"
+	"github.com/mcpconform/mcpconform/protocol/codes"
 	"github.com/mcpconform/mcpconform/transport"
 )
 
@@ -98,7 +99,7 @@ func (r *reference) toolsCall(ctx context.Context, p *Peer, req *jsonrpc.Message
 		}
 	}
 	if tool == nil {
-		return nil, rpcError(protocol.InvalidParams, "Unknown tool: "+params.Name, nil)
+		return nil, rpcError(codes.InvalidParams, "Unknown tool: "+params.Name, nil)
 	}
 	// Tasks exist only in sessions negotiated at 2025-11-25; elsewhere the
 	// task field is ignored (tasks.mdx#task-support-and-handling).
@@ -107,11 +108,11 @@ func (r *reference) toolsCall(ctx context.Context, p *Peer, req *jsonrpc.Message
 	switch {
 	case asTask && tool.taskSupport == "" || asTask && tool.taskSupport == taskForbidden:
 		if !r.is("forbidden-runs-as-task") {
-			return nil, rpcError(protocol.MethodNotFound, "Tool "+tool.name+" does not support task-augmented calls", nil)
+			return nil, rpcError(codes.MethodNotFound, "Tool "+tool.name+" does not support task-augmented calls", nil)
 		}
 	case tasksOn && !asTask && tool.taskSupport == taskRequired:
 		if !r.is("required-runs-inline") {
-			return nil, rpcError(protocol.MethodNotFound, "Tool "+tool.name+" must be called as a task", nil)
+			return nil, rpcError(codes.MethodNotFound, "Tool "+tool.name+" must be called as a task", nil)
 		}
 	}
 	if asTask {
@@ -286,9 +287,9 @@ func (r *reference) needsSampling(ctx context.Context, p *Peer, req *jsonrpc.Mes
 		_ = json.Unmarshal(meta[protocol.MetaClientCapabilities], &caps)
 		if _, ok := caps["sampling"]; !ok {
 			if r.is("missing-capability-wrong-code") {
-				return nil, rpcError(protocol.InternalError, "sampling unavailable", nil)
+				return nil, rpcError(codes.InternalError, "sampling unavailable", nil)
 			}
-			return nil, rpcError(protocol.MissingRequiredClientCapability, "This tool requires the sampling capability",
+			return nil, rpcError(codes.MissingRequiredClientCapability, "This tool requires the sampling capability",
 				map[string]any{"requiredCapabilities": map[string]any{"sampling": map[string]any{}}})
 		}
 		return textResult(ctx, "The client declares sampling.", false), nil

@@ -13,6 +13,7 @@ import (
 
 	"github.com/mcpconform/mcpconform/jsonrpc"
 	"github.com/mcpconform/mcpconform/protocol"
+	"github.com/mcpconform/mcpconform/protocol/codes"
 )
 
 // Tasks v1 (2025-11-25/basic/utilities/tasks.mdx) in the reference server:
@@ -265,9 +266,9 @@ func taskIDParam(req *jsonrpc.Message) string {
 
 func (s *taskStore) notFound(t *task) *jsonrpc.Error {
 	if t != nil && s.r.is("distinct-foreign-error") {
-		return rpcError(protocol.InvalidParams, "Task belongs to another session", nil)
+		return rpcError(codes.InvalidParams, "Task belongs to another session", nil)
 	}
-	return rpcError(protocol.InvalidParams, "Failed to retrieve task: Task not found", nil)
+	return rpcError(codes.InvalidParams, "Failed to retrieve task: Task not found", nil)
 }
 
 func (s *taskStore) get(_ context.Context, p *Peer, req *jsonrpc.Message) (any, *jsonrpc.Error) {
@@ -330,10 +331,10 @@ func (s *taskStore) result(ctx context.Context, p *Peer, req *jsonrpc.Message) (
 		return nil, t.rpcError
 	}
 	if t.status == statusFailed && s.r.is("failing-result-swallowed") {
-		return nil, rpcError(protocol.InternalError, "Task failed", nil)
+		return nil, rpcError(codes.InternalError, "Task failed", nil)
 	}
 	if t.result == nil {
-		return nil, rpcError(protocol.InternalError, "Task was cancelled before it produced a result", nil)
+		return nil, rpcError(codes.InternalError, "Task was cancelled before it produced a result", nil)
 	}
 	var result map[string]any
 	_ = json.Unmarshal(t.result, &result)
@@ -362,7 +363,7 @@ func (s *taskStore) list(_ context.Context, p *Peer, req *jsonrpc.Message) (any,
 	if params.Cursor != nil {
 		o, ok := s.cursors[*params.Cursor]
 		if !ok && !s.r.is("bad-cursor-accepted") {
-			return nil, rpcError(protocol.InvalidParams, "Invalid cursor", nil)
+			return nil, rpcError(codes.InvalidParams, "Invalid cursor", nil)
 		}
 		offset = o
 	}
@@ -401,7 +402,7 @@ func (s *taskStore) cancel(_ context.Context, p *Peer, req *jsonrpc.Message) (an
 		foreign := t != nil
 		if !foreign && s.r.is("unknown-id-wrong-code") {
 			s.mu.Unlock()
-			return nil, rpcError(protocol.InternalError, "no such task", nil)
+			return nil, rpcError(codes.InternalError, "no such task", nil)
 		}
 		if foreign && s.r.is("leak-cancel-foreign") {
 			view := s.view(t) // answers as if cancelled, without cancelling
@@ -425,7 +426,7 @@ func (s *taskStore) cancel(_ context.Context, p *Peer, req *jsonrpc.Message) (an
 		if accept {
 			return view, nil
 		}
-		return nil, rpcError(protocol.InvalidParams, fmt.Sprintf("Cannot cancel task: already in terminal status '%s'", t.status), nil)
+		return nil, rpcError(codes.InvalidParams, fmt.Sprintf("Cannot cancel task: already in terminal status '%s'", t.status), nil)
 	}
 	before := s.view(t)
 	s.mu.Unlock()

@@ -1,4 +1,6 @@
-package protocol
+// Package codes holds the JSON-RPC and MCP error codes. It imports nothing, so
+// the transports can use it without the generated wire types.
+package codes
 
 import "strconv"
 
@@ -45,9 +47,9 @@ var codeNames = map[int]string{
 	URLElicitationRequired:          "URLElicitationRequired",
 }
 
-// ErrorCodeName returns the name of a known error code ("InvalidParams"), or
+// Name returns the name of a known error code ("InvalidParams"), or
 // the number itself.
-func ErrorCodeName(code int) string {
+func Name(code int) string {
 	if name, ok := codeNames[code]; ok {
 		return name
 	}
