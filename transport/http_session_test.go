@@ -13,6 +13,7 @@ import (
 	. "github.com/onsi/gomega"
 
 	"github.com/mcpconform/mcpconform/jsonrpc"
+	"github.com/mcpconform/mcpconform/protocol/codes"
 )
 
 var _ = Describe("Streamable HTTP with sessions (2025-11-25)", func() {
@@ -198,7 +199,7 @@ var _ = Describe("Streamable HTTP with sessions (2025-11-25)", func() {
 		Expect(hdr.Get("Content-Type")).To(Equal("application/json"))
 		m := decode([]byte(body))
 		Expect(m.ID.String()).To(Equal(`"q"`))
-		Expect(m.Error.Code).To(Equal(-32600))
+		Expect(m.Error.Code).To(Equal(codes.InvalidRequest))
 		Expect(m.Error.Message).To(Equal("missing Mcp-Session-Id"))
 
 		status, _, body = rawPost(srv.Addr(), nil, `{not json`)
@@ -210,7 +211,7 @@ var _ = Describe("Streamable HTTP with sessions (2025-11-25)", func() {
 		Expect(err).NotTo(HaveOccurred())
 		DeferCleanup(c.Close)
 		Expect(c.Send(testCtx(), request("5", "tools/list", ""))).To(Succeed())
-		Expect(decode(recvFrame(c)).Error.Code).To(Equal(-32600))
+		Expect(decode(recvFrame(c)).Error.Code).To(Equal(codes.InvalidRequest))
 		st, ok := c.ResponseStatus(jsonrpc.NumberID(5))
 		Expect(ok).To(BeTrue())
 		Expect(st).To(Equal(http.StatusBadRequest))
@@ -226,7 +227,7 @@ var _ = Describe("Streamable HTTP with sessions (2025-11-25)", func() {
 		Expect(st).To(Equal(http.StatusNotFound))
 
 		Expect(c.SendWithHeaders(testCtx(), request("4", "tools/list", ""), http.Header{HeaderProtocolVersion: {"1999-01-01"}})).To(Succeed())
-		Expect(decode(recvFrame(c)).Error.Code).To(Equal(-32600))
+		Expect(decode(recvFrame(c)).Error.Code).To(Equal(codes.InvalidRequest))
 		st, _ = c.ResponseStatus(jsonrpc.NumberID(4))
 		Expect(st).To(Equal(http.StatusBadRequest))
 	})
@@ -264,7 +265,7 @@ var _ = Describe("Streamable HTTP with sessions (2025-11-25)", func() {
 		Expect(string(eng.nextFrame().frame)).To(Equal(`{"jsonrpc":"2.0","id":1,"method":`))
 		m := decode(recvFrame(c))
 		Expect(m.ID.IsNull()).To(BeTrue())
-		Expect(m.Error.Code).To(Equal(-32700))
+		Expect(m.Error.Code).To(Equal(codes.ParseError))
 		Expect(c.LastStatus()).To(Equal(http.StatusBadRequest))
 	})
 

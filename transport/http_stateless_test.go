@@ -11,6 +11,7 @@ import (
 	. "github.com/onsi/gomega"
 
 	"github.com/mcpconform/mcpconform/jsonrpc"
+	"github.com/mcpconform/mcpconform/protocol/codes"
 )
 
 var _ = Describe("Streamable HTTP without sessions (2026-07-28)", func() {
@@ -25,13 +26,13 @@ var _ = Describe("Streamable HTTP without sessions (2026-07-28)", func() {
 	hook := func(ctx context.Context, conn Conn, fi httpFrameInfo, _ []byte) bool {
 		switch fi.method() {
 		case "fail/version":
-			_ = conn.Send(ctx, errorResponse(fi.msg.ID, -32022, "Unsupported protocol version"))
+			_ = conn.Send(ctx, errorResponse(fi.msg.ID, codes.UnsupportedProtocolVersion, "Unsupported protocol version"))
 		case "fail/header":
-			_ = conn.Send(ctx, errorResponse(fi.msg.ID, -32020, "Header mismatch"))
+			_ = conn.Send(ctx, errorResponse(fi.msg.ID, codes.HeaderMismatch, "Header mismatch"))
 		case "fail/method":
-			_ = conn.Send(ctx, errorResponse(fi.msg.ID, -32601, "Method not found"))
+			_ = conn.Send(ctx, errorResponse(fi.msg.ID, codes.MethodNotFound, "Method not found"))
 		case "fail/internal":
-			_ = conn.Send(ctx, errorResponse(fi.msg.ID, -32603, "Internal error"))
+			_ = conn.Send(ctx, errorResponse(fi.msg.ID, codes.InternalError, "Internal error"))
 		case "tools/progress":
 			_ = conn.Send(ctx, []byte(`{"jsonrpc":"2.0","method":"notifications/progress","params":{"progress":1}}`))
 			_ = conn.Send(ctx, echoResult(fi.msg.ID, fi.msg.Method))
@@ -138,7 +139,7 @@ var _ = Describe("Streamable HTTP without sessions (2026-07-28)", func() {
 	It("answers a malformed body with the engine's -32700 error and 400", func() {
 		Expect(c.Send(testCtx(), []byte(`{oops`))).To(Succeed())
 		m := decode(recvFrame(c))
-		Expect(m.Error.Code).To(Equal(-32700))
+		Expect(m.Error.Code).To(Equal(codes.ParseError))
 		Expect(m.ID.IsNull()).To(BeTrue())
 		Expect(c.LastStatus()).To(Equal(http.StatusBadRequest))
 	})

@@ -1,0 +1,224 @@
+package transport
+
+import (
+	"context"
+	"fmt"
+	"net/http"
+	"sync"
+	"time"
+
+	"github.com/mcpconform/mcpconform/protocol/codes"
+)
+
+// Response streams of the HTTP server: one per open POST that carries a
+// request (an application/json answer or an SSE stream), one per GET (the
+// standalone SSE stream of a session). Event ids are not issued, so a GET
+// with Last-Event-ID resumes nothing; it is recorded and served as a new
+// stream.
+
+type httpOutMsg struct {
+	frame []byte
+	final bool // ends the stream once written
+	errc  chan error
+}
+
+type httpStream struct {
+	kind  string // "POST" or "GET"
+	label string // for the transcript
+	// idKey is the raw id of the request the POST carried ("" for GET and
+	// for bodies without a readable id).
+	idKey string
+	// nullPending marks a POST whose body was unparsable or whose id could
+	// not be read: it waits for an error response with id null.
+	nullPending bool
+	// allowSSE: non-final messages may go on this stream.
+	allowSSE bool
+
+	out  chan *httpOutMsg
+	done chan struct{} // closed when the handler has finished
+
+	endOnce    sync.Once
+	end        chan struct{} // closed to end the stream cleanly
+	endStatus  int           // status if the stream ends before anything was written
+	endMessage string
+}
+
+func newHTTPStream(kind, label string) *httpStream {
+	return &httpStream{kind: kind, label: label, out: make(chan *httpOutMsg), done: make(chan struct{}), end: make(chan struct{})}
+}
+
+// finish asks the handler to end the stream; if nothing was written yet it
+// answers status with a plain-text message.
+func (st *httpStream) finish(status int, msg string) {
+	st.endOnce.Do(func() {
+		st.endStatus, st.endMessage = status, msg
+		close(st.end)
+	})
+}
+
+// deliver hands one message to the stream's handler and waits for the write.
+// ok is false if the stream ended before taking the message.
+func (st *httpStream) deliver(ctx context.Context, m *httpOutMsg) (ok bool, err error) {
+	select {
+	case st.out <- m:
+		return true, <-m.errc
+	case <-st.done:
+		return false, nil
+	case <-ctx.Done():
+		return true, ctx.Err()
+	}
+}
+
+type httpServeConfig struct {
+	sseNow    bool                   // start the SSE stream at once
+	statusFor func(frame []byte) int // status of a final JSON answer
+	timeout   time.Duration          // 0: none
+	initial   [][]byte               // frames to write first (GET backlog)
+	onEnd     func()                 // unregisters the stream; runs before done closes
+}
+
+// serve runs a stream in its handler goroutine until the final message, the
+// client going away, finish, the timeout, or server Close (which aborts the
+// connection).
+func (s *HTTPServer) serve(w http.ResponseWriter, r *http.Request, st *httpStream, cfg httpServeConfig) {
+	rc := http.NewResponseController(w)
+	started := false
+	defer func() {
+		if cfg.onEnd != nil {
+			cfg.onEnd()
+		}
+		close(st.done)
+	}()
+	startSSE := func() error {
+		h := w.Header()
+		h.Set("Content-Type", "text/event-stream")
+		h.Set("Cache-Control", "no-cache")
+		h.Set("X-Accel-Buffering", "no")
+		w.WriteHeader(http.StatusOK)
+		started = true
+		s.eventf("HTTP 200 %s %s (text/event-stream)", st.kind, st.label)
+		return rc.Flush()
+	}
+	writeEvent := func(frame []byte) error {
+		if _, err := w.Write(appendSSEEvent(nil, "", "", frame)); err != nil {
+			return err
+		}
+		return rc.Flush()
+	}
+	if cfg.sseNow {
+		if err := startSSE(); err != nil {
+			return
+		}
+	}
+	for _, f := range cfg.initial {
+		if err := writeEvent(f); err != nil {
+			s.eventf("SSE %s %s: write failed, %d queued frames lost: %v", st.kind, st.label, len(cfg.initial), err)
+			return
+		}
+	}
+	var timer *time.Timer
+	var timeout <-chan time.Time
+	if cfg.timeout > 0 {
+		timer = time.NewTimer(cfg.timeout)
+		defer timer.Stop()
+		timeout = timer.C
+	}
+	for {
+		select {
+		case m := <-st.out:
+			if !started && m.final {
+				status := http.StatusOK
+				if cfg.statusFor != nil {
+					status = cfg.statusFor(m.frame)
+				}
+				w.Header().Set("Content-Type", "application/json")
+				w.WriteHeader(status)
+				_, err := w.Write(m.frame)
+				m.errc <- err
+				s.eventf("HTTP %d %s %s (application/json)", status, st.kind, st.label)
+				return
+			}
+			var err error
+			if !started {
+				err = startSSE()
+			}
+			if err == nil {
+				err = writeEvent(m.frame)
+			}
+			m.errc <- err
+			if err != nil {
+				s.eventf("SSE %s %s: write failed: %v", st.kind, st.label, err)
+				return
+			}
+			if m.final {
+				return
+			}
+			if timer != nil {
+				timer.Reset(cfg.timeout)
+			}
+		case <-r.Context().Done():
+			s.eventf("SSE %s %s: client went away", st.kind, st.label)
+			return
+		case <-st.end:
+			if !started {
+				s.eventf("HTTP %d %s %s: %s", st.endStatus, st.kind, st.label, st.endMessage)
+				http.Error(w, st.endMessage, st.endStatus)
+			}
+			return
+		case <-timeout:
+			if !started {
+				s.eventf("HTTP 504 %s %s: no response within %s", st.kind, st.label, cfg.timeout)
+				http.Error(w, fmt.Sprintf("no response within %s", cfg.timeout), http.StatusGatewayTimeout)
+			} else {
+				s.eventf("SSE %s %s: nothing sent for %s, stream ended", st.kind, st.label, cfg.timeout)
+			}
+			return
+		case <-s.closed:
+			panic(http.ErrAbortHandler)
+		}
+	}
+}
+
+func (s *HTTPServer) serveGET(w http.ResponseWriter, r *http.Request) {
+	if r.Header.Get("Accept") != "" && !httpAccepts(r.Header, "text/event-stream") {
+		s.eventf("HTTP 406 GET: Accept %q lacks text/event-stream", r.Header.Get("Accept"))
+		http.Error(w, "GET needs Accept: text/event-stream", http.StatusNotAcceptable)
+		return
+	}
+	ss := s.sessionFor(w, r)
+	if ss == nil {
+		return
+	}
+	st := newHTTPStream("GET", "stream")
+	st.allowSSE = true
+	ss.mu.Lock()
+	if ss.ended {
+		ss.mu.Unlock()
+		httpWriteJSONError(w, http.StatusNotFound, nil, codes.InvalidRequest, "session not found")
+		return
+	}
+	if ss.get != nil {
+		ss.mu.Unlock()
+		s.eventf("HTTP 409 GET: session %s already has a GET stream", ss.id)
+		http.Error(w, "a GET stream is already open for this session", http.StatusConflict)
+		return
+	}
+	ss.get = st
+	backlog := ss.backlog
+	ss.backlog = nil
+	ss.mu.Unlock()
+	if id := r.Header.Get(HeaderLastEventID); id != "" {
+		s.eventf("session %s: GET with Last-Event-ID %q (no replay: event ids are not issued)", ss.id, id)
+	}
+	s.serve(w, r, st, httpServeConfig{
+		sseNow:  true,
+		initial: backlog,
+		onEnd: func() {
+			ss.mu.Lock()
+			if ss.get == st {
+				ss.get = nil
+			}
+			ss.mu.Unlock()
+		},
+	})
+}
