@@ -34,7 +34,7 @@ const httpMaxRetryDelay = 30 * time.Second
 // Recv. It serves both the 2025-11-25 session flavour (DialHTTP) and the
 // 2026-07-28 stateless flavour (DialStatelessHTTP).
 //
-// It implements Conn, VersionSetter and StatusReporter.
+// It implements Conn, VersionSetter, StatusReporter and LastStatusReporter.
 type HTTPClientConn struct {
 	url       string
 	opts      Options
@@ -62,6 +62,7 @@ var _ interface {
 	Conn
 	VersionSetter
 	StatusReporter
+	LastStatusReporter
 } = (*HTTPClientConn)(nil)
 
 // DialHTTP prepares a 2025-11-25 Streamable HTTP client connection to url.

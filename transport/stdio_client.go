@@ -91,6 +91,7 @@ type StdioConn struct {
 var _ interface {
 	Conn
 	RawSender
+	StderrHolder
 } = (*StdioConn)(nil)
 
 // DialStdio spawns argv (directly, never through a shell) as the stdio

@@ -55,6 +55,21 @@ type StatusReporter interface {
 	ResponseStatus(id jsonrpc.ID) (status int, ok bool)
 }
 
+// LastStatusReporter is implemented by HTTP client connections
+// (*HTTPClientConn): the HTTP status of the most recent POST (0 before any),
+// for notifications and responses, which have no id to look up with
+// StatusReporter.
+type LastStatusReporter interface {
+	LastStatus() int
+}
+
+// StderrHolder is implemented by stdio client connections (*StdioConn), whose
+// target is a process mcpconform spawned: the last 64 KiB it wrote to
+// stderr.
+type StderrHolder interface {
+	Stderr() string
+}
+
 // HeaderCarrier is implemented by server-side HTTP connections: the headers
 // of the HTTP request that delivered the current message.
 type HeaderCarrier interface {
