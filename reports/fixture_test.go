@@ -1,6 +1,8 @@
 package reports_test
 
 import (
+	"fmt"
+	"strings"
 	"time"
 
 	"github.com/mcpconform/mcpconform/reports"
@@ -9,7 +11,9 @@ import (
 var fixtureStart = time.Date(2026, 1, 2, 3, 4, 5, 0, time.UTC)
 
 // sampleRun covers every status, multi-line messages, Markdown-hostile
-// titles and a transcript with "]]>" in it. Fixed times keep goldens stable.
+// titles and a transcript with "]]>" in it. Only the first scenario names
+// its side and transport; the others fall back to the run's. Fixed times
+// keep goldens stable.
 func sampleRun() *reports.Run {
 	return &reports.Run{
 		Tool:        "mcpconform",
@@ -22,11 +26,13 @@ func sampleRun() *reports.Run {
 		Duration:    1234567 * time.Microsecond,
 		Scenarios: []reports.Scenario{
 			{
-				ID:       "lifecycle-initialize",
-				Title:    "Initialize handshake",
-				Family:   "lifecycle",
-				Started:  fixtureStart.Add(10 * time.Millisecond),
-				Duration: 120 * time.Millisecond,
+				ID:        "lifecycle-initialize",
+				Title:     "Initialize handshake",
+				Family:    "lifecycle",
+				Side:      "server",
+				Transport: "stdio",
+				Started:   fixtureStart.Add(10 * time.Millisecond),
+				Duration:  120 * time.Millisecond,
 				Checks: []reports.Check{
 					{
 						ID: "lifecycle-initialize/version-echoed", Title: "Server answers with a protocol version it supports",
@@ -92,3 +98,69 @@ func sampleRun() *reports.Run {
 // ANSI colours, a bare ESC, invalid UTF-8 and non-characters.
 const garbage = "start ]]> mid ]]]]> NUL\x00 bell\a ESC\x1b[31mred\x1b[0m bare\x1bX " +
 	"bad\xff\xfe utf8 \xc3( nonchar\uFFFE\uFFFF vt\v ff\f ok-unicode é ✓ end"
+
+// Axes of multiRun, in run order.
+var (
+	multiTransports = []string{"stdio", "http", "ws"}
+	multiVersions   = []string{"2025-06-18", "2025-11-25"}
+)
+
+// multiRun runs the same three scenarios over every transport × version of
+// multiTransports × multiVersions, as the server command does: check ids
+// repeat across runs. Only lifecycle-ping over http at 2025-11-25 fails,
+// with a 100-line transcript; only tools-list over ws at 2025-06-18 cannot
+// be judged; everything else passes.
+func multiRun() *reports.Run {
+	r := &reports.Run{
+		Tool: "mcpconform", ToolVersion: "0.1.0", Side: "server", Target: "built-in reference server",
+		Transport: "stdio,http,ws", SpecVersion: "2025-06-18,2025-11-25",
+		Started: fixtureStart, Duration: 3 * time.Second,
+	}
+	for _, tr := range multiTransports {
+		for _, v := range multiVersions {
+			ping := reports.Scenario{
+				ID: "lifecycle-ping", Title: "ping gets an empty result", Family: "lifecycle",
+				Side: "server", Transport: tr, SpecVersion: v, Duration: 4 * time.Millisecond,
+				Checks: []reports.Check{
+					{ID: "lifecycle-ping/empty-result", Title: "ping is answered with {}", Level: "MUST",
+						SpecRef: v + "/basic/utilities/ping.mdx", Status: reports.Passed},
+					{ID: "lifecycle-ping/same-id", Title: "the response echoes the request id", Level: "MUST",
+						SpecRef: v + "/basic/index.mdx#responses", Status: reports.Passed},
+				},
+				Transcript: "    0.001s send   [A] {\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"ping\"}\n" +
+					"    0.002s recv   [A] {\"jsonrpc\":\"2.0\",\"id\":1,\"result\":{}}\n",
+			}
+			initialize := reports.Scenario{
+				ID: "lifecycle-initialize", Title: "Initialize handshake", Family: "lifecycle",
+				Side: "server", Transport: tr, SpecVersion: v, Duration: 6 * time.Millisecond,
+				Checks: []reports.Check{
+					{ID: "lifecycle-initialize/version-echoed", Title: "the server answers with a version it supports",
+						Level: "MUST", SpecRef: v + "/basic/lifecycle.mdx", Status: reports.Passed},
+				},
+			}
+			tools := reports.Scenario{
+				ID: "tools-list", Title: "tools/list", Family: "tools",
+				Side: "server", Transport: tr, SpecVersion: v, Duration: 5 * time.Millisecond,
+				Checks: []reports.Check{
+					{ID: "tools-list/response", Title: "tools/list gets a response", Level: "MUST",
+						SpecRef: v + "/server/tools.mdx", Status: reports.Passed},
+				},
+			}
+			if tr == "http" && v == "2025-11-25" {
+				ping.Checks[0].Status = reports.Failed
+				ping.Checks[0].Message = "Expected: result {}\nActual: error -32603 \"internal\""
+				var t strings.Builder
+				for i := 1; i <= 100; i++ {
+					fmt.Fprintf(&t, "    0.%03ds recv   [A] frame %d\n", i, i)
+				}
+				ping.Transcript = t.String()
+			}
+			if tr == "ws" && v == "2025-06-18" {
+				tools.Checks[0].Status = reports.Errored
+				tools.Checks[0].Message = "harness: websocket closed before the response"
+			}
+			r.Scenarios = append(r.Scenarios, ping, initialize, tools)
+		}
+	}
+	return r
+}

@@ -24,8 +24,9 @@ var htmlTemplate = template.Must(template.New("report.html").Funcs(template.Func
 
 // WriteHTML writes r as a single self-contained HTML page for a developer to
 // open after a run: run details and overall outcome, a totals bar, a matrix
-// with one colour-coded row per scenario linking to its section, and per
-// scenario the checks, the messages of those that did not pass, and the
+// with one row per scenario and one colour-coded column per transport ×
+// spec version, each cell linking to that run's section, and per scenario
+// run the checks, the messages of those that did not pass, and the
 // transcript and target stderr in collapsible blocks. Every text is escaped
 // by html/template after the sanitiser has removed control characters and
 // invalid UTF-8, so whatever a target sends renders as text. The output
@@ -59,7 +60,37 @@ type (
 		OutcomeText  string
 		Counts       []htmlCount
 		Total        int
+		Matrix       htmlMatrix
 		Scenarios    []htmlScenario
+	}
+	// htmlMatrix has a row per scenario id and a column per transport ×
+	// spec version that occurs, grouped by transport under a spanning header.
+	htmlMatrix struct {
+		Transports []htmlAxisGroup
+		Columns    []htmlAxis
+		Rows       []htmlMatrixRow
+		Totals     []htmlCell // per column, over all scenarios
+	}
+	htmlAxisGroup struct {
+		Transport string
+		Span      int
+	}
+	htmlAxis struct {
+		Transport   string
+		SpecVersion string
+	}
+	htmlMatrixRow struct {
+		Anchor string // of the scenario's first run
+		ID     string
+		Title  string
+		Family string
+		Cells  []htmlCell
+	}
+	htmlCell struct {
+		Ran     bool
+		Anchor  string // of the scenario run's section; empty in Totals
+		Outcome htmlStatus
+		Detail  string // tooltip: where, and the counts
 	}
 	htmlStatus struct {
 		Name  string // passed, failed, warning, skipped, error: CSS class suffix
@@ -75,7 +106,10 @@ type (
 		ID          string
 		Title       string
 		Family      string
+		Side        string
+		Transport   string
 		SpecVersion string
+		Where       string // "http · 2025-11-25", for the heading
 		Started     string
 		Duration    string
 		Outcome     htmlStatus
@@ -122,8 +156,8 @@ func htmlFromRun(r *Run) htmlPage {
 		Heading:      heading,
 		Tool:         oneLine(htmlText(strings.TrimSpace(r.tool() + " " + r.ToolVersion))),
 		Target:       oneLine(htmlText(r.Target)),
-		Transports:   htmlList(r.Transport),
-		SpecVersions: htmlList(r.SpecVersion),
+		Transports:   htmlList(runTransports(r)),
+		SpecVersions: htmlList(runSpecVersions(r)),
 		Strict:       r.Strict,
 		Started:      mdTime(r.Started),
 		Duration:     mdDuration(r.Duration),
@@ -140,7 +174,99 @@ func htmlFromRun(r *Run) htmlPage {
 	for i := range r.Scenarios {
 		p.Scenarios = append(p.Scenarios, htmlFromScenario(r, i))
 	}
+	p.Matrix = htmlMatrixOf(r, p.Scenarios)
 	return p
+}
+
+// htmlMatrixOf lays the scenario runs out as scenario id × (transport, spec
+// version); a cell stays empty where the scenario did not run. Should one
+// id run twice in the same cell, the cell shows the worse outcome and links
+// to the first run.
+func htmlMatrixOf(r *Run, sections []htmlScenario) htmlMatrix {
+	axes := runAxes(r)
+	column := map[axis]int{}
+	var m htmlMatrix
+	for i, a := range axes {
+		column[a] = i
+		m.Columns = append(m.Columns, htmlAxis{Transport: htmlOrDash(a.transport), SpecVersion: htmlOrDash(a.specVersion)})
+		if n := len(m.Transports); n > 0 && axes[i-1].transport == a.transport {
+			m.Transports[n-1].Span++
+		} else {
+			m.Transports = append(m.Transports, htmlAxisGroup{Transport: htmlOrDash(a.transport), Span: 1})
+		}
+	}
+
+	type cellCounts struct {
+		ran    bool
+		anchor string
+		counts Counts
+	}
+	rowOf := map[string]int{}
+	var cells [][]cellCounts
+	totals := make([]cellCounts, len(axes))
+	for i := range r.Scenarios {
+		s := &r.Scenarios[i]
+		row, ok := rowOf[s.ID]
+		if !ok {
+			row = len(m.Rows)
+			rowOf[s.ID] = row
+			m.Rows = append(m.Rows, htmlMatrixRow{
+				Anchor: sections[i].Anchor, ID: sections[i].ID, Title: sections[i].Title, Family: sections[i].Family,
+			})
+			cells = append(cells, make([]cellCounts, len(axes)))
+		}
+		col := column[s.axis(r)]
+		c := &cells[row][col]
+		if !c.ran {
+			c.ran, c.anchor = true, sections[i].Anchor
+		}
+		c.counts = c.counts.plus(s.Counts())
+		totals[col].ran = true
+		totals[col].counts = totals[col].counts.plus(s.Counts())
+	}
+
+	cellOf := func(c cellCounts, a axis) htmlCell {
+		if !c.ran {
+			return htmlCell{Detail: "not run on " + htmlOrDash(a.label())}
+		}
+		return htmlCell{
+			Ran:     true,
+			Anchor:  c.anchor,
+			Outcome: htmlStatusOf(c.counts.Outcome()),
+			Detail:  htmlOrDash(a.label()) + ": " + htmlCountsText(c.counts),
+		}
+	}
+	for row := range m.Rows {
+		for col, a := range axes {
+			m.Rows[row].Cells = append(m.Rows[row].Cells, cellOf(cells[row][col], a))
+		}
+	}
+	for col, a := range axes {
+		m.Totals = append(m.Totals, cellOf(totals[col], a))
+	}
+	return m
+}
+
+// htmlCountsText is "3 passed, 1 failed" (zeros left out), for tooltips.
+func htmlCountsText(c Counts) string {
+	n := []int{c.Passed, c.Failed, c.Warning, c.Skipped, c.Errored}
+	var parts []string
+	for i, s := range htmlStatuses {
+		if n[i] > 0 {
+			parts = append(parts, fmt.Sprintf("%d %s", n[i], strings.ToLower(s.title)))
+		}
+	}
+	if len(parts) == 0 {
+		return "no checks"
+	}
+	return strings.Join(parts, ", ")
+}
+
+func htmlOrDash(s string) string {
+	if s = oneLine(htmlText(s)); s == "" {
+		return "-"
+	}
+	return s
 }
 
 func htmlFromScenario(r *Run, i int) htmlScenario {
@@ -154,7 +280,10 @@ func htmlFromScenario(r *Run, i int) htmlScenario {
 		ID:          oneLine(htmlText(s.ID)),
 		Title:       oneLine(htmlText(s.Title)),
 		Family:      oneLine(htmlText(s.Family)),
+		Side:        oneLine(htmlText(s.side(r))),
+		Transport:   oneLine(htmlText(s.transport(r))),
 		SpecVersion: oneLine(htmlText(s.specVersion(r))),
+		Where:       oneLine(htmlText(s.axis(r).label())),
 		Duration:    mdDuration(s.Duration),
 		Outcome:     htmlStatusOf(c.Outcome()),
 		Counts:      htmlCounts(c),
@@ -218,12 +347,12 @@ func htmlOutcomeText(s Status, c Counts) string {
 	return "no check was judged"
 }
 
-// htmlList splits a comma-joined run field ("stdio,http") for display.
-func htmlList(s string) []string {
+// htmlList prepares run values (transports, versions) for display.
+func htmlList(values []string) []string {
 	var out []string
-	for _, f := range strings.Split(htmlText(s), ",") {
-		if f = oneLine(f); f != "" {
-			out = append(out, f)
+	for _, v := range values {
+		if v = oneLine(htmlText(v)); v != "" {
+			out = append(out, v)
 		}
 	}
 	return out

@@ -81,6 +81,42 @@ func section(doc, anchor string) string {
 	return body
 }
 
+// matrixParts returns the head, body and foot of the scenario matrix.
+func matrixParts(doc string) (head, body, foot string) {
+	GinkgoHelper()
+	_, matrix, ok := strings.Cut(doc, `<table class="matrix">`)
+	Expect(ok).To(BeTrue(), "no matrix")
+	matrix, _, _ = strings.Cut(matrix, "</table>")
+	_, head, _ = strings.Cut(matrix, "<thead>")
+	head, rest, _ := strings.Cut(head, "</thead>")
+	_, body, _ = strings.Cut(rest, "<tbody>")
+	body, rest, _ = strings.Cut(body, "</tbody>")
+	_, foot, _ = strings.Cut(rest, "<tfoot>")
+	return head, body, foot
+}
+
+var (
+	matrixRowID = regexp.MustCompile(`<code>([^<]*)</code>`)
+	matrixCell  = regexp.MustCompile(`<td class="cell (?:st-)?(\w+)"`)
+)
+
+// matrixRows maps each matrix row's scenario id to the status of its cells
+// ("absent" where the scenario did not run), in column order.
+func matrixRows(body string) map[string][]string {
+	GinkgoHelper()
+	rows := map[string][]string{}
+	for _, tr := range strings.Split(body, "<tr>")[1:] {
+		id := matrixRowID.FindStringSubmatch(tr)
+		Expect(id).NotTo(BeNil(), "row without a scenario id: %s", tr)
+		var cells []string
+		for _, m := range matrixCell.FindAllStringSubmatch(tr, -1) {
+			cells = append(cells, m[1])
+		}
+		rows[id[1]] = cells
+	}
+	return rows
+}
+
 var _ = Describe("WriteHTML", func() {
 	It("matches the golden file", func() {
 		expectGolden("golden.report.html", []byte(renderHTML(sampleRun())))
@@ -147,27 +183,77 @@ var _ = Describe("WriteHTML", func() {
 		}
 	})
 
-	It("has one colour-coded matrix row per scenario linking to its section", func() {
+	It("has a matrix row per scenario and a column per transport and version, linking to the sections", func() {
 		out := renderHTML(sampleRun())
-		_, matrix, _ := strings.Cut(out, `<table class="matrix">`)
-		matrix, _, _ = strings.Cut(matrix, "</table>")
-		_, body, _ := strings.Cut(matrix, "<tbody>")
-		body, _, _ = strings.Cut(body, "</tbody>")
+		head, body, foot := matrixParts(out)
+		Expect(head).To(ContainSubstring(`<th class="axis" colspan="2">stdio</th></tr>`))
+		Expect(head).To(ContainSubstring(`<tr><th class="axis" title="stdio · 2025-11-25">2025-11-25</th><th class="axis" title="stdio · 2025-06-18">2025-06-18</th></tr>`))
 		Expect(strings.Count(body, "<tr>")).To(Equal(3))
 		for _, want := range []string{
-			`<a href="#s1-lifecycle-initialize"><code>lifecycle-initialize</code></a>`,
-			`<td class="st-failed"><a href="#s1-lifecycle-initialize">FAIL</a></td>`,
-			`<td class="st-error"><a href="#s2-tools-list">ERROR</a></td>`,
-			`<td class="st-warning"><a href="#s3-transport-stdio-newline">WARN</a></td>`,
-			`<td>transport</td><td>2025-06-18</td>`,
-			`<td class="n st-passed">1</td><td class="n st-failed">1</td><td class="n st-warning">1</td><td class="n zero">0</td><td class="n zero">0</td>`,
+			`<a href="#s1-lifecycle-initialize"><code>lifecycle-initialize</code></a></td><td>Initialize handshake</td><td>lifecycle</td>` +
+				`<td class="cell st-failed" title="stdio · 2025-11-25: 1 passed, 1 failed, 1 warning"><a href="#s1-lifecycle-initialize">FAIL</a></td>` +
+				`<td class="cell absent" title="not run on stdio · 2025-06-18"></td></tr>`,
+			`<td class="cell st-error" title="stdio · 2025-11-25: 1 skipped, 1 error"><a href="#s2-tools-list">ERROR</a></td>`,
+			`<td>transport</td><td class="cell absent" title="not run on stdio · 2025-11-25"></td>` +
+				`<td class="cell st-warning" title="stdio · 2025-06-18: 1 warning"><a href="#s3-transport-stdio-newline">WARN</a></td></tr>`,
 		} {
 			Expect(body).To(ContainSubstring(want))
 		}
+		Expect(foot).To(ContainSubstring(`<td class="cell" title="stdio · 2025-11-25: 1 passed, 1 failed, 1 warning, 1 skipped, 1 error"><span class="badge st-error">ERROR</span></td>`))
+		Expect(foot).To(ContainSubstring(`<td class="cell" title="stdio · 2025-06-18: 1 warning"><span class="badge st-warning">WARN</span></td>`))
 		for _, anchor := range []string{"s1-lifecycle-initialize", "s2-tools-list", "s3-transport-stdio-newline"} {
-			Expect(out).To(ContainSubstring(`<section class="scenario`))
+			Expect(strings.Count(out, `<section class="scenario`)).To(Equal(3))
 			Expect(strings.Count(out, `id="`+anchor+`"`)).To(Equal(1), anchor)
 		}
+	})
+
+	It("lays a multi-transport, multi-version run out as scenario × transport × version", func() {
+		r := multiRun()
+		out := renderHTML(r)
+		_, err := checkBalanced(out)
+		Expect(err).NotTo(HaveOccurred())
+		head, body, foot := matrixParts(out)
+		Expect(head).To(ContainSubstring(`<th class="axis" colspan="2">stdio</th><th class="axis" colspan="2">http</th><th class="axis" colspan="2">ws</th></tr>`))
+		Expect(regexp.MustCompile(`<th class="axis" title="[^"]*">([^<]*)</th>`).FindAllStringSubmatch(head, -1)).To(Equal([][]string{
+			{`<th class="axis" title="stdio · 2025-06-18">2025-06-18</th>`, "2025-06-18"},
+			{`<th class="axis" title="stdio · 2025-11-25">2025-11-25</th>`, "2025-11-25"},
+			{`<th class="axis" title="http · 2025-06-18">2025-06-18</th>`, "2025-06-18"},
+			{`<th class="axis" title="http · 2025-11-25">2025-11-25</th>`, "2025-11-25"},
+			{`<th class="axis" title="ws · 2025-06-18">2025-06-18</th>`, "2025-06-18"},
+			{`<th class="axis" title="ws · 2025-11-25">2025-11-25</th>`, "2025-11-25"},
+		}))
+
+		rows := matrixRows(body)
+		Expect(rows).To(HaveKeyWithValue("lifecycle-ping", []string{"passed", "passed", "passed", "failed", "passed", "passed"}))
+		Expect(rows).To(HaveKeyWithValue("lifecycle-initialize", []string{"passed", "passed", "passed", "passed", "passed", "passed"}))
+		Expect(rows).To(HaveKeyWithValue("tools-list", []string{"passed", "passed", "passed", "passed", "error", "passed"}))
+		Expect(rows).To(HaveLen(3), "one row per scenario, not per run")
+		// The failing cell links to the section of that very run.
+		Expect(r.Scenarios[9].Transport + " " + r.Scenarios[9].SpecVersion + " " + r.Scenarios[9].ID).To(Equal("http 2025-11-25 lifecycle-ping"))
+		Expect(body).To(ContainSubstring(`<td class="cell st-failed" title="http · 2025-11-25: 1 passed, 1 failed"><a href="#s10-lifecycle-ping">FAIL</a></td>`))
+		Expect(regexp.MustCompile(`badge st-(\w+)`).FindAllStringSubmatch(foot, -1)).To(Equal([][]string{
+			{"badge st-error", "error"}, // the run's outcome
+			{"badge st-passed", "passed"}, {"badge st-passed", "passed"},
+			{"badge st-passed", "passed"}, {"badge st-failed", "failed"},
+			{"badge st-error", "error"}, {"badge st-passed", "passed"},
+		}))
+
+		// A scenario that did not run on ws at 2025-11-25 leaves its cell empty.
+		r.Scenarios = r.Scenarios[:len(r.Scenarios)-1]
+		_, body, _ = matrixParts(renderHTML(r))
+		Expect(matrixRows(body)).To(HaveKeyWithValue("tools-list", []string{"passed", "passed", "passed", "passed", "error", "absent"}))
+		Expect(body).To(ContainSubstring(`<td class="cell absent" title="not run on ws · 2025-11-25"></td></tr>`))
+	})
+
+	It("names the transports and versions of the run and of each scenario", func() {
+		out := renderHTML(multiRun())
+		header, _, _ := strings.Cut(out, "</header>")
+		Expect(header).To(ContainSubstring("<tr><th>Transports</th><td>stdio, http, ws</td></tr>"))
+		Expect(header).To(ContainSubstring("<tr><th>Spec versions</th><td>2025-06-18, 2025-11-25</td></tr>"))
+		sec := section(out, "s10-lifecycle-ping")
+		Expect(sec).To(ContainSubstring(`<code>lifecycle-ping</code> <span class="where">· http · 2025-11-25</span>: ping gets an empty result</h2>`))
+		Expect(sec).To(ContainSubstring(`<p class="meta">Side: server · Transport: http · Spec: 2025-11-25 · Family: lifecycle`))
+		Expect(section(out, "s1-lifecycle-ping")).To(ContainSubstring(`<span class="where">· stdio · 2025-06-18</span>`))
 	})
 
 	It("gives repeated scenario ids distinct anchors", func() {

@@ -34,6 +34,8 @@ type (
 		ID          string      `json:"id"`
 		Title       string      `json:"title"`
 		Family      string      `json:"family"`
+		Side        string      `json:"side"`
+		Transport   string      `json:"transport"`
 		SpecVersion string      `json:"specVersion"`
 		Started     string      `json:"started,omitempty"`
 		DurationMs  float64     `json:"durationMs"`
@@ -82,6 +84,8 @@ func WriteJSON(w io.Writer, r *Run) error {
 
 // ReadJSON parses a results.json written by WriteJSON back into a Run, so a
 // report can be re-rendered (e.g. as Markdown) without rerunning the suite.
+// A file from before scenarios carried side and transport reads with those
+// empty, which the writers resolve against the run's values.
 func ReadJSON(rd io.Reader) (*Run, error) {
 	var in jsonRun
 	if err := json.NewDecoder(rd).Decode(&in); err != nil {
@@ -114,6 +118,8 @@ func ReadJSON(rd io.Reader) (*Run, error) {
 			ID:          s.ID,
 			Title:       s.Title,
 			Family:      s.Family,
+			Side:        s.Side,
+			Transport:   s.Transport,
 			SpecVersion: s.SpecVersion,
 			Started:     st,
 			Duration:    fromMillis(s.DurationMs),
@@ -160,6 +166,8 @@ func jsonFromRun(r *Run) jsonRun {
 			ID:          s.ID,
 			Title:       s.Title,
 			Family:      s.Family,
+			Side:        s.side(r),
+			Transport:   s.transport(r),
 			SpecVersion: s.specVersion(r),
 			Started:     jsonTime(s.Started),
 			DurationMs:  millis(s.Duration),

@@ -61,13 +61,68 @@ var _ = Describe("WriteJSON", func() {
 		r := sampleRun()
 		back, err := reports.ReadJSON(bytes.NewReader(renderJSON(r)))
 		Expect(err).NotTo(HaveOccurred())
-		// The writer resolves each scenario's spec version against the run's.
+		// The writer resolves each scenario's side, transport and spec
+		// version against the run's.
 		for i := range r.Scenarios {
-			if r.Scenarios[i].SpecVersion == "" {
-				r.Scenarios[i].SpecVersion = r.SpecVersion
+			s := &r.Scenarios[i]
+			if s.Side == "" {
+				s.Side = r.Side
+			}
+			if s.Transport == "" {
+				s.Transport = r.Transport
+			}
+			if s.SpecVersion == "" {
+				s.SpecVersion = r.SpecVersion
 			}
 		}
 		Expect(back).To(Equal(r))
+
+		multi := multiRun()
+		back, err = reports.ReadJSON(bytes.NewReader(renderJSON(multi)))
+		Expect(err).NotTo(HaveOccurred())
+		Expect(back).To(Equal(multi))
+	})
+
+	It("gives every scenario its side, transport and spec version", func() {
+		var doc struct {
+			Scenarios []map[string]any
+		}
+		r := multiRun()
+		Expect(json.Unmarshal(renderJSON(r), &doc)).To(Succeed())
+		Expect(doc.Scenarios).To(HaveLen(len(r.Scenarios)))
+		for i, sc := range doc.Scenarios {
+			Expect(sc).To(HaveKeyWithValue("id", r.Scenarios[i].ID))
+			Expect(sc).To(HaveKeyWithValue("side", "server"))
+			Expect(sc).To(HaveKeyWithValue("transport", r.Scenarios[i].Transport))
+			Expect(sc).To(HaveKeyWithValue("specVersion", r.Scenarios[i].SpecVersion))
+		}
+		Expect(doc.Scenarios[9]).To(HaveKeyWithValue("transport", "http"))
+		Expect(doc.Scenarios[9]).To(HaveKeyWithValue("specVersion", "2025-11-25"))
+		Expect(doc.Scenarios[9]).To(HaveKeyWithValue("outcome", "failed"))
+	})
+
+	It("writes an unknown transport as empty rather than the run's list", func() {
+		r := multiRun()
+		r.Scenarios[0].Transport = ""
+		r.Scenarios[0].SpecVersion = ""
+		var doc struct {
+			Scenarios []map[string]any
+		}
+		Expect(json.Unmarshal(renderJSON(r), &doc)).To(Succeed())
+		Expect(doc.Scenarios[0]).To(HaveKeyWithValue("transport", ""))
+		Expect(doc.Scenarios[0]).To(HaveKeyWithValue("specVersion", ""))
+		Expect(doc.Scenarios[0]).To(HaveKeyWithValue("side", "server"))
+	})
+
+	It("reads a file from before scenarios had side and transport", func() {
+		old := `{"formatVersion": 1, "side": "server", "transport": "http", "specVersion": "2025-11-25",
+			"scenarios": [{"id": "lifecycle-ping", "family": "lifecycle", "specVersion": "2025-11-25",
+			"checks": [{"id": "lifecycle-ping/empty-result", "status": "passed"}]}]}`
+		r, err := reports.ReadJSON(strings.NewReader(old))
+		Expect(err).NotTo(HaveOccurred())
+		Expect(r.Scenarios[0].Side).To(BeEmpty())
+		Expect(r.Scenarios[0].Transport).To(BeEmpty())
+		Expect(string(renderJUnit(r))).To(ContainSubstring(`classname="mcpconform.server.http.2025-11-25.lifecycle.lifecycle-ping"`))
 	})
 
 	It("refuses an unknown format version", func() {

@@ -74,8 +74,11 @@ type (
 // advice, yet remain visible.
 const warningPrefix = "WARNING (SHOULD): "
 
-// WriteJUnit writes r as a JUnit XML report: one testsuite per scenario, one
-// testcase per check.
+// WriteJUnit writes r as a JUnit XML report: one testsuite per scenario run,
+// one testcase per check. Side, transport and spec version are part of the
+// testsuite name and of every classname, so that CI systems, which merge
+// testcases by (classname, name), keep a failure on one transport apart from
+// a pass on another.
 func WriteJUnit(w io.Writer, r *Run) error {
 	if r == nil {
 		return errNilRun
@@ -112,20 +115,33 @@ func junitFromRun(r *Run) junitSuites {
 		Timestamp: junitTimestamp(r.Started),
 		Suites:    make([]junitSuite, 0, len(r.Scenarios)),
 	}
+	classnames := map[string]int{}
 	for i := range r.Scenarios {
-		doc.Suites = append(doc.Suites, junitFromScenario(r, &r.Scenarios[i]))
+		doc.Suites = append(doc.Suites, junitFromScenario(r, &r.Scenarios[i], classnames))
 	}
 	return doc
 }
 
-func junitFromScenario(r *Run, s *Scenario) junitSuite {
+// junitFromScenario renders one scenario run. classnames counts the
+// classnames used so far: a scenario that recurs with the same side,
+// transport and version (a producer that left Transport empty on a
+// multi-transport run) gets a numbered classname instead of merging.
+func junitFromScenario(r *Run, s *Scenario, classnames map[string]int) junitSuite {
 	c := s.Counts()
 	started := s.Started
 	if started.IsZero() {
 		started = r.Started
 	}
+	side, transport, version := s.side(r), s.transport(r), s.specVersion(r)
+	name := joinNonEmpty(" ", side, transport, version, s.ID)
+	classname := junitClassname(side, transport, version, s.Family, s.ID)
+	classnames[classname]++
+	if n := classnames[classname]; n > 1 {
+		name += fmt.Sprintf(" (run %d)", n)
+		classname += fmt.Sprintf("-run%d", n)
+	}
 	suite := junitSuite{
-		Name:      cleanText(s.ID),
+		Name:      cleanText(name),
 		Tests:     c.Total,
 		Failures:  c.Failed,
 		Errors:    c.Errored,
@@ -133,20 +149,18 @@ func junitFromScenario(r *Run, s *Scenario) junitSuite {
 		Time:      junitSeconds(s.Duration),
 		Timestamp: junitTimestamp(started),
 		Properties: junitProps(
-			"specVersion", s.specVersion(r),
+			"scenario", s.ID,
+			"side", side,
+			"transport", transport,
+			"specVersion", version,
 			"family", s.Family,
-			"transport", r.Transport,
 			"target", r.Target,
-			"side", r.Side,
 			"title", s.Title,
 			"strict", fmt.Sprint(r.Strict),
 			"toolVersion", r.ToolVersion,
 		),
 		Cases: make([]junitCase, 0, len(s.Checks)),
 	}
-	classname := strings.Join([]string{
-		"mcpconform", classSegment(r.Side), classSegment(s.Family), classSegment(s.ID),
-	}, ".")
 	for i := range s.Checks {
 		suite.Cases = append(suite.Cases, junitFromCheck(classname, &s.Checks[i]))
 	}
@@ -157,6 +171,24 @@ func junitFromScenario(r *Run, s *Scenario) junitSuite {
 		suite.SystemErr = &junitText{cleanText(s.Stderr)}
 	}
 	return suite
+}
+
+// junitClassname is "mcpconform.<side>.<transport>.<version>.<family>.<scenario>",
+// e.g. "mcpconform.server.http.2025-11-25.lifecycle.lifecycle-ping". An
+// unknown side, transport or version is left out rather than shown as a
+// placeholder; the family keeps one, since the tree level is always there.
+func junitClassname(side, transport, version, family, id string) string {
+	parts := []string{"mcpconform"}
+	if side != "" {
+		parts = append(parts, classSegment(side))
+	}
+	if transport != "" {
+		parts = append(parts, classSegment(transport))
+	}
+	if version != "" {
+		parts = append(parts, versionSegment(version))
+	}
+	return strings.Join(append(parts, classSegment(family), classSegment(id)), ".")
 }
 
 func junitFromCheck(classname string, c *Check) junitCase {
@@ -206,13 +238,33 @@ func firstLine(msg, fallback string) string {
 // classSegment keeps one classname component free of dots and slashes:
 // consumers split classname on dots into a package tree.
 func classSegment(s string) string {
+	return classPart(s, false)
+}
+
+// versionSegment is classSegment keeping dots, so a dotted version ("1.2")
+// stays readable; it only adds a level to the tree, never an empty one.
+func versionSegment(s string) string {
+	var parts []string
+	for _, p := range strings.Split(classPart(s, true), ".") {
+		if p != "" {
+			parts = append(parts, p)
+		}
+	}
+	if len(parts) == 0 {
+		return "unknown"
+	}
+	return strings.Join(parts, ".")
+}
+
+func classPart(s string, keepDots bool) string {
 	if s == "" {
 		return "unknown"
 	}
 	var b strings.Builder
 	dash := false
 	for _, r := range s {
-		ok := r == '-' || r == '_' || (r >= '0' && r <= '9') || (r >= 'a' && r <= 'z') || (r >= 'A' && r <= 'Z')
+		ok := r == '-' || r == '_' || (r >= '0' && r <= '9') || (r >= 'a' && r <= 'z') || (r >= 'A' && r <= 'Z') ||
+			(keepDots && r == '.')
 		if ok {
 			b.WriteRune(r)
 			dash = false

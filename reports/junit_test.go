@@ -129,7 +129,7 @@ var _ = Describe("WriteJUnit", func() {
 		var tests, failures, errs, skipped int
 		for i, s := range got.Suites {
 			sc := r.Scenarios[i]
-			Expect(s.Name).To(Equal(sc.ID))
+			Expect(prop(s.Properties, "scenario")).To(Equal(sc.ID))
 			Expect(s.Cases).To(HaveLen(len(sc.Checks)))
 			Expect(s.Tests).To(Equal(len(s.Cases)))
 			nf, ne, ns := 0, 0, 0
@@ -153,7 +153,7 @@ var _ = Describe("WriteJUnit", func() {
 		Expect([]int{tests, failures, errs, skipped}).To(Equal([]int{c.Total, c.Failed, c.Errored, c.Skipped}))
 	})
 
-	It("gives every testcase a name and a dotted classname", func() {
+	It("gives every testcase a name and a classname of side, transport, version, family and scenario", func() {
 		r := sampleRun()
 		r.Scenarios[0].Family = "" // falls back to a placeholder, never an empty segment
 		r.Scenarios[1].Family = "tools/list v2"
@@ -161,15 +161,106 @@ var _ = Describe("WriteJUnit", func() {
 		for i, s := range got.Suites {
 			for j, tc := range s.Cases {
 				Expect(tc.Name).To(Equal(r.Scenarios[i].Checks[j].ID))
-				Expect(tc.Classname).NotTo(BeEmpty())
 				Expect(tc.Classname).NotTo(ContainSubstring("/"))
-				Expect(strings.Split(tc.Classname, ".")).To(HaveLen(4), tc.Classname)
-				Expect(tc.Classname).To(HavePrefix("mcpconform.server."))
+				Expect(strings.Split(tc.Classname, ".")).To(HaveLen(6), tc.Classname)
+				Expect(tc.Classname).To(HavePrefix("mcpconform.server.stdio."))
 				Expect(tc.Classname).To(HaveSuffix("." + r.Scenarios[i].ID))
 			}
 		}
-		Expect(got.Suites[0].Cases[0].Classname).To(Equal("mcpconform.server.unknown.lifecycle-initialize"))
-		Expect(got.Suites[1].Cases[0].Classname).To(Equal("mcpconform.server.tools-list-v2.tools-list"))
+		Expect(got.Suites[0].Cases[0].Classname).To(Equal("mcpconform.server.stdio.2025-11-25.unknown.lifecycle-initialize"))
+		Expect(got.Suites[1].Cases[0].Classname).To(Equal("mcpconform.server.stdio.2025-11-25.tools-list-v2.tools-list"))
+		Expect(got.Suites[2].Cases[0].Classname).To(Equal("mcpconform.server.stdio.2025-06-18.transport.transport-stdio-newline"))
+		Expect(got.Suites[0].Name).To(Equal("server stdio 2025-11-25 lifecycle-initialize"))
+		Expect(got.Suites[2].Name).To(Equal("server stdio 2025-06-18 transport-stdio-newline"))
+	})
+
+	It("keeps (classname, name) unique over several transports and versions", func() {
+		r := multiRun()
+		got := parseJUnit(renderJUnit(r))
+		Expect(got.Suites).To(HaveLen(len(multiTransports) * len(multiVersions) * 3))
+
+		type key struct{ classname, name string }
+		seen := map[key]bool{}
+		suiteNames := map[string]bool{}
+		checkIDs := map[string]bool{}
+		for _, s := range got.Suites {
+			suiteNames[s.Name] = true
+			for _, tc := range s.Cases {
+				k := key{tc.Classname, tc.Name}
+				Expect(seen).NotTo(HaveKey(k), "duplicate testcase %v", k)
+				seen[k] = true
+				checkIDs[tc.Name] = true
+			}
+		}
+		Expect(seen).To(HaveLen(r.Counts().Total))
+		Expect(checkIDs).To(HaveLen(4), "the same checks recur on every transport and version")
+		Expect(suiteNames).To(HaveLen(len(got.Suites)))
+
+		var failed []xCase
+		for _, s := range got.Suites {
+			for _, tc := range s.Cases {
+				if tc.Failure != nil {
+					failed = append(failed, tc)
+				}
+			}
+		}
+		Expect(failed).To(HaveLen(1))
+		Expect(failed[0].Classname).To(Equal("mcpconform.server.http.2025-11-25.lifecycle.lifecycle-ping"))
+		Expect(failed[0].Name).To(Equal("lifecycle-ping/empty-result"))
+	})
+
+	It("names side, transport and version in each testsuite's name and properties", func() {
+		r := multiRun()
+		got := parseJUnit(renderJUnit(r))
+		for i, s := range got.Suites {
+			sc := r.Scenarios[i]
+			Expect(s.Name).To(Equal("server " + sc.Transport + " " + sc.SpecVersion + " " + sc.ID))
+			Expect(prop(s.Properties, "scenario")).To(Equal(sc.ID))
+			Expect(prop(s.Properties, "side")).To(Equal("server"))
+			Expect(prop(s.Properties, "transport")).To(Equal(sc.Transport))
+			Expect(prop(s.Properties, "specVersion")).To(Equal(sc.SpecVersion))
+		}
+		Expect(got.Suites[9].Name).To(Equal("server http 2025-11-25 lifecycle-ping"))
+	})
+
+	It("leaves out what neither the scenario nor the run can tell", func() {
+		r := multiRun()
+		for i := range r.Scenarios {
+			r.Scenarios[i].Side = ""
+			r.Scenarios[i].Transport = ""
+		}
+		r.Scenarios[0].SpecVersion = "" // the run lists two versions: unknown
+		r.Scenarios[1].SpecVersion = "1.0"
+		got := parseJUnit(renderJUnit(r))
+		Expect(got.Suites[0].Cases[0].Classname).To(Equal("mcpconform.server.lifecycle.lifecycle-ping"))
+		Expect(got.Suites[0].Name).To(Equal("server lifecycle-ping"))
+		Expect(prop(got.Suites[0].Properties, "transport")).To(Equal(""))
+		Expect(prop(got.Suites[0].Properties, "specVersion")).To(Equal(""))
+		Expect(got.Suites[1].Cases[0].Classname).To(Equal("mcpconform.server.1.0.lifecycle.lifecycle-initialize"), "a version keeps its dots")
+	})
+
+	It("numbers a scenario that recurs in the same classname instead of merging it", func() {
+		// A producer that does not fill Transport on a run over three
+		// transports: side and version alone repeat.
+		r := multiRun()
+		for i := range r.Scenarios {
+			r.Scenarios[i].Transport = ""
+		}
+		got := parseJUnit(renderJUnit(r))
+		type key struct{ classname, name string }
+		seen := map[key]bool{}
+		for _, s := range got.Suites {
+			for _, tc := range s.Cases {
+				Expect(seen).NotTo(HaveKey(key{tc.Classname, tc.Name}))
+				seen[key{tc.Classname, tc.Name}] = true
+			}
+		}
+		Expect(seen).To(HaveLen(r.Counts().Total))
+		// Order: stdio 06-18, stdio 11-25, http 06-18, http 11-25, ...
+		Expect(got.Suites[0].Cases[0].Classname).To(Equal("mcpconform.server.2025-06-18.lifecycle.lifecycle-ping"))
+		Expect(got.Suites[6].Cases[0].Classname).To(Equal("mcpconform.server.2025-06-18.lifecycle.lifecycle-ping-run2"))
+		Expect(got.Suites[6].Name).To(Equal("server 2025-06-18 lifecycle-ping (run 2)"))
+		Expect(got.Suites[12].Cases[0].Classname).To(Equal("mcpconform.server.2025-06-18.lifecycle.lifecycle-ping-run3"))
 	})
 
 	It("maps each status to the right JUnit element", func() {
@@ -212,6 +303,8 @@ var _ = Describe("WriteJUnit", func() {
 		r := sampleRun()
 		got := parseJUnit(renderJUnit(r))
 		init := got.Suites[0]
+		Expect(prop(init.Properties, "scenario")).To(Equal("lifecycle-initialize"))
+		Expect(prop(init.Properties, "side")).To(Equal("server"))
 		Expect(prop(init.Properties, "specVersion")).To(Equal("2025-11-25"))
 		Expect(prop(init.Properties, "family")).To(Equal("lifecycle"))
 		Expect(prop(init.Properties, "transport")).To(Equal("stdio"))
@@ -224,7 +317,10 @@ var _ = Describe("WriteJUnit", func() {
 		Expect(init.SystemErr).NotTo(BeNil())
 		Expect(*init.SystemErr).To(Equal("srv: listening on stdio\n"))
 
-		// A scenario without its own spec version or start uses the run's.
+		// A scenario without its own side, transport, spec version or start
+		// uses the run's.
+		Expect(prop(got.Suites[1].Properties, "side")).To(Equal("server"))
+		Expect(prop(got.Suites[1].Properties, "transport")).To(Equal("stdio"))
 		Expect(prop(got.Suites[1].Properties, "specVersion")).To(Equal("2025-11-25"))
 		Expect(got.Suites[1].Timestamp).To(Equal("2026-01-02T03:04:05"))
 		Expect(got.Suites[1].SystemOut).To(BeNil())

@@ -3,21 +3,42 @@ package reports
 import (
 	"fmt"
 	"io"
+	"slices"
 	"strings"
 	"time"
 )
 
-// Messages longer than this are cut in Markdown: GitHub caps a job summary
-// at 1 MiB and a wall of payload hides the other results. The full text is
-// in results.json and junit.xml.
+// Bounds of summary.md. GitHub refuses a job summary over 1 MiB, and a wall
+// of payload hides the other results; the full text is in results.json,
+// junit.xml and report.html.
 const (
 	mdMaxMessageBytes = 4000
 	mdMaxMessageLines = 60
+
+	// Failing checks shown with their evidence (message and transcript tail).
+	mdMaxEvidence = 25
+	// The end of a transcript is where a failure shows; single frames can be
+	// megabytes of JSON, hence the cut per line.
+	mdTranscriptTailLines = 40
+	mdTranscriptLineBytes = 300
+	mdTranscriptTailBytes = 8000
+
+	// Sections that would take the file past mdMaxBytes are left out with a
+	// note; the Failures section may take half of it.
+	mdMaxBytes         = 900 << 10
+	mdMaxEvidenceBytes = mdMaxBytes / 2
+	mdNoteReserve      = 2 << 10
 )
 
+// checkRef locates a check: scenario index, check index.
+type checkRef struct{ scenario, check int }
+
 // WriteMarkdown writes a human summary of r: a title line with the overall
-// outcome, run details, a totals table, then per scenario a table of checks
-// followed by the message of every check that did not pass.
+// outcome, run details, a totals table, a table per transport × spec
+// version, the evidence of every failure (message and transcript tail), then
+// per scenario run a table of checks followed by the messages of the checks
+// that did not pass and were not shown under Failures. The output stays
+// under GitHub's 1 MiB job summary limit.
 func WriteMarkdown(w io.Writer, r *Run) error {
 	if r == nil {
 		return errNilRun
@@ -34,7 +55,7 @@ func WriteMarkdown(w io.Writer, r *Run) error {
 	b.WriteString("| Target | Transport | Spec | Strict | Started | Duration | Version |\n")
 	b.WriteString("|---|---|---|---|---|---|---|\n")
 	fmt.Fprintf(&b, "| %s | %s | %s | %s | %s | %s | %s |\n\n",
-		mdCode(r.Target, true), orDash(mdText(r.Transport)), orDash(mdText(r.SpecVersion)),
+		mdCode(r.Target, true), mdList(runTransports(r)), mdList(runSpecVersions(r)),
 		yesNo(r.Strict), mdTime(r.Started), mdDuration(r.Duration), orDash(mdText(r.ToolVersion)))
 
 	b.WriteString("| Passed | Failed | Warning | Skipped | Error | Total |\n")
@@ -42,54 +63,241 @@ func WriteMarkdown(w io.Writer, r *Run) error {
 	fmt.Fprintf(&b, "| %d | %d | %d | %d | %d | %d |\n",
 		total.Passed, total.Failed, total.Warning, total.Skipped, total.Errored, total.Total)
 
+	writeMarkdownAxes(&b, r)
+	evidenced := writeMarkdownFailures(&b, r)
+
+	if len(r.Scenarios) > 0 {
+		b.WriteString("\n## Scenarios\n")
+	}
 	for i := range r.Scenarios {
-		writeMarkdownScenario(&b, r, &r.Scenarios[i])
+		var sec strings.Builder
+		writeMarkdownScenario(&sec, r, i, evidenced)
+		if b.Len()+sec.Len() > mdMaxBytes-mdNoteReserve {
+			fmt.Fprintf(&b, "\n%d further scenario runs are not shown, to keep this summary under GitHub's 1 MiB limit; report.html and results.json have them all.\n",
+				len(r.Scenarios)-i)
+			break
+		}
+		b.WriteString(sec.String())
 	}
 	_, err := io.WriteString(w, b.String())
 	return err
 }
 
-func writeMarkdownScenario(b *strings.Builder, r *Run, s *Scenario) {
-	c := s.Counts()
-	fmt.Fprintf(b, "\n## %s %s", statusLabel(c.Outcome()), mdCode(s.ID, false))
+// writeMarkdownAxes writes the totals per transport × spec version, so a
+// failure confined to one transport or version shows at a glance.
+func writeMarkdownAxes(b *strings.Builder, r *Run) {
+	axes := runAxes(r)
+	if !slices.ContainsFunc(axes, func(a axis) bool { return a.label() != "" }) {
+		return
+	}
+	counts := map[axis]Counts{}
+	for i := range r.Scenarios {
+		s := &r.Scenarios[i]
+		a := s.axis(r)
+		counts[a] = counts[a].plus(s.Counts())
+	}
+	b.WriteString("\n## By transport and spec version\n\n")
+	b.WriteString("| Transport | Spec | Outcome | Passed | Failed | Warning | Skipped | Error | Total |\n")
+	b.WriteString("|---|---|---|---:|---:|---:|---:|---:|---:|\n")
+	for _, a := range axes {
+		c := counts[a]
+		fmt.Fprintf(b, "| %s | %s | %s | %d | %d | %d | %d | %d | %d |\n",
+			orDash(mdText(a.transport)), orDash(mdText(a.specVersion)), statusLabel(c.Outcome()),
+			c.Passed, c.Failed, c.Warning, c.Skipped, c.Errored, c.Total)
+	}
+}
+
+// writeMarkdownFailures writes, per scenario run with failed or errored
+// checks, each such check's message and the end of the scenario's
+// transcript, for the first mdMaxEvidence of them. It returns the checks it
+// showed, whose messages the scenario sections then do not repeat.
+func writeMarkdownFailures(b *strings.Builder, r *Run) map[checkRef]bool {
+	total := r.Counts()
+	failing := total.Failed + total.Errored
+	if failing == 0 {
+		return nil
+	}
+	b.WriteString("\n## Failures\n\n")
+	var counted []string
+	if total.Failed > 0 {
+		counted = append(counted, plural(total.Failed, "check failed", "checks failed"))
+	}
+	if total.Errored > 0 {
+		counted = append(counted, plural(total.Errored, "check could not be judged", "checks could not be judged"))
+	}
+	fmt.Fprintf(b, "%s.\n", strings.Join(counted, "; "))
+
+	shown := map[checkRef]bool{}
+	start := b.Len()
+	for i := range r.Scenarios {
+		if len(shown) == mdMaxEvidence {
+			break
+		}
+		s := &r.Scenarios[i]
+		var sec strings.Builder
+		var refs []checkRef
+		for j := range s.Checks {
+			if len(shown)+len(refs) == mdMaxEvidence {
+				break
+			}
+			ch := &s.Checks[j]
+			st, msg := ch.effective()
+			if st != Failed && st != Errored {
+				continue
+			}
+			refs = append(refs, checkRef{i, j})
+			writeMarkdownProblem(&sec, ch, st, msg)
+		}
+		if len(refs) == 0 {
+			continue
+		}
+		var head strings.Builder
+		writeMarkdownScenarioHeading(&head, r, s)
+		sec.WriteString("\n")
+		writeMarkdownTranscriptTail(&sec, s.Transcript)
+		if b.Len()-start+head.Len()+sec.Len() > mdMaxEvidenceBytes {
+			break
+		}
+		b.WriteString(head.String())
+		b.WriteString(sec.String())
+		for _, ref := range refs {
+			shown[ref] = true
+		}
+	}
+	if len(shown) < failing {
+		fmt.Fprintf(b, "\nEvidence is shown for the first %d of %d failed or errored checks; the messages of the others are in their scenario sections below, their transcripts in report.html and junit.xml.\n",
+			len(shown), failing)
+	}
+	return shown
+}
+
+func writeMarkdownTranscriptTail(b *strings.Builder, transcript string) {
+	tail, kept, total := transcriptTail(transcript)
+	switch {
+	case total == 0:
+		b.WriteString("No transcript was recorded.\n")
+		return
+	case kept == total:
+		fmt.Fprintf(b, "Transcript (%s):\n\n", plural(total, "line", "lines"))
+	default:
+		fmt.Fprintf(b, "Transcript, last %d of %d lines:\n\n", kept, total)
+	}
+	mdFence(b, tail)
+}
+
+// transcriptTail returns the last lines of a transcript, bounded in lines
+// and bytes with over-long lines cut, and how many of how many lines it kept.
+func transcriptTail(s string) (tail string, kept, total int) {
+	s = strings.TrimRight(strings.ReplaceAll(cleanText(s), "\r\n", "\n"), "\n")
+	if strings.TrimSpace(s) == "" {
+		return "", 0, 0
+	}
+	lines := strings.Split(s, "\n")
+	total = len(lines)
+	lines = lines[max(0, total-mdTranscriptTailLines):]
+	for i := range lines {
+		lines[i] = cutLine(lines[i], mdTranscriptLineBytes)
+	}
+	start, size := len(lines), 0
+	for start > 0 && size+len(lines[start-1])+1 <= mdTranscriptTailBytes {
+		start--
+		size += len(lines[start]) + 1
+	}
+	lines = lines[start:]
+	return strings.Join(lines, "\n"), len(lines), total
+}
+
+// cutLine shortens s to at most n bytes plus a marker, on a rune boundary.
+func cutLine(s string, n int) string {
+	if len(s) <= n {
+		return s
+	}
+	for n > 0 && !isRuneStart(s[n]) {
+		n--
+	}
+	return s[:n] + " … (line cut)"
+}
+
+func writeMarkdownScenarioHeading(b *strings.Builder, r *Run, s *Scenario) {
+	fmt.Fprintf(b, "\n### %s %s", statusLabel(s.Counts().Outcome()), mdCode(s.ID, false))
+	if where := s.axis(r).label(); where != "" {
+		fmt.Fprintf(b, " · %s", mdText(where))
+	}
 	if s.Title != "" {
 		fmt.Fprintf(b, ": %s", mdText(s.Title))
 	}
-	b.WriteString("\n\n")
-	fmt.Fprintf(b, "Family: %s · Spec: %s · Checks: %d · Duration: %s\n",
-		orDash(mdText(s.Family)), orDash(mdText(s.specVersion(r))), c.Total, mdDuration(s.Duration))
+	b.WriteString("\n")
+}
+
+func writeMarkdownScenario(b *strings.Builder, r *Run, i int, evidenced map[checkRef]bool) {
+	s := &r.Scenarios[i]
+	c := s.Counts()
+	writeMarkdownScenarioHeading(b, r, s)
+	fmt.Fprintf(b, "\nFamily: %s · Side: %s · Transport: %s · Spec: %s · Checks: %d · Duration: %s\n",
+		orDash(mdText(s.Family)), orDash(mdText(s.side(r))), orDash(mdText(s.transport(r))),
+		orDash(mdText(s.specVersion(r))), c.Total, mdDuration(s.Duration))
 	if len(s.Checks) == 0 {
 		return
 	}
 
 	b.WriteString("\n| Status | Level | Check | Title |\n|---|---|---|---|\n")
-	for i := range s.Checks {
-		ch := &s.Checks[i]
+	for j := range s.Checks {
+		ch := &s.Checks[j]
 		st, _ := ch.effective()
 		fmt.Fprintf(b, "| %s | %s | %s | %s |\n",
 			statusLabel(st), orDash(mdText(ch.Level)), mdCode(ch.ID, true), mdText(ch.Title))
 	}
 
-	for i := range s.Checks {
-		ch := &s.Checks[i]
+	for j := range s.Checks {
+		if evidenced[checkRef{i, j}] {
+			b.WriteString("\nEvidence of the failures: see Failures above.\n")
+			break
+		}
+	}
+	for j := range s.Checks {
+		ch := &s.Checks[j]
 		st, msg := ch.effective()
-		if st == Passed || strings.TrimSpace(msg) == "" {
+		if st == Passed || strings.TrimSpace(msg) == "" || evidenced[checkRef{i, j}] {
 			continue
 		}
-		fmt.Fprintf(b, "\n**%s** %s", statusLabel(st), mdCode(ch.ID, false))
-		var meta []string
-		if ch.Level != "" {
-			meta = append(meta, mdText(ch.Level))
-		}
-		if ch.SpecRef != "" {
-			meta = append(meta, "spec "+mdCode(ch.SpecRef, false))
-		}
-		if len(meta) > 0 {
-			fmt.Fprintf(b, " (%s)", strings.Join(meta, ", "))
-		}
-		b.WriteString("\n\n")
-		mdFence(b, truncateMessage(cleanText(msg)))
+		writeMarkdownProblem(b, ch, st, msg)
 	}
+}
+
+// writeMarkdownProblem writes a non-passing check's id, level, spec
+// reference and message.
+func writeMarkdownProblem(b *strings.Builder, ch *Check, st Status, msg string) {
+	fmt.Fprintf(b, "\n**%s** %s", statusLabel(st), mdCode(ch.ID, false))
+	var meta []string
+	if ch.Level != "" {
+		meta = append(meta, mdText(ch.Level))
+	}
+	if ch.SpecRef != "" {
+		meta = append(meta, "spec "+mdCode(ch.SpecRef, false))
+	}
+	if len(meta) > 0 {
+		fmt.Fprintf(b, " (%s)", strings.Join(meta, ", "))
+	}
+	b.WriteString("\n\n")
+	if strings.TrimSpace(msg) == "" {
+		msg = "(no message)"
+	}
+	mdFence(b, truncateMessage(cleanText(msg)))
+}
+
+func plural(n int, one, many string) string {
+	if n == 1 {
+		return "1 " + one
+	}
+	return fmt.Sprintf("%d %s", n, many)
+}
+
+// mdList renders a list of run values ("stdio, http"), "-" when empty.
+func mdList(values []string) string {
+	for i, v := range values {
+		values[i] = mdText(v)
+	}
+	return orDash(strings.Join(values, ", "))
 }
 
 // statusLabel is the fixed-width-ish word shown for a status.

@@ -6,6 +6,8 @@ package reports
 
 import (
 	"fmt"
+	"slices"
+	"strings"
 	"time"
 )
 
@@ -48,7 +50,9 @@ type Scenario struct {
 	ID          string // kebab-case, e.g. "lifecycle-initialize"
 	Title       string
 	Family      string    // e.g. "lifecycle"
-	SpecVersion string    // empty means Run.SpecVersion
+	Side        string    // "server" or "client"; empty means Run.Side
+	Transport   string    // stdio|http|ws; empty means Run.Transport when that names one transport
+	SpecVersion string    // empty means Run.SpecVersion when that names one version
 	Started     time.Time // optional; zero means Run.Started is used where a time is needed
 	Duration    time.Duration
 	Checks      []Check
@@ -150,12 +154,122 @@ func (c *Check) effective() (Status, string) {
 	return Errored, msg
 }
 
-// specVersion is the scenario's spec version, falling back to the run's.
+// side, transport and specVersion are where the scenario ran, falling back
+// to the run's value. A run over several transports or versions lists them
+// comma-joined ("stdio,http"), which cannot say which one a scenario used, so
+// such a list yields "" and the reports leave that part out.
+func (s *Scenario) side(r *Run) string {
+	if s.Side != "" {
+		return s.Side
+	}
+	return soleValue(r.Side)
+}
+
+func (s *Scenario) transport(r *Run) string {
+	if s.Transport != "" {
+		return s.Transport
+	}
+	return soleValue(r.Transport)
+}
+
 func (s *Scenario) specVersion(r *Run) string {
 	if s.SpecVersion != "" {
 		return s.SpecVersion
 	}
-	return r.SpecVersion
+	return soleValue(r.SpecVersion)
+}
+
+func soleValue(list string) string {
+	list = strings.TrimSpace(list)
+	if strings.Contains(list, ",") {
+		return ""
+	}
+	return list
+}
+
+// axis is the transport × spec version cell a scenario ran in.
+type axis struct{ transport, specVersion string }
+
+func (s *Scenario) axis(r *Run) axis {
+	return axis{s.transport(r), s.specVersion(r)}
+}
+
+// label names the cell for humans ("http · 2025-11-25"), leaving out an
+// unknown part; "" when both are unknown.
+func (a axis) label() string {
+	return joinNonEmpty(" · ", a.transport, a.specVersion)
+}
+
+// runAxes returns the cells that occur in r, grouped by transport: transports
+// and versions each in order of first appearance, so the layout follows the
+// order the run used.
+func runAxes(r *Run) []axis {
+	var transports, versions []string
+	seen := map[axis]bool{}
+	for i := range r.Scenarios {
+		a := r.Scenarios[i].axis(r)
+		// Unlike appendNew, an unknown ("") transport or version is a cell too.
+		if !slices.Contains(transports, a.transport) {
+			transports = append(transports, a.transport)
+		}
+		if !slices.Contains(versions, a.specVersion) {
+			versions = append(versions, a.specVersion)
+		}
+		seen[a] = true
+	}
+	var out []axis
+	for _, t := range transports {
+		for _, v := range versions {
+			if a := (axis{t, v}); seen[a] {
+				out = append(out, a)
+			}
+		}
+	}
+	return out
+}
+
+// runTransports and runSpecVersions list what the run declared followed by
+// anything else its scenarios report, for the headers of the reports.
+func runTransports(r *Run) []string {
+	out := splitList(r.Transport)
+	for i := range r.Scenarios {
+		out = appendNew(out, r.Scenarios[i].transport(r))
+	}
+	return out
+}
+
+func runSpecVersions(r *Run) []string {
+	out := splitList(r.SpecVersion)
+	for i := range r.Scenarios {
+		out = appendNew(out, r.Scenarios[i].specVersion(r))
+	}
+	return out
+}
+
+func splitList(list string) []string {
+	var out []string
+	for _, f := range strings.Split(list, ",") {
+		out = appendNew(out, strings.TrimSpace(f))
+	}
+	return out
+}
+
+// appendNew appends v unless it is empty or already present.
+func appendNew(list []string, v string) []string {
+	if v == "" || slices.Contains(list, v) {
+		return list
+	}
+	return append(list, v)
+}
+
+func joinNonEmpty(sep string, parts ...string) string {
+	var kept []string
+	for _, p := range parts {
+		if p != "" {
+			kept = append(kept, p)
+		}
+	}
+	return strings.Join(kept, sep)
 }
 
 func (r *Run) tool() string {
