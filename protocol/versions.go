@@ -43,40 +43,91 @@ func (e Era) String() string {
 	return "unknown"
 }
 
-// eras lists every known version, newest first.
-var eras = []struct {
-	version string
-	era     Era
-}{
-	{V20260728, Stateless},
-	{V20251125, Stateful},
-	{V20250618, Stateful},
-	{V20250326, Stateful},
-	{V20241105, Stateful},
+// Version is everything the suite knows about one protocol version: how a
+// session is established, what a harmless probe request is, which
+// features exist, and which generated schema judges it. Every other place
+// asks this table instead of comparing version strings.
+type Version struct {
+	Name string
+	Era  Era
+	// Judged versions are the ones --spec-version accepts (2024-11-05 is
+	// only known, so that a server answering with it is recognised).
+	Judged bool
+	// Handshake is the first request of a session: initialize, or
+	// server/discover where there is no handshake (2026-07-28).
+	Handshake string
+	// Probe is a request every server answers, used as a barrier.
+	Probe string
+	// SchemaOf is the version whose generated types judge this one: its
+	// own where the schema is generated, else the newest of its era.
+	SchemaOf string
+	// Features that exist at this version.
+	TasksV1        bool // tasks/get|result|list|cancel (2025-11-25)
+	TasksExtension bool // io.modelcontextprotocol/tasks (2026-07-28)
+	MRTR           bool // resultType "input_required" (2026-07-28)
+	Discover       bool // server/discover (2026-07-28)
+}
+
+// versions lists every known version, newest first.
+var versions = []Version{
+	{Name: V20260728, Era: Stateless, Judged: true, Handshake: MethodServerDiscover, Probe: MethodServerDiscover, SchemaOf: V20260728,
+		TasksExtension: true, MRTR: true, Discover: true},
+	{Name: V20251125, Era: Stateful, Judged: true, Handshake: MethodInitialize, Probe: MethodPing, SchemaOf: V20251125, TasksV1: true},
+	{Name: V20250618, Era: Stateful, Judged: true, Handshake: MethodInitialize, Probe: MethodPing, SchemaOf: V20251125},
+	{Name: V20250326, Era: Stateful, Judged: true, Handshake: MethodInitialize, Probe: MethodPing, SchemaOf: V20251125},
+	{Name: V20241105, Era: Stateful, Handshake: MethodInitialize, Probe: MethodPing, SchemaOf: V20251125},
+}
+
+// Lookup returns the table row of a version.
+func Lookup(version string) (Version, bool) {
+	for _, v := range versions {
+		if v.Name == version {
+			return v, true
+		}
+	}
+	return Version{}, false
 }
 
 // Supported returns the known protocol versions, newest first.
-func Supported() []string {
-	out := make([]string, len(eras))
-	for i, e := range eras {
-		out[i] = e.version
+func Supported() []string { return Where(func(Version) bool { return true }) }
+
+// Where lists the known versions (newest first) that satisfy pred.
+func Where(pred func(Version) bool) []string {
+	var out []string
+	for _, v := range versions {
+		if pred(v) {
+			out = append(out, v.Name)
+		}
 	}
 	return out
 }
 
+// Judged lists the versions the suite judges, in the order a user reads
+// them: the default first, then the older stateful ones, then the newest.
+func Judged() []string {
+	return append(Where(func(v Version) bool { return v.Judged && v.Era == Stateful }),
+		Where(func(v Version) bool { return v.Judged && v.Era == Stateless })...)
+}
+
+// JudgedStateful lists the judged versions with the initialize handshake.
+func JudgedStateful() []string {
+	return Where(func(v Version) bool { return v.Judged && v.Era == Stateful })
+}
+
+// JudgedStateless lists the judged versions without a handshake.
+func JudgedStateless() []string {
+	return Where(func(v Version) bool { return v.Judged && v.Era == Stateless })
+}
+
 // EraOf returns the era of a version, and false for unknown versions.
 func EraOf(version string) (Era, bool) {
-	for _, e := range eras {
-		if e.version == version {
-			return e.era, true
-		}
-	}
-	return 0, false
+	v, ok := Lookup(version)
+	return v.Era, ok
 }
 
 // IsKnown reports whether version is one of Supported().
 func IsKnown(version string) bool {
-	_, ok := EraOf(version)
+	_, ok := Lookup(version)
 	return ok
 }
 
@@ -92,6 +143,15 @@ func IsStateless(version string) bool {
 func IsStateful(version string) bool {
 	era, _ := EraOf(version)
 	return era == Stateful
+}
+
+// SchemaFor is the version whose generated types judge messages of
+// version; version itself when unknown.
+func SchemaFor(version string) string {
+	if v, ok := Lookup(version); ok && v.SchemaOf != "" {
+		return v.SchemaOf
+	}
+	return version
 }
 
 // HasSchema reports whether this package has generated types, and so

@@ -1,7 +1,9 @@
-// Package scenarios is the catalogue of what mcpconform judges. A scenario
-// has a stable id, the side it tests, the spec versions it applies to, its
-// checks (each with a level and a spec reference) and a body written against
-// the fake peers. Bodies hand in a verdict per check; they never assert.
+// Package scenarios is the side-neutral verdict core of mcpconform: what a
+// scenario and a check are, the catalogue's rules, and Execute, which runs
+// one scenario body and hands back a verdict for every check. The bodies
+// live below it, one package per side and family (scenarios/server/…,
+// scenarios/client/…), written against a side driver (scenarios/serverside,
+// scenarios/clientside); scenarios/catalogue lists them all.
 package scenarios
 
 import (
@@ -9,6 +11,9 @@ import (
 	"regexp"
 	"slices"
 	"sort"
+	"strings"
+
+	"github.com/mcpconform/mcpconform/fakes/fault"
 )
 
 // Level is the RFC 2119 keyword behind a check.
@@ -28,7 +33,8 @@ const (
 	ClientSide Side = "client"
 )
 
-// Check is one requirement a scenario judges.
+// Check is one requirement a scenario judges. Bodies refer to checks by
+// their variable, so a misspelt check is a compile error.
 type Check struct {
 	// ID is "<scenario id>/<check name>", kebab-case, hand-written and stable.
 	ID    string
@@ -37,6 +43,9 @@ type Check struct {
 	// Spec is the page (relative to the spec docs root) and section, e.g.
 	// "2025-11-25/basic/lifecycle.mdx#version-negotiation".
 	Spec string
+	// Faults are the reference peer's faults that must make this check
+	// fail: a check that no fault can fail is a defect.
+	Faults []*fault.Fault
 }
 
 // Scenario is one procedure against the target.
@@ -46,14 +55,19 @@ type Scenario struct {
 	Family  string
 	Side    Side
 	Purpose string
+	// Official is the official suite's scenario this one covers, when it
+	// has another name: a client under test is told it in
+	// MCP_CONFORMANCE_SCENARIO, so clients prepared for it run unchanged.
+	Official string
 	// Versions the scenario applies to.
 	Versions []string
 	// Transports it applies to; empty means every transport.
 	Transports []string
 	// Needs names what the target must offer (fixtures, capabilities); shown in `list`.
 	Needs  []string
-	Checks []Check
-	Run    func(t *T)
+	Checks []*Check
+	// Run is the body, usually made by a side driver (serverside.Body).
+	Run func(t *T)
 }
 
 // AppliesTo reports whether the scenario runs at this version on this transport.
@@ -64,31 +78,19 @@ func (s *Scenario) AppliesTo(version, transport string) bool {
 	return len(s.Transports) == 0 || slices.Contains(s.Transports, transport)
 }
 
-// Check returns the check with this id.
-func (s *Scenario) Check(id string) (Check, bool) {
-	for _, c := range s.Checks {
-		if c.ID == id {
-			return c, true
-		}
-	}
-	return Check{}, false
-}
+// Catalogue is a list of scenarios.
+type Catalogue []*Scenario
 
-var catalogue []*Scenario
-
-// Register adds scenarios to the catalogue; called from init functions.
-func Register(s ...*Scenario) { catalogue = append(catalogue, s...) }
-
-// All returns the catalogue sorted by id.
-func All() []*Scenario {
-	out := append([]*Scenario(nil), catalogue...)
+// Sorted returns the scenarios sorted by id.
+func (c Catalogue) Sorted() Catalogue {
+	out := slices.Clone(c)
 	sort.Slice(out, func(i, j int) bool { return out[i].ID < out[j].ID })
 	return out
 }
 
 // Find returns the scenario with this id.
-func Find(id string) (*Scenario, bool) {
-	for _, s := range catalogue {
+func (c Catalogue) Find(id string) (*Scenario, bool) {
+	for _, s := range c {
 		if s.ID == id {
 			return s, true
 		}
@@ -96,27 +98,48 @@ func Find(id string) (*Scenario, bool) {
 	return nil, false
 }
 
-// AllChecks lists every check id in the catalogue.
-func AllChecks() []Check {
-	var out []Check
-	for _, s := range All() {
+// Side keeps the scenarios of one side.
+func (c Catalogue) Side(side Side) Catalogue {
+	var out Catalogue
+	for _, s := range c {
+		if s.Side == side {
+			out = append(out, s)
+		}
+	}
+	return out
+}
+
+// Checks lists every check, in catalogue order.
+func (c Catalogue) Checks() []*Check {
+	var out []*Check
+	for _, s := range c {
 		out = append(out, s.Checks...)
+	}
+	return out
+}
+
+// Killers maps each fault to the checks it must make fail, in catalogue order.
+func (c Catalogue) Killers() map[*fault.Fault][]*Check {
+	out := map[*fault.Fault][]*Check{}
+	for _, ch := range c.Checks() {
+		for _, f := range ch.Faults {
+			out[f] = append(out[f], ch)
+		}
 	}
 	return out
 }
 
 var (
 	kebab   = regexp.MustCompile(`^[a-z0-9]+(-[a-z0-9]+)*$`)
-	specRef = regexp.MustCompile(`^(\d{4}-\d{2}-\d{2}|ext-tasks|jsonrpc-2\.0)/[^#\s]+(#[a-z0-9-]+)?$`)
+	specRef = regexp.MustCompile(`^(\d{4}-\d{2}-\d{2}|ext-tasks|jsonrpc-2\.0|seps)/[^#\s]+(#[a-z0-9-]+)?$`)
 )
 
 // Validate checks the catalogue's own consistency: ids unique and
-// well-formed, every check with a level and a spec reference. killers maps
-// check ids to the faults that must kill them; a check without one is
-// refused, since a check that no fault can fail is a defect.
-func Validate(killers map[string][]string) error {
+// well-formed, every check with a level, a spec reference and at least one
+// fault that makes it fail, every fault one of its side's (faults by side).
+func (c Catalogue) Validate(faults map[Side]fault.Set) error {
 	seen := map[string]bool{}
-	for _, s := range All() {
+	for _, s := range c {
 		if !kebab.MatchString(s.ID) {
 			return fmt.Errorf("scenario id %q is not kebab-case", s.ID)
 		}
@@ -127,35 +150,44 @@ func Validate(killers map[string][]string) error {
 		if s.Run == nil || len(s.Versions) == 0 || s.Family == "" || s.Title == "" {
 			return fmt.Errorf("scenario %s lacks a body, versions, family or title", s.ID)
 		}
-		for _, c := range s.Checks {
-			name, ok := cutPrefix(c.ID, s.ID+"/")
+		if s.Side != ServerSide && s.Side != ClientSide {
+			return fmt.Errorf("scenario %s has no side", s.ID)
+		}
+		for _, ch := range s.Checks {
+			name, ok := strings.CutPrefix(ch.ID, s.ID+"/")
 			if !ok || !kebab.MatchString(name) {
-				return fmt.Errorf("check id %q must be %s/<kebab-case name>", c.ID, s.ID)
+				return fmt.Errorf("check id %q must be %s/<kebab-case name>", ch.ID, s.ID)
 			}
-			if seen[c.ID] {
-				return fmt.Errorf("duplicate check id %q", c.ID)
+			if seen[ch.ID] {
+				return fmt.Errorf("duplicate check id %q", ch.ID)
 			}
-			seen[c.ID] = true
-			if c.Level != Must && c.Level != Should && c.Level != May {
-				return fmt.Errorf("check %s has no level", c.ID)
+			seen[ch.ID] = true
+			if ch.Level != Must && ch.Level != Should && ch.Level != May {
+				return fmt.Errorf("check %s has no level", ch.ID)
 			}
-			if !specRef.MatchString(c.Spec) {
-				return fmt.Errorf("check %s has no valid spec reference (%q)", c.ID, c.Spec)
+			if !specRef.MatchString(ch.Spec) {
+				return fmt.Errorf("check %s has no valid spec reference (%q)", ch.ID, ch.Spec)
 			}
-			if c.Title == "" {
-				return fmt.Errorf("check %s has no title", c.ID)
+			if ch.Title == "" {
+				return fmt.Errorf("check %s has no title", ch.ID)
 			}
-			if killers != nil && len(killers[c.ID]) == 0 {
-				return fmt.Errorf("check %s has no fault in the reference server that makes it fail", c.ID)
+			if len(ch.Faults) == 0 {
+				return fmt.Errorf("check %s has no fault in the reference %s that makes it fail", ch.ID, peerOf(s.Side))
+			}
+			for _, f := range ch.Faults {
+				if f == nil || !slices.Contains(faults[s.Side], f) {
+					return fmt.Errorf("check %s names a fault that is not one of the reference %s's", ch.ID, peerOf(s.Side))
+				}
 			}
 		}
 	}
 	return nil
 }
 
-func cutPrefix(s, prefix string) (string, bool) {
-	if len(s) > len(prefix) && s[:len(prefix)] == prefix {
-		return s[len(prefix):], true
+// peerOf names the reference peer that plays against a side under test.
+func peerOf(side Side) string {
+	if side == ClientSide {
+		return "client"
 	}
-	return "", false
+	return "server"
 }

@@ -26,14 +26,14 @@ func (r *Reference) Stop() {
 // StartReference serves the reference on loopback for http and ws; for
 // stdio it returns a target that spawns `exe fake-server --stdio` per
 // session, a real process over real pipes.
-func StartReference(ctx context.Context, kind string, opts server.ReferenceOptions, exe string) (*Reference, error) {
+func StartReference(ctx context.Context, kind transport.Kind, opts server.ReferenceOptions, exe string) (*Reference, error) {
 	if kind == client.KindStdio {
 		if exe == "" {
 			return nil, fmt.Errorf("the stdio reference needs the mcpconform binary")
 		}
 		argv := []string{exe, "fake-server", "--stdio"}
-		if opts.Fault != "" {
-			argv = append(argv, "--fault", opts.Fault)
+		if opts.Fault != nil {
+			argv = append(argv, "--fault", opts.Fault.Name)
 		}
 		if opts.HoldTaskRequests {
 			argv = append(argv, "--hold-task-requests")

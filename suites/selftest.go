@@ -10,37 +10,40 @@ import (
 	"sync"
 	"time"
 
+	"github.com/mcpconform/mcpconform/fakes/fault"
 	"github.com/mcpconform/mcpconform/fakes/server"
 	"github.com/mcpconform/mcpconform/protocol"
 	"github.com/mcpconform/mcpconform/scenarios"
+	"github.com/mcpconform/mcpconform/scenarios/catalogue"
+	"github.com/mcpconform/mcpconform/transport"
 )
 
 // SelfTestOptions configure a self-test: the suite against the reference
 // server and against every fault.
 type SelfTestOptions struct {
 	// Exe is the mcpconform binary, for the stdio reference.
-	Exe             string
-	Transports      []string
-	Versions        []string
-	Faults          []string // empty: every fault
-	SkipReference   bool     // judge only the faults
-	Parallel        int
-	ResponseTimeout time.Duration
-	ScenarioTimeout time.Duration
-	Progress        io.Writer
+	Exe           string
+	Transports    []string
+	Versions      []string
+	Faults        []string // empty: every fault
+	SkipReference bool     // judge only the faults
+	Parallel      int
+	// Timing is the run's; a zero ScenarioTimeout means 30s here.
+	Timing   scenarios.Timing
+	Progress io.Writer
 }
 
 // Run identifies one pass of the catalogue.
 type Run struct {
-	Fault     string // "" for the reference itself
+	Fault     *fault.Fault // nil for the reference itself
 	Transport string
 	Version   string
 }
 
 func (r Run) String() string {
-	name := r.Fault
-	if name == "" {
-		name = "reference"
+	name := "reference"
+	if r.Fault != nil {
+		name = r.Fault.Name
 	}
 	return fmt.Sprintf("%s over %s at %s", name, r.Transport, r.Version)
 }
@@ -66,7 +69,7 @@ func (r *SelfTestReport) OK() bool { return len(r.Problems) == 0 }
 
 // SelfTest runs the catalogue against the reference and each fault.
 func SelfTest(ctx context.Context, opts SelfTestOptions) (*SelfTestReport, error) {
-	if err := scenarios.Validate(server.Killers()); err != nil {
+	if err := catalogue.Validate(); err != nil {
 		return nil, fmt.Errorf("catalogue: %w", err)
 	}
 	if opts.Parallel <= 0 {
@@ -84,7 +87,7 @@ func SelfTest(ctx context.Context, opts SelfTestOptions) (*SelfTestReport, error
 					continue
 				}
 				if f.ObservableOn(tr, v) {
-					runs = append(runs, Run{Fault: f.Name, Transport: tr, Version: v})
+					runs = append(runs, Run{Fault: f, Transport: tr, Version: v})
 				}
 			}
 		}
@@ -134,17 +137,18 @@ func SelfTest(ctx context.Context, opts SelfTestOptions) (*SelfTestReport, error
 
 func runOnce(ctx context.Context, run Run, opts SelfTestOptions) RunOutcome {
 	out := RunOutcome{Run: run}
-	ref, err := StartReference(ctx, run.Transport, server.ReferenceOptions{Fault: run.Fault}, opts.Exe)
+	ref, err := StartReference(ctx, transport.Kind(run.Transport), server.ReferenceOptions{Fault: run.Fault}, opts.Exe)
 	if err != nil {
 		out.Problems = append(out.Problems, fmt.Sprintf("%s: could not start: %v", run, err))
 		return out
 	}
 	defer ref.Stop()
-	cfg := Config{Env: scenarios.Env{Target: ref.Target, Version: run.Version, Transport: run.Transport, ResponseTimeout: opts.ResponseTimeout}}
-	timeout := opts.ScenarioTimeout
-	if timeout == 0 {
-		timeout = 30 * time.Second
+	timing := opts.Timing
+	if timing.ScenarioTimeout == 0 {
+		timing.ScenarioTimeout = 30 * time.Second
 	}
+	cfg := Config{Env: scenarios.Env{Target: ref.Target, Version: run.Version, Transport: run.Transport, Timing: timing, Gate: &scenarios.Gate{}}}
+	timeout := timing.OrDefaults().ScenarioTimeout
 	why := map[string]string{} // the reference's failures, for the report
 	for _, s := range cfg.Applicable() {
 		sctx, cancel := context.WithTimeout(ctx, timeout)
@@ -154,7 +158,7 @@ func runOnce(ctx context.Context, run Run, opts SelfTestOptions) RunOutcome {
 			switch v.Outcome {
 			case scenarios.Fail:
 				out.Failed = append(out.Failed, v.Check.ID)
-				if run.Fault == "" {
+				if run.Fault == nil {
 					why[v.Check.ID] = strings.ReplaceAll(v.Message, "\n", " / ")
 				}
 			case scenarios.Errored:
@@ -171,20 +175,23 @@ func runOnce(ctx context.Context, run Run, opts SelfTestOptions) RunOutcome {
 	for _, e := range out.Errored {
 		out.Problems = append(out.Problems, fmt.Sprintf("%s: %s", run, e))
 	}
-	if run.Fault == "" {
+	if run.Fault == nil {
 		for _, id := range out.Failed {
 			out.Problems = append(out.Problems, fmt.Sprintf("%s: the reference fails %s (%s)", run, id, why[id]))
 		}
 		return out
 	}
-	f, _ := server.FindFault(run.Fault)
-	for _, want := range f.Checks() {
+	var kills []string
+	for _, c := range catalogue.All().Killers()[run.Fault] {
+		kills = append(kills, c.ID)
+	}
+	for _, want := range kills {
 		if !slices.Contains(out.Failed, want) {
 			out.Problems = append(out.Problems, fmt.Sprintf("%s: does not fail %s, its check", run, want))
 		}
 	}
 	for _, id := range out.Failed {
-		if !slices.Contains(f.Checks(), id) {
+		if !slices.Contains(kills, id) {
 			out.Problems = append(out.Problems, fmt.Sprintf("%s: also fails %s, which is not its check", run, id))
 		}
 	}
@@ -202,9 +209,9 @@ func firstLine(s string) string {
 func (r *SelfTestReport) Print(w io.Writer) {
 	fmt.Fprintf(w, "\n%-34s %-6s %-11s %s\n", "FAULT", "VIA", "VERSION", "CHECKS FAILED")
 	for _, o := range r.Outcomes {
-		name := o.Fault
-		if name == "" {
-			name = "(reference)"
+		name := "(reference)"
+		if o.Fault != nil {
+			name = o.Fault.Name
 		}
 		failed := strings.Join(o.Failed, ", ")
 		if failed == "" {

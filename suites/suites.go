@@ -16,18 +16,18 @@ import (
 
 	"github.com/mcpconform/mcpconform/reports"
 	"github.com/mcpconform/mcpconform/scenarios"
+	"github.com/mcpconform/mcpconform/scenarios/catalogue"
 )
 
-// Config is one run: a target, at one version, over one transport.
+// Config is one run: a target, on one side, at one version, over one transport.
 type Config struct {
-	Name string // container text, e.g. "stdio 2025-11-25"
+	Name string // container text, e.g. "server stdio 2025-11-25"
+	Side scenarios.Side
 	Env  scenarios.Env
 	// Resolve, if set, completes Env when the scenario runs (for targets
 	// started in BeforeSuite, after the spec tree was built).
 	Resolve func(env *scenarios.Env)
-	// ScenarioTimeout bounds one scenario, body and cleanup.
-	ScenarioTimeout time.Duration
-	Strict          bool
+	Strict  bool
 	// Select picks scenarios (--scenario); nil takes all that apply.
 	Select func(*scenarios.Scenario) bool
 	// Progress receives one line per scenario; nil for none.
@@ -37,8 +37,8 @@ type Config struct {
 // Applicable lists the scenarios this config runs.
 func (c Config) Applicable() []*scenarios.Scenario {
 	var out []*scenarios.Scenario
-	for _, s := range scenarios.All() {
-		if s.Side != scenarios.ServerSide || !s.AppliesTo(c.Env.Version, c.Env.Transport) {
+	for _, s := range catalogue.All().Side(c.side()) {
+		if !s.AppliesTo(c.Env.Version, c.Env.Transport) {
 			continue
 		}
 		if c.Select != nil && !c.Select(s) {
@@ -47,6 +47,13 @@ func (c Config) Applicable() []*scenarios.Scenario {
 		out = append(out, s)
 	}
 	return out
+}
+
+func (c Config) side() scenarios.Side {
+	if c.Side == "" {
+		return scenarios.ServerSide
+	}
+	return c.Side
 }
 
 // Collector gathers what the specs concluded, for the report files.
@@ -107,7 +114,7 @@ func Status(v scenarios.Verdict, strict bool) reports.Status {
 }
 
 // CheckLabels derives the Ginkgo labels of a check from catalogue data.
-func CheckLabels(s *scenarios.Scenario, c scenarios.Check, version, transport string) Labels {
+func CheckLabels(s *scenarios.Scenario, c *scenarios.Check, version, transport string) Labels {
 	return Label(
 		"side:"+string(s.Side),
 		"family:"+s.Family,
@@ -125,6 +132,11 @@ func Define(configs []Config, col *Collector) bool {
 	// so runs keep the catalogue's order and reports compare across runs.
 	Describe("mcpconform", func() {
 		for _, cfg := range configs {
+			if cfg.Env.Gate == nil {
+				// One gate per transport and version: a target that cannot
+				// complete the handshake there is given up on once.
+				cfg.Env.Gate = &scenarios.Gate{}
+			}
 			Describe(cfg.Name, func() {
 				for _, s := range cfg.Applicable() {
 					defineScenario(cfg, s, col)
@@ -137,10 +149,7 @@ func Define(configs []Config, col *Collector) bool {
 
 func defineScenario(cfg Config, s *scenarios.Scenario, col *Collector) {
 	key := cfg.Name + "|" + s.ID
-	timeout := cfg.ScenarioTimeout
-	if timeout == 0 {
-		timeout = 60 * time.Second
-	}
+	timeout := cfg.Env.Timing.OrDefaults().ScenarioTimeout
 	Describe(s.ID, Ordered, ContinueOnFailure, func() {
 		var res *scenarios.Result
 		var started time.Time
@@ -158,7 +167,8 @@ func defineScenario(cfg Config, s *scenarios.Scenario, col *Collector) {
 			res = scenarios.Execute(runCtx, s, env)
 			col.scenario(key, func() *reports.Scenario {
 				return &reports.Scenario{
-					ID: s.ID, Title: s.Title, Family: s.Family, SpecVersion: cfg.Env.Version,
+					ID: s.ID, Title: s.Title, Family: s.Family, Side: string(s.Side),
+					Transport: cfg.Env.Transport, SpecVersion: cfg.Env.Version,
 					Started: started, Duration: res.Duration, Transcript: res.Transcript, Stderr: res.Stderr,
 				}
 			})

@@ -13,8 +13,10 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/mcpconform/mcpconform/fakes/client"
+	"github.com/mcpconform/mcpconform/fakes/fault"
 	"github.com/mcpconform/mcpconform/fakes/server"
-	"github.com/mcpconform/mcpconform/scenarios"
+	"github.com/mcpconform/mcpconform/protocol"
+	"github.com/mcpconform/mcpconform/scenarios/catalogue"
 	"github.com/mcpconform/mcpconform/suites"
 	"github.com/mcpconform/mcpconform/transport"
 )
@@ -28,11 +30,13 @@ func listCmd() *cobra.Command {
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			if faults {
 				w := tabwriter.NewWriter(cmd.OutOrStdout(), 0, 4, 2, ' ', 0)
-				printFaults(w)
+				printFaults(w, server.Faults())
+				fmt.Fprintln(w)
+				printFaults(w, client.Faults())
 				return w.Flush()
 			}
 			out := cmd.OutOrStdout()
-			for _, s := range scenarios.All() {
+			for _, s := range catalogue.All() {
 				fmt.Fprintf(out, "%s  (%s side; %s", s.ID, s.Side, strings.Join(s.Versions, ", "))
 				if len(s.Transports) > 0 {
 					fmt.Fprintf(out, "; %s only", strings.Join(s.Transports, ", "))
@@ -53,10 +57,15 @@ func listCmd() *cobra.Command {
 	return cmd
 }
 
-func printFaults(w *tabwriter.Writer) {
+func printFaults(w *tabwriter.Writer, faults fault.Set) {
+	killers := catalogue.All().Killers()
 	fmt.Fprintf(w, "FAULT\tKILLS\tDESCRIPTION\n")
-	for _, f := range server.Faults() {
-		fmt.Fprintf(w, "%s\t%s\t%s\n", f.Name, f.Kills, f.Description)
+	for _, f := range faults {
+		var kills []string
+		for _, c := range killers[f] {
+			kills = append(kills, c.ID)
+		}
+		fmt.Fprintf(w, "%s\t%s\t%s\n", f.Name, strings.Join(kills, ", "), f.Description)
 	}
 }
 
@@ -65,7 +74,7 @@ func fakeServerCmd() *cobra.Command {
 		stdio      bool
 		httpAddr   string
 		wsAddr     string
-		fault      string
+		faultName  string
 		listFaults bool
 		hold       bool
 	)
@@ -79,7 +88,7 @@ func fakeServerCmd() *cobra.Command {
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			if listFaults {
 				w := tabwriter.NewWriter(cmd.OutOrStdout(), 0, 4, 2, ' ', 0)
-				printFaults(w)
+				printFaults(w, server.Faults())
 				return w.Flush()
 			}
 			modes := 0
@@ -91,7 +100,14 @@ func fakeServerCmd() *cobra.Command {
 			if modes != 1 {
 				return usageErr("choose exactly one of --stdio, --http ADDR, --ws ADDR")
 			}
-			engine, err := server.NewReference(server.ReferenceOptions{Fault: fault, HoldTaskRequests: hold})
+			var f *fault.Fault
+			if faultName != "" {
+				var err error
+				if f, err = server.Faults().Find(faultName); err != nil {
+					return usageErr("%v", err)
+				}
+			}
+			engine, err := server.NewReference(server.ReferenceOptions{Fault: f, HoldTaskRequests: hold})
 			if err != nil {
 				return usageErr("%v", err)
 			}
@@ -113,8 +129,8 @@ func fakeServerCmd() *cobra.Command {
 			}
 			defer l.Close()
 			name := "reference server"
-			if fault != "" {
-				name += " with fault " + fault
+			if f != nil {
+				name += " with fault " + f.Name
 			}
 			fmt.Fprintf(cmd.ErrOrStderr(), "mcpconform: serving the %s at %s (Ctrl-C to stop)\n", name, l.Addr())
 			return engine.Serve(ctx, l)
@@ -124,7 +140,7 @@ func fakeServerCmd() *cobra.Command {
 	fl.BoolVar(&stdio, "stdio", false, "serve on stdin/stdout")
 	fl.StringVar(&httpAddr, "http", "", "serve Streamable HTTP on ADDR, e.g. 127.0.0.1:8080")
 	fl.StringVar(&wsAddr, "ws", "", "serve WebSocket on ADDR, e.g. 127.0.0.1:8081")
-	fl.StringVar(&fault, "fault", "", "serve this fault instead of the conformant server")
+	fl.StringVar(&faultName, "fault", "", "serve this fault instead of the conformant server")
 	fl.BoolVar(&listFaults, "list-faults", false, "list the faults and exit")
 	fl.BoolVar(&hold, "hold-task-requests", false, "send a task's elicitation only on a pending tasks/result (as the TypeScript SDK does)")
 	return cmd
@@ -137,6 +153,7 @@ func selftestCmd() *cobra.Command {
 		faultNames []string
 		parallel   int
 		quiet      bool
+		timing     timingFlags
 	)
 	cmd := &cobra.Command{
 		Use:   "selftest",
@@ -150,23 +167,22 @@ exactly the check it declares (wherever it is observable), 1 otherwise.`,
 			if err != nil {
 				return usageErr("locating the mcpconform binary: %v", err)
 			}
-			f := &serverFlags{reference: true, specVersion: versions}
-			vs, err := f.versions()
+			vs, err := parseVersions(versions, []string{protocol.V20251125, protocol.V20260728})
 			if err != nil {
 				return usageErr("%v", err)
 			}
 			for _, t := range transports {
-				if t != client.KindStdio && t != client.KindHTTP && t != client.KindWS {
-					return usageErr("unknown --transport %q", t)
+				if _, err := transport.ParseKind(t); err != nil {
+					return usageErr("--transport: %v", err)
 				}
 			}
 			for _, n := range faultNames {
-				if _, err := server.FindFault(n); err != nil {
+				if _, err := server.Faults().Find(n); err != nil {
 					return usageErr("%v", err)
 				}
 			}
 			opts := suites.SelfTestOptions{Exe: exe, Transports: transports, Versions: vs, Faults: faultNames,
-				Parallel: parallel, ResponseTimeout: 5 * time.Second}
+				Parallel: parallel, Timing: timing.get()}
 			if !quiet {
 				opts.Progress = cmd.OutOrStdout()
 			}
@@ -182,7 +198,8 @@ exactly the check it declares (wherever it is observable), 1 otherwise.`,
 		},
 	}
 	fl := cmd.Flags()
-	fl.StringSliceVar(&transports, "transport", []string{"stdio", "http", "ws"}, "transports to test over")
+	fl.StringSliceVar(&transports, "transport", kindNames(), "transports to test over")
+	timing.register(fl, 30*time.Second)
 	fl.StringVar(&versions, "spec-version", "", "versions (default 2025-11-25,2026-07-28)")
 	fl.StringSliceVar(&faultNames, "fault", nil, "only these faults")
 	fl.IntVar(&parallel, "parallel", 4, "runs at once")

@@ -41,7 +41,8 @@ func main() {
 		SilenceErrors: true,
 	}
 	root.SetFlagErrorFunc(func(_ *cobra.Command, err error) error { return &exitError{code: exitUsage, err: err} })
-	root.AddCommand(serverCmd(), listCmd(), fakeServerCmd(), selftestCmd(), versionCmd())
+	root.AddCommand(serverCmd(), clientCmd(), listCmd(), fakeServerCmd(), selftestCmd(), versionCmd())
+	root.AddCommand(fakeClientCmd(), relayCmd())
 	err := root.Execute()
 	if err == nil {
 		return

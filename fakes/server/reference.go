@@ -3,10 +3,12 @@ package server
 import (
 	"context"
 	"encoding/json"
+	"fmt"
 	"net/http"
 	"slices"
 	"strings"
 
+	"github.com/mcpconform/mcpconform/fakes/fault"
 	"github.com/mcpconform/mcpconform/jsonrpc"
 	"github.com/mcpconform/mcpconform/protocol"
 	"github.com/mcpconform/mcpconform/protocol/codes"
@@ -14,8 +16,8 @@ import (
 
 // ReferenceOptions configure the reference server.
 type ReferenceOptions struct {
-	// Fault names one fault from Faults(); empty serves the conformant server.
-	Fault      string
+	// Fault is one of Faults(); nil serves the conformant server.
+	Fault      *fault.Fault
 	Transcript *jsonrpc.Transcript
 	// HoldTaskRequests delivers a task's own requests (its elicitation)
 	// only on a pending tasks/result, as the TypeScript SDK does, instead
@@ -31,15 +33,15 @@ const (
 )
 
 var (
-	legacySupported = []string{"2025-11-25", "2025-06-18", "2025-03-26"}
-	modernSupported = []string{"2026-07-28"}
+	legacySupported = protocol.JudgedStateful()
+	modernSupported = protocol.JudgedStateless()
 	// Methods that exist only in the legacy, session-based versions
 	// (2026-07-28/basic/transports/streamable-http.mdx answers them -32601).
 	legacyOnlyMethods = []string{protocol.MethodInitialize, protocol.MethodPing, "logging/setLevel", "resources/subscribe", "resources/unsubscribe"}
 )
 
 type reference struct {
-	fault string
+	fault *fault.Fault
 	hold  bool
 	tasks *taskStore
 }
@@ -53,10 +55,8 @@ func isModern(ctx context.Context) bool { v, _ := ctx.Value(modernKey{}).(bool);
 // It serves both eras: an initialize request selects the legacy rules for
 // that connection, a request carrying per-request _meta the 2026-07-28 rules.
 func NewReference(opts ReferenceOptions) (*Engine, error) {
-	if opts.Fault != "" {
-		if _, err := FindFault(opts.Fault); err != nil {
-			return nil, err
-		}
+	if opts.Fault != nil && !slices.Contains(Faults(), opts.Fault) {
+		return nil, fmt.Errorf("fault %q is not one of the reference server's", opts.Fault.Name)
 	}
 	r := &reference{fault: opts.Fault, hold: opts.HoldTaskRequests}
 	r.tasks = newTaskStore(r)
@@ -84,13 +84,13 @@ func NewReference(opts ReferenceOptions) (*Engine, error) {
 		OnPeer:             r.tasks.addPeer,
 		OnPeerDone:         r.tasks.removePeer,
 		OnStrayResponse:    r.strayResponse,
-		RespondAfterCancel: opts.Fault == "responds-after-cancel",
+		RespondAfterCancel: opts.Fault == RespondsAfterCancel,
 	}
 	e.Middleware = r.middleware
 	return e, nil
 }
 
-func (r *reference) is(name string) bool { return r.fault == name }
+func (r *reference) is(f *fault.Fault) bool { return r.fault == f }
 
 func rpcError(code int, msg string, data any) *jsonrpc.Error {
 	e := &jsonrpc.Error{Code: code, Message: msg}
@@ -122,13 +122,13 @@ func (r *reference) middleware(next Handler) Handler {
 		_ = json.Unmarshal(rawVersion, &version)
 		if !slices.Contains(modernSupported, version) {
 			supported := append(append([]string(nil), modernSupported...), legacySupported...)
-			if r.is("unsupported-version-wrong-code") {
+			if r.is(UnsupportedVersionWrongCode) {
 				return nil, rpcError(codes.InvalidParams, "Unsupported protocol version", map[string]any{"supported": supported, "requested": version})
 			}
 			return nil, rpcError(codes.UnsupportedProtocolVersion, "Unsupported protocol version",
 				map[string]any{"supported": supported, "requested": version})
 		}
-		if _, ok := meta[protocol.MetaClientCapabilities]; !ok && !r.is("missing-meta-accepted") {
+		if _, ok := meta[protocol.MetaClientCapabilities]; !ok && !r.is(MissingMetaAccepted) {
 			return nil, rpcError(codes.InvalidParams, "Missing required _meta field "+protocol.MetaClientCapabilities, nil)
 		}
 		if h := p.Header(); h != nil {
@@ -151,7 +151,7 @@ func (r *reference) legacyGate(ctx context.Context, p *Peer, req *jsonrpc.Messag
 	case protocol.MethodServerDiscover:
 		return nil, rpcError(codes.InvalidParams, "Missing required _meta field "+protocol.MetaProtocolVersion, nil)
 	}
-	if p.Get("version") == nil && !r.is("serves-before-initialize") {
+	if p.Get("version") == nil && !r.is(ServesBeforeInitialize) {
 		return nil, rpcError(codes.InvalidRequest, "Server not initialized: send initialize first", nil)
 	}
 	return next(ctx, p, req)
@@ -162,7 +162,7 @@ func (r *reference) headerMismatch(h http.Header, version string, req *jsonrpc.M
 	if got := h.Get("MCP-Protocol-Version"); got != version {
 		return "MCP-Protocol-Version header " + quote(got) + " does not match _meta " + quote(version)
 	}
-	if r.is("header-mismatch-accepted") {
+	if r.is(HeaderMismatchAccepted) {
 		return ""
 	}
 	if got := h.Get("Mcp-Method"); got != req.Method {
@@ -198,33 +198,33 @@ func nameOf(req *jsonrpc.Message) string {
 }
 
 func (r *reference) notFound(_ context.Context, _ *Peer, req *jsonrpc.Message) (any, *jsonrpc.Error) {
-	if r.is("unknown-method-invalid-request") {
+	if r.is(UnknownMethodInvalidRequest) {
 		return nil, rpcError(codes.InvalidRequest, "Invalid request: "+req.Method, nil)
 	}
 	return nil, rpcError(codes.MethodNotFound, "Method not found: "+req.Method, nil)
 }
 
 func (r *reference) otherNotification(ctx context.Context, p *Peer, msg *jsonrpc.Message) {
-	if r.is("answers-notifications") {
+	if r.is(AnswersNotifications) {
 		p.ReplyError(ctx, jsonrpc.ID("null"), codes.MethodNotFound, "Method not found: "+msg.Method, nil)
 	}
 }
 
 func (r *reference) invalid(ctx context.Context, p *Peer, frame []byte, code int) {
 	switch {
-	case code == codes.ParseError && r.is("parse-error-silent"):
+	case code == codes.ParseError && r.is(ParseErrorSilent):
 		return
-	case code == codes.InvalidRequest && r.is("invalid-request-wrong-code"):
+	case code == codes.InvalidRequest && r.is(InvalidRequestWrongCode):
 		code = codes.InternalError
 	}
 	p.ReplyError(ctx, idOf(frame), code, invalidMessage(code), nil)
-	if code == codes.ParseError && r.is("crash-on-malformed-json") {
+	if code == codes.ParseError && r.is(CrashOnMalformedJson) {
 		p.Close()
 	}
 }
 
 func (r *reference) outgoing(_ *Peer, msg *jsonrpc.Message) *jsonrpc.Message {
-	if r.is("id-numeric-string-unquoted") && msg.Method == "" {
+	if r.is(IdNumericStringUnquoted) && msg.Method == "" {
 		var s string
 		if json.Unmarshal(msg.ID, &s) == nil && s != "" && strings.Trim(s, "0123456789") == "" {
 			msg.ID = jsonrpc.ID(s)
@@ -247,7 +247,7 @@ func (r *reference) capabilities(version string) map[string]any {
 }
 
 func (r *reference) strayResponse(p *Peer, _ *jsonrpc.Message) {
-	if r.is("crash-on-late-answer") {
+	if r.is(CrashOnLateAnswer) {
 		p.Close()
 	}
 }
@@ -266,10 +266,10 @@ func (r *reference) initialize(_ context.Context, p *Peer, req *jsonrpc.Message)
 	}
 	version := params.ProtocolVersion
 	switch {
-	case r.is("negotiation-echoes-unsupported"):
+	case r.is(NegotiationEchoesUnsupported):
 	case !slices.Contains(legacySupported, version):
 		version = legacySupported[0] // the latest we support (lifecycle.mdx#version-negotiation)
-	case r.is("init-wrong-version"):
+	case r.is(InitWrongVersion):
 		version = "2025-03-26"
 		if params.ProtocolVersion == version {
 			version = "2025-06-18"
@@ -282,14 +282,14 @@ func (r *reference) initialize(_ context.Context, p *Peer, req *jsonrpc.Message)
 		"capabilities":    r.capabilities(version),
 		"serverInfo":      serverInfo(),
 	}
-	if r.is("init-missing-capabilities") {
+	if r.is(InitMissingCapabilities) {
 		delete(result, "capabilities")
 	}
 	return result, nil
 }
 
 func (r *reference) ping(context.Context, *Peer, *jsonrpc.Message) (any, *jsonrpc.Error) {
-	if r.is("ping-error") {
+	if r.is(PingError) {
 		return nil, rpcError(codes.InternalError, "ping failed", nil)
 	}
 	return map[string]any{}, nil
@@ -304,10 +304,10 @@ func (r *reference) discover(context.Context, *Peer, *jsonrpc.Message) (any, *js
 		"ttlMs":             0,
 		"cacheScope":        "public",
 	}
-	if r.is("discover-missing-versions") {
+	if r.is(DiscoverMissingVersions) {
 		delete(result, "supportedVersions")
 	}
-	if r.is("discover-no-server-info") {
+	if r.is(DiscoverNoServerInfo) {
 		delete(result, "_meta")
 	}
 	return result, nil

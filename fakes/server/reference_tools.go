@@ -57,7 +57,7 @@ func (r *reference) toolsList(ctx context.Context, _ *Peer, _ *jsonrpc.Message) 
 			schema["required"] = t.required
 		}
 		tool := map[string]any{"name": t.name, "description": t.description, "inputSchema": schema}
-		if t.name == "test_simple_text" && r.is("tool-missing-input-schema") {
+		if t.name == "test_simple_text" && r.is(ToolMissingInputSchema) {
 			delete(tool, "inputSchema")
 		}
 		if t.taskSupport != "" && !isModern(ctx) {
@@ -107,11 +107,11 @@ func (r *reference) toolsCall(ctx context.Context, p *Peer, req *jsonrpc.Message
 	asTask := tasksOn && params.Task != nil
 	switch {
 	case asTask && tool.taskSupport == "" || asTask && tool.taskSupport == taskForbidden:
-		if !r.is("forbidden-runs-as-task") {
+		if !r.is(ForbiddenRunsAsTask) {
 			return nil, rpcError(codes.MethodNotFound, "Tool "+tool.name+" does not support task-augmented calls", nil)
 		}
 	case tasksOn && !asTask && tool.taskSupport == taskRequired:
-		if !r.is("required-runs-inline") {
+		if !r.is(RequiredRunsInline) {
 			return nil, rpcError(codes.MethodNotFound, "Tool "+tool.name+" must be called as a task", nil)
 		}
 	}
@@ -148,7 +148,7 @@ func (r *reference) elicit(ctx context.Context, p *Peer, args json.RawMessage) (
 	}
 	resp, err := p.Request(ctx, protocol.MethodElicitationCreate, elicitationParams(a.Message, nil))
 	if err != nil {
-		if ctx.Err() != nil && !r.is("responds-after-cancel") {
+		if ctx.Err() != nil && !r.is(RespondsAfterCancel) {
 			return NoResponse, nil
 		}
 		return textResult(context.Background(), "Elicitation failed: "+err.Error(), true), nil
@@ -230,18 +230,18 @@ func (r *reference) taskElicitation(p *Peer, t *task, args json.RawMessage) {
 	if a.Message == "" {
 		a.Message = "Confirm to continue the task."
 	}
-	if !r.is("skip-input-required") {
+	if !r.is(SkipInputRequired) {
 		r.tasks.setStatus(t, statusInputRequired, "Waiting for the user's confirmation.")
 	}
 	var meta map[string]any
-	if !r.is("elicitation-no-related-task") {
+	if !r.is(ElicitationNoRelatedTask) {
 		meta = relatedTask(t.id)
 	}
 	// A conformant worker stops waiting once the task is cancelled; the
 	// resurrecting mutant waits for the stale answer and acts on it.
 	reqCtx, cancel := context.WithCancel(p.Context())
 	defer cancel()
-	if !r.is("resurrect-on-late-answer") {
+	if !r.is(ResurrectOnLateAnswer) {
 		go func() {
 			select {
 			case <-t.stop:
@@ -265,7 +265,7 @@ func (r *reference) taskElicitation(p *Peer, t *task, args json.RawMessage) {
 		return // cancelled or the connection ended: the task keeps its status
 	}
 	action := answerAction(resp)
-	stuck := (action == "decline" && r.is("stuck-after-decline")) || (action == "cancel" && r.is("stuck-after-cancel-action"))
+	stuck := (action == "decline" && r.is(StuckAfterDecline)) || (action == "cancel" && r.is(StuckAfterCancelAction))
 	if stuck {
 		<-t.stop // stays input_required until someone cancels it
 		return
@@ -286,7 +286,7 @@ func (r *reference) needsSampling(ctx context.Context, p *Peer, req *jsonrpc.Mes
 		meta, _ := requestMeta(req)
 		_ = json.Unmarshal(meta[protocol.MetaClientCapabilities], &caps)
 		if _, ok := caps["sampling"]; !ok {
-			if r.is("missing-capability-wrong-code") {
+			if r.is(MissingCapabilityWrongCode) {
 				return nil, rpcError(codes.InternalError, "sampling unavailable", nil)
 			}
 			return nil, rpcError(codes.MissingRequiredClientCapability, "This tool requires the sampling capability",

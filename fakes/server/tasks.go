@@ -85,7 +85,7 @@ func newTaskStore(r *reference) *taskStore {
 func ownerOf(p *Peer) string { return p.ID + "|" + p.Authorization() }
 
 func (s *taskStore) newID() string {
-	if s.r.is("sequential-task-ids") {
+	if s.r.is(SequentialTaskIds) {
 		s.seq++
 		return strconv.Itoa(s.seq)
 	}
@@ -111,7 +111,7 @@ func timestamp(t time.Time) string { return t.UTC().Format(time.RFC3339Nano) }
 // view renders a task as the Task type; call with s.mu held.
 func (s *taskStore) view(t *task) map[string]any {
 	created := t.createdAt
-	if s.r.is("created-at-drifts") {
+	if s.r.is(CreatedAtDrifts) {
 		created = time.Now()
 	}
 	v := map[string]any{
@@ -138,7 +138,7 @@ func (s *taskStore) lookup(p *Peer, id string) (*task, bool) {
 		delete(s.tasks, id)
 		return nil, false
 	}
-	if t.owner != ownerOf(p) && !s.r.is("sequential-task-ids") {
+	if t.owner != ownerOf(p) && !s.r.is(SequentialTaskIds) {
 		return t, false
 	}
 	return t, true
@@ -147,7 +147,7 @@ func (s *taskStore) lookup(p *Peer, id string) (*task, bool) {
 // setStatus moves a task and tells its owner; call without s.mu held.
 func (s *taskStore) setStatus(t *task, status, message string) bool {
 	s.mu.Lock()
-	if terminal(t.status) && !(s.r.is("resurrect-on-late-answer") && t.status == statusCancelled) {
+	if terminal(t.status) && !(s.r.is(ResurrectOnLateAnswer) && t.status == statusCancelled) {
 		s.mu.Unlock()
 		return false
 	}
@@ -156,7 +156,7 @@ func (s *taskStore) setStatus(t *task, status, message string) bool {
 	t.lastUpdatedAt = time.Now()
 	view := s.view(t)
 	targets := []*Peer{t.peer}
-	if s.r.is("status-to-wrong-session") {
+	if s.r.is(StatusToWrongSession) {
 		targets = targets[:0]
 		for p := range s.peers {
 			targets = append(targets, p)
@@ -183,19 +183,19 @@ func (s *taskStore) notify(view map[string]any, targets []*Peer, t *task) {
 	for k, v := range view {
 		params[k] = v
 	}
-	if s.r.is("notification-missing-fields") {
+	if s.r.is(NotificationMissingFields) {
 		delete(params, "createdAt")
 	}
-	if s.r.is("notification-related-meta") {
+	if s.r.is(NotificationRelatedMeta) {
 		params["_meta"] = relatedTask(t.id)
 	}
-	if s.r.is("notification-wrong-status") && params["status"] == statusCompleted {
+	if s.r.is(NotificationWrongStatus) && params["status"] == statusCompleted {
 		params["status"] = statusFailed
 	}
 	for _, p := range targets {
 		_ = p.Notify(context.Background(), protocol.NotificationTasksStatus, params)
 	}
-	if s.r.is("notify-after-terminal") && terminal(view["status"].(string)) {
+	if s.r.is(NotifyAfterTerminal) && terminal(view["status"].(string)) {
 		_ = t.peer.Notify(context.Background(), protocol.NotificationTasksStatus, params)
 	}
 }
@@ -209,12 +209,12 @@ func (s *taskStore) finish(t *task, result map[string]any, rpcErr *jsonrpc.Error
 	status := statusCompleted
 	if rpcErr != nil {
 		status = statusFailed
-	} else if isErr, _ := result["isError"].(bool); isErr && !s.r.is("iserror-completed") {
+	} else if isErr, _ := result["isError"].(bool); isErr && !s.r.is(IserrorCompleted) {
 		// tasks.mdx#task-status: a tool result with isError is a failed task.
 		status = statusFailed
 	}
 	s.mu.Lock()
-	if terminal(t.status) && !(s.r.is("resurrect-on-late-answer") && t.status == statusCancelled) {
+	if terminal(t.status) && !(s.r.is(ResurrectOnLateAnswer) && t.status == statusCancelled) {
 		s.mu.Unlock()
 		return // cancelled stays cancelled (tasks.mdx#task-cancellation)
 	}
@@ -246,7 +246,7 @@ func (s *taskStore) createTask(p *Peer, tool string, requestedTTL *int64, work f
 	s.order = append(s.order, t.id)
 	view := s.view(t)
 	s.mu.Unlock()
-	if s.r.is("create-not-working") {
+	if s.r.is(CreateNotWorking) {
 		view["status"] = statusInputRequired
 	}
 	go func() {
@@ -265,7 +265,7 @@ func taskIDParam(req *jsonrpc.Message) string {
 }
 
 func (s *taskStore) notFound(t *task) *jsonrpc.Error {
-	if t != nil && s.r.is("distinct-foreign-error") {
+	if t != nil && s.r.is(DistinctForeignError) {
 		return rpcError(codes.InvalidParams, "Task belongs to another session", nil)
 	}
 	return rpcError(codes.InvalidParams, "Failed to retrieve task: Task not found", nil)
@@ -276,16 +276,16 @@ func (s *taskStore) get(_ context.Context, p *Peer, req *jsonrpc.Message) (any, 
 	defer s.mu.Unlock()
 	id := taskIDParam(req)
 	t, ok := s.lookup(p, id)
-	if !ok && !(t != nil && s.r.is("leak-get-foreign")) {
+	if !ok && !(t != nil && s.r.is(LeakGetForeign)) {
 		return nil, s.notFound(t)
 	}
 	view := s.view(t)
-	if s.r.is("illegal-transition") && t.status == statusCompleted && !t.flipped {
+	if s.r.is(IllegalTransition) && t.status == statusCompleted && !t.flipped {
 		// Reads completed once, then failed: a terminal status that changes.
 		t.flipped = true
 		t.status = statusFailed
 	}
-	if s.r.is("ttl-missing") {
+	if s.r.is(TtlMissing) {
 		delete(view, "ttl")
 	}
 	return view, nil
@@ -295,10 +295,10 @@ func (s *taskStore) result(ctx context.Context, p *Peer, req *jsonrpc.Message) (
 	s.mu.Lock()
 	t, ok := s.lookup(p, taskIDParam(req))
 	s.mu.Unlock()
-	if !ok && !(t != nil && s.r.is("leak-result-foreign")) {
+	if !ok && !(t != nil && s.r.is(LeakResultForeign)) {
 		return nil, s.notFound(t)
 	}
-	if s.r.is("result-returns-early") && t.tool == "test_task_working" {
+	if s.r.is(ResultReturnsEarly) && t.tool == "test_task_working" {
 		// Answers at once with the result the task will have: not blocking.
 		res := textResult(ctx, t.tool+" finished.", false)
 		res["_meta"] = relatedTask(t.id)
@@ -320,7 +320,7 @@ func (s *taskStore) result(ctx context.Context, p *Peer, req *jsonrpc.Message) (
 	status := t.status
 	s.mu.Unlock()
 	if status == statusCancelled {
-		if s.r.is("result-hangs-after-cancel") {
+		if s.r.is(ResultHangsAfterCancel) {
 			<-ctx.Done()
 			return NoResponse, nil
 		}
@@ -330,7 +330,7 @@ func (s *taskStore) result(ctx context.Context, p *Peer, req *jsonrpc.Message) (
 	if t.rpcError != nil {
 		return nil, t.rpcError
 	}
-	if t.status == statusFailed && s.r.is("failing-result-swallowed") {
+	if t.status == statusFailed && s.r.is(FailingResultSwallowed) {
 		return nil, rpcError(codes.InternalError, "Task failed", nil)
 	}
 	if t.result == nil {
@@ -338,10 +338,10 @@ func (s *taskStore) result(ctx context.Context, p *Peer, req *jsonrpc.Message) (
 	}
 	var result map[string]any
 	_ = json.Unmarshal(t.result, &result)
-	if s.r.is("result-wrapped") && t.status == statusCompleted {
+	if s.r.is(ResultWrapped) && t.status == statusCompleted {
 		return map[string]any{"task": s.view(t), "result": result, "_meta": relatedTask(t.id)}, nil
 	}
-	if !s.r.is("result-no-related-task") {
+	if !s.r.is(ResultNoRelatedTask) {
 		meta, _ := result["_meta"].(map[string]any)
 		if meta == nil {
 			meta = map[string]any{}
@@ -362,7 +362,7 @@ func (s *taskStore) list(_ context.Context, p *Peer, req *jsonrpc.Message) (any,
 	offset := 0
 	if params.Cursor != nil {
 		o, ok := s.cursors[*params.Cursor]
-		if !ok && !s.r.is("bad-cursor-accepted") {
+		if !ok && !s.r.is(BadCursorAccepted) {
 			return nil, rpcError(codes.InvalidParams, "Invalid cursor", nil)
 		}
 		offset = o
@@ -370,7 +370,7 @@ func (s *taskStore) list(_ context.Context, p *Peer, req *jsonrpc.Message) (any,
 	var visible []*task
 	for _, id := range s.order {
 		t, ok := s.lookup(p, id)
-		if ok || (t != nil && s.r.is("list-leaks-foreign")) {
+		if ok || (t != nil && s.r.is(ListLeaksForeign)) {
 			visible = append(visible, t)
 		}
 	}
@@ -383,7 +383,7 @@ func (s *taskStore) list(_ context.Context, p *Peer, req *jsonrpc.Message) (any,
 	result := map[string]any{"tasks": page}
 	if end < len(visible) {
 		next := end
-		if s.r.is("list-cursor-skips") {
+		if s.r.is(ListCursorSkips) {
 			next++
 		}
 		b := make([]byte, 12)
@@ -400,17 +400,17 @@ func (s *taskStore) cancel(_ context.Context, p *Peer, req *jsonrpc.Message) (an
 	t, ok := s.lookup(p, taskIDParam(req))
 	if !ok {
 		foreign := t != nil
-		if !foreign && s.r.is("unknown-id-wrong-code") {
+		if !foreign && s.r.is(UnknownIdWrongCode) {
 			s.mu.Unlock()
 			return nil, rpcError(codes.InternalError, "no such task", nil)
 		}
-		if foreign && s.r.is("leak-cancel-foreign") {
+		if foreign && s.r.is(LeakCancelForeign) {
 			view := s.view(t) // answers as if cancelled, without cancelling
 			view["status"] = statusCancelled
 			s.mu.Unlock()
 			return view, nil
 		}
-		if foreign && s.r.is("foreign-cancel-takes-effect") {
+		if foreign && s.r.is(ForeignCancelTakesEffect) {
 			s.mu.Unlock()
 			s.doCancel(t)
 			return nil, s.notFound(nil)
@@ -419,8 +419,8 @@ func (s *taskStore) cancel(_ context.Context, p *Peer, req *jsonrpc.Message) (an
 		return nil, s.notFound(t)
 	}
 	if terminal(t.status) {
-		accept := (t.status == statusCancelled && s.r.is("recancel-accepted")) ||
-			(t.status != statusCancelled && s.r.is("cancel-terminal-accepted"))
+		accept := (t.status == statusCancelled && s.r.is(RecancelAccepted)) ||
+			(t.status != statusCancelled && s.r.is(CancelTerminalAccepted))
 		view := s.view(t)
 		s.mu.Unlock()
 		if accept {
@@ -431,7 +431,7 @@ func (s *taskStore) cancel(_ context.Context, p *Peer, req *jsonrpc.Message) (an
 	before := s.view(t)
 	s.mu.Unlock()
 	s.doCancel(t)
-	if s.r.is("cancel-response-stale") {
+	if s.r.is(CancelResponseStale) {
 		return before, nil
 	}
 	s.mu.Lock()

@@ -1,4 +1,4 @@
-package scenarios
+package tasks
 
 import (
 	"crypto/rand"
@@ -8,56 +8,69 @@ import (
 	"strings"
 
 	"github.com/mcpconform/mcpconform/fakes/client"
+	"github.com/mcpconform/mcpconform/fakes/fault"
+	"github.com/mcpconform/mcpconform/fakes/server"
 	"github.com/mcpconform/mcpconform/jsonrpc"
 	"github.com/mcpconform/mcpconform/protocol"
 	"github.com/mcpconform/mcpconform/protocol/codes"
+	"github.com/mcpconform/mcpconform/scenarios"
+	"github.com/mcpconform/mcpconform/scenarios/judge"
+	"github.com/mcpconform/mcpconform/scenarios/serverside"
 )
 
 // S1. Task session isolation (2025-11-25 tasks v1).
 
 const isolationSpec = tasksSpec + "#task-isolation-and-access-control"
 
-func init() { Register(isolationScenario) }
+var (
+	isolationForeignGetRejected = &scenarios.Check{ID: "tasks-isolation/foreign-get-rejected", Level: scenarios.Should, Spec: isolationSpec,
+		Title:  "tasks/get from session B for A's task is rejected (MUST with two authorization contexts)",
+		Faults: []*fault.Fault{server.LeakGetForeign, server.SequentialTaskIds}}
+	isolationForeignResultRejected = &scenarios.Check{ID: "tasks-isolation/foreign-result-rejected", Level: scenarios.Should, Spec: isolationSpec,
+		Title:  "tasks/result from session B for A's task is rejected (MUST with two authorization contexts)",
+		Faults: []*fault.Fault{server.LeakResultForeign, server.SequentialTaskIds}}
+	isolationForeignCancelRejected = &scenarios.Check{ID: "tasks-isolation/foreign-cancel-rejected", Level: scenarios.Should, Spec: isolationSpec,
+		Title:  "tasks/cancel from session B for A's task is rejected (MUST with two authorization contexts)",
+		Faults: []*fault.Fault{server.LeakCancelForeign, server.SequentialTaskIds}}
+	isolationIndistinguishableErrors = &scenarios.Check{ID: "tasks-isolation/indistinguishable-errors", Level: scenarios.Should, Spec: tasksSpec + "#protocol-errors",
+		Title:  "B's rejection for A's task is the one for an id that never existed: code -32602, same message once the id is masked",
+		Faults: []*fault.Fault{server.DistinctForeignError}}
+	isolationListExcludesForeign = &scenarios.Check{ID: "tasks-isolation/list-excludes-foreign", Level: scenarios.Should, Spec: isolationSpec,
+		Title:  "tasks/list from session B never contains A's task (MUST with two authorization contexts)",
+		Faults: []*fault.Fault{server.ListLeaksForeign, server.SequentialTaskIds}}
+	isolationForeignCancelNoEffect = &scenarios.Check{ID: "tasks-isolation/foreign-cancel-no-effect", Level: scenarios.Should, Spec: isolationSpec,
+		Title:  "B's rejected tasks/cancel leaves A's task untouched: it reaches a terminal status other than cancelled",
+		Faults: []*fault.Fault{server.ForeignCancelTakesEffect, server.SequentialTaskIds}}
+	isolationNoForeignNotifications = &scenarios.Check{ID: "tasks-isolation/no-foreign-notifications", Level: scenarios.Should, Spec: isolationSpec,
+		Title:  "session B receives no notifications/tasks/status for A's task",
+		Faults: []*fault.Fault{server.StatusToWrongSession}}
+	isolationUnguessableIds = &scenarios.Check{ID: "tasks-isolation/unguessable-ids", Level: scenarios.Must, Spec: isolationSpec,
+		Title:  "without binding to a session or authorization context, task ids are cryptographically random (not short, sequential or low-entropy)",
+		Faults: []*fault.Fault{server.SequentialTaskIds}}
+)
 
-var isolationScenario = &Scenario{
+var isolationScenario = &scenarios.Scenario{
 	ID:       "tasks-isolation",
 	Title:    "one session cannot see, fetch, cancel or hear about another session's task",
 	Family:   "tasks",
-	Side:     ServerSide,
+	Side:     scenarios.ServerSide,
 	Versions: taskVersions,
 	Needs:    []string{"tool test_task_working (taskSupport optional or required; runs for a while, then completes)", "two sessions: two HTTP sessions, two WebSockets or two stdio processes"},
 	Purpose: "Session A creates a task; session B probes it. The spec makes binding a MUST across authorization contexts " +
 		"(give two bearer tokens) and the design note a SHOULD across sessions, so the isolation checks are SHOULD unless two " +
 		"tokens are given, then MUST. Without any binding, task ids MUST be unguessable instead.",
-	Checks: []Check{
-		{ID: "tasks-isolation/foreign-get-rejected", Level: Should, Spec: isolationSpec,
-			Title: "tasks/get from session B for A's task is rejected (MUST with two authorization contexts)"},
-		{ID: "tasks-isolation/foreign-result-rejected", Level: Should, Spec: isolationSpec,
-			Title: "tasks/result from session B for A's task is rejected (MUST with two authorization contexts)"},
-		{ID: "tasks-isolation/foreign-cancel-rejected", Level: Should, Spec: isolationSpec,
-			Title: "tasks/cancel from session B for A's task is rejected (MUST with two authorization contexts)"},
-		{ID: "tasks-isolation/indistinguishable-errors", Level: Should, Spec: tasksSpec + "#protocol-errors",
-			Title: "B's rejection for A's task is the one for an id that never existed: code -32602, same message once the id is masked"},
-		{ID: "tasks-isolation/list-excludes-foreign", Level: Should, Spec: isolationSpec,
-			Title: "tasks/list from session B never contains A's task (MUST with two authorization contexts)"},
-		{ID: "tasks-isolation/foreign-cancel-no-effect", Level: Should, Spec: isolationSpec,
-			Title: "B's rejected tasks/cancel leaves A's task untouched: it reaches a terminal status other than cancelled"},
-		{ID: "tasks-isolation/no-foreign-notifications", Level: Should, Spec: isolationSpec,
-			Title: "session B receives no notifications/tasks/status for A's task"},
-		{ID: "tasks-isolation/unguessable-ids", Level: Must, Spec: isolationSpec,
-			Title: "without binding to a session or authorization context, task ids are cryptographically random (not short, sequential or low-entropy)"},
-	},
-	Run: runIsolation,
+	Checks: []*scenarios.Check{isolationForeignGetRejected, isolationForeignResultRejected, isolationForeignCancelRejected, isolationIndistinguishableErrors, isolationListExcludesForeign, isolationForeignCancelNoEffect, isolationNoForeignNotifications, isolationUnguessableIds},
+	Run:    serverside.Body(runIsolation),
 }
 
-func runIsolation(t *T) {
+func runIsolation(t *serverside.T) {
 	a := openTaskSession(t, "A", 0)
 	b := openTaskSession(t, "B", 1)
 	if len(t.Env.AuthTokens) == 2 {
-		for _, id := range []string{"tasks-isolation/foreign-get-rejected", "tasks-isolation/foreign-result-rejected",
-			"tasks-isolation/foreign-cancel-rejected", "tasks-isolation/list-excludes-foreign",
-			"tasks-isolation/foreign-cancel-no-effect", "tasks-isolation/no-foreign-notifications"} {
-			t.Escalate(id, Must, "two authorization contexts were given")
+		for _, c := range []*scenarios.Check{isolationForeignGetRejected, isolationForeignResultRejected,
+			isolationForeignCancelRejected, isolationListExcludesForeign,
+			isolationForeignCancelNoEffect, isolationNoForeignNotifications} {
+			t.Escalate(c, scenarios.Must, "two authorization contexts were given")
 		}
 	}
 	fx := requireTaskTool(t, a, fixtureTaskWorking, map[string]any{"ms": 1000}, "optional", "required")
@@ -69,45 +82,45 @@ func runIsolation(t *T) {
 	// -32602 is the spec's code for an invalid or nonexistent taskId
 	// (tasks.mdx#protocol-errors); an HTTP-level refusal also rejects.
 	rejected := func(m *jsonrpc.Message, err error) bool {
-		_, refused := httpRejection(err)
-		return refused || err == nil && isErrorCode(m, codes.InvalidParams)
+		_, refused := judge.HTTPRejection(err)
+		return refused || err == nil && judge.IsErrorCode(m, codes.InvalidParams)
 	}
 	getRejected := rejected(foreignGet, errGet)
-	t.Judge("tasks-isolation/foreign-get-rejected", getRejected, "error -32602", DescribeTask(foreignGet, errGet))
+	t.Judge(isolationForeignGetRejected, getRejected, "error -32602", DescribeTask(foreignGet, errGet))
 
 	foreignCancel, errCancel := cancelTask(t, b, id)
-	t.Judge("tasks-isolation/foreign-cancel-rejected", rejected(foreignCancel, errCancel), "error -32602", DescribeTask(foreignCancel, errCancel))
+	t.Judge(isolationForeignCancelRejected, rejected(foreignCancel, errCancel), "error -32602", DescribeTask(foreignCancel, errCancel))
 
 	foreignResult, errResult := waitResult(t, b, id)
-	t.Judge("tasks-isolation/foreign-result-rejected", rejected(foreignResult, errResult), "error -32602", DescribeTask(foreignResult, errResult))
+	t.Judge(isolationForeignResultRejected, rejected(foreignResult, errResult), "error -32602", DescribeTask(foreignResult, errResult))
 
 	t.Step("session B: tasks/get on an id that never existed")
 	never := "mcpconform-never-" + randomHex(8)
 	unknown, errUnknown := getTask(t, b, never)
 	switch {
 	case !getRejected:
-		t.Skip("tasks-isolation/indistinguishable-errors", "not judged: B's tasks/get for A's task was not rejected")
+		t.Skip(isolationIndistinguishableErrors, "not judged: B's tasks/get for A's task was not rejected")
 	case errGet != nil || errUnknown != nil:
-		t.Judge("tasks-isolation/indistinguishable-errors", Describe(foreignGet, errGet) == Describe(unknown, errUnknown),
-			"the same rejection for both", fmt.Sprintf("foreign: %s; never existed: %s", Describe(foreignGet, errGet), Describe(unknown, errUnknown)))
+		t.Judge(isolationIndistinguishableErrors, judge.Describe(foreignGet, errGet) == judge.Describe(unknown, errUnknown),
+			"the same rejection for both", fmt.Sprintf("foreign: %s; never existed: %s", judge.Describe(foreignGet, errGet), judge.Describe(unknown, errUnknown)))
 	default:
 		same := unknown.Error != nil && foreignGet.Error.Code == codes.InvalidParams && unknown.Error.Code == foreignGet.Error.Code &&
 			strings.ReplaceAll(foreignGet.Error.Message, id, "ID") == strings.ReplaceAll(unknown.Error.Message, never, "ID")
-		t.Judge("tasks-isolation/indistinguishable-errors", same,
-			fmt.Sprintf("-32602 with the same message as for a never-existing id (%s)", Describe(unknown, nil)),
-			Describe(foreignGet, nil))
+		t.Judge(isolationIndistinguishableErrors, same,
+			fmt.Sprintf("-32602 with the same message as for a never-existing id (%s)", judge.Describe(unknown, nil)),
+			judge.Describe(foreignGet, nil))
 	}
 
 	if serverTasksCapability(b, "list") {
 		t.Step("session B: tasks/list")
 		ids, err := listAll(t, b)
 		if err != nil {
-			t.Fail("tasks-isolation/list-excludes-foreign", "a task list without "+id, err.Error())
+			t.Fail(isolationListExcludesForeign, "a task list without "+id, err.Error())
 		} else {
-			t.Judge("tasks-isolation/list-excludes-foreign", !contains(ids, id), "a task list without "+id, "B's list: "+strings.Join(ids, ", "))
+			t.Judge(isolationListExcludesForeign, !contains(ids, id), "a task list without "+id, "B's list: "+strings.Join(ids, ", "))
 		}
 	} else {
-		t.Skip("tasks-isolation/list-excludes-foreign", "the server does not declare capabilities.tasks.list")
+		t.Skip(isolationListExcludesForeign, "the server does not declare capabilities.tasks.list")
 	}
 
 	t.Step("session A: wait for its task to finish")
@@ -118,11 +131,11 @@ func runIsolation(t *T) {
 	if err != nil {
 		t.Blocked("A's task did not finish: %v", err)
 	}
-	t.Judge("tasks-isolation/foreign-cancel-no-effect", final.Status != "cancelled",
+	t.Judge(isolationForeignCancelNoEffect, final.Status != "cancelled",
 		"completed (or failed), as if B had never asked", "status "+final.Status)
 
 	t.Step("session B: no status notifications for A's task")
-	barrier(t, b)
+	t.Barrier(b)
 	leak := quiet(t, b, markB, func(m *jsonrpc.Message) bool {
 		return m.Method == protocol.NotificationTasksStatus && strings.Contains(string(m.Params), id)
 	})
@@ -130,15 +143,15 @@ func runIsolation(t *T) {
 	if leak != nil {
 		actual = string(leak.Raw)
 	}
-	t.Judge("tasks-isolation/no-foreign-notifications", leak == nil, "no notifications/tasks/status for "+id+" on B", actual)
+	t.Judge(isolationNoForeignNotifications, leak == nil, "no notifications/tasks/status for "+id+" on B", actual)
 
 	judgeEntropy(t, a, fx, id, getRejected)
 }
 
 // judgeEntropy samples task ids when tasks are not bound to the session.
-func judgeEntropy(t *T, a *client.Session, fx Fixture, first string, bound bool) {
+func judgeEntropy(t *serverside.T, a *client.Session, fx scenarios.Fixture, first string, bound bool) {
 	if bound {
-		t.Skip("tasks-isolation/unguessable-ids", "tasks are bound to the session (B could not read A's task), so the spec asks no particular entropy")
+		t.Skip(isolationUnguessableIds, "tasks are bound to the session (B could not read A's task), so the spec asks no particular entropy")
 		return
 	}
 	t.Step("no binding: sample task ids")
@@ -151,14 +164,14 @@ func judgeEntropy(t *T, a *client.Session, fx Fixture, first string, bound bool)
 		args["ms"] = 10
 	}
 	for range 4 {
-		id, _ := createTask(t, a, Fixture{Tool: fx.Tool, Arguments: args})
+		id, _ := createTask(t, a, scenarios.Fixture{Tool: fx.Tool, Arguments: args})
 		ids = append(ids, id)
 	}
 	if why := guessable(ids); why != "" {
-		t.Fail("tasks-isolation/unguessable-ids", "random ids of at least 16 characters with no sequential pattern", why+": "+strings.Join(ids, ", "))
+		t.Fail(isolationUnguessableIds, "random ids of at least 16 characters with no sequential pattern", why+": "+strings.Join(ids, ", "))
 		return
 	}
-	t.Pass("tasks-isolation/unguessable-ids")
+	t.Pass(isolationUnguessableIds)
 }
 
 // guessable says why a set of ids looks guessable, or "".
@@ -234,7 +247,7 @@ func increasing(prev, next []int64) bool {
 }
 
 // listAll pages through tasks/list and returns the ids in order.
-func listAll(t *T, s *client.Session) ([]string, error) {
+func listAll(t *serverside.T, s *client.Session) ([]string, error) {
 	var ids []string
 	cursor := ""
 	for range 100 {
@@ -242,7 +255,7 @@ func listAll(t *T, s *client.Session) ([]string, error) {
 		resp, tasks, next, err := s.ListTasks(ctx, cursor)
 		cancel()
 		if err != nil || resp.Error != nil {
-			return ids, fmt.Errorf("tasks/list: %s", Describe(resp, err))
+			return ids, fmt.Errorf("tasks/list: %s", judge.Describe(resp, err))
 		}
 		for _, tk := range tasks {
 			ids = append(ids, tk.TaskID)

@@ -1,4 +1,4 @@
-package scenarios
+package tasks
 
 import (
 	"context"
@@ -11,6 +11,9 @@ import (
 	"github.com/mcpconform/mcpconform/fakes/client"
 	"github.com/mcpconform/mcpconform/jsonrpc"
 	"github.com/mcpconform/mcpconform/protocol"
+	"github.com/mcpconform/mcpconform/scenarios"
+	"github.com/mcpconform/mcpconform/scenarios/judge"
+	"github.com/mcpconform/mcpconform/scenarios/serverside"
 )
 
 // Shared machinery of the tasks v1 families (scenarios.md S1, S2, S3, S7).
@@ -19,7 +22,7 @@ const tasksSpec = "2025-11-25/basic/utilities/tasks.mdx"
 
 var taskVersions = []string{protocol.V20251125}
 
-// Fixture tools of the tasks families, with their default arguments.
+// scenarios.Fixture tools of the tasks families, with their default arguments.
 const (
 	fixtureTaskWorking     = "test_task_working"
 	fixtureTaskElicitation = "test_task_elicitation"
@@ -36,7 +39,7 @@ func taskClientCaps() map[string]any {
 
 // openTaskSession opens a session that can create tasks. index picks the
 // bearer token of its authorization context, when two were given.
-func openTaskSession(t *T, label string, index int) *client.Session {
+func openTaskSession(t *serverside.T, label string, index int) *client.Session {
 	opts := client.Options{Capabilities: taskClientCaps()}
 	if len(t.Env.AuthTokens) == 2 {
 		opts.Header = http.Header{"Authorization": {"Bearer " + t.Env.AuthTokens[index]}}
@@ -64,46 +67,9 @@ func serverTasksCapability(s *client.Session, name string) bool {
 	return ok
 }
 
-// toolInfo is what tools/list says about one tool.
-type toolInfo struct {
-	Name      string `json:"name"`
-	Execution struct {
-		TaskSupport string `json:"taskSupport"`
-	} `json:"execution"`
-}
-
-// listTools fetches every page of tools/list.
-func listTools(t *T, s *client.Session) (map[string]toolInfo, error) {
-	out := map[string]toolInfo{}
-	cursor := ""
-	for range 50 {
-		params := map[string]any{}
-		if cursor != "" {
-			params["cursor"] = cursor
-		}
-		resp, err := t.Request(s, protocol.MethodToolsList, params)
-		if err != nil || resp.Error != nil {
-			return nil, fmt.Errorf("tools/list: %s", Describe(resp, err))
-		}
-		var page struct {
-			Tools      []toolInfo `json:"tools"`
-			NextCursor string     `json:"nextCursor"`
-		}
-		_ = json.Unmarshal(resp.Result, &page)
-		for _, tl := range page.Tools {
-			out[tl.Name] = tl
-		}
-		if page.NextCursor == "" {
-			break
-		}
-		cursor = page.NextCursor
-	}
-	return out, nil
-}
-
 // taskTool resolves a fixture to the target's tool and checks it is listed
 // with one of the wanted taskSupport values; otherwise the reason to skip.
-func taskTool(t *T, tools map[string]toolInfo, fixture string, defaults map[string]any, support ...string) (Fixture, string) {
+func taskTool(t *serverside.T, tools map[string]serverside.ToolInfo, fixture string, defaults map[string]any, support ...string) (scenarios.Fixture, string) {
 	fx := t.Env.Fixture(fixture, defaults)
 	tl, ok := tools[fx.Tool]
 	if !ok {
@@ -120,8 +86,8 @@ func taskTool(t *T, tools map[string]toolInfo, fixture string, defaults map[stri
 }
 
 // requireTaskTool is taskTool that skips the rest of the scenario.
-func requireTaskTool(t *T, s *client.Session, fixture string, defaults map[string]any, support ...string) Fixture {
-	tools, err := listTools(t, s)
+func requireTaskTool(t *serverside.T, s *client.Session, fixture string, defaults map[string]any, support ...string) scenarios.Fixture {
+	tools, err := t.ListTools(s)
 	if err != nil {
 		t.Blocked("%v", err)
 	}
@@ -135,13 +101,13 @@ func requireTaskTool(t *T, s *client.Session, fixture string, defaults map[strin
 // createTask calls the fixture as a task; a target that does not answer
 // with a CreateTaskResult blocks the scenario (the check that judges
 // creation, where there is one, carries the failure).
-func createTask(t *T, s *client.Session, fx Fixture) (string, *jsonrpc.Message) {
+func createTask(t *serverside.T, s *client.Session, fx scenarios.Fixture) (string, *jsonrpc.Message) {
 	t.Step("call %s as a task on session %s", fx.Tool, s.Label())
 	ctx, cancel := t.Wait()
 	defer cancel()
 	id, resp, err := s.CallToolAsTask(ctx, fx.Tool, fx.Arguments, nil)
 	if err != nil || resp.Error != nil || id == "" {
-		t.Blocked("the task-augmented tools/call of %s was not answered with a CreateTaskResult: %s", fx.Tool, Describe(resp, err))
+		t.Blocked("the task-augmented tools/call of %s was not answered with a CreateTaskResult: %s", fx.Tool, judge.Describe(resp, err))
 	}
 	return id, resp
 }
@@ -162,57 +128,33 @@ func statusOf(resp *jsonrpc.Message) string {
 	if resp == nil || resp.Error != nil {
 		return ""
 	}
-	return stringField(resp.Result, "status")
+	return judge.StringField(resp.Result, "status")
 }
 
 // waitResult calls tasks/result, which blocks until the task is terminal.
-func waitResult(t *T, s *client.Session, id string) (*jsonrpc.Message, error) {
+func waitResult(t *serverside.T, s *client.Session, id string) (*jsonrpc.Message, error) {
 	t.Step("tasks/result on %s (blocks until the task is terminal)", id)
 	ctx, cancel := t.Wait()
 	defer cancel()
 	return s.TaskResult(ctx, id)
 }
 
-func getTask(t *T, s *client.Session, id string) (*jsonrpc.Message, error) {
+func getTask(t *serverside.T, s *client.Session, id string) (*jsonrpc.Message, error) {
 	ctx, cancel := t.Wait()
 	defer cancel()
 	return s.GetTask(ctx, id)
 }
 
-func cancelTask(t *T, s *client.Session, id string) (*jsonrpc.Message, error) {
+func cancelTask(t *serverside.T, s *client.Session, id string) (*jsonrpc.Message, error) {
 	t.Step("tasks/cancel %s on session %s", id, s.Label())
 	ctx, cancel := t.Wait()
 	defer cancel()
 	return s.CancelTask(ctx, id)
 }
 
-// legalNext is the task status graph (tasks.mdx#task-status-lifecycle).
-func legalNext(from, to string) bool {
-	if from == to {
-		return true // seeing the same status again is no transition
-	}
-	switch from {
-	case "working":
-		return to == "input_required" || client.IsTerminal(to)
-	case "input_required":
-		return to == "working" || client.IsTerminal(to)
-	}
-	return false // terminal statuses never change
-}
-
-// illegalStep finds the first illegal step in a sequence of statuses.
-func illegalStep(statuses []string) (string, bool) {
-	for i := 1; i < len(statuses); i++ {
-		if !legalNext(statuses[i-1], statuses[i]) {
-			return fmt.Sprintf("%s → %s (in %s)", statuses[i-1], statuses[i], strings.Join(statuses, " → ")), true
-		}
-	}
-	return "", false
-}
-
 // quiet waits QuietWindow for a message matching pred that must not come.
-func quiet(t *T, s *client.Session, mark int, pred func(*jsonrpc.Message) bool) *jsonrpc.Message {
-	ctx, cancel := context.WithTimeout(t.Ctx, t.Env.QuietWindow)
+func quiet(t *serverside.T, s *client.Session, mark int, pred func(*jsonrpc.Message) bool) *jsonrpc.Message {
+	ctx, cancel := context.WithTimeout(t.Ctx, t.QuietWindow())
 	defer cancel()
 	m, err := s.Inbox().WaitFrom(ctx, mark, pred)
 	if err != nil {
@@ -242,7 +184,7 @@ func relatedTaskID(raw json.RawMessage) (string, bool) {
 
 // waitTerminal waits, event-driven (notifications, else polling at the
 // server's pollInterval), until the task reads terminal.
-func waitTerminal(t *T, s *client.Session, id string) (client.Task, error) {
+func waitTerminal(t *serverside.T, s *client.Session, id string) (client.Task, error) {
 	t.Step("wait for %s to read terminal", id)
 	ctx, cancel := t.Wait()
 	defer cancel()
@@ -256,7 +198,7 @@ func waitTerminal(t *T, s *client.Session, id string) (client.Task, error) {
 // flow delivers the question on that stream). So: whichever comes first,
 // the question or the status; on input_required, tasks/result is called in
 // the background and the question awaited.
-func taskElicitation(t *T, s *client.Session, held *client.HeldRequests, id string) *client.Held {
+func taskElicitation(t *serverside.T, s *client.Session, held *client.HeldRequests, id string) *client.Held {
 	ctx, cancel := t.Wait()
 	defer cancel()
 	got := make(chan *client.Held, 1)
@@ -289,12 +231,12 @@ func taskElicitation(t *T, s *client.Session, held *client.HeldRequests, id stri
 		}
 		t.Step("the task reads input_required: call tasks/result to receive its question")
 		go func() {
-			rctx, rcancel := context.WithTimeout(t.Ctx, t.Env.ResponseTimeout*4)
+			rctx, rcancel := context.WithTimeout(t.Ctx, t.Env.Timing.ResponseTimeout*4)
 			defer rcancel()
 			_, _ = s.TaskResult(rctx, id)
 		}()
 	case <-ctx.Done():
-		t.Blocked("the task neither asked for input nor read input_required within %s", t.Env.ResponseTimeout)
+		t.Blocked("the task neither asked for input nor read input_required within %s", t.Env.Timing.ResponseTimeout)
 	}
 	select {
 	case h := <-got:
@@ -309,13 +251,13 @@ func taskElicitation(t *T, s *client.Session, held *client.HeldRequests, id stri
 // leaving out ids and timestamps so failures group across runs.
 func DescribeTask(m *jsonrpc.Message, err error) string {
 	if err != nil || m == nil || m.Error != nil {
-		return Describe(m, err)
+		return judge.Describe(m, err)
 	}
-	status := stringField(m.Result, "status")
+	status := judge.StringField(m.Result, "status")
 	if status == "" {
-		return Describe(m, err)
+		return judge.Describe(m, err)
 	}
-	if msg := stringField(m.Result, "statusMessage"); msg != "" {
+	if msg := judge.StringField(m.Result, "statusMessage"); msg != "" {
 		return fmt.Sprintf("a Task with status %s (%q)", status, msg)
 	}
 	return "a Task with status " + status

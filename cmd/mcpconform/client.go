@@ -1,0 +1,129 @@
+package main
+
+import (
+	"fmt"
+	"os"
+	"os/exec"
+	"strings"
+
+	"github.com/spf13/cobra"
+
+	"github.com/mcpconform/mcpconform/fakes/client"
+	"github.com/mcpconform/mcpconform/protocol"
+	"github.com/mcpconform/mcpconform/scenarios"
+	"github.com/mcpconform/mcpconform/scenarios/clientside"
+)
+
+type clientFlags struct {
+	runFlags
+	command   string
+	reference bool
+	fault     string
+	transport string
+}
+
+func clientCmd() *cobra.Command {
+	f := &clientFlags{}
+	cmd := &cobra.Command{
+		Use:   "client (-- CMD ARGS... | --command \"CMD ARGS\" | --reference)",
+		Short: "Judge an MCP client: mcpconform plays the server",
+		Long: `Judge an MCP client. mcpconform serves a scripted fake server, launches the
+client once per scenario with the fake server's address as its last argument
+(an http:// or ws:// URL, or over stdio a command line that starts the server)
+and MCP_CONFORMANCE_SCENARIO and MCP_CONFORMANCE_PROTOCOL_VERSION in its
+environment, as the official conformance runner does, and judges what the
+client sends. Reports and exit codes are those of the server command.`,
+		Example: `  mcpconform client --reference
+  mcpconform client --transport http -- node build/client.js
+  mcpconform client --command "python client.py"`,
+		RunE: func(cmd *cobra.Command, args []string) error {
+			code, err := runClient(cmd, f, args)
+			if err != nil {
+				return err
+			}
+			if code != exitPass {
+				return &exitError{code: code, err: fmt.Errorf("")}
+			}
+			return nil
+		},
+	}
+	fl := cmd.Flags()
+	fl.StringVar(&f.command, "command", "", "the client's command line, split on spaces (the official runner's form); or give argv after --")
+	fl.BoolVar(&f.reference, "reference", false, "judge the built-in reference client (a conformant target)")
+	fl.StringVar(&f.fault, "fault", "", "with --reference: run this fault instead (see `fake-client --list-faults`)")
+	fl.StringVar(&f.transport, "transport", "all", "stdio, http, ws or all")
+	f.runFlags.register(fl)
+	return cmd
+}
+
+func runClient(cmd *cobra.Command, f *clientFlags, args []string) (int, error) {
+	versions, err := f.versions([]string{protocol.V20251125})
+	if err != nil {
+		return exitUsage, usageErr("%v", err)
+	}
+	exe, err := os.Executable()
+	if err != nil {
+		return exitUsage, usageErr("locating the mcpconform binary (it relays a stdio client's server): %v", err)
+	}
+	target, err := f.target(exe, args)
+	if err != nil {
+		return exitUsage, usageErr("%v", err)
+	}
+	transports := kindNames()
+	if f.transport != "all" {
+		k, err := parseKind(f.transport)
+		if err != nil {
+			return exitUsage, usageErr("%v", err)
+		}
+		transports = []string{k}
+	}
+	p := &plan{side: scenarios.ClientSide, versions: versions, transports: transports, flags: &f.runFlags,
+		targets: map[string]scenarios.Target{}, describe: target.String()}
+	for _, tr := range transports {
+		p.targets[tr] = target
+	}
+	if f.reference {
+		p.describe = "built-in reference client"
+		if f.fault != "" {
+			p.describe += " with fault " + f.fault
+		}
+	}
+	if err := p.check(); err != nil {
+		return exitUsage, usageErr("%v", err)
+	}
+	return p.execute(cmd)
+}
+
+// target resolves the client command: argv after --, --command split on
+// spaces, or the reference client.
+func (f *clientFlags) target(exe string, args []string) (clientside.Target, error) {
+	chosen := 0
+	for _, b := range []bool{len(args) > 0, f.command != "", f.reference} {
+		if b {
+			chosen++
+		}
+	}
+	if chosen != 1 {
+		return clientside.Target{}, fmt.Errorf("name exactly one client: -- CMD ARGS..., --command \"CMD ARGS\", or --reference")
+	}
+	if f.fault != "" && !f.reference {
+		return clientside.Target{}, fmt.Errorf("--fault goes with --reference")
+	}
+	argv := args
+	switch {
+	case f.command != "":
+		argv = strings.Fields(f.command)
+	case f.reference:
+		argv = []string{exe, "fake-client"}
+		if f.fault != "" {
+			if _, err := client.Faults().Find(f.fault); err != nil {
+				return clientside.Target{}, err
+			}
+			argv = append(argv, "--fault", f.fault)
+		}
+	}
+	if _, err := exec.LookPath(argv[0]); err != nil {
+		return clientside.Target{}, fmt.Errorf("client command %q not found: %v", argv[0], err)
+	}
+	return clientside.Target{Argv: argv, RelayExe: exe}, nil
+}

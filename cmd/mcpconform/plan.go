@@ -1,0 +1,242 @@
+package main
+
+import (
+	"fmt"
+	"io"
+	"os"
+	"slices"
+	"strings"
+	"time"
+
+	"github.com/onsi/ginkgo/v2"
+	"github.com/onsi/ginkgo/v2/formatter"
+	"github.com/onsi/ginkgo/v2/types"
+	"github.com/spf13/cobra"
+	"github.com/spf13/pflag"
+
+	"github.com/mcpconform/mcpconform/protocol"
+	"github.com/mcpconform/mcpconform/reports"
+	"github.com/mcpconform/mcpconform/scenarios"
+	"github.com/mcpconform/mcpconform/scenarios/catalogue"
+	"github.com/mcpconform/mcpconform/suites"
+	"github.com/mcpconform/mcpconform/transport"
+)
+
+// timingFlags set the one timing configuration of a run.
+type timingFlags struct{ t scenarios.Timing }
+
+func (f *timingFlags) register(fl *pflag.FlagSet, scenarioTimeout time.Duration) {
+	d := scenarios.DefaultTiming()
+	fl.DurationVar(&f.t.ScenarioTimeout, "timeout", scenarioTimeout, "deadline for one scenario")
+	fl.DurationVar(&f.t.ResponseTimeout, "response-timeout", d.ResponseTimeout, "deadline for each single answer from the target")
+	fl.DurationVar(&f.t.QuietWindow, "quiet-window", d.QuietWindow, "how long to watch for something that must not arrive (a response after a cancel, a notification to another session)")
+	fl.DurationVar(&f.t.Poll, "poll-interval", d.Poll, "interval to poll a task at when the target suggests none")
+}
+
+func (f *timingFlags) get() scenarios.Timing { return f.t }
+
+func (f *timingFlags) validate() error {
+	for name, d := range map[string]time.Duration{"--timeout": f.t.ScenarioTimeout, "--response-timeout": f.t.ResponseTimeout,
+		"--quiet-window": f.t.QuietWindow, "--poll-interval": f.t.Poll} {
+		if d <= 0 {
+			return fmt.Errorf("%s must be positive, got %s", name, d)
+		}
+	}
+	return nil
+}
+
+// runFlags are the flags every judging command (server, client) shares.
+type runFlags struct {
+	specVersion string
+	scenarioIDs []string
+	labelFilter string
+	outDir      string
+	verbose     bool
+	strict      bool
+	timing      timingFlags
+}
+
+func (f *runFlags) register(fl *pflag.FlagSet) {
+	fl.StringVar(&f.specVersion, "spec-version", "", "protocol version(s) to judge, comma-separated, or all (default "+protocol.V20251125+"; with --reference "+protocol.V20251125+","+protocol.V20260728+")")
+	fl.StringSliceVar(&f.scenarioIDs, "scenario", nil, "run only these scenario ids (repeatable)")
+	fl.StringVar(&f.labelFilter, "label-filter", "", "Ginkgo label filter, e.g. 'family: containsAny lifecycle && level: containsAny MUST'")
+	fl.StringVarP(&f.outDir, "output", "o", "mcpconform-results", "directory for junit.xml, results.json, summary.md and report.html")
+	fl.BoolVarP(&f.verbose, "verbose", "v", false, "print Ginkgo's spec-by-spec output (steps, transcripts of failures) to stderr")
+	fl.BoolVar(&f.strict, "strict", false, "count failed SHOULD checks as failures, not warnings")
+	f.timing.register(fl, scenarios.DefaultTiming().ScenarioTimeout)
+}
+
+// versions resolves --spec-version against the version table.
+func (f *runFlags) versions(defaults []string) ([]string, error) {
+	return parseVersions(f.specVersion, defaults)
+}
+
+func parseVersions(spec string, defaults []string) ([]string, error) {
+	if spec == "" {
+		return defaults, nil
+	}
+	known := protocol.Judged()
+	if spec == "all" {
+		return known, nil
+	}
+	var out []string
+	for _, v := range strings.Split(spec, ",") {
+		v = strings.TrimSpace(v)
+		if !slices.Contains(known, v) {
+			return nil, fmt.Errorf("unknown --spec-version %q (known: %s, or all)", v, strings.Join(known, ", "))
+		}
+		out = append(out, v)
+	}
+	return out, nil
+}
+
+func parseKind(name string) (string, error) {
+	k, err := transport.ParseKind(name)
+	if err != nil {
+		return "", fmt.Errorf("--transport: %w (or all)", err)
+	}
+	return string(k), nil
+}
+
+func kindNames() []string {
+	var out []string
+	for _, k := range transport.Kinds() {
+		out = append(out, string(k))
+	}
+	return out
+}
+
+// plan is one judging run, whatever the side: the targets per transport,
+// the versions, the selection and what every scenario's Env starts from.
+type plan struct {
+	side       scenarios.Side
+	transports []string
+	versions   []string
+	targets    map[string]scenarios.Target
+	describe   string // the target, for the header line and reports
+	env        scenarios.Env
+	flags      *runFlags
+}
+
+// check validates the selection before anything starts.
+func (p *plan) check() error {
+	if err := p.flags.timing.validate(); err != nil {
+		return err
+	}
+	for _, id := range p.flags.scenarioIDs {
+		s, ok := catalogue.All().Find(id)
+		if !ok {
+			return fmt.Errorf("unknown --scenario %q (see `mcpconform list`)", id)
+		}
+		if s.Side != p.side {
+			return fmt.Errorf("--scenario %q judges a %s; this command judges a %s", id, s.Side, p.side)
+		}
+	}
+	if p.flags.labelFilter != "" {
+		if _, err := types.ParseLabelFilter(p.flags.labelFilter); err != nil {
+			return fmt.Errorf("--label-filter: %v", err)
+		}
+	}
+	return nil
+}
+
+func (p *plan) configs(progress io.Writer) []suites.Config {
+	var configs []suites.Config
+	for _, tr := range p.transports {
+		for _, v := range p.versions {
+			env := p.env
+			env.Target, env.Version, env.Transport = p.targets[tr], v, tr
+			env.Timing = p.flags.timing.get()
+			cfg := suites.Config{
+				Name:     string(p.side) + " " + tr + " " + v,
+				Side:     p.side,
+				Env:      env,
+				Strict:   p.flags.strict,
+				Progress: progress,
+			}
+			if ids := p.flags.scenarioIDs; len(ids) > 0 {
+				cfg.Select = func(s *scenarios.Scenario) bool { return slices.Contains(ids, s.ID) }
+			}
+			configs = append(configs, cfg)
+		}
+	}
+	return configs
+}
+
+// execute runs the plan, writes every report and returns the exit code.
+func (p *plan) execute(cmd *cobra.Command) (int, error) {
+	out := cmd.OutOrStdout()
+	fmt.Fprintf(out, "mcpconform %s: judging %s at %s\n", toolVersion, p.describe, strings.Join(p.versions, ", "))
+	started := time.Now()
+	col := suites.NewCollector()
+	interrupted := runGinkgo(p.configs(out), col, p.flags.labelFilter, p.flags.verbose)
+	run := &reports.Run{
+		Tool: "mcpconform", ToolVersion: toolVersion, Side: string(p.side), Target: p.describe,
+		Transport: strings.Join(p.transports, ","), SpecVersion: strings.Join(p.versions, ","),
+		Strict: p.flags.strict, Started: started, Duration: time.Since(started), Scenarios: col.Scenarios(),
+	}
+	paths, werr := reports.WriteAll(p.flags.outDir, run)
+	counts := run.Counts()
+	fmt.Fprintf(out, "\n%d checks: %d passed, %d failed, %d warnings, %d skipped, %d errors (%s)\n",
+		counts.Total, counts.Passed, counts.Failed, counts.Warning, counts.Skipped, counts.Errored, run.Duration.Round(time.Millisecond))
+	if werr != nil {
+		return exitUsage, &exitError{code: exitUsage, err: fmt.Errorf("writing reports to %s: %w", p.flags.outDir, werr)}
+	}
+	fmt.Fprintf(out, "reports: %s\n", strings.Join(paths, ", "))
+	if counts.Errored > 0 {
+		fmt.Fprintf(cmd.ErrOrStderr(), "mcpconform: %d checks could not be judged; the first reason: %s\n", counts.Errored, firstError(run))
+	}
+	switch {
+	case counts.Failed > 0:
+		return exitFail, nil
+	case interrupted:
+		return exitUnjudged, &exitError{code: exitUnjudged, err: fmt.Errorf("interrupted: the report holds what was judged so far")}
+	case counts.Errored > 0:
+		return exitUnjudged, nil
+	case counts.Total == 0:
+		return exitUsage, usageErr("no check applies: the selection (--scenario, --label-filter, --spec-version, transport) matches nothing")
+	}
+	return exitPass, nil
+}
+
+// ginkgoT satisfies ginkgo.GinkgoTestingT outside `go test`.
+type ginkgoT struct{ failed bool }
+
+func (t *ginkgoT) Fail() { t.failed = true }
+
+// runGinkgo runs the specs in-process. Ginkgo's own console reporter is
+// silenced unless --verbose (then it goes to stderr); mcpconform prints its
+// own progress lines. It reports whether the run was interrupted.
+func runGinkgo(configs []suites.Config, col *suites.Collector, labelFilter string, verbose bool) bool {
+	suiteConfig, reporterConfig := ginkgo.GinkgoConfiguration()
+	suiteConfig.LabelFilter = labelFilter
+	suiteConfig.Timeout = 24 * time.Hour // scenarios carry their own deadlines
+	reporterConfig.NoColor = true
+	if verbose {
+		formatter.ColorableStdOut = os.Stderr
+		reporterConfig.Verbose = true
+	} else {
+		formatter.ColorableStdOut = io.Discard
+		reporterConfig.Succinct = true
+	}
+	suites.Define(configs, col)
+	var interrupted bool
+	ginkgo.ReportAfterSuite("mcpconform", func(r ginkgo.Report) {
+		interrupted = r.SpecialSuiteFailureReasons != nil && slices.ContainsFunc(r.SpecialSuiteFailureReasons, func(s string) bool {
+			return strings.Contains(strings.ToLower(s), "interrupt")
+		})
+	})
+	ginkgo.RunSpecs(&ginkgoT{}, "mcpconform", suiteConfig, reporterConfig)
+	return interrupted
+}
+
+func firstError(run *reports.Run) string {
+	for _, s := range run.Scenarios {
+		for _, c := range s.Checks {
+			if c.Status == reports.Errored {
+				return c.Message
+			}
+		}
+	}
+	return ""
+}

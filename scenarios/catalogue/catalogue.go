@@ -1,0 +1,42 @@
+// Package catalogue lists every scenario mcpconform judges, family by
+// family, and the faults of the reference peers that prove each check can
+// fail. A new family is one more line here.
+package catalogue
+
+import (
+	"github.com/mcpconform/mcpconform/fakes/client"
+	"github.com/mcpconform/mcpconform/fakes/fault"
+	"github.com/mcpconform/mcpconform/fakes/server"
+	"github.com/mcpconform/mcpconform/scenarios"
+	clientlifecycle "github.com/mcpconform/mcpconform/scenarios/client/lifecycle"
+	serverlifecycle "github.com/mcpconform/mcpconform/scenarios/server/lifecycle"
+	"github.com/mcpconform/mcpconform/scenarios/server/tasks"
+)
+
+var all = func() scenarios.Catalogue {
+	var c scenarios.Catalogue
+	for _, family := range []scenarios.Catalogue{
+		serverlifecycle.Scenarios(),
+		tasks.Scenarios(),
+		clientlifecycle.Scenarios(),
+	} {
+		c = append(c, family...)
+	}
+	return c.Sorted()
+}()
+
+// All returns the whole catalogue sorted by scenario id.
+func All() scenarios.Catalogue { return all }
+
+// Faults are the faults of the reference peer that plays against each side
+// under test: the reference server's for server scenarios, the reference
+// client's for client scenarios.
+func Faults() map[scenarios.Side]fault.Set {
+	return map[scenarios.Side]fault.Set{
+		scenarios.ServerSide: server.Faults(),
+		scenarios.ClientSide: client.Faults(),
+	}
+}
+
+// Validate checks the catalogue against the fault sets.
+func Validate() error { return all.Validate(Faults()) }

@@ -1,0 +1,120 @@
+package scenarios
+
+import (
+	"sync"
+	"time"
+)
+
+// Target is what a scenario runs against; the side driver knows its
+// concrete type (serverside: the server to dial; clientside: the client
+// command to launch).
+type Target interface{ String() string }
+
+// Env is what a scenario runs against.
+type Env struct {
+	Target    Target
+	Version   string
+	Transport string
+	// Fixtures maps fixture names to the target's own tools and arguments.
+	Fixtures map[string]Fixture
+	// AuthTokens, when two are given, are the bearer tokens of sessions A
+	// and B: two authorization contexts.
+	AuthTokens []string
+	Timing     Timing
+	// Gate, shared by the scenarios of one transport and version, closes
+	// when the target cannot even complete the handshake there.
+	Gate *Gate
+	// Step, if set, is told about each step (Ginkgo's By).
+	Step func(text string)
+}
+
+// Timing is every duration the suite waits by: set once from the command
+// line and used by the run and the self-test alike.
+type Timing struct {
+	// ResponseTimeout bounds each single wait for the target.
+	ResponseTimeout time.Duration
+	// QuietWindow bounds a wait for something that must NOT arrive (a
+	// notification to the wrong session, a response after a cancel).
+	QuietWindow time.Duration
+	// ScenarioTimeout bounds one scenario, body and cleanup.
+	ScenarioTimeout time.Duration
+	// Poll is the interval to poll a task at when the target names none.
+	Poll time.Duration
+}
+
+// DefaultTiming is what the command line starts from.
+func DefaultTiming() Timing {
+	return Timing{ResponseTimeout: 5 * time.Second, QuietWindow: 250 * time.Millisecond,
+		ScenarioTimeout: 60 * time.Second, Poll: 500 * time.Millisecond}
+}
+
+// OrDefaults fills the durations left at zero.
+func (t Timing) OrDefaults() Timing {
+	d := DefaultTiming()
+	if t.ResponseTimeout <= 0 {
+		t.ResponseTimeout = d.ResponseTimeout
+	}
+	if t.QuietWindow <= 0 {
+		t.QuietWindow = d.QuietWindow
+	}
+	if t.ScenarioTimeout <= 0 {
+		t.ScenarioTimeout = d.ScenarioTimeout
+	}
+	if t.Poll <= 0 {
+		t.Poll = d.Poll
+	}
+	return t
+}
+
+// Fixture is what the target offers under a fixture name: its own tool and
+// the arguments to call it with.
+type Fixture struct {
+	Tool      string         `yaml:"tool"`
+	Arguments map[string]any `yaml:"arguments"`
+}
+
+// Fixture returns the target's tool for a fixture; defaults are the fixture
+// name and the given default arguments.
+func (e Env) Fixture(name string, defaultArgs map[string]any) Fixture {
+	f := e.Fixtures[name]
+	if f.Tool == "" {
+		f.Tool = name
+	}
+	if f.Arguments == nil {
+		f.Arguments = defaultArgs
+	}
+	if f.Arguments == nil {
+		f.Arguments = map[string]any{}
+	}
+	return f
+}
+
+// Gate remembers the first handshake a target could not complete on one
+// transport and version: the scenarios after it there are not judged, so a
+// target that cannot even start costs one timeout, not one per scenario.
+type Gate struct {
+	mu     sync.Mutex
+	reason string
+}
+
+// Close records why the target cannot be judged here; the first reason stays.
+func (g *Gate) Close(reason string) {
+	if g == nil {
+		return
+	}
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	if g.reason == "" {
+		g.reason = reason
+	}
+}
+
+// Closed returns the reason once the gate is closed.
+func (g *Gate) Closed() (string, bool) {
+	if g == nil {
+		return "", false
+	}
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	return g.reason, g.reason != ""
+}

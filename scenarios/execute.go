@@ -1,0 +1,255 @@
+package scenarios
+
+import (
+	"context"
+	"fmt"
+	"runtime/debug"
+	"slices"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/mcpconform/mcpconform/jsonrpc"
+)
+
+// Outcome is a verdict on one check.
+type Outcome string
+
+const (
+	Pass    Outcome = "pass"
+	Fail    Outcome = "fail"
+	Skip    Outcome = "skip"
+	Errored Outcome = "error"
+)
+
+// Verdict is what a scenario concluded about one check.
+type Verdict struct {
+	// Check as judged: its level may have been raised for this run.
+	Check   Check
+	Outcome Outcome
+	// Message: "Expected: …\nActual: …" for failures, the reason otherwise.
+	Message string
+	At      time.Duration
+}
+
+// Result is one execution of a scenario.
+type Result struct {
+	Scenario   *Scenario
+	Verdicts   []Verdict // in catalogue order
+	Transcript string
+	Stderr     string
+	Duration   time.Duration
+}
+
+// T is handed to a scenario body: the verdicts, the transcript and the
+// deadlines. Side drivers embed it and add the peer.
+type T struct {
+	Ctx context.Context
+	Env Env
+
+	scenario   *Scenario
+	transcript *jsonrpc.Transcript
+	start      time.Time
+
+	mu       sync.Mutex
+	verdicts map[*Check]Verdict
+	levels   map[*Check]Level
+	cleanups []func()
+	stderr   []string
+}
+
+// abort unwinds a body; reason says why the rest was not judged.
+type abort struct {
+	outcome Outcome
+	reason  string
+}
+
+// Execute runs one scenario body and returns a verdict for every check. It
+// never panics and never outlives ctx by more than its cleanups.
+func Execute(ctx context.Context, s *Scenario, env Env) *Result {
+	env.Timing = env.Timing.OrDefaults()
+	t := &T{
+		Ctx:        ctx,
+		Env:        env,
+		scenario:   s,
+		transcript: jsonrpc.NewTranscript(),
+		start:      time.Now(),
+		verdicts:   map[*Check]Verdict{},
+	}
+	rest := abort{outcome: Errored, reason: "the scenario ended without judging this check (a defect in mcpconform)"}
+	if reason, closed := env.Gate.Closed(); closed {
+		rest = abort{Skip, "not judged: " + reason}
+	} else {
+		rest = t.runBody(rest)
+	}
+	t.runCleanups()
+	if ctx.Err() != nil && rest.outcome != Skip {
+		rest = abort{Errored, "the scenario deadline passed before this check was judged (raise --timeout?)"}
+	}
+	res := &Result{Scenario: s, Duration: time.Since(t.start)}
+	for _, c := range s.Checks {
+		v, ok := t.verdicts[c]
+		judged := *c
+		if l, raised := t.levels[c]; raised {
+			judged.Level = l
+			v.Check.Level = l
+		}
+		if !ok {
+			v = Verdict{Check: judged, Outcome: rest.outcome, Message: rest.reason, At: time.Since(t.start)}
+		}
+		res.Verdicts = append(res.Verdicts, v)
+	}
+	res.Transcript = t.transcript.String()
+	res.Stderr = strings.Join(t.stderr, "")
+	return res
+}
+
+func (t *T) runBody(rest abort) (out abort) {
+	out = rest
+	defer func() {
+		if r := recover(); r != nil {
+			if a, ok := r.(abort); ok {
+				out = a
+				return
+			}
+			out = abort{Errored, fmt.Sprintf("panic in scenario: %v\n%s", r, debug.Stack())}
+		}
+	}()
+	t.scenario.Run(t)
+	return out
+}
+
+// Cleanup registers f to run when the body has ended, last first (a driver
+// closes its sessions or stops its fake server here).
+func (t *T) Cleanup(f func()) {
+	t.mu.Lock()
+	t.cleanups = append(t.cleanups, f)
+	t.mu.Unlock()
+}
+
+func (t *T) runCleanups() {
+	t.mu.Lock()
+	cleanups := t.cleanups
+	t.cleanups = nil
+	t.mu.Unlock()
+	for _, f := range slices.Backward(cleanups) {
+		f()
+	}
+}
+
+// AddStderr keeps what a target process wrote to stderr, for the report.
+func (t *T) AddStderr(text string) {
+	if text == "" {
+		return
+	}
+	t.mu.Lock()
+	t.stderr = append(t.stderr, text)
+	t.mu.Unlock()
+}
+
+// Step announces what the body does next.
+func (t *T) Step(format string, args ...any) {
+	text := fmt.Sprintf(format, args...)
+	t.transcript.Eventf("", "step: %s", text)
+	if t.Env.Step != nil {
+		t.Env.Step(text)
+	}
+}
+
+// Transcript is the scenario's transcript (shared by its sessions).
+func (t *T) Transcript() *jsonrpc.Transcript { return t.transcript }
+
+// Scenario is the scenario being run.
+func (t *T) Scenario() *Scenario { return t.scenario }
+
+func (t *T) own(c *Check) {
+	if !slices.Contains(t.scenario.Checks, c) {
+		panic(abort{Errored, fmt.Sprintf("scenario %s judged check %s, which is not its own (a defect in mcpconform)", t.scenario.ID, c.ID)})
+	}
+}
+
+// Escalate raises a check's level for this run (a SHOULD that becomes a
+// MUST when two authorization contexts are given), saying why.
+func (t *T) Escalate(c *Check, level Level, why string) {
+	t.own(c)
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	if t.levels == nil {
+		t.levels = map[*Check]Level{}
+	}
+	t.levels[c] = level
+	t.transcript.Eventf("", "%s judged at %s: %s", c.ID, level, why)
+}
+
+func (t *T) record(c *Check, o Outcome, msg string) {
+	t.own(c)
+	if o == Fail && t.Ctx.Err() != nil {
+		// Past the scenario's deadline a missing answer proves nothing.
+		o, msg = Errored, "the scenario deadline passed before this check was judged ("+msg+")"
+	}
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	judged := *c
+	if l, ok := t.levels[c]; ok {
+		judged.Level = l
+	}
+	if prev, ok := t.verdicts[c]; ok && prev.Outcome == Fail {
+		return // the first failure stands
+	}
+	t.verdicts[c] = Verdict{Check: judged, Outcome: o, Message: msg, At: time.Since(t.start)}
+}
+
+// Pass records that the check held.
+func (t *T) Pass(c *Check) { t.record(c, Pass, "") }
+
+// Fail records a violation with expected and actual, in that order.
+func (t *T) Fail(c *Check, expected, actual string) {
+	t.record(c, Fail, fmt.Sprintf("Expected: %s\nActual:   %s", expected, actual))
+}
+
+// Judge passes or fails the check.
+func (t *T) Judge(c *Check, ok bool, expected, actual string) bool {
+	if ok {
+		t.Pass(c)
+	} else {
+		t.Fail(c, expected, actual)
+	}
+	return ok
+}
+
+// Skip records why the check could not apply (missing fixture/capability).
+func (t *T) Skip(c *Check, reason string) { t.record(c, Skip, reason) }
+
+// SkipRest stops the body: every check not yet judged is skipped with reason.
+func (t *T) SkipRest(reason string) { panic(abort{Skip, reason}) }
+
+// Blocked stops the body because the target failed a prerequisite: the
+// checks not yet judged cannot be judged and are skipped, saying why. (The
+// prerequisite's own check carries the failure.)
+func (t *T) Blocked(format string, args ...any) {
+	panic(abort{Skip, "not judged: " + fmt.Sprintf(format, args...)})
+}
+
+// Unreachable stops the body because the target could not complete even
+// the handshake: the rest of this scenario, and every later scenario on the
+// same transport and version, are not judged, saying why.
+func (t *T) Unreachable(format string, args ...any) {
+	reason := fmt.Sprintf(format, args...)
+	t.Env.Gate.Close(fmt.Sprintf("the target could not complete the handshake in %s over %s at %s: %s",
+		t.scenario.ID, t.Env.Transport, t.Env.Version, reason))
+	panic(abort{Skip, "not judged: " + reason})
+}
+
+// Abort stops the body on a harness problem (could not start or reach the
+// target): the checks not yet judged are errors, not failures.
+func (t *T) Abort(format string, args ...any) {
+	panic(abort{Errored, fmt.Sprintf(format, args...)})
+}
+
+// Wait is a context for one wait on the target.
+func (t *T) Wait() (context.Context, context.CancelFunc) {
+	return context.WithTimeout(t.Ctx, t.Env.Timing.ResponseTimeout)
+}
+
+// QuietWindow bounds a wait for something that must not arrive.
+func (t *T) QuietWindow() time.Duration { return t.Env.Timing.QuietWindow }

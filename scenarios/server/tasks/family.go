@@ -1,0 +1,20 @@
+package tasks
+
+import "github.com/mcpconform/mcpconform/scenarios"
+
+// Scenarios is the family's catalogue, in the order a reader meets them.
+func Scenarios() scenarios.Catalogue {
+	return scenarios.Catalogue{
+		cancelDuringElicitationScenario,
+		refusedElicitationScenario,
+		callCancelledScenario,
+		isolationScenario,
+		toolNegotiationScenario,
+		taskResultScenario,
+		failingTaskScenario,
+		taskListScenario,
+		terminalCancelScenario,
+		unknownTaskScenario,
+		statusScenario,
+	}
+}

@@ -1,0 +1,178 @@
+// Package serverside is the driver of scenarios that judge a server: the
+// fake client opens sessions to the server under test, sends what the body
+// scripts and waits for answers with the step's deadline. Bodies get a *T,
+// which embeds the side-neutral verdict core.
+package serverside
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"net"
+
+	"github.com/mcpconform/mcpconform/fakes/client"
+	"github.com/mcpconform/mcpconform/jsonrpc"
+	"github.com/mcpconform/mcpconform/protocol"
+	"github.com/mcpconform/mcpconform/scenarios"
+	"github.com/mcpconform/mcpconform/transport"
+)
+
+// T is handed to a server-side body.
+type T struct {
+	*scenarios.T
+	target   client.Target
+	sessions []*client.Session
+}
+
+// Body adapts a server-side body to the verdict core.
+func Body(body func(t *T)) func(*scenarios.T) {
+	return func(core *scenarios.T) {
+		target, ok := core.Env.Target.(client.Target)
+		if !ok {
+			core.Abort("a server-side scenario needs a server to dial, not %T (a defect in mcpconform)", core.Env.Target)
+		}
+		t := &T{T: core, target: target}
+		core.Cleanup(t.closeSessions)
+		body(t)
+	}
+}
+
+// Version is the protocol version the scenario speaks.
+func (t *T) Version() protocol.Version {
+	v, _ := protocol.Lookup(t.Env.Version)
+	return v
+}
+
+// Connect opens a session without a handshake. A failure to connect is a
+// harness error (Abort).
+func (t *T) Connect(label string, opts client.Options) *client.Session {
+	opts.Transcript = t.Transcript()
+	opts.Label = label
+	if opts.Version == "" {
+		opts.Version = t.Env.Version
+	}
+	ctx, cancel := t.Wait()
+	defer cancel()
+	s, err := client.Connect(ctx, t.target, opts)
+	if err != nil {
+		t.Abort("could not connect to the target (%s): %v", t.target, err)
+	}
+	t.sessions = append(t.sessions, s)
+	return s
+}
+
+// Open connects and performs the version's handshake. If the target fails
+// the handshake, the scenario's remaining checks are blocked; if it sent
+// no answer at all, the later scenarios on this transport and version too.
+func (t *T) Open(label string, opts client.Options) *client.Session {
+	s := t.Connect(label, opts)
+	ctx, cancel := t.Wait()
+	defer cancel()
+	if _, err := s.Open(ctx); err != nil {
+		t.abortIfUnreachable(err)
+		if NoAnswer(s, err) {
+			t.Unreachable("the %s handshake was not answered: %v", t.Version().Handshake, err)
+		}
+		t.Blocked("the %s handshake failed: %v", t.Version().Handshake, err)
+	}
+	return s
+}
+
+// NoAnswer reports a request that got no answer at all: the wait timed out
+// or the connection ended. (An error response or an HTTP refusal is an answer.)
+func NoAnswer(s *client.Session, err error) bool {
+	if err == nil {
+		return false
+	}
+	var hs *transport.HTTPStatusError
+	if errors.As(err, &hs) {
+		return false
+	}
+	select {
+	case <-s.Done():
+		return true
+	default:
+	}
+	return errors.Is(err, context.DeadlineExceeded)
+}
+
+// Request sends a request and waits; a timeout or lost connection is
+// returned as an error for the body to judge. A target that cannot be
+// reached at all is a harness error (Abort), not a verdict.
+func (t *T) Request(s *client.Session, method string, params any) (*jsonrpc.Message, error) {
+	return t.Do(s, client.Call{Method: method, Params: params})
+}
+
+// Do is Request with a full call description.
+func (t *T) Do(s *client.Session, c client.Call) (*jsonrpc.Message, error) {
+	ctx, cancel := t.Wait()
+	defer cancel()
+	resp, err := s.Do(ctx, c)
+	t.abortIfUnreachable(err)
+	return resp, err
+}
+
+// abortIfUnreachable turns a failure to connect into a harness error.
+func (t *T) abortIfUnreachable(err error) {
+	var op *net.OpError
+	if errors.As(err, &op) && op.Op == "dial" {
+		t.Abort("could not reach the target (%s): %v", t.target, err)
+	}
+}
+
+func (t *T) closeSessions() {
+	for _, s := range t.sessions {
+		_ = s.Close()
+		if c, ok := transport.As[transport.StderrHolder](s.Conn()); ok {
+			t.AddStderr(c.Stderr())
+		}
+	}
+	t.sessions = nil
+}
+
+// Barrier sends the version's probe request and waits for its answer:
+// frames the server sent on the same ordered connection before it are in by then.
+func (t *T) Barrier(s *client.Session) {
+	method := t.Version().Probe
+	if _, err := t.Request(s, method, map[string]any{}); err != nil {
+		t.Blocked("%s (used as a barrier) was not answered: %v", method, err)
+	}
+}
+
+// StatusNote describes the HTTP status of a request, when there is one.
+func StatusNote(s *client.Session, id jsonrpc.ID) (int, string) {
+	if st, ok := s.Status(id); ok {
+		return st, fmt.Sprintf(" (HTTP %d)", st)
+	}
+	return 0, ""
+}
+
+// Gone reports a session that has ended: the connection failed, or an HTTP
+// session answered 404 (Streamable HTTP session management).
+func Gone(s *client.Session, err error) bool {
+	if err != nil {
+		return true
+	}
+	select {
+	case <-s.Done():
+		return true
+	default:
+	}
+	if ls, ok := transport.As[transport.LastStatusReporter](s.Conn()); ok {
+		return ls.LastStatus() == 404
+	}
+	return false
+}
+
+// RawRefusal reports the HTTP status of the POST that carried the last raw
+// frame, when it refused it (4xx/5xx): over Streamable HTTP that status is
+// the required answer and a JSON-RPC error body is optional
+// (2025-11-25/basic/transports.mdx#sending-messages-to-the-server).
+func RawRefusal(s *client.Session) (int, bool) {
+	if ls, ok := transport.As[transport.LastStatusReporter](s.Conn()); ok {
+		if st := ls.LastStatus(); st >= 400 {
+			return st, true
+		}
+	}
+	return 0, false
+}

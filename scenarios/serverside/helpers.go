@@ -1,0 +1,77 @@
+package serverside
+
+import (
+	"encoding/json"
+	"fmt"
+
+	"github.com/mcpconform/mcpconform/fakes/client"
+	"github.com/mcpconform/mcpconform/jsonrpc"
+	"github.com/mcpconform/mcpconform/protocol"
+	"github.com/mcpconform/mcpconform/scenarios"
+	"github.com/mcpconform/mcpconform/scenarios/judge"
+)
+
+// Helpers that scenarios of several families share.
+
+// SurvivesProbe judges that the session still answers: any response, a
+// result or an error, proves the server is alive and reading.
+func (t *T) SurvivesProbe(s *client.Session, check *scenarios.Check) {
+	method := t.Version().Probe
+	id := jsonrpc.StringID("mcpconform-alive-1")
+	resp, err := t.Do(s, client.Call{ID: id, Method: method, Params: map[string]any{}})
+	status, note := StatusNote(s, id)
+	// Over HTTP a 404 means the session is gone (streamable HTTP session management).
+	t.Judge(check, err == nil && status != 404, "a response to "+method+" on the same session", judge.Describe(resp, err)+note)
+}
+
+// ToolInfo is what tools/list says about one tool.
+type ToolInfo struct {
+	Name      string `json:"name"`
+	Execution struct {
+		TaskSupport string `json:"taskSupport"`
+	} `json:"execution"`
+}
+
+// ListTools fetches every page of tools/list.
+func (t *T) ListTools(s *client.Session) (map[string]ToolInfo, error) {
+	out := map[string]ToolInfo{}
+	cursor := ""
+	for range 50 {
+		params := map[string]any{}
+		if cursor != "" {
+			params["cursor"] = cursor
+		}
+		resp, err := t.Request(s, protocol.MethodToolsList, params)
+		if err != nil || resp.Error != nil {
+			return nil, fmt.Errorf("tools/list: %s", judge.Describe(resp, err))
+		}
+		var page struct {
+			Tools      []ToolInfo `json:"tools"`
+			NextCursor string     `json:"nextCursor"`
+		}
+		_ = json.Unmarshal(resp.Result, &page)
+		for _, tl := range page.Tools {
+			out[tl.Name] = tl
+		}
+		if page.NextCursor == "" {
+			break
+		}
+		cursor = page.NextCursor
+	}
+	return out, nil
+}
+
+// RequireTool resolves a fixture to the target's tool and skips the rest of
+// the scenario when the target does not list it.
+func (t *T) RequireTool(s *client.Session, fixture string, defaults map[string]any) scenarios.Fixture {
+	t.Step("list tools to find the fixture %s", fixture)
+	tools, err := t.ListTools(s)
+	if err != nil {
+		t.SkipRest(fmt.Sprintf("the fixture %s could not be looked up: %v", fixture, err))
+	}
+	fx := t.Env.Fixture(fixture, defaults)
+	if _, ok := tools[fx.Tool]; !ok {
+		t.SkipRest(fmt.Sprintf("the target lists no tool %q for the fixture %s (map one with --fixture or the config file)", fx.Tool, fixture))
+	}
+	return fx
+}

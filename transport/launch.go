@@ -1,0 +1,160 @@
+package transport
+
+import (
+	"errors"
+	"fmt"
+	"os"
+	"os/exec"
+	"sync"
+	"time"
+
+	"github.com/mcpconform/mcpconform/jsonrpc"
+)
+
+// LaunchOptions configure a process started by Launch.
+type LaunchOptions struct {
+	// Env is added to the inherited environment.
+	Env []string
+	Dir string
+	// Transcript and Label record the process's start, exit and output.
+	Transcript *jsonrpc.Transcript
+	Label      string
+}
+
+// Process is a program the suite started that speaks no JSON-RPC on its
+// own pipes: a client under test, which connects to the fake server by the
+// address it was given. Its stdout and stderr are kept (the last 64 KiB)
+// and recorded in the transcript; it runs in a process group of its own so
+// Stop takes down whatever it started.
+type Process struct {
+	cmd    *exec.Cmd
+	pid    int
+	opts   LaunchOptions
+	output *byteRing
+	exited chan struct{}
+	pumps  sync.WaitGroup
+
+	mu      sync.Mutex
+	exitErr error
+	reaped  bool
+}
+
+// Launch starts argv. A missing command is an error before anything runs.
+func Launch(argv []string, opts LaunchOptions) (*Process, error) {
+	if len(argv) == 0 || argv[0] == "" {
+		return nil, errors.New("transport: Launch: empty command")
+	}
+	if err := resolveCommand(argv[0], opts.Dir); err != nil {
+		return nil, err
+	}
+	cmd := exec.Command(argv[0], argv[1:]...)
+	cmd.Env = append(os.Environ(), opts.Env...)
+	cmd.Dir = opts.Dir
+	cmd.SysProcAttr = processAttr()
+	cmd.Stdin = nil // the null device: a client under test reads no input from us
+	outR, outW, err := os.Pipe()
+	if err != nil {
+		return nil, fmt.Errorf("transport: output pipe: %w", err)
+	}
+	cmd.Stdout, cmd.Stderr = outW, outW
+	err = cmd.Start()
+	outW.Close()
+	if err != nil {
+		outR.Close()
+		return nil, fmt.Errorf("transport: start %q: %w", argv[0], err)
+	}
+	p := &Process{cmd: cmd, pid: cmd.Process.Pid, opts: opts, output: &byteRing{max: stderrRingBytes}, exited: make(chan struct{})}
+	opts.Transcript.Eventf(opts.Label, "process started: pid %d: %s", p.pid, formatArgv(argv))
+	p.pumps.Add(1)
+	go func() {
+		defer p.pumps.Done()
+		defer outR.Close()
+		pumpStderr(outR, p.output, opts.Transcript, opts.Label)
+	}()
+	go p.reap()
+	return p, nil
+}
+
+func (p *Process) reap() {
+	defer close(p.exited)
+	leaderExited := waitExitedNoReap(p.pid)
+	p.mu.Lock()
+	if leaderExited {
+		// The leader is a zombie, so its pgid is still ours: take down
+		// whatever it left running in its group, then reap it.
+		_ = killGroup(p.cmd.Process)
+	}
+	p.mu.Unlock()
+	err := p.cmd.Wait()
+	p.mu.Lock()
+	p.exitErr, p.reaped = err, true
+	p.mu.Unlock()
+	status := "unknown status"
+	if ps := p.cmd.ProcessState; ps != nil {
+		status = ps.String()
+	}
+	p.opts.Transcript.Eventf(p.opts.Label, "process exited: %s", status)
+}
+
+// Pid is the process id, which is also its process group id.
+func (p *Process) Pid() int { return p.pid }
+
+// Exited is closed once the process has exited and been reaped.
+func (p *Process) Exited() <-chan struct{} { return p.exited }
+
+// ExitCode is the exit code, or -1 while it runs or if a signal ended it.
+func (p *Process) ExitCode() int {
+	select {
+	case <-p.exited:
+		return p.cmd.ProcessState.ExitCode()
+	default:
+		return -1
+	}
+}
+
+// Output returns the last 64 KiB the process wrote to stdout and stderr.
+func (p *Process) Output() string { return p.output.String() }
+
+// Stop ends the process: SIGTERM to its group, then SIGKILL after grace.
+// It returns once the process is reaped (or a further grace has passed for
+// one that survives SIGKILL), and does nothing to a process already gone.
+func (p *Process) Stop(grace time.Duration) {
+	select {
+	case <-p.exited:
+	default:
+		p.signal(false)
+		if !p.waitExit(grace) {
+			p.opts.Transcript.Eventf(p.opts.Label, "process %d still running %s after %s; sending %s", p.pid, grace, termSignalName, killSignalName)
+			p.signal(true)
+			p.waitExit(grace)
+		}
+	}
+	p.pumps.Wait()
+}
+
+// Wait waits for the process to exit by itself, up to d, and reports whether it did.
+func (p *Process) Wait(d time.Duration) bool { return p.waitExit(d) }
+
+func (p *Process) waitExit(d time.Duration) bool {
+	t := time.NewTimer(d)
+	defer t.Stop()
+	select {
+	case <-p.exited:
+		return true
+	case <-t.C:
+		return false
+	}
+}
+
+func (p *Process) signal(kill bool) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if p.reaped {
+		return // its pgid might belong to someone else by now
+	}
+	if kill {
+		_ = killGroup(p.cmd.Process)
+	} else {
+		_ = terminateGroup(p.cmd.Process)
+	}
+}
