@@ -176,7 +176,7 @@ var _ = Describe("relay", func() {
 		Expect(c.Recv(relayCtx())).To(BeEquivalentTo(`{"jsonrpc":"2.0","method":"notifications/initialized"}`))
 		_, err = c.Recv(relayCtx())
 		Expect(err).To(MatchError(io.EOF))
-		Consistently(p.ended).WithTimeout(20 * time.Millisecond).ShouldNot(Receive(), "the judging side may still answer")
+		Consistently(p.ended).WithTimeout(20*time.Millisecond).ShouldNot(Receive(), "the judging side may still answer")
 		Expect(c.Send(relayCtx(), []byte(`{"jsonrpc":"2.0","id":1,"result":{}}`))).To(Succeed())
 		Expect(p.readLine()).To(Equal(`{"jsonrpc":"2.0","id":1,"result":{}}` + "\n"))
 		Expect(c.Close()).To(Succeed())
