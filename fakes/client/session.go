@@ -11,8 +11,8 @@ import (
 	"fmt"
 	"net/http"
 	"sync"
-	"sync/atomic"
 
+	"github.com/mcpconform/mcpconform/fakes/peer"
 	"github.com/mcpconform/mcpconform/jsonrpc"
 	"github.com/mcpconform/mcpconform/protocol"
 	"github.com/mcpconform/mcpconform/protocol/codes"
@@ -20,7 +20,9 @@ import (
 )
 
 // RequestHandler answers a server-to-client request (elicitation, sampling,
-// roots). It returns a result, or a JSON-RPC error.
+// roots). It returns a result, a JSON-RPC error, or NoAnswer to leave the
+// request unanswered. Handlers run concurrently; ctx ends when the server
+// cancels the request or the connection ends.
 type RequestHandler func(ctx context.Context, req *jsonrpc.Message) (any, *jsonrpc.Error)
 
 // Options configure a session.
@@ -38,27 +40,26 @@ type Options struct {
 	// Header is added to the target's headers for this session only (a
 	// bearer token of its own authorization context).
 	Header http.Header
+	// InboxLimit bounds the inbox (and the list of garbage frames): beyond
+	// it the oldest are dropped. Zero means peer.DefaultInboxLimit.
+	InboxLimit int
 }
 
 // DefaultClientInfo is what the fake client calls itself.
 var DefaultClientInfo = map[string]any{"name": "mcpconform", "version": "0.1.0"}
 
 // Session is one connection to the target: one process for stdio, one HTTP
-// session (or a series of stateless POSTs), one WebSocket.
+// session (or a series of stateless POSTs), one WebSocket. It is a
+// peer.Peer with numeric ids, the client's schema checks, task log and
+// garbage list.
 type Session struct {
 	opts  Options
-	conn  transport.Conn
+	conn  transport.Conn // recorded
+	peer  *peer.Peer
 	inbox *Inbox
 
-	nextID  atomic.Int64
-	mu      sync.Mutex
-	pending map[string]chan *jsonrpc.Message
-	garbage [][]byte // frames that were not JSON-RPC objects
-	done    chan struct{}
-	readErr error
-
-	handlersMu sync.RWMutex
-	handlers   map[string]RequestHandler
+	garbageMu sync.Mutex
+	garbage   [][]byte // frames that were not JSON-RPC objects, the newest up to the inbox limit
 
 	tasks taskLog
 
@@ -81,22 +82,36 @@ func Connect(ctx context.Context, target Target, opts Options) (*Session, error)
 	if opts.Capabilities == nil {
 		opts.Capabilities = map[string]any{}
 	}
+	if opts.InboxLimit <= 0 {
+		opts.InboxLimit = peer.DefaultInboxLimit
+	}
 	conn, err := target.Dial(ctx, opts)
 	if err != nil {
 		return nil, err
 	}
-	s := &Session{
-		opts:     opts,
-		conn:     transport.Record(conn, opts.Transcript, opts.Label),
-		inbox:    newInbox(),
-		pending:  map[string]chan *jsonrpc.Message{},
-		done:     make(chan struct{}),
-		handlers: map[string]RequestHandler{},
-	}
+	s := &Session{opts: opts, conn: transport.Record(conn, opts.Transcript, opts.Label)}
+	handlers := map[string]peer.Handler{}
 	for m, h := range opts.Handlers {
-		s.handlers[m] = h
+		handlers[m] = peer.Handler(h)
 	}
-	go s.readLoop()
+	s.peer = peer.New(context.Background(), s.conn, peer.Options{
+		OnInvalid: s.keepGarbage,
+		OnMessage: s.observe,
+		Handlers:  handlers,
+		NotFound: func(_ context.Context, req *jsonrpc.Message) (any, *jsonrpc.Error) {
+			return nil, &jsonrpc.Error{Code: codes.MethodNotFound, Message: "mcpconform: no handler for " + req.Method}
+		},
+		// A scripted client answers what its script says, even after the
+		// server cancelled the request (a late answer is what some checks
+		// send on purpose); the handler's context ends all the same.
+		AfterCancel: peer.SendAnswer,
+		InboxLimit:  opts.InboxLimit,
+		OnInboxFull: func(limit int) {
+			opts.Transcript.Eventf(opts.Label, "inbox: more than %d messages; the oldest are dropped", limit)
+		},
+	})
+	s.inbox = s.peer.Inbox()
+	s.peer.Start()
 	return s, nil
 }
 
@@ -117,109 +132,45 @@ func (s *Session) Stateless() bool { return protocol.IsStateless(s.opts.Version)
 
 // Handle installs or replaces the handler for a server-to-client method.
 func (s *Session) Handle(method string, h RequestHandler) {
-	s.handlersMu.Lock()
-	s.handlers[method] = h
-	s.handlersMu.Unlock()
+	s.peer.Handle(method, peer.Handler(h))
 }
 
 // Garbage returns frames the server sent that were not JSON-RPC objects.
 func (s *Session) Garbage() [][]byte {
-	s.mu.Lock()
-	defer s.mu.Unlock()
+	s.garbageMu.Lock()
+	defer s.garbageMu.Unlock()
 	return append([][]byte(nil), s.garbage...)
 }
 
 // Done is closed when the connection is gone (EOF, crash, close).
-func (s *Session) Done() <-chan struct{} { return s.done }
+func (s *Session) Done() <-chan struct{} { return s.peer.Done() }
 
 // Err is why the read loop ended, once Done is closed.
-func (s *Session) Err() error {
-	select {
-	case <-s.done:
-		return s.readErr
-	default:
-		return nil
-	}
-}
+func (s *Session) Err() error { return s.peer.Err() }
 
 // Close ends the session (DELETE for HTTP, shutdown sequence for stdio).
 func (s *Session) Close() error { return s.conn.Close() }
 
-func (s *Session) readLoop() {
-	defer close(s.done)
-	ctx := context.Background()
-	for {
-		frame, err := s.conn.Recv(ctx)
-		if err != nil {
-			s.readErr = err
-			s.inbox.close(err)
-			s.mu.Lock()
-			for k, ch := range s.pending {
-				close(ch)
-				delete(s.pending, k)
-			}
-			s.mu.Unlock()
-			return
-		}
-		msg, err := jsonrpc.Decode(frame)
-		if err != nil {
-			s.mu.Lock()
-			s.garbage = append(s.garbage, frame)
-			s.mu.Unlock()
-			continue
-		}
-		s.dispatch(msg)
+// keepGarbage keeps a frame that is not a JSON-RPC object, the newest up to
+// the inbox limit.
+func (s *Session) keepGarbage(_ context.Context, frame []byte, _ int) {
+	s.garbageMu.Lock()
+	defer s.garbageMu.Unlock()
+	if len(s.garbage) >= s.opts.InboxLimit {
+		s.garbage = s.garbage[1:]
 	}
+	s.garbage = append(s.garbage, frame)
 }
 
-func (s *Session) dispatch(msg *jsonrpc.Message) {
-	if msg.Method == "" && !msg.ID.IsZero() && !msg.ID.IsNull() {
-		s.mu.Lock()
-		ch, ok := s.pending[msg.ID.Key()]
-		if ok {
-			delete(s.pending, msg.ID.Key())
-		}
-		s.mu.Unlock()
-		if ok {
-			ch <- msg
-			return
-		}
-	}
+// observe sees every message that is not the answer to one of our requests,
+// before it is filed in the inbox: task status notifications go to the task
+// log, and what the server sends is checked against the schema.
+func (s *Session) observe(msg *jsonrpc.Message) {
 	if msg.Method == protocol.NotificationTasksStatus {
 		s.tasks.add("notification", msg.Params)
 	}
 	if msg.Method != "" {
 		s.checkSchema(string(msg.Kind())+" "+msg.Method, msg.Raw, func(v string) error { return protocol.ValidateParams(v, msg.Method, msg.Params) })
-	}
-	s.inbox.add(msg)
-	if msg.IsRequest() {
-		go s.answer(msg)
-	}
-}
-
-func (s *Session) answer(req *jsonrpc.Message) {
-	s.handlersMu.RLock()
-	h := s.handlers[req.Method]
-	s.handlersMu.RUnlock()
-	// written is closed once the answer is on the wire (or given up), so a
-	// held request's Answer can return only then.
-	written := make(chan struct{})
-	defer close(written)
-	ctx := context.WithValue(context.Background(), writtenKey{}, written)
-	var resp *jsonrpc.Message
-	if h == nil {
-		resp = jsonrpc.NewError(req.ID, codes.MethodNotFound, "mcpconform: no handler for "+req.Method, nil)
-	} else if result, rpcErr := h(ctx, req); result == NoAnswer && rpcErr == nil {
-		return // scripted silence: the request is never answered
-	} else if rpcErr != nil {
-		resp = jsonrpc.NewError(req.ID, rpcErr.Code, rpcErr.Message, rpcErr.Data)
-	} else if r, err := jsonrpc.NewResult(req.ID, result); err != nil {
-		resp = jsonrpc.NewError(req.ID, codes.InternalError, err.Error(), nil)
-	} else {
-		resp = r
-	}
-	if b, err := resp.Encode(); err == nil {
-		_ = s.conn.Send(ctx, b)
 	}
 }
 
@@ -246,45 +197,18 @@ func (s *Session) Request(ctx context.Context, method string, params any) (*json
 
 // Do sends a request described by c and waits for its response.
 func (s *Session) Do(ctx context.Context, c Call) (*jsonrpc.Message, error) {
-	id := c.ID
-	if id.IsZero() {
-		id = jsonrpc.NumberID(s.nextID.Add(1))
-	}
 	params, err := s.paramsWithMeta(c)
 	if err != nil {
 		return nil, err
 	}
-	req := &jsonrpc.Message{JSONRPC: jsonrpc.Version, ID: id, Method: c.Method, Params: params}
-	frame, err := req.Encode()
+	resp, err := s.peer.Do(ctx, peer.Call{ID: c.ID, Method: c.Method, Params: params, Send: s.sender(c.Header)})
 	if err != nil {
-		return nil, err
-	}
-	ch := make(chan *jsonrpc.Message, 1)
-	s.mu.Lock()
-	s.pending[id.Key()] = ch
-	s.mu.Unlock()
-	forget := func() {
-		s.mu.Lock()
-		delete(s.pending, id.Key())
-		s.mu.Unlock()
-	}
-	if err := s.send(ctx, frame, c.Header); err != nil {
-		forget()
 		return nil, fmt.Errorf("%s: %w", c.Method, err)
 	}
-	select {
-	case resp, ok := <-ch:
-		if !ok {
-			return nil, fmt.Errorf("%s: connection closed before the response: %w", c.Method, s.readErr)
-		}
-		if resp.Error == nil {
-			s.checkSchema("result of "+c.Method, resp.Raw, func(v string) error { return protocol.ValidateResult(v, c.Method, resp.Result) })
-		}
-		return resp, nil
-	case <-ctx.Done():
-		forget()
-		return nil, fmt.Errorf("%s: no response: %w", c.Method, ctx.Err())
+	if resp.Error == nil {
+		s.checkSchema("result of "+c.Method, resp.Raw, func(v string) error { return protocol.ValidateResult(v, c.Method, resp.Result) })
 	}
+	return resp, nil
 }
 
 // Notify sends a notification.
@@ -293,17 +217,12 @@ func (s *Session) Notify(ctx context.Context, method string, params any) error {
 	if err != nil {
 		return err
 	}
-	msg := &jsonrpc.Message{JSONRPC: jsonrpc.Version, Method: method, Params: p}
-	frame, err := msg.Encode()
-	if err != nil {
-		return err
-	}
-	return s.send(ctx, frame, nil)
+	return s.peer.Notify(ctx, method, p)
 }
 
 // SendRaw writes a frame exactly as given (malformed input on purpose).
 func (s *Session) SendRaw(ctx context.Context, frame []byte) error {
-	return s.send(ctx, frame, nil)
+	return s.peer.SendRaw(ctx, frame)
 }
 
 // Status is the HTTP status of the POST that carried request id, if known.
@@ -314,14 +233,20 @@ func (s *Session) Status(id jsonrpc.ID) (int, bool) {
 	return 0, false
 }
 
-func (s *Session) send(ctx context.Context, frame []byte, header http.Header) error {
-	if len(header) > 0 {
-		if hs, ok := transport.As[headerSender](s.conn); ok {
-			s.opts.Transcript.Record(jsonrpc.Sent, s.opts.Label, frame)
-			return hs.SendWithHeaders(ctx, frame, header)
-		}
+// sender writes a request with header overrides where the transport takes
+// them (HTTP); nil sends as usual.
+func (s *Session) sender(header http.Header) func(ctx context.Context, frame []byte) error {
+	if len(header) == 0 {
+		return nil
 	}
-	return s.conn.Send(ctx, frame)
+	hs, ok := transport.As[headerSender](s.conn)
+	if !ok {
+		return nil
+	}
+	return func(ctx context.Context, frame []byte) error {
+		s.opts.Transcript.Record(jsonrpc.Sent, s.opts.Label, frame)
+		return hs.SendWithHeaders(ctx, frame, header)
+	}
 }
 
 type headerSender interface {
@@ -383,13 +308,10 @@ func (s *Session) paramsWithMeta(c Call) (json.RawMessage, error) {
 	return json.Marshal(params)
 }
 
-type writtenKey struct{}
-
-// noAnswer marks a handler result that sends nothing.
-type noAnswer struct{}
-
-// NoAnswer, returned by a RequestHandler, leaves the request unanswered.
-var NoAnswer any = noAnswer{}
+// NoAnswer, returned by a RequestHandler, leaves the request unanswered. It
+// is the peer's marker, peer.NoAnswer (the fake server's NoResponse is the
+// same value).
+var NoAnswer = peer.NoAnswer
 
 // SchemaViolation is a message from the server that does not validate
 // against the schema of the session's version.

@@ -14,8 +14,8 @@ import (
 	"sync"
 	"sync/atomic"
 
+	"github.com/mcpconform/mcpconform/fakes/peer"
 	"github.com/mcpconform/mcpconform/jsonrpc"
-	"github.com/mcpconform/mcpconform/protocol"
 	"github.com/mcpconform/mcpconform/protocol/codes"
 	"github.com/mcpconform/mcpconform/transport"
 )
@@ -27,14 +27,13 @@ type Handler func(ctx context.Context, p *Peer, req *jsonrpc.Message) (any, *jso
 // NotificationHandler receives one notification.
 type NotificationHandler func(ctx context.Context, p *Peer, msg *jsonrpc.Message)
 
-// noResponse is returned by handlers that deliberately stay silent.
-type noResponse struct{}
-
-// NoResponse, as a handler result, sends nothing at all.
-var NoResponse any = noResponse{}
+// NoResponse, as a handler result, sends nothing at all. It is the peer's
+// marker, peer.NoAnswer (the fake client's NoAnswer is the same value).
+var NoResponse = peer.NoAnswer
 
 // Engine serves handlers on connections. Its zero value answers nothing but
-// JSON-RPC hygiene; fill Requests and Notifications.
+// JSON-RPC hygiene; fill Requests and Notifications. Each connection is a
+// peer.Peer with string ids ("srv-1", …) whose handlers are the engine's.
 type Engine struct {
 	Requests      map[string]Handler
 	Notifications map[string]NotificationHandler
@@ -62,6 +61,8 @@ type Engine struct {
 	OnPeerDone func(p *Peer)
 	// Transcript, if set, records every frame.
 	Transcript *jsonrpc.Transcript
+	// InboxLimit bounds each peer's inbox; zero means peer.DefaultInboxLimit.
+	InboxLimit int
 
 	peers atomic.Int64
 }
@@ -93,16 +94,13 @@ func (e *Engine) ServeConn(ctx context.Context, conn transport.Conn) error {
 	defer cancel()
 	label := fmt.Sprintf("peer-%d", e.peers.Add(1))
 	p := &Peer{
-		ID:       label,
-		engine:   e,
-		conn:     transport.Record(conn, e.Transcript, label),
-		raw:      conn,
-		pending:  map[string]chan *jsonrpc.Message{},
-		inflight: map[string]*inflight{},
-		ctx:      ctx,
-		cancel:   cancel,
-		State:    map[string]any{},
+		ID:     label,
+		conn:   transport.Record(conn, e.Transcript, label),
+		raw:    conn,
+		cancel: cancel,
+		State:  map[string]any{},
 	}
+	p.base = peer.New(ctx, p.conn, e.peerOptions(p))
 	if e.OnPeer != nil {
 		e.OnPeer(p)
 	}
@@ -110,84 +108,76 @@ func (e *Engine) ServeConn(ctx context.Context, conn transport.Conn) error {
 		defer e.OnPeerDone(p)
 	}
 	defer p.conn.Close()
-	var wg sync.WaitGroup
-	// Once input ends, end the handlers' context first (a handler blocked
-	// on an answer from the departed client returns), then wait for them.
-	defer wg.Wait()
-	defer cancel()
-	for {
-		frame, err := p.conn.Recv(ctx)
-		if err != nil {
-			if errors.Is(err, io.EOF) || ctx.Err() != nil {
-				return nil
-			}
-			return err
-		}
-		msg, code := classify(frame)
-		if code != 0 {
-			if e.OnInvalid != nil {
-				e.OnInvalid(ctx, p, frame, code)
-			} else {
-				p.ReplyError(ctx, idOf(frame), code, invalidMessage(code), nil)
-			}
-			continue
-		}
-		switch msg.Kind() {
-		case jsonrpc.KindResponse:
-			if !p.deliver(msg) && e.OnStrayResponse != nil {
-				e.OnStrayResponse(p, msg)
-			}
-		case jsonrpc.KindNotification:
-			if msg.Method == protocol.NotificationCancelled {
-				p.cancelInflight(msg)
-			}
-			if h := e.Notifications[msg.Method]; h != nil {
-				h(ctx, p, msg)
-			} else if e.OtherNotifications != nil {
-				e.OtherNotifications(ctx, p, msg)
-			}
-		case jsonrpc.KindRequest:
-			wg.Add(1)
-			go func() {
-				defer wg.Done()
-				e.handle(ctx, p, msg)
-			}()
-		}
+	// Once input ends, Run ends the handlers' context first (a handler
+	// blocked on an answer from the departed client returns), then waits
+	// for them.
+	err := p.base.Run()
+	if errors.Is(err, io.EOF) || ctx.Err() != nil {
+		return nil
 	}
+	return err
 }
 
-func (e *Engine) handle(ctx context.Context, p *Peer, req *jsonrpc.Message) {
-	h := e.Requests[req.Method]
-	if h == nil {
-		h = e.NotFound
+// peerOptions binds the engine's handlers and hooks to one connection.
+func (e *Engine) peerOptions(p *Peer) peer.Options {
+	opts := peer.Options{
+		IDPrefix: "srv-",
+		Classify: classify,
+		OnInvalid: func(ctx context.Context, frame []byte, code int) {
+			if e.OnInvalid != nil {
+				e.OnInvalid(ctx, p, frame, code)
+				return
+			}
+			p.ReplyError(ctx, idOf(frame), code, invalidMessage(code), nil)
+		},
+		Handlers:      map[string]peer.Handler{},
+		Notifications: map[string]peer.NotificationHandler{},
+		// Frames are written one at a time, so the transcript's order is
+		// the wire's.
+		SerializeSends: true,
+		InboxLimit:     e.InboxLimit,
+		OnInboxFull: func(limit int) {
+			e.Transcript.Eventf(p.ID, "inbox: more than %d messages; the oldest are dropped", limit)
+		},
 	}
-	if h == nil {
-		h = methodNotFound
+	for method, h := range e.Requests {
+		opts.Handlers[method] = e.bind(p, h)
 	}
-	if e.Middleware != nil {
-		h = e.Middleware(h)
+	notFound := e.NotFound
+	if notFound == nil {
+		notFound = methodNotFound
 	}
-	ctx, fl := p.track(ctx, req.ID)
-	defer p.untrack(req.ID)
-	result, rpcErr := h(ctx, p, req)
-	if result == NoResponse && rpcErr == nil {
-		return
+	opts.NotFound = e.bind(p, notFound)
+	for method, h := range e.Notifications {
+		opts.Notifications[method] = func(ctx context.Context, msg *jsonrpc.Message) { h(ctx, p, msg) }
 	}
-	if fl.cancelled.Load() && !e.RespondAfterCancel {
-		// 2025-11-25/basic/utilities/cancellation.mdx: no response for a
-		// cancelled request.
-		return
+	if h := e.OtherNotifications; h != nil {
+		opts.OtherNotifications = func(ctx context.Context, msg *jsonrpc.Message) { h(ctx, p, msg) }
 	}
-	if rpcErr != nil {
-		p.ReplyError(ctx, req.ID, rpcErr.Code, rpcErr.Message, rpcErr.Data)
-		return
+	if h := e.OnStrayResponse; h != nil {
+		opts.OnStrayResponse = func(msg *jsonrpc.Message) { h(p, msg) }
 	}
-	resp, err := jsonrpc.NewResult(req.ID, result)
-	if err != nil {
-		p.ReplyError(ctx, req.ID, codes.InternalError, err.Error(), nil)
-		return
+	if out := e.Outgoing; out != nil {
+		opts.Outgoing = func(msg *jsonrpc.Message) *jsonrpc.Message { return out(p, msg) }
 	}
-	p.send(transport.WithRelatedRequest(ctx, req.ID), resp)
+	// 2025-11-25/basic/utilities/cancellation.mdx: no response for a
+	// cancelled request, unless the fault says otherwise.
+	if e.RespondAfterCancel {
+		opts.AfterCancel = peer.IgnoreCancel
+	}
+	return opts
+}
+
+// bind makes a peer handler of an engine handler on one connection, through
+// the middleware.
+func (e *Engine) bind(p *Peer, h Handler) peer.Handler {
+	return func(ctx context.Context, req *jsonrpc.Message) (any, *jsonrpc.Error) {
+		next := h
+		if e.Middleware != nil {
+			next = e.Middleware(h)
+		}
+		return next(ctx, p, req)
+	}
 }
 
 func methodNotFound(_ context.Context, _ *Peer, req *jsonrpc.Message) (any, *jsonrpc.Error) {

@@ -1,0 +1,169 @@
+package peer
+
+import (
+	"context"
+	"encoding/json"
+	"sync/atomic"
+
+	"github.com/mcpconform/mcpconform/jsonrpc"
+	"github.com/mcpconform/mcpconform/protocol/codes"
+	"github.com/mcpconform/mcpconform/transport"
+)
+
+// methodCancelled is the notification that cancels a request in flight
+// (2025-11-25/basic/utilities/cancellation.mdx).
+const methodCancelled = "notifications/cancelled"
+
+// receive handles one frame, in the read loop.
+func (p *Peer) receive(frame []byte) {
+	msg, code := p.opts.Classify(frame)
+	if msg == nil {
+		if p.opts.OnInvalid != nil {
+			p.opts.OnInvalid(p.ctx, frame, code)
+		}
+		return
+	}
+	if msg.Method == "" && !msg.ID.IsZero() && !msg.ID.IsNull() && p.deliver(msg) {
+		return
+	}
+	if p.opts.OnMessage != nil {
+		p.opts.OnMessage(msg)
+	}
+	p.inbox.add(msg)
+	switch msg.Kind() {
+	case jsonrpc.KindRequest:
+		p.running.Add(1)
+		go p.serve(msg)
+	case jsonrpc.KindNotification:
+		p.notified(msg)
+	case jsonrpc.KindResponse:
+		if p.opts.OnStrayResponse != nil {
+			p.opts.OnStrayResponse(msg)
+		}
+	}
+}
+
+// deliver hands an answer to the request waiting for it; false when none
+// waits. The request is forgotten at once, so a duplicate answer is stray.
+func (p *Peer) deliver(resp *jsonrpc.Message) bool {
+	key := resp.ID.Key()
+	p.mu.Lock()
+	ch, ok := p.pending[key]
+	if ok {
+		delete(p.pending, key)
+	}
+	p.mu.Unlock()
+	if ok {
+		ch <- resp // buffered, and only ever sent to once
+	}
+	return ok
+}
+
+func (p *Peer) notified(msg *jsonrpc.Message) {
+	if msg.Method == methodCancelled {
+		p.cancelInflight(msg)
+	}
+	p.handlersMu.RLock()
+	h := p.notifications[msg.Method]
+	p.handlersMu.RUnlock()
+	if h == nil {
+		h = p.opts.OtherNotifications
+	}
+	if h != nil {
+		h(p.ctx, msg)
+	}
+}
+
+// writtenKey carries, in a handler's context, the channel closed once the
+// handler's answer is written (or given up): a held request's Answer
+// returns only then.
+type writtenKey struct{}
+
+func (p *Peer) serve(req *jsonrpc.Message) {
+	defer p.running.Done()
+	written := make(chan struct{})
+	defer close(written)
+	ctx, fl := p.track(req.ID)
+	defer p.untrack(req.ID, fl)
+	ctx = context.WithValue(ctx, writtenKey{}, written)
+
+	result, rpcErr := p.handler(req.Method)(ctx, req)
+	if rpcErr == nil && isNoAnswer(result) {
+		return
+	}
+	if fl.cancelled.Load() && p.opts.AfterCancel == DropAnswer {
+		return
+	}
+	var resp *jsonrpc.Message
+	if rpcErr != nil {
+		resp = &jsonrpc.Message{JSONRPC: jsonrpc.Version, ID: req.ID, Error: rpcErr}
+	} else if r, err := jsonrpc.NewResult(req.ID, result); err != nil {
+		resp = jsonrpc.NewError(req.ID, codes.InternalError, err.Error(), nil)
+	} else {
+		resp = r
+	}
+	// The peer's context, not the handler's: a cancellation that lets the
+	// answer go out (SendAnswer) must not stop the write.
+	_ = p.Send(transport.WithRelatedRequest(p.ctx, req.ID), resp)
+}
+
+func (p *Peer) handler(method string) Handler {
+	p.handlersMu.RLock()
+	h := p.handlers[method]
+	p.handlersMu.RUnlock()
+	if h == nil {
+		h = p.opts.NotFound
+	}
+	if h == nil {
+		h = methodNotFound
+	}
+	return h
+}
+
+func methodNotFound(_ context.Context, req *jsonrpc.Message) (any, *jsonrpc.Error) {
+	return nil, &jsonrpc.Error{Code: codes.MethodNotFound, Message: "Method not found: " + req.Method}
+}
+
+// inflight is one request we serve.
+type inflight struct {
+	cancel    context.CancelFunc
+	cancelled atomic.Bool
+}
+
+func (p *Peer) track(id jsonrpc.ID) (context.Context, *inflight) {
+	ctx, cancel := context.WithCancel(p.ctx)
+	fl := &inflight{cancel: cancel}
+	p.inflightMu.Lock()
+	p.inflight[id.Key()] = fl
+	p.inflightMu.Unlock()
+	return ctx, fl
+}
+
+func (p *Peer) untrack(id jsonrpc.ID, fl *inflight) {
+	p.inflightMu.Lock()
+	if p.inflight[id.Key()] == fl {
+		delete(p.inflight, id.Key())
+	}
+	p.inflightMu.Unlock()
+	fl.cancel()
+}
+
+// cancelInflight handles notifications/cancelled: the request is marked
+// cancelled and, unless cancellations are ignored, its context ends.
+func (p *Peer) cancelInflight(msg *jsonrpc.Message) {
+	var params struct {
+		RequestID jsonrpc.ID `json:"requestId"`
+	}
+	if json.Unmarshal(msg.Params, &params) != nil || params.RequestID.IsZero() {
+		return // invalid cancellations are ignored (cancellation.mdx)
+	}
+	p.inflightMu.Lock()
+	fl, ok := p.inflight[params.RequestID.Key()]
+	p.inflightMu.Unlock()
+	if ok {
+		fl.cancelled.Store(true)
+		if p.opts.AfterCancel != IgnoreCancel {
+			fl.cancel()
+		}
+	}
+}
