@@ -1,19 +1,10 @@
 package scenarios
 
 import (
+	"github.com/mcpconform/mcpconform/fakes/fault"
 	g "github.com/onsi/ginkgo/v2"
 	. "github.com/onsi/gomega"
-
-	"github.com/mcpconform/mcpconform/fakes/server"
 )
-
-// useCatalogue replaces the package catalogue for one spec and restores the
-// real one afterwards.
-func useCatalogue(s ...*Scenario) {
-	saved := catalogue
-	catalogue = s
-	g.DeferCleanup(func() { catalogue = saved })
-}
 
 // validScenario is a scenario Validate accepts, with one check per name.
 func validScenario(id string, checks ...string) *Scenario {
@@ -26,102 +17,56 @@ func validScenario(id string, checks ...string) *Scenario {
 		Run:      func(*T) {},
 	}
 	for _, c := range checks {
-		s.Checks = append(s.Checks, Check{
-			ID:    id + "/" + c,
-			Title: "the " + c + " requirement",
-			Level: Must,
-			Spec:  "2025-11-25/basic/lifecycle.mdx#initialization",
+		s.Checks = append(s.Checks, &Check{
+			ID:     id + "/" + c,
+			Title:  "the " + c + " requirement",
+			Level:  Must,
+			Spec:   "2025-11-25/basic/lifecycle.mdx#initialization",
+			Faults: []*fault.Fault{syntheticFault},
 		})
 	}
 	return s
 }
 
-// killersFor names a fault for every check of the scenarios.
-func killersFor(s ...*Scenario) map[string][]string {
-	out := map[string][]string{}
-	for _, sc := range s {
-		for _, c := range sc.Checks {
-			out[c.ID] = []string{"fault-" + c.ID}
-		}
-	}
-	return out
-}
+// syntheticFault is the one fault of the synthetic reference peers.
+var syntheticFault = &fault.Fault{Name: "synthetic-fault"}
+
+var syntheticFaults = map[Side]fault.Set{ServerSide: {syntheticFault}, ClientSide: {syntheticFault}}
 
 var _ = g.Describe("Validate", func() {
-	g.Context("the real catalogue", func() {
-		g.It("is consistent and every check has a killing fault in the reference server", func() {
-			Expect(All()).NotTo(BeEmpty())
-			Expect(Validate(server.Killers())).To(Succeed())
-		})
-
-		g.It("is consistent without killers too", func() {
-			Expect(Validate(nil)).To(Succeed())
-		})
-
-		g.It("names no fault that kills a check outside the catalogue", func() {
-			known := map[string]bool{}
-			for _, c := range AllChecks() {
-				known[c.ID] = true
-			}
-			for id, faults := range server.Killers() {
-				Expect(known).To(HaveKey(id), "faults %v kill %q, which no scenario declares", faults, id)
-			}
-		})
-
-		g.It("lists the scenarios sorted by id and finds each of them", func() {
-			all := All()
-			for i := 1; i < len(all); i++ {
-				Expect(all[i-1].ID < all[i].ID).To(BeTrue(), "%s before %s", all[i-1].ID, all[i].ID)
-			}
-			for _, s := range all {
-				found, ok := Find(s.ID)
-				Expect(ok).To(BeTrue())
-				Expect(found).To(BeIdenticalTo(s))
-				for _, c := range s.Checks {
-					got, ok := s.Check(c.ID)
-					Expect(ok).To(BeTrue())
-					Expect(got).To(Equal(c))
-				}
-			}
-			_, ok := Find("no-such-scenario")
-			Expect(ok).To(BeFalse())
-		})
-	})
-
 	g.Context("a synthetic catalogue", func() {
 		g.It("accepts a well-formed one", func() {
 			a, b := validScenario("alpha", "one", "two-words"), validScenario("beta-2", "x")
-			useCatalogue(b, a)
-			Expect(Validate(killersFor(a, b))).To(Succeed())
-			Expect(Validate(nil)).To(Succeed())
-			Expect(All()).To(HaveExactElements(a, b))
-			Expect(AllChecks()).To(HaveLen(3))
-		})
-
-		g.It("restores the real catalogue after each synthetic case", func() {
-			_, ok := Find("alpha")
+			c := Catalogue{b, a}
+			Expect(c.Validate(syntheticFaults)).To(Succeed())
+			Expect(c.Sorted()).To(HaveExactElements(a, b))
+			Expect(c.Checks()).To(HaveLen(3))
+			Expect(c.Killers()[syntheticFault]).To(HaveLen(3))
+			found, ok := c.Find("beta-2")
+			Expect(ok).To(BeTrue())
+			Expect(found).To(BeIdenticalTo(b))
+			_, ok = c.Find("gamma")
 			Expect(ok).To(BeFalse())
-			Expect(Validate(server.Killers())).To(Succeed())
 		})
 
 		g.It("refuses a duplicate scenario id", func() {
 			a, b := validScenario("alpha", "one"), validScenario("alpha", "two")
-			useCatalogue(a, b)
-			Expect(Validate(killersFor(a, b))).To(MatchError(ContainSubstring(`duplicate scenario id "alpha"`)))
+
+			Expect(Catalogue{a, b}.Validate(syntheticFaults)).To(MatchError(ContainSubstring(`duplicate scenario id "alpha"`)))
 		})
 
 		g.It("refuses a duplicate check id within a scenario", func() {
 			a := validScenario("alpha", "one", "one")
-			useCatalogue(a)
-			Expect(Validate(killersFor(a))).To(MatchError(ContainSubstring(`duplicate check id "alpha/one"`)))
+
+			Expect(Catalogue{a}.Validate(syntheticFaults)).To(MatchError(ContainSubstring(`duplicate check id "alpha/one"`)))
 		})
 
 		g.DescribeTable("refuses a check id that is not <scenario id>/<kebab-case name>",
 			func(checkID string) {
 				a := validScenario("alpha", "one")
 				a.Checks[0].ID = checkID
-				useCatalogue(a)
-				Expect(Validate(map[string][]string{checkID: {"f"}})).To(MatchError(ContainSubstring("must be alpha/<kebab-case name>")))
+
+				Expect(Catalogue{a}.Validate(syntheticFaults)).To(MatchError(ContainSubstring("must be alpha/<kebab-case name>")))
 			},
 			g.Entry("another scenario's prefix", "beta/one"),
 			g.Entry("a prefix that only starts like the id", "alphabet/one"),
@@ -137,8 +82,8 @@ var _ = g.Describe("Validate", func() {
 		g.DescribeTable("refuses a scenario id that is not kebab-case",
 			func(id string) {
 				a := validScenario(id, "one")
-				useCatalogue(a)
-				Expect(Validate(killersFor(a))).To(MatchError(ContainSubstring("is not kebab-case")))
+
+				Expect(Catalogue{a}.Validate(syntheticFaults)).To(MatchError(ContainSubstring("is not kebab-case")))
 			},
 			g.Entry("capitals", "Alpha"),
 			g.Entry("an underscore", "alpha_beta"),
@@ -154,8 +99,8 @@ var _ = g.Describe("Validate", func() {
 			func(level Level) {
 				a := validScenario("alpha", "one")
 				a.Checks[0].Level = level
-				useCatalogue(a)
-				Expect(Validate(killersFor(a))).To(MatchError("check alpha/one has no level"))
+
+				Expect(Catalogue{a}.Validate(syntheticFaults)).To(MatchError("check alpha/one has no level"))
 			},
 			g.Entry("empty", Level("")),
 			g.Entry("lower case", Level("must")),
@@ -166,8 +111,8 @@ var _ = g.Describe("Validate", func() {
 			func(level Level) {
 				a := validScenario("alpha", "one")
 				a.Checks[0].Level = level
-				useCatalogue(a)
-				Expect(Validate(killersFor(a))).To(Succeed())
+
+				Expect(Catalogue{a}.Validate(syntheticFaults)).To(Succeed())
 			},
 			g.Entry(nil, Must), g.Entry(nil, Should), g.Entry(nil, May),
 		)
@@ -176,11 +121,10 @@ var _ = g.Describe("Validate", func() {
 			func(ref string, valid bool) {
 				a := validScenario("alpha", "one")
 				a.Checks[0].Spec = ref
-				useCatalogue(a)
 				if valid {
-					Expect(Validate(killersFor(a))).To(Succeed())
+					Expect(Catalogue{a}.Validate(syntheticFaults)).To(Succeed())
 				} else {
-					Expect(Validate(killersFor(a))).To(MatchError(ContainSubstring("has no valid spec reference")))
+					Expect(Catalogue{a}.Validate(syntheticFaults)).To(MatchError(ContainSubstring("has no valid spec reference")))
 				}
 			},
 			g.Entry("a dated page with a section", "2025-11-25/basic/lifecycle.mdx#version-negotiation", true),
@@ -204,16 +148,16 @@ var _ = g.Describe("Validate", func() {
 		g.It("refuses a check without a title", func() {
 			a := validScenario("alpha", "one")
 			a.Checks[0].Title = ""
-			useCatalogue(a)
-			Expect(Validate(killersFor(a))).To(MatchError("check alpha/one has no title"))
+
+			Expect(Catalogue{a}.Validate(syntheticFaults)).To(MatchError("check alpha/one has no title"))
 		})
 
 		g.DescribeTable("refuses a scenario without a body, versions, family or title",
 			func(spoil func(*Scenario)) {
 				a := validScenario("alpha", "one")
 				spoil(a)
-				useCatalogue(a)
-				Expect(Validate(killersFor(a))).To(MatchError("scenario alpha lacks a body, versions, family or title"))
+
+				Expect(Catalogue{a}.Validate(syntheticFaults)).To(MatchError("scenario alpha lacks a body, versions, family or title"))
 			},
 			g.Entry("no body", func(s *Scenario) { s.Run = nil }),
 			g.Entry("no versions", func(s *Scenario) { s.Versions = nil }),
@@ -223,23 +167,24 @@ var _ = g.Describe("Validate", func() {
 
 		g.It("refuses a check that no fault kills", func() {
 			a := validScenario("alpha", "one", "two")
-			useCatalogue(a)
-			killers := killersFor(a)
-			delete(killers, "alpha/two")
-			Expect(Validate(killers)).To(MatchError("check alpha/two has no fault in the reference server that makes it fail"))
-
-			killers["alpha/two"] = []string{}
-			Expect(Validate(killers)).To(MatchError(ContainSubstring("alpha/two has no fault")))
-
-			Expect(Validate(map[string][]string{})).To(MatchError(ContainSubstring("alpha/one has no fault")))
-			Expect(Validate(nil)).To(Succeed(), "a nil killer map skips the killer check")
+			a.Checks[1].Faults = nil
+			Expect(Catalogue{a}.Validate(syntheticFaults)).To(MatchError("check alpha/two has no fault in the reference server that makes it fail"))
+			a.Side = ClientSide
+			Expect(Catalogue{a}.Validate(syntheticFaults)).To(MatchError("check alpha/two has no fault in the reference client that makes it fail"))
 		})
 
-		g.It("refuses a real check once its faults are taken away", func() {
-			killers := server.Killers()
-			victim := AllChecks()[0].ID
-			delete(killers, victim)
-			Expect(Validate(killers)).To(MatchError(ContainSubstring(victim + " has no fault")))
+		g.It("refuses a fault of the other side's reference peer", func() {
+			a := validScenario("alpha", "one")
+			serverOnly := map[Side]fault.Set{ServerSide: {syntheticFault}}
+			Expect(Catalogue{a}.Validate(serverOnly)).To(Succeed())
+			a.Side = ClientSide
+			Expect(Catalogue{a}.Validate(serverOnly)).To(MatchError("check alpha/one names a fault that is not one of the reference client's"))
+		})
+
+		g.It("refuses a scenario without a side", func() {
+			a := validScenario("alpha", "one")
+			a.Side = ""
+			Expect(Catalogue{a}.Validate(syntheticFaults)).To(MatchError("scenario alpha has no side"))
 		})
 	})
 })

@@ -23,7 +23,7 @@ func synthetic(run func(t *T), names ...string) *Scenario {
 		Run:      run,
 	}
 	for _, n := range names {
-		s.Checks = append(s.Checks, Check{
+		s.Checks = append(s.Checks, &Check{
 			ID:    "synthetic/" + n,
 			Title: "the " + n + " requirement",
 			Level: Should,
@@ -31,6 +31,17 @@ func synthetic(run func(t *T), names ...string) *Scenario {
 		})
 	}
 	return s
+}
+
+// named is the scenario's check synthetic/<name>; a name it lacks gives a
+// check of no scenario, as a misuse would.
+func named(t *T, name string) *Check {
+	for _, c := range t.Scenario().Checks {
+		if c.ID == "synthetic/"+name {
+			return c
+		}
+	}
+	return &Check{ID: "synthetic/" + name}
 }
 
 // outcomes maps check ids to their outcome, and messages to their message.
@@ -74,25 +85,25 @@ var _ = g.Describe("Execute", func() {
 
 	g.It("gives every check a verdict, in catalogue order, whatever order the body judged them in", func() {
 		s := synthetic(func(t *T) {
-			t.Skip("synthetic/c", "the target lacks the fixture")
-			t.Fail("synthetic/b", "error -32602", "result {}")
-			t.Pass("synthetic/a")
+			t.Skip(named(t, "c"), "the target lacks the fixture")
+			t.Fail(named(t, "b"), "error -32602", "result {}")
+			t.Pass(named(t, "a"))
 		}, "a", "b", "c")
 		r := Execute(ctx, s, Env{})
 		Expect(r.Scenario).To(BeIdenticalTo(s))
 		Expect(ids(r)).To(Equal([]string{"synthetic/a", "synthetic/b", "synthetic/c"}))
 		Expect(r.Verdicts[0]).To(gs.MatchFields(gs.IgnoreExtras, gs.Fields{
-			"Check":   Equal(s.Checks[0]),
+			"Check":   Equal(*s.Checks[0]),
 			"Outcome": Equal(Pass),
 			"Message": BeEmpty(),
 		}))
 		Expect(r.Verdicts[1]).To(gs.MatchFields(gs.IgnoreExtras, gs.Fields{
-			"Check":   Equal(s.Checks[1]),
+			"Check":   Equal(*s.Checks[1]),
 			"Outcome": Equal(Fail),
 			"Message": Equal("Expected: error -32602\nActual:   result {}"),
 		}))
 		Expect(r.Verdicts[2]).To(gs.MatchFields(gs.IgnoreExtras, gs.Fields{
-			"Check":   Equal(s.Checks[2]),
+			"Check":   Equal(*s.Checks[2]),
 			"Outcome": Equal(Skip),
 			"Message": Equal("the target lacks the fixture"),
 		}))
@@ -113,8 +124,8 @@ var _ = g.Describe("Execute", func() {
 	g.It("passes or fails with Judge and reports which", func() {
 		var yes, no bool
 		r := Execute(ctx, synthetic(func(t *T) {
-			yes = t.Judge("synthetic/a", true, "x", "x")
-			no = t.Judge("synthetic/b", false, "status working", "status completed")
+			yes = t.Judge(named(t, "a"), true, "x", "x")
+			no = t.Judge(named(t, "b"), false, "status working", "status completed")
 		}, "a", "b"), Env{})
 		Expect(yes).To(BeTrue())
 		Expect(no).To(BeFalse())
@@ -126,9 +137,9 @@ var _ = g.Describe("Execute", func() {
 	g.Context("judging the same check twice", func() {
 		g.It("keeps the first failure over a later pass", func() {
 			r := Execute(ctx, synthetic(func(t *T) {
-				t.Fail("synthetic/a", "first", "one")
-				t.Pass("synthetic/a")
-				t.Judge("synthetic/a", true, "", "")
+				t.Fail(named(t, "a"), "first", "one")
+				t.Pass(named(t, "a"))
+				t.Judge(named(t, "a"), true, "", "")
 			}, "a"), Env{})
 			Expect(r.Verdicts).To(HaveLen(1))
 			Expect(r.Verdicts[0].Outcome).To(Equal(Fail))
@@ -137,9 +148,9 @@ var _ = g.Describe("Execute", func() {
 
 		g.It("keeps the first failure over a later failure or skip", func() {
 			r := Execute(ctx, synthetic(func(t *T) {
-				t.Fail("synthetic/a", "first", "one")
-				t.Fail("synthetic/a", "second", "two")
-				t.Skip("synthetic/a", "never mind")
+				t.Fail(named(t, "a"), "first", "one")
+				t.Fail(named(t, "a"), "second", "two")
+				t.Skip(named(t, "a"), "never mind")
 			}, "a"), Env{})
 			Expect(r.Verdicts[0].Outcome).To(Equal(Fail))
 			Expect(r.Verdicts[0].Message).To(Equal("Expected: first\nActual:   one"))
@@ -147,8 +158,8 @@ var _ = g.Describe("Execute", func() {
 
 		g.It("lets a later failure override a pass", func() {
 			r := Execute(ctx, synthetic(func(t *T) {
-				t.Pass("synthetic/a")
-				t.Fail("synthetic/a", "no error", "error -32603")
+				t.Pass(named(t, "a"))
+				t.Fail(named(t, "a"), "no error", "error -32603")
 			}, "a"), Env{})
 			Expect(r.Verdicts[0].Outcome).To(Equal(Fail))
 			Expect(r.Verdicts[0].Message).To(Equal("Expected: no error\nActual:   error -32603"))
@@ -158,11 +169,11 @@ var _ = g.Describe("Execute", func() {
 	g.It("skips the checks not yet judged with \"not judged: …\" when the body is Blocked", func() {
 		after := false
 		r := Execute(ctx, synthetic(func(t *T) {
-			t.Fail("synthetic/a", "an InitializeResult", "error -32600")
-			t.Pass("synthetic/c")
+			t.Fail(named(t, "a"), "an InitializeResult", "error -32600")
+			t.Pass(named(t, "c"))
 			t.Blocked("the %s handshake failed: %v", "initialize", errors.New("error -32600"))
 			after = true
-			t.Pass("synthetic/b")
+			t.Pass(named(t, "b"))
 		}, "a", "b", "c", "d"), Env{})
 		Expect(after).To(BeFalse(), "Blocked stops the body")
 		Expect(outcomes(r)).To(Equal(map[string]Outcome{
@@ -175,7 +186,7 @@ var _ = g.Describe("Execute", func() {
 	g.It("skips the checks not yet judged with the reason when the body calls SkipRest", func() {
 		after := false
 		r := Execute(ctx, synthetic(func(t *T) {
-			t.Pass("synthetic/a")
+			t.Pass(named(t, "a"))
 			t.SkipRest("the server does not declare capabilities.tasks")
 			after = true
 		}, "a", "b", "c"), Env{})
@@ -187,7 +198,7 @@ var _ = g.Describe("Execute", func() {
 	g.It("makes the checks not yet judged errors when the body Aborts", func() {
 		after := false
 		r := Execute(ctx, synthetic(func(t *T) {
-			t.Skip("synthetic/a", "not applicable")
+			t.Skip(named(t, "a"), "not applicable")
 			t.Abort("could not reach the target (%s): %v", "http: http://example.invalid/mcp", "refused")
 			after = true
 		}, "a", "b", "c"), Env{})
@@ -201,7 +212,7 @@ var _ = g.Describe("Execute", func() {
 			var r *Result
 			Expect(func() {
 				r = Execute(ctx, synthetic(func(t *T) {
-					t.Pass("synthetic/a")
+					t.Pass(named(t, "a"))
 					panic(value)
 				}, "a", "b", "c"), Env{})
 			}).NotTo(Panic())
@@ -227,7 +238,7 @@ var _ = g.Describe("Execute", func() {
 
 	g.It("makes a check the body forgot an error: it ended without judging", func() {
 		r := Execute(ctx, synthetic(func(t *T) {
-			t.Pass("synthetic/a")
+			t.Pass(named(t, "a"))
 		}, "a", "b"), Env{})
 		Expect(outcomes(r)).To(Equal(map[string]Outcome{"synthetic/a": Pass, "synthetic/b": Errored}))
 		Expect(messages(r)["synthetic/b"]).To(Equal(endedWithout))
@@ -238,13 +249,13 @@ var _ = g.Describe("Execute", func() {
 			run, cancel := context.WithCancel(ctx)
 			defer cancel()
 			r := Execute(run, synthetic(func(t *T) {
-				t.Fail("synthetic/a", "a response", "no response")
+				t.Fail(named(t, "a"), "a response", "no response")
 				cancel()
 				Expect(t.Ctx.Err()).To(HaveOccurred())
-				t.Fail("synthetic/a", "ignored", "ignored")
-				t.Fail("synthetic/b", "a response", "no response: context canceled")
-				t.Pass("synthetic/c")
-				t.Skip("synthetic/d", "no fixture")
+				t.Fail(named(t, "a"), "ignored", "ignored")
+				t.Fail(named(t, "b"), "a response", "no response: context canceled")
+				t.Pass(named(t, "c"))
+				t.Skip(named(t, "d"), "no fixture")
 			}, "a", "b", "c", "d", "e"), Env{})
 			Expect(outcomes(r)).To(Equal(map[string]Outcome{
 				"synthetic/a": Fail, "synthetic/b": Errored, "synthetic/c": Pass, "synthetic/d": Skip, "synthetic/e": Errored,
@@ -259,7 +270,7 @@ var _ = g.Describe("Execute", func() {
 			done, cancel := context.WithCancel(ctx)
 			cancel()
 			r := Execute(done, synthetic(func(t *T) {
-				t.Judge("synthetic/a", false, "x", "y")
+				t.Judge(named(t, "a"), false, "x", "y")
 			}, "a", "b"), Env{})
 			Expect(outcomes(r)).To(Equal(map[string]Outcome{"synthetic/a": Errored, "synthetic/b": Errored}))
 			Expect(messages(r)["synthetic/b"]).To(Equal(pastDeadline))
@@ -288,10 +299,10 @@ var _ = g.Describe("Execute", func() {
 
 	g.It("raises the level of an escalated check in its verdict, judged or not, and says why in the transcript", func() {
 		s := synthetic(func(t *T) {
-			t.Escalate("synthetic/a", Must, "two authorization contexts were given")
-			t.Escalate("synthetic/b", Must, "two authorization contexts were given")
-			t.Fail("synthetic/a", "error -32602", "the foreign task")
-			t.Pass("synthetic/c")
+			t.Escalate(named(t, "a"), Must, "two authorization contexts were given")
+			t.Escalate(named(t, "b"), Must, "two authorization contexts were given")
+			t.Fail(named(t, "a"), "error -32602", "the foreign task")
+			t.Pass(named(t, "c"))
 			// synthetic/b is left unjudged.
 		}, "a", "b", "c")
 		r := Execute(ctx, s, Env{})
@@ -305,24 +316,24 @@ var _ = g.Describe("Execute", func() {
 		Expect(s.Checks[0].Level).To(Equal(Should), "the catalogue itself is not changed")
 	})
 
-	g.DescribeTable("makes judging an unknown check id a defect: the rest are errors",
+	g.DescribeTable("makes judging a check of another scenario a defect: the rest are errors",
 		func(judge func(t *T)) {
 			after := false
 			r := Execute(ctx, synthetic(func(t *T) {
-				t.Pass("synthetic/a")
+				t.Pass(named(t, "a"))
 				judge(t)
 				after = true
 			}, "a", "b"), Env{})
 			Expect(after).To(BeFalse())
 			Expect(outcomes(r)).To(Equal(map[string]Outcome{"synthetic/a": Pass, "synthetic/b": Errored}))
-			Expect(messages(r)["synthetic/b"]).To(Equal(`scenario synthetic judged unknown check "synthetic/nope" (a defect in mcpconform)`))
+			Expect(messages(r)["synthetic/b"]).To(Equal(`scenario synthetic judged check synthetic/nope, which is not its own (a defect in mcpconform)`))
 			Expect(ids(r)).NotTo(ContainElement("synthetic/nope"))
 		},
-		g.Entry("Pass", func(t *T) { t.Pass("synthetic/nope") }),
-		g.Entry("Fail", func(t *T) { t.Fail("synthetic/nope", "x", "y") }),
-		g.Entry("Judge", func(t *T) { t.Judge("synthetic/nope", true, "x", "y") }),
-		g.Entry("Skip", func(t *T) { t.Skip("synthetic/nope", "why") }),
-		g.Entry("Escalate", func(t *T) { t.Escalate("synthetic/nope", Must, "why") }),
+		g.Entry("Pass", func(t *T) { t.Pass(named(t, "nope")) }),
+		g.Entry("Fail", func(t *T) { t.Fail(named(t, "nope"), "x", "y") }),
+		g.Entry("Judge", func(t *T) { t.Judge(named(t, "nope"), true, "x", "y") }),
+		g.Entry("Skip", func(t *T) { t.Skip(named(t, "nope"), "why") }),
+		g.Entry("Escalate", func(t *T) { t.Escalate(named(t, "nope"), Must, "why") }),
 	)
 
 	g.It("accepts verdicts from several goroutines of the body", func() {
@@ -331,8 +342,8 @@ var _ = g.Describe("Execute", func() {
 			var wg sync.WaitGroup
 			for i, n := range names {
 				wg.Go(func() {
-					id := "synthetic/" + n
-					t.Step("judge %s", id)
+					id := named(t, n)
+					t.Step("judge %s", id.ID)
 					if i%2 == 0 {
 						t.Escalate(id, Must, "even")
 						t.Pass(id)
@@ -357,12 +368,56 @@ var _ = g.Describe("Execute", func() {
 		}
 	})
 
+	g.It("closes the gate on Unreachable, and judges nothing behind a closed gate", func() {
+		gate := &Gate{}
+		ran := false
+		r := Execute(ctx, synthetic(func(t *T) {
+			t.Pass(named(t, "a"))
+			t.Unreachable("initialize was not answered")
+		}, "a", "b"), Env{Gate: gate, Transport: "stdio", Version: "2025-11-25"})
+		Expect(outcomes(r)).To(Equal(map[string]Outcome{"synthetic/a": Pass, "synthetic/b": Skip}))
+		Expect(messages(r)["synthetic/b"]).To(Equal("not judged: initialize was not answered"))
+		reason, closed := gate.Closed()
+		Expect(closed).To(BeTrue())
+		Expect(reason).To(Equal("the target could not complete the handshake in synthetic over stdio at 2025-11-25: initialize was not answered"))
+
+		r = Execute(ctx, synthetic(func(t *T) { ran = true }, "c"), Env{Gate: gate})
+		Expect(ran).To(BeFalse(), "no body runs behind a closed gate")
+		Expect(outcomes(r)).To(Equal(map[string]Outcome{"synthetic/c": Skip}))
+		Expect(messages(r)["synthetic/c"]).To(Equal("not judged: " + reason))
+
+		gate.Close("a later reason")
+		again, _ := gate.Closed()
+		Expect(again).To(Equal(reason), "the first reason stays")
+	})
+
+	g.It("runs the cleanups a driver registered, last first, even when the body aborts", func() {
+		var order []string
+		Execute(ctx, synthetic(func(t *T) {
+			t.Cleanup(func() { order = append(order, "first") })
+			t.Cleanup(func() { order = append(order, "second") })
+			t.AddStderr("target said goodbye\n")
+			t.Abort("cannot reach the target")
+		}, "a"), Env{})
+		Expect(order).To(Equal([]string{"second", "first"}))
+	})
+
+	g.It("keeps what the driver saw on stderr", func() {
+		r := Execute(ctx, synthetic(func(t *T) {
+			t.AddStderr("one\n")
+			t.AddStderr("")
+			t.AddStderr("two\n")
+			t.Pass(named(t, "a"))
+		}, "a"), Env{})
+		Expect(r.Stderr).To(Equal("one\ntwo\n"))
+	})
+
 	g.It("announces steps to Env.Step and records them in the transcript", func() {
 		var steps []string
 		r := Execute(ctx, synthetic(func(t *T) {
 			t.Step("call %s as a task on session %s", "test_task_working", "A")
 			t.Step("no arguments")
-			t.Pass("synthetic/a")
+			t.Pass(named(t, "a"))
 		}, "a"), Env{Step: func(text string) { steps = append(steps, text) }})
 		Expect(steps).To(Equal([]string{"call test_task_working as a task on session A", "no arguments"}))
 		Expect(r.Transcript).To(ContainSubstring("step: call test_task_working as a task on session A\n"))
@@ -373,7 +428,7 @@ var _ = g.Describe("Execute", func() {
 		r := Execute(ctx, synthetic(func(t *T) {
 			t.Step("alone")
 			Expect(t.Transcript().String()).To(ContainSubstring("step: alone"))
-			t.Pass("synthetic/a")
+			t.Pass(named(t, "a"))
 		}, "a"), Env{})
 		Expect(r.Transcript).To(ContainSubstring("step: alone"))
 	})
@@ -384,17 +439,17 @@ var _ = g.Describe("Execute", func() {
 			var got context.Context
 			Execute(ctx, synthetic(func(t *T) { env, got = t.Env, t.Ctx }), Env{Version: "2025-11-25", Transport: "stdio"})
 			Expect(got).To(BeIdenticalTo(ctx))
-			Expect(env.ResponseTimeout).To(Equal(5 * time.Second))
-			Expect(env.QuietWindow).To(Equal(250 * time.Millisecond))
+			Expect(env.Timing.ResponseTimeout).To(Equal(5 * time.Second))
+			Expect(env.Timing.QuietWindow).To(Equal(250 * time.Millisecond))
 			Expect(env.Version).To(Equal("2025-11-25"))
 			Expect(env.Transport).To(Equal("stdio"))
 		})
 
 		g.It("keeps the timeouts it was given", func() {
 			var env Env
-			Execute(ctx, synthetic(func(t *T) { env = t.Env }), Env{ResponseTimeout: time.Minute, QuietWindow: time.Second})
-			Expect(env.ResponseTimeout).To(Equal(time.Minute))
-			Expect(env.QuietWindow).To(Equal(time.Second))
+			Execute(ctx, synthetic(func(t *T) { env = t.Env }), Env{Timing: Timing{ResponseTimeout: time.Minute, QuietWindow: time.Second}})
+			Expect(env.Timing.ResponseTimeout).To(Equal(time.Minute))
+			Expect(env.Timing.QuietWindow).To(Equal(time.Second))
 		})
 
 		g.It("bounds each Wait by the response timeout and by the scenario's context", func() {
@@ -411,7 +466,7 @@ var _ = g.Describe("Execute", func() {
 				Expect(w.Err()).NotTo(HaveOccurred())
 				cancel()
 				Expect(w.Done()).To(BeClosed())
-			}), Env{ResponseTimeout: 3 * time.Second})
+			}), Env{Timing: Timing{ResponseTimeout: 3 * time.Second}})
 		})
 	})
 })

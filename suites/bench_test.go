@@ -6,10 +6,10 @@ import (
 	"testing"
 	"time"
 
-	"github.com/mcpconform/mcpconform/fakes/client"
 	"github.com/mcpconform/mcpconform/fakes/server"
 	"github.com/mcpconform/mcpconform/scenarios"
 	"github.com/mcpconform/mcpconform/suites"
+	"github.com/mcpconform/mcpconform/transport"
 )
 
 // BenchmarkTasksFamily runs every tasks-family scenario once per iteration
@@ -22,14 +22,14 @@ func BenchmarkTasksFamily(b *testing.B) {
 	if out, err := exec.Command("go", "build", "-o", exe, "github.com/mcpconform/mcpconform/cmd/mcpconform").CombinedOutput(); err != nil {
 		b.Fatalf("build: %v\n%s", err, out)
 	}
-	for _, tr := range []string{client.KindStdio, client.KindHTTP, client.KindWS} {
+	for _, tr := range []string{string(transport.Stdio), string(transport.HTTP), string(transport.WS)} {
 		b.Run(tr, func(b *testing.B) {
-			ref, err := suites.StartReference(context.Background(), tr, server.ReferenceOptions{}, exe)
+			ref, err := suites.StartReference(context.Background(), transport.Kind(tr), server.ReferenceOptions{}, exe)
 			if err != nil {
 				b.Fatal(err)
 			}
 			defer ref.Stop()
-			cfg := suites.Config{Env: scenarios.Env{Target: ref.Target, Version: "2025-11-25", Transport: tr, ResponseTimeout: 5 * time.Second},
+			cfg := suites.Config{Env: scenarios.Env{Target: ref.Target, Version: "2025-11-25", Transport: tr, Timing: scenarios.Timing{ResponseTimeout: 5 * time.Second}},
 				Select: func(s *scenarios.Scenario) bool { return s.Family == "tasks" }}
 			family := cfg.Applicable()
 			b.ResetTimer()

@@ -10,11 +10,13 @@ import (
 	"sync"
 	"time"
 
+	"github.com/mcpconform/mcpconform/fakes/client"
 	"github.com/mcpconform/mcpconform/fakes/fault"
 	"github.com/mcpconform/mcpconform/fakes/server"
 	"github.com/mcpconform/mcpconform/protocol"
 	"github.com/mcpconform/mcpconform/scenarios"
 	"github.com/mcpconform/mcpconform/scenarios/catalogue"
+	"github.com/mcpconform/mcpconform/scenarios/clientside"
 	"github.com/mcpconform/mcpconform/transport"
 )
 
@@ -35,6 +37,7 @@ type SelfTestOptions struct {
 
 // Run identifies one pass of the catalogue.
 type Run struct {
+	Side      scenarios.Side
 	Fault     *fault.Fault // nil for the reference itself
 	Transport string
 	Version   string
@@ -45,7 +48,7 @@ func (r Run) String() string {
 	if r.Fault != nil {
 		name = r.Fault.Name
 	}
-	return fmt.Sprintf("%s over %s at %s", name, r.Transport, r.Version)
+	return fmt.Sprintf("%s %s over %s at %s", peerName(r.Side), name, r.Transport, r.Version)
 }
 
 // RunOutcome is what one pass concluded.
@@ -76,21 +79,39 @@ func SelfTest(ctx context.Context, opts SelfTestOptions) (*SelfTestReport, error
 		opts.Parallel = 4
 	}
 	var runs []Run
-	faults := server.Faults()
-	for _, tr := range opts.Transports {
-		for _, v := range opts.Versions {
-			if !opts.SkipReference {
-				runs = append(runs, Run{Transport: tr, Version: v})
-			}
-			for _, f := range faults {
-				if len(opts.Faults) > 0 && !slices.Contains(opts.Faults, f.Name) {
+	for _, side := range []scenarios.Side{scenarios.ServerSide, scenarios.ClientSide} {
+		faults := catalogue.Faults()[side]
+		for _, tr := range opts.Transports {
+			for _, v := range opts.Versions {
+				if len(catalogue.All().Side(side)) == 0 || !appliesSomewhere(side, tr, v) {
 					continue
 				}
-				if f.ObservableOn(tr, v) {
-					runs = append(runs, Run{Fault: f, Transport: tr, Version: v})
+				if !opts.SkipReference && len(opts.Faults) == 0 {
+					runs = append(runs, Run{Side: side, Transport: tr, Version: v})
+				}
+				for _, f := range faults {
+					if len(opts.Faults) > 0 && !slices.Contains(opts.Faults, f.Name) {
+						continue
+					}
+					if f.ObservableOn(tr, v) {
+						runs = append(runs, Run{Side: side, Fault: f, Transport: tr, Version: v})
+					}
 				}
 			}
 		}
+	}
+	if !opts.SkipReference && len(opts.Faults) > 0 {
+		// The reference runs only where the selected faults run.
+		var refs []Run
+		seen := map[Run]bool{}
+		for _, r := range runs {
+			ref := Run{Side: r.Side, Transport: r.Transport, Version: r.Version}
+			if !seen[ref] {
+				seen[ref] = true
+				refs = append(refs, ref)
+			}
+		}
+		runs = append(refs, runs...)
 	}
 	report := &SelfTestReport{Outcomes: make([]RunOutcome, len(runs))}
 	sem := make(chan struct{}, opts.Parallel)
@@ -121,7 +142,7 @@ func SelfTest(ctx context.Context, opts SelfTestOptions) (*SelfTestReport, error
 	}
 	// A fault that no transport and version at all can show is a defect of
 	// the catalogue; one merely outside this selection is not run.
-	for _, f := range faults {
+	for _, f := range append(server.Faults(), client.Faults()...) {
 		seen := false
 		for _, tr := range []string{"stdio", "http", "ws"} {
 			for _, v := range protocol.Supported() {
@@ -137,17 +158,17 @@ func SelfTest(ctx context.Context, opts SelfTestOptions) (*SelfTestReport, error
 
 func runOnce(ctx context.Context, run Run, opts SelfTestOptions) RunOutcome {
 	out := RunOutcome{Run: run}
-	ref, err := StartReference(ctx, transport.Kind(run.Transport), server.ReferenceOptions{Fault: run.Fault}, opts.Exe)
+	target, stop, err := referenceTarget(ctx, run, opts.Exe)
 	if err != nil {
 		out.Problems = append(out.Problems, fmt.Sprintf("%s: could not start: %v", run, err))
 		return out
 	}
-	defer ref.Stop()
+	defer stop()
 	timing := opts.Timing
 	if timing.ScenarioTimeout == 0 {
 		timing.ScenarioTimeout = 30 * time.Second
 	}
-	cfg := Config{Env: scenarios.Env{Target: ref.Target, Version: run.Version, Transport: run.Transport, Timing: timing, Gate: &scenarios.Gate{}}}
+	cfg := Config{Side: run.Side, Env: scenarios.Env{Target: target, Version: run.Version, Transport: run.Transport, Timing: timing, Gate: &scenarios.Gate{}}}
 	timeout := timing.OrDefaults().ScenarioTimeout
 	why := map[string]string{} // the reference's failures, for the report
 	for _, s := range cfg.Applicable() {
@@ -207,7 +228,7 @@ func firstLine(s string) string {
 
 // Print writes the kill matrix: fault → the checks it failed, per run.
 func (r *SelfTestReport) Print(w io.Writer) {
-	fmt.Fprintf(w, "\n%-34s %-6s %-11s %s\n", "FAULT", "VIA", "VERSION", "CHECKS FAILED")
+	fmt.Fprintf(w, "\n%-6s %-34s %-6s %-11s %s\n", "PEER", "FAULT", "VIA", "VERSION", "CHECKS FAILED")
 	for _, o := range r.Outcomes {
 		name := "(reference)"
 		if o.Fault != nil {
@@ -217,7 +238,7 @@ func (r *SelfTestReport) Print(w io.Writer) {
 		if failed == "" {
 			failed = "-"
 		}
-		fmt.Fprintf(w, "%-34s %-6s %-11s %s\n", name, o.Transport, o.Version, failed)
+		fmt.Fprintf(w, "%-6s %-34s %-6s %-11s %s\n", peerName(o.Side), name, o.Transport, o.Version, failed)
 	}
 	if len(r.Problems) == 0 {
 		fmt.Fprintf(w, "\nself-test passed: %d runs, the reference passes every check and each fault fails exactly its own check.\n", len(r.Outcomes))
@@ -227,4 +248,37 @@ func (r *SelfTestReport) Print(w io.Writer) {
 	for _, p := range r.Problems {
 		fmt.Fprintf(w, "  - %s\n", p)
 	}
+}
+
+func peerName(side scenarios.Side) string {
+	if side == scenarios.ClientSide {
+		return "client"
+	}
+	return "server"
+}
+
+// appliesSomewhere reports whether any scenario of side runs on tr at v.
+func appliesSomewhere(side scenarios.Side, tr, v string) bool {
+	return len(Config{Side: side, Env: scenarios.Env{Transport: tr, Version: v}}.Applicable()) > 0
+}
+
+// referenceTarget is the reference peer of a run, and how to stop it: the
+// reference server (or a fault of it) for the server side, the reference
+// client's command for the client side.
+func referenceTarget(ctx context.Context, run Run, exe string) (scenarios.Target, func(), error) {
+	if run.Side == scenarios.ClientSide {
+		if exe == "" {
+			return nil, nil, fmt.Errorf("the reference client needs the mcpconform binary")
+		}
+		argv := []string{exe, "fake-client"}
+		if run.Fault != nil {
+			argv = append(argv, "--fault", run.Fault.Name)
+		}
+		return clientside.Target{Argv: argv, RelayExe: exe}, func() {}, nil
+	}
+	ref, err := StartReference(ctx, transport.Kind(run.Transport), server.ReferenceOptions{Fault: run.Fault}, exe)
+	if err != nil {
+		return nil, nil, err
+	}
+	return ref.Target, ref.Stop, nil
 }

@@ -9,10 +9,11 @@ import (
 	. "github.com/onsi/gomega"
 	"github.com/onsi/gomega/gexec"
 
-	"github.com/mcpconform/mcpconform/fakes/client"
 	"github.com/mcpconform/mcpconform/fakes/server"
 	"github.com/mcpconform/mcpconform/scenarios"
+	"github.com/mcpconform/mcpconform/scenarios/clientside"
 	"github.com/mcpconform/mcpconform/suites"
+	"github.com/mcpconform/mcpconform/transport"
 )
 
 func TestSuites(t *testing.T) {
@@ -24,7 +25,7 @@ var (
 	exe        string
 	references = map[string]*suites.Reference{}
 	versions   = []string{"2025-11-25", "2026-07-28"}
-	transports = []string{client.KindStdio, client.KindHTTP, client.KindWS}
+	transports = []string{string(transport.Stdio), string(transport.HTTP), string(transport.WS)}
 )
 
 var _ = BeforeSuite(func() {
@@ -33,7 +34,7 @@ var _ = BeforeSuite(func() {
 	Expect(err).NotTo(HaveOccurred())
 	DeferCleanup(gexec.CleanupBuildArtifacts)
 	for _, tr := range transports {
-		ref, err := suites.StartReference(context.Background(), tr, server.ReferenceOptions{}, exe)
+		ref, err := suites.StartReference(context.Background(), transport.Kind(tr), server.ReferenceOptions{}, exe)
 		Expect(err).NotTo(HaveOccurred())
 		references[tr] = ref
 		DeferCleanup(ref.Stop)
@@ -47,12 +48,28 @@ var _ = Describe("the catalogue against the reference server", func() {
 	for _, tr := range transports {
 		for _, v := range versions {
 			configs = append(configs, suites.Config{
-				Name:            tr + " " + v,
-				Env:             scenarios.Env{Version: v, Transport: tr, ResponseTimeout: 5 * time.Second},
-				ScenarioTimeout: 30 * time.Second,
-				Resolve:         func(env *scenarios.Env) { env.Target = references[tr].Target },
+				Name:    tr + " " + v,
+				Env:     scenarios.Env{Version: v, Transport: tr, Timing: scenarios.Timing{ResponseTimeout: 5 * time.Second, ScenarioTimeout: 30 * time.Second}},
+				Resolve: func(env *scenarios.Env) { env.Target = references[tr].Target },
 			})
 		}
+	}
+	suites.Define(configs, suites.NewCollector())
+})
+
+// The client-side catalogue against the reference client, launched per
+// scenario as a real process, over every transport.
+var _ = Describe("the catalogue against the reference client", func() {
+	var configs []suites.Config
+	for _, tr := range transports {
+		configs = append(configs, suites.Config{
+			Name: "client " + tr + " 2025-11-25",
+			Side: scenarios.ClientSide,
+			Env:  scenarios.Env{Version: "2025-11-25", Transport: tr, Timing: scenarios.Timing{ScenarioTimeout: 30 * time.Second}},
+			Resolve: func(env *scenarios.Env) {
+				env.Target = clientside.Target{Argv: []string{exe, "fake-client"}, RelayExe: exe}
+			},
+		})
 	}
 	suites.Define(configs, suites.NewCollector())
 })
@@ -63,10 +80,10 @@ var _ = Describe("the catalogue against the reference server", func() {
 var _ = Describe("the tasks family against a server that holds task requests for tasks/result", func() {
 	for _, tr := range transports {
 		It("passes over "+tr, func(ctx SpecContext) {
-			ref, err := suites.StartReference(ctx, tr, server.ReferenceOptions{HoldTaskRequests: true}, exe)
+			ref, err := suites.StartReference(ctx, transport.Kind(tr), server.ReferenceOptions{HoldTaskRequests: true}, exe)
 			Expect(err).NotTo(HaveOccurred())
 			DeferCleanup(ref.Stop)
-			cfg := suites.Config{Env: scenarios.Env{Target: ref.Target, Version: "2025-11-25", Transport: tr, ResponseTimeout: 5 * time.Second},
+			cfg := suites.Config{Env: scenarios.Env{Target: ref.Target, Version: "2025-11-25", Transport: tr, Timing: scenarios.Timing{ResponseTimeout: 5 * time.Second}},
 				Select: func(s *scenarios.Scenario) bool { return s.Family == "tasks" }}
 			judged := 0
 			for _, s := range cfg.Applicable() {

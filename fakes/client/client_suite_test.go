@@ -54,7 +54,7 @@ func serve(kind string, e *server.Engine) client.Target {
 		_ = l.Close()
 		Eventually(done).WithTimeout(wait).Should(Receive(BeNil()), "the engine stops serving")
 	})
-	return client.Target{Kind: kind, URL: l.Addr()}
+	return client.Target{Kind: transport.Kind(kind), URL: l.Addr()}
 }
 
 // reference serves the conformant reference server.

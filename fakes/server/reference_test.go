@@ -7,6 +7,7 @@ import (
 	. "github.com/onsi/ginkgo/v2"
 	. "github.com/onsi/gomega"
 
+	"github.com/mcpconform/mcpconform/fakes/fault"
 	"github.com/mcpconform/mcpconform/fakes/server"
 	"github.com/mcpconform/mcpconform/jsonrpc"
 	"github.com/mcpconform/mcpconform/protocol"
@@ -20,7 +21,6 @@ var _ = Describe("the fault catalogue", func() {
 		names := make([]string, 0, len(faults))
 		for _, f := range faults {
 			Expect(f.Name).To(MatchRegexp(`^[a-z0-9]+(-[a-z0-9]+)*$`), "fault names are kebab-case")
-			Expect(f.Kills).To(MatchRegexp(`^[a-z0-9-]+/[a-z0-9-]+$`), "fault %s names a check id", f.Name)
 			Expect(f.Description).NotTo(BeEmpty(), "fault %s", f.Name)
 			names = append(names, f.Name)
 		}
@@ -28,66 +28,49 @@ var _ = Describe("the fault catalogue", func() {
 		Expect(slices.Compact(slices.Clone(names))).To(HaveLen(len(names)), "names are unique")
 	})
 
-	It("returns a copy: callers cannot change the catalogue", func() {
+	It("returns a new list: callers cannot reorder or drop faults", func() {
 		faults := server.Faults()
-		name := faults[0].Name
-		faults[0].Name = "tampered"
-		Expect(server.Faults()[0].Name).To(Equal(name))
+		first := faults[0]
+		faults[0] = nil
+		Expect(server.Faults()[0]).To(BeIdenticalTo(first))
 	})
 
 	It("builds the reference server for every fault", func() {
 		for _, f := range server.Faults() {
-			e, err := server.NewReference(server.ReferenceOptions{Fault: f.Name})
+			e, err := server.NewReference(server.ReferenceOptions{Fault: f})
 			Expect(err).NotTo(HaveOccurred(), "fault %s", f.Name)
 			Expect(e).NotTo(BeNil())
-			got, err := server.FindFault(f.Name)
+			got, err := server.Faults().Find(f.Name)
 			Expect(err).NotTo(HaveOccurred())
-			Expect(got).To(Equal(f))
+			Expect(got).To(BeIdenticalTo(f))
 		}
 		e, err := server.NewReference(server.ReferenceOptions{})
 		Expect(err).NotTo(HaveOccurred())
 		Expect(e).NotTo(BeNil())
 	})
 
-	It("refuses an unknown fault and lists the known ones", func() {
-		e, err := server.NewReference(server.ReferenceOptions{Fault: "no-such-fault"})
+	It("refuses a fault of another peer, and finds faults by name for the command line", func() {
+		foreign := &fault.Fault{Name: "init-wrong-version"}
+		e, err := server.NewReference(server.ReferenceOptions{Fault: foreign})
 		Expect(e).To(BeNil())
+		Expect(err).To(MatchError(ContainSubstring(`fault "init-wrong-version" is not one of the reference server's`)))
+		_, err = server.Faults().Find("no-such-fault")
 		Expect(err).To(MatchError(ContainSubstring(`unknown fault "no-such-fault"`)))
 		for _, f := range server.Faults() {
 			Expect(err.Error()).To(ContainSubstring(f.Name))
 		}
-		_, err = server.FindFault("")
-		Expect(err).To(HaveOccurred())
-	})
-
-	It("maps every fault's check to the faults that kill it, and nothing else", func() {
-		killers := server.Killers()
-		total := 0
-		for check, names := range killers {
-			Expect(names).NotTo(BeEmpty(), "check %s", check)
-			total += len(names)
-			for _, n := range names {
-				f, err := server.FindFault(n)
-				Expect(err).NotTo(HaveOccurred())
-				Expect(f.Kills).To(Equal(check))
-			}
-		}
-		Expect(total).To(Equal(len(server.Faults())))
-		for _, f := range server.Faults() {
-			Expect(killers).To(HaveKeyWithValue(f.Kills, ContainElement(f.Name)), "fault %s", f.Name)
-		}
 	})
 
 	It("says where each fault is observable", func() {
-		f, _ := server.FindFault("header-mismatch-accepted")
+		f := server.HeaderMismatchAccepted
 		Expect(f.ObservableOn("http", "2026-07-28")).To(BeTrue())
 		Expect(f.ObservableOn("ws", "2026-07-28")).To(BeFalse())
 		Expect(f.ObservableOn("http", "2025-11-25")).To(BeFalse())
-		f, _ = server.FindFault("crash-on-malformed-json")
+		f = server.CrashOnMalformedJson
 		Expect(f.ObservableOn("http", "2026-07-28")).To(BeFalse())
 		Expect(f.ObservableOn("http", "2025-11-25")).To(BeTrue())
 		Expect(f.ObservableOn("stdio", "2026-07-28")).To(BeTrue())
-		f, _ = server.FindFault("serves-before-initialize")
+		f = server.ServesBeforeInitialize
 		Expect(f.ObservableOn("stdio", "2025-11-25")).To(BeTrue())
 		Expect(f.ObservableOn("http", "2025-11-25")).To(BeFalse())
 		Expect(f.ObservableOn("stdio", "2026-07-28")).To(BeFalse())
@@ -104,9 +87,9 @@ var _ = Describe("the fault catalogue", func() {
 })
 
 var _ = Describe("the reference server", func() {
-	reference := func(fault string) *wire {
+	reference := func(f *fault.Fault) *wire {
 		GinkgoHelper()
-		e, err := server.NewReference(server.ReferenceOptions{Fault: fault})
+		e, err := server.NewReference(server.ReferenceOptions{Fault: f})
 		Expect(err).NotTo(HaveOccurred())
 		return overPipes(e)
 	}
@@ -123,17 +106,17 @@ var _ = Describe("the reference server", func() {
 	}
 
 	It("negotiates a supported version and offers the latest for an unsupported one", func() {
-		w := reference("")
+		w := reference(nil)
 		Expect(initialize(w, "2025-06-18")).To(And(
 			HaveKeyWithValue("protocolVersion", "2025-06-18"),
 			HaveKeyWithValue("capabilities", HaveKey("tools")),
 			HaveKeyWithValue("serverInfo", HaveKeyWithValue("name", server.ReferenceName)),
 		))
-		Expect(initialize(reference(""), "1999-01-01")).To(HaveKeyWithValue("protocolVersion", "2025-11-25"))
+		Expect(initialize(reference(nil), "1999-01-01")).To(HaveKeyWithValue("protocolVersion", "2025-11-25"))
 	})
 
 	It("refuses requests other than ping before initialize, and serves them after", func() {
-		w := reference("")
+		w := reference(nil)
 		w.send(request("1", "tools/list", nil))
 		m := w.next()
 		Expect(m.Error).NotTo(BeNil())
@@ -148,7 +131,7 @@ var _ = Describe("the reference server", func() {
 	})
 
 	It("keeps JSON-RPC hygiene on the wire", func() {
-		w := reference("")
+		w := reference(nil)
 		w.send("not json at all")
 		m := w.next()
 		Expect(m.ID.IsNull()).To(BeTrue())
@@ -165,7 +148,7 @@ var _ = Describe("the reference server", func() {
 	})
 
 	It("serves 2026-07-28 requests that carry the per-request _meta", func() {
-		w := reference("")
+		w := reference(nil)
 		meta := map[string]any{
 			protocol.MetaProtocolVersion:    "2026-07-28",
 			protocol.MetaClientInfo:         map[string]any{"name": "t", "version": "1"},
@@ -183,19 +166,19 @@ var _ = Describe("the reference server", func() {
 	})
 
 	DescribeTable("each fault breaks its rule on the wire",
-		func(fault string, script func(w *wire) *jsonrpc.Message, conformant, faulty func(*jsonrpc.Message)) {
-			conformant(script(reference("")))
-			faulty(script(reference(fault)))
+		func(f *fault.Fault, script func(w *wire) *jsonrpc.Message, conformant, faulty func(*jsonrpc.Message)) {
+			conformant(script(reference(nil)))
+			faulty(script(reference(f)))
 		},
-		Entry("ping-error", "ping-error",
+		Entry("ping-error", server.PingError,
 			func(w *wire) *jsonrpc.Message { w.send(request("1", "ping", nil)); return w.next() },
 			func(m *jsonrpc.Message) { Expect(result(m)).To(BeEmpty()) },
 			func(m *jsonrpc.Message) { Expect(m.Error.Code).To(Equal(codes.InternalError)) }),
-		Entry("id-numeric-string-unquoted", "id-numeric-string-unquoted",
+		Entry("id-numeric-string-unquoted", server.IdNumericStringUnquoted,
 			func(w *wire) *jsonrpc.Message { w.send(request(`"42"`, "ping", nil)); return w.next() },
 			func(m *jsonrpc.Message) { Expect(m.ID.String()).To(Equal(`"42"`)) },
 			func(m *jsonrpc.Message) { Expect(m.ID.String()).To(Equal(`42`)) }),
-		Entry("answers-notifications", "answers-notifications",
+		Entry("answers-notifications", server.AnswersNotifications,
 			func(w *wire) *jsonrpc.Message {
 				w.send(`{"jsonrpc":"2.0","method":"notifications/unknown"}`)
 				w.send(request("1", "ping", nil))
@@ -206,11 +189,11 @@ var _ = Describe("the reference server", func() {
 				Expect(m.Error.Code).To(Equal(codes.MethodNotFound))
 				Expect(m.ID.IsNull()).To(BeTrue())
 			}),
-		Entry("invalid-request-wrong-code", "invalid-request-wrong-code",
+		Entry("invalid-request-wrong-code", server.InvalidRequestWrongCode,
 			func(w *wire) *jsonrpc.Message { w.send(`{"jsonrpc":"2.0","id":1,"method":42}`); return w.next() },
 			func(m *jsonrpc.Message) { Expect(m.Error.Code).To(Equal(codes.InvalidRequest)) },
 			func(m *jsonrpc.Message) { Expect(m.Error.Code).To(Equal(codes.InternalError)) }),
-		Entry("init-wrong-version", "init-wrong-version",
+		Entry("init-wrong-version", server.InitWrongVersion,
 			func(w *wire) *jsonrpc.Message {
 				w.send(request("1", "initialize", map[string]any{"protocolVersion": "2025-11-25", "capabilities": map[string]any{}, "clientInfo": map[string]any{"name": "t", "version": "1"}}))
 				return w.next()
@@ -220,7 +203,7 @@ var _ = Describe("the reference server", func() {
 	)
 
 	It("drops the connection after a parse error with crash-on-malformed-json", func() {
-		w := reference("crash-on-malformed-json")
+		w := reference(server.CrashOnMalformedJson)
 		w.send("{{{")
 		Expect(w.next().Error.Code).To(Equal(codes.ParseError))
 		Eventually(w.frames).WithTimeout(wait).Should(BeClosed())

@@ -1,0 +1,45 @@
+package client
+
+import (
+	"github.com/mcpconform/mcpconform/fakes/fault"
+	"github.com/mcpconform/mcpconform/protocol"
+)
+
+// The reference client's faults. Each breaks exactly one rule of
+// 2025-11-25/basic/lifecycle.mdx#initialization, so they apply only to the
+// versions that have an initialize handshake.
+var statefulVersions = []string{protocol.V20251125, protocol.V20250618, protocol.V20250326}
+
+var (
+	// SkipsInitialized breaks "After successful initialization, the client
+	// MUST send an initialized notification".
+	SkipsInitialized = &fault.Fault{Name: "skips-initialized", Versions: statefulVersions,
+		Description: "never sends notifications/initialized after the initialize response"}
+	// RequestBeforeInitialize breaks "The initialization phase MUST be the
+	// first interaction". A ping, because pings are the one request the
+	// spec lets a client send before the initialize response; anything else
+	// would break a second rule.
+	// Over Streamable HTTP the transport refuses a request without a
+	// session before the fake server sees it, so the fault cannot show there.
+	RequestBeforeInitialize = &fault.Fault{Name: "request-before-initialize", Versions: statefulVersions,
+		Transports:  []string{"stdio", "ws"},
+		Description: "sends ping before initialize"}
+	// InitUnsupportedVersion breaks "the client MUST send a protocol version
+	// it supports".
+	InitUnsupportedVersion = &fault.Fault{Name: "init-unsupported-version", Versions: statefulVersions,
+		Description: `asks for protocolVersion "1999-01-01" in initialize, then goes on with the version the server answers`}
+	// InitNoClientInfo breaks "The client MUST initiate this phase by
+	// sending an initialize request containing … Client implementation
+	// information".
+	InitNoClientInfo = &fault.Fault{Name: "init-no-client-info", Versions: statefulVersions,
+		Description: "leaves clientInfo out of the initialize params"}
+)
+
+// unsupportedVersion is what InitUnsupportedVersion asks for: no MCP
+// version, so no client can support it.
+const unsupportedVersion = "1999-01-01"
+
+// Faults lists the reference client's faults.
+func Faults() fault.Set {
+	return fault.Set{SkipsInitialized, RequestBeforeInitialize, InitUnsupportedVersion, InitNoClientInfo}
+}
