@@ -265,6 +265,14 @@ var _ = Describe("reference client", func() {
 			}
 		}
 
+		It("performs a fault even where the judge cannot see it", func() {
+			// Stateful HTTP refuses the early ping in the transport (no
+			// session yet), so the engine never sees it; the client goes on.
+			js := serveReferenceForClient(transport.HTTP)
+			Expect(runReferenceClient(client.ReferenceClientOptions{Server: js.address, Fault: client.RequestBeforeInitialize})).To(Succeed())
+			Expect(js.methods()).To(Equal([]string{protocol.MethodInitialize, protocol.NotificationInitialized, protocol.MethodToolsList}))
+		})
+
 		It("refuses a fault on a version without the initialize handshake", func() {
 			err := runReferenceClient(client.ReferenceClientOptions{Server: "ws://127.0.0.1:1/mcp", Version: protocol.V20260728, Fault: client.SkipsInitialized})
 			Expect(err).To(MatchError(ContainSubstring("applies only to protocol versions")))
