@@ -2,27 +2,36 @@ package client
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"net/http"
-	"strings"
 
 	"github.com/mcpconform/mcpconform/protocol"
 	"github.com/mcpconform/mcpconform/transport"
 )
 
-// Transport kinds a target can be reached over.
+// Transport kinds a target can be reached over: the names of transport.Stdio,
+// transport.HTTP and transport.WS, kept untyped so that callers still using
+// them as strings compile.
+//
+// Deprecated: use transport.Stdio, transport.HTTP and transport.WS.
 const (
 	KindStdio = "stdio"
 	KindHTTP  = "http"
 	KindWS    = "ws"
 )
 
+// The aliases must spell the transport kinds: if one did not, both keys of
+// this literal would be false, which does not compile.
+var _ = map[bool]struct{}{
+	false: {},
+	KindStdio == transport.Stdio && KindHTTP == transport.HTTP && KindWS == transport.WS: {},
+}
+
 // Target says how to reach the server under test. Each Dial opens an
 // independent connection: a new process for stdio, a new HTTP session or
 // WebSocket otherwise.
 type Target struct {
-	Kind string
+	Kind transport.Kind
 	// Argv starts the server (stdio); Env is added to its environment.
 	Argv []string
 	Env  []string
@@ -32,34 +41,25 @@ type Target struct {
 	Header http.Header
 }
 
-// String describes the target for reports.
+// endpoint is what Kind dials; stateless selects 2026-07-28 Streamable HTTP.
+func (t Target) endpoint(stateless bool) transport.Endpoint {
+	return transport.Endpoint{Argv: t.Argv, Env: t.Env, URL: t.URL, Stateless: stateless}
+}
+
+// String describes the target for reports: "stdio: node build/index.js",
+// "http: http://127.0.0.1:3000/mcp".
 func (t Target) String() string {
-	switch t.Kind {
-	case KindStdio:
-		return "stdio: " + strings.Join(t.Argv, " ")
-	default:
-		return t.Kind + ": " + t.URL
-	}
+	return fmt.Sprintf("%s: %s", t.Kind, t.Kind.Address(t.endpoint(false)))
 }
 
 // Validate reports a target that cannot be dialled, before anything starts.
 func (t Target) Validate() error {
-	switch t.Kind {
-	case KindStdio:
-		if len(t.Argv) == 0 {
-			return errors.New("stdio target needs a command after --")
-		}
-	case KindHTTP, KindWS:
-		if t.URL == "" {
-			return fmt.Errorf("%s target needs a URL", t.Kind)
-		}
-	default:
-		return fmt.Errorf("unknown target kind %q (want stdio, http or ws)", t.Kind)
-	}
-	return nil
+	return t.Kind.CheckEndpoint(t.endpoint(false))
 }
 
-// Dial opens one connection to the target.
+// Dial opens one connection to the target. A session whose protocol version
+// (opts.Version) is stateless (2026-07-28) dials stateless Streamable HTTP
+// over http.
 func (t Target) Dial(ctx context.Context, opts Options) (transport.Conn, error) {
 	if err := t.Validate(); err != nil {
 		return nil, err
@@ -72,32 +72,9 @@ func (t Target) Dial(ctx context.Context, opts Options) (transport.Conn, error) 
 		header[k] = v
 	}
 	topts := transport.Options{Transcript: opts.Transcript, Session: opts.Label, Header: header}
-	switch t.Kind {
-	case KindStdio:
-		c, err := transport.DialStdio(ctx, t.Argv, transport.StdioOptions{Options: topts, Env: t.Env})
-		if err != nil {
-			return nil, err
-		}
-		return c, nil
-	case KindHTTP:
-		if protocol.IsStateless(opts.Version) {
-			topts.ProtocolVersion = opts.Version
-			c, err := transport.DialStatelessHTTP(ctx, t.URL, topts)
-			if err != nil {
-				return nil, err
-			}
-			return c, nil
-		}
-		c, err := transport.DialHTTP(ctx, t.URL, topts)
-		if err != nil {
-			return nil, err
-		}
-		return c, nil
-	default:
-		c, err := transport.DialWebSocket(ctx, t.URL, topts)
-		if err != nil {
-			return nil, err
-		}
-		return c, nil
+	stateless := protocol.IsStateless(opts.Version)
+	if stateless {
+		topts.ProtocolVersion = opts.Version
 	}
+	return t.Kind.Dial(ctx, t.endpoint(stateless), topts)
 }
