@@ -367,6 +367,26 @@ var _ = Describe("Session", func() {
 				Expect(r.Error.Message).To(ContainSubstring("deadline exceeded"))
 			})
 
+			It("declines a held server request with an error response", func() {
+				s := connect(serve(kind, scripted(0)), client.Options{})
+				must(s.Initialize(stepCtx()))
+				held := s.Hold("elicitation/create")
+				asked := make(chan *jsonrpc.Message, 1)
+				go func() {
+					defer GinkgoRecover()
+					asked <- must(s.Request(stepCtx(), "ask", map[string]any{"message": "declined?"}))
+				}()
+				h, err := held.Next(stepCtx())
+				Expect(err).NotTo(HaveOccurred())
+				h.Decline(&jsonrpc.Error{Code: -32042, Message: "not this time"})
+				var r *jsonrpc.Message
+				Eventually(asked).WithTimeout(wait).Should(Receive(&r))
+				Expect(resultOf(r)).To(HaveKeyWithValue("error", And(
+					HaveKeyWithValue("code", float64(-32042)),
+					HaveKeyWithValue("message", "not this time"),
+				)))
+			})
+
 			It("answers -32601 to a server request it has no handler for", func() {
 				s := connect(serve(kind, scripted(0)), client.Options{})
 				must(s.Initialize(stepCtx()))
@@ -437,6 +457,21 @@ var _ = Describe("Session", func() {
 		must(s.Request(stepCtx(), "spew", nil))
 		Expect(s.Garbage()).To(Equal([][]byte{[]byte("this is not JSON")}))
 		Expect(s.Inbox().Messages()).To(BeEmpty())
+	})
+
+	It("keeps at most Options.InboxLimit messages in its inbox, the newest", func() {
+		t := jsonrpc.NewTranscript()
+		s := connect(serve(client.KindWS, scripted(0)), client.Options{Transcript: t, InboxLimit: 2})
+		for n := 1; n <= 3; n++ {
+			must(s.Request(stepCtx(), "notify", map[string]any{"n": n}))
+		}
+		m, err := s.Inbox().WaitFor(stepCtx(), func(m *jsonrpc.Message) bool { return string(m.Params) == `{"n":3}` })
+		Expect(err).NotTo(HaveOccurred())
+		Expect(s.Inbox().Messages()).To(HaveLen(2))
+		Expect(s.Inbox().Messages()[1]).To(BeIdenticalTo(m))
+		Expect(s.Inbox().Dropped()).To(Equal(1))
+		Expect(s.Inbox().Mark()).To(Equal(3))
+		Expect(t.String()).To(ContainSubstring("inbox: more than 2 messages; the oldest are dropped"))
 	})
 
 	It("records every frame in the transcript under its label", func() {

@@ -10,6 +10,8 @@ import (
 	. "github.com/onsi/ginkgo/v2"
 	. "github.com/onsi/gomega"
 
+	"github.com/mcpconform/mcpconform/fakes/client"
+	"github.com/mcpconform/mcpconform/fakes/peer"
 	"github.com/mcpconform/mcpconform/fakes/server"
 	"github.com/mcpconform/mcpconform/jsonrpc"
 	"github.com/mcpconform/mcpconform/protocol/codes"
@@ -345,5 +347,132 @@ var _ = Describe("Engine", func() {
 			Expect(w.servedErr).NotTo(HaveOccurred())
 			Expect(returned).To(Receive(HaveOccurred()))
 		})
+	})
+
+	Describe("Peer.Inbox and Peer.Hold", func() {
+		It("lets a scripted server wait for what the client sends", func() {
+			e := &server.Engine{Requests: map[string]server.Handler{
+				// await answers once the client has sent notification "go"
+				// with the request's params, whenever it comes.
+				"await": func(ctx context.Context, p *server.Peer, req *jsonrpc.Message) (any, *jsonrpc.Error) {
+					ctx, cancel := context.WithTimeout(ctx, wait)
+					defer cancel()
+					m, err := p.Inbox().WaitFor(ctx, func(m *jsonrpc.Message) bool {
+						return m.Method == "go" && string(m.Params) == string(req.Params)
+					})
+					if err != nil {
+						return nil, &jsonrpc.Error{Code: codes.InternalError, Message: err.Error()}
+					}
+					return map[string]any{"went": m.Params}, nil
+				},
+			}}
+			w := overPipes(e)
+			w.send(request("1", "await", map[string]any{"n": 1}))
+			w.send(`{"jsonrpc":"2.0","method":"go","params":{"n":2}}`)
+			w.send(`{"jsonrpc":"2.0","method":"go","params":{"n":1}}`)
+			Expect(result(w.next())).To(Equal(map[string]any{"went": map[string]any{"n": float64(1)}}))
+		})
+
+		It("keeps requests, notifications and stray responses in the inbox", func() {
+			peers := make(chan *server.Peer, 1)
+			e := pingEngine()
+			e.OnPeer = func(p *server.Peer) { peers <- p }
+			w := overPipes(e)
+			p := <-peers
+			w.send(request("1", "ping", nil))
+			w.send(`{"jsonrpc":"2.0","method":"notifications/initialized"}`)
+			w.send(`{"jsonrpc":"2.0","id":"srv-404","result":{}}`)
+			Expect(w.next().ID.String()).To(Equal("1"))
+			m, err := p.Inbox().WaitFor(stepCtx(), func(m *jsonrpc.Message) bool { return m.IsResponse() })
+			Expect(err).NotTo(HaveOccurred())
+			Expect(m.ID.String()).To(Equal(`"srv-404"`))
+			var kinds []jsonrpc.Kind
+			for _, m := range p.Inbox().Messages() {
+				kinds = append(kinds, m.Kind())
+			}
+			Expect(kinds).To(Equal([]jsonrpc.Kind{jsonrpc.KindRequest, jsonrpc.KindNotification, jsonrpc.KindResponse}))
+			Expect(w.rest()).To(BeEmpty())
+		})
+
+		It("holds a client's requests for the script to answer late or decline", func() {
+			held := make(chan *peer.HeldRequests, 1)
+			e := pingEngine()
+			e.OnPeer = func(p *server.Peer) { held <- p.Hold("tools/call") }
+			w := overPipes(e)
+			hr := <-held
+			w.send(request("1", "tools/call", nil))
+			w.send(request("2", "tools/call", nil))
+			first, err := hr.Next(stepCtx())
+			Expect(err).NotTo(HaveOccurred())
+			second, err := hr.Next(stepCtx())
+			Expect(err).NotTo(HaveOccurred())
+			Expect([]string{first.Request.ID.String(), second.Request.ID.String()}).To(ConsistOf("1", "2"))
+			w.send(request("3", "ping", nil))
+			Expect(w.next().ID.String()).To(Equal("3"), "the engine goes on serving while requests are held")
+
+			second.Decline(&jsonrpc.Error{Code: -32000, Message: "not now"})
+			m := w.next()
+			Expect(m.ID.String()).To(Equal(second.Request.ID.String()))
+			Expect(m.Error.Code).To(Equal(-32000))
+			first.Answer(map[string]any{"late": true})
+			m = w.next()
+			Expect(m.ID.String()).To(Equal(first.Request.ID.String()))
+			Expect(result(m)).To(Equal(map[string]any{"late": true}))
+		})
+	})
+
+	Describe("notifications/cancelled", func() {
+		// work returns when its context ends, saying so.
+		work := func(started chan<- struct{}) server.Handler {
+			return func(ctx context.Context, _ *server.Peer, _ *jsonrpc.Message) (any, *jsonrpc.Error) {
+				started <- struct{}{}
+				<-ctx.Done()
+				return map[string]any{"ended": true}, nil
+			}
+		}
+
+		It("ends the handler's context and sends no response", func() {
+			started := make(chan struct{}, 1)
+			e := pingEngine()
+			e.Requests["work"] = work(started)
+			w := overPipes(e)
+			w.send(request(`"w"`, "work", nil))
+			Eventually(started).WithTimeout(wait).Should(Receive())
+			w.send(`{"jsonrpc":"2.0","method":"notifications/cancelled","params":{"requestId":"w"}}`)
+			w.send(request("1", "ping", nil))
+			Expect(w.next().ID.String()).To(Equal("1"))
+			Expect(w.rest()).To(BeEmpty())
+		})
+
+		It("answers anyway with RespondAfterCancel, whose handler's context goes on", func() {
+			started := make(chan struct{}, 1)
+			release := make(chan struct{})
+			e := pingEngine()
+			e.RespondAfterCancel = true
+			e.Requests["work"] = func(ctx context.Context, _ *server.Peer, _ *jsonrpc.Message) (any, *jsonrpc.Error) {
+				started <- struct{}{}
+				select {
+				case <-ctx.Done():
+					return map[string]any{"ended": "cancelled"}, nil
+				case <-release:
+					return map[string]any{"ended": "released"}, nil
+				}
+			}
+			w := overPipes(e)
+			w.send(request(`"w"`, "work", nil))
+			Eventually(started).WithTimeout(wait).Should(Receive())
+			w.send(`{"jsonrpc":"2.0","method":"notifications/cancelled","params":{"requestId":"w"}}`)
+			w.send(request("1", "ping", nil))
+			Expect(w.next().ID.String()).To(Equal("1"))
+			close(release)
+			m := w.next()
+			Expect(m.ID.String()).To(Equal(`"w"`))
+			Expect(result(m)).To(Equal(map[string]any{"ended": "released"}))
+		})
+	})
+
+	It("shares the peer's one \"send nothing\" marker with the client", func() {
+		Expect(server.NoResponse).To(BeIdenticalTo(peer.NoAnswer))
+		Expect(client.NoAnswer).To(BeIdenticalTo(peer.NoAnswer))
 	})
 })
