@@ -78,12 +78,12 @@ func Execute(ctx context.Context, s *Scenario, env Env) *Result {
 	}
 	rest := abort{outcome: Errored, reason: "the scenario ended without judging this check (a defect in mcpconform)"}
 	if reason, closed := env.Gate.Closed(); closed {
-		rest = abort{Skip, "not judged: " + reason}
+		rest = abort{Errored, "not judged: " + reason}
 	} else {
 		rest = t.runBody(rest)
 	}
 	t.runCleanups()
-	if ctx.Err() != nil && rest.outcome != Skip {
+	if ctx.Err() != nil && rest.outcome != Skip && !strings.HasPrefix(rest.reason, "not judged: ") {
 		rest = abort{Errored, "the scenario deadline passed before this check was judged (raise --timeout?)"}
 	}
 	res := &Result{Scenario: s, Duration: time.Since(t.start)}
@@ -232,12 +232,13 @@ func (t *T) Blocked(format string, args ...any) {
 
 // Unreachable stops the body because the target could not complete even
 // the handshake: the rest of this scenario, and every later scenario on the
-// same transport and version, are not judged, saying why.
+// same transport and version, are not judged, saying why. They are errors,
+// not skips: a target that cannot be judged must not pass a gate.
 func (t *T) Unreachable(format string, args ...any) {
 	reason := fmt.Sprintf(format, args...)
 	t.Env.Gate.Close(fmt.Sprintf("the target could not complete the handshake in %s over %s at %s: %s",
 		t.scenario.ID, t.Env.Transport, t.Env.Version, reason))
-	panic(abort{Skip, "not judged: " + reason})
+	panic(abort{Errored, "not judged: " + reason})
 }
 
 // Abort stops the body on a harness problem (could not start or reach the

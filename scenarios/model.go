@@ -59,6 +59,10 @@ type Scenario struct {
 	// has another name: a client under test is told it in
 	// MCP_CONFORMANCE_SCENARIO, so clients prepared for it run unchanged.
 	Official string
+	// Handshake marks the scenario that judges the handshake itself: it
+	// runs first on each transport and version, so a target that cannot
+	// even start fails there once and the rest are not attempted.
+	Handshake bool
 	// Versions the scenario applies to.
 	Versions []string
 	// Transports it applies to; empty means every transport.

@@ -375,7 +375,7 @@ var _ = g.Describe("Execute", func() {
 			t.Pass(named(t, "a"))
 			t.Unreachable("initialize was not answered")
 		}, "a", "b"), Env{Gate: gate, Transport: "stdio", Version: "2025-11-25"})
-		Expect(outcomes(r)).To(Equal(map[string]Outcome{"synthetic/a": Pass, "synthetic/b": Skip}))
+		Expect(outcomes(r)).To(Equal(map[string]Outcome{"synthetic/a": Pass, "synthetic/b": Errored}))
 		Expect(messages(r)["synthetic/b"]).To(Equal("not judged: initialize was not answered"))
 		reason, closed := gate.Closed()
 		Expect(closed).To(BeTrue())
@@ -383,7 +383,7 @@ var _ = g.Describe("Execute", func() {
 
 		r = Execute(ctx, synthetic(func(t *T) { ran = true }, "c"), Env{Gate: gate})
 		Expect(ran).To(BeFalse(), "no body runs behind a closed gate")
-		Expect(outcomes(r)).To(Equal(map[string]Outcome{"synthetic/c": Skip}))
+		Expect(outcomes(r)).To(Equal(map[string]Outcome{"synthetic/c": Errored}))
 		Expect(messages(r)["synthetic/c"]).To(Equal("not judged: " + reason))
 
 		gate.Close("a later reason")

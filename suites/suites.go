@@ -9,10 +9,12 @@ import (
 	"context"
 	"fmt"
 	"io"
+	"slices"
 	"sync"
 	"time"
 
 	. "github.com/onsi/ginkgo/v2"
+	"github.com/onsi/ginkgo/v2/types"
 
 	"github.com/mcpconform/mcpconform/reports"
 	"github.com/mcpconform/mcpconform/scenarios"
@@ -46,6 +48,17 @@ func (c Config) Applicable() []*scenarios.Scenario {
 		}
 		out = append(out, s)
 	}
+	// The handshake's own scenario first: a target that cannot start fails
+	// there, once, and the gate spares the rest.
+	slices.SortStableFunc(out, func(a, b *scenarios.Scenario) int {
+		switch {
+		case a.Handshake == b.Handshake:
+			return 0
+		case a.Handshake:
+			return -1
+		}
+		return 1
+	})
 	return out
 }
 
@@ -130,6 +143,7 @@ func CheckLabels(s *scenarios.Scenario, c *scenarios.Check, version, transport s
 func Define(configs []Config, col *Collector) bool {
 	// One top-level container: Ginkgo shuffles only top-level containers,
 	// so runs keep the catalogue's order and reports compare across runs.
+	order := 0
 	Describe("mcpconform", func() {
 		for _, cfg := range configs {
 			if cfg.Env.Gate == nil {
@@ -139,7 +153,8 @@ func Define(configs []Config, col *Collector) bool {
 			}
 			Describe(cfg.Name, func() {
 				for _, s := range cfg.Applicable() {
-					defineScenario(cfg, s, col)
+					order++
+					defineScenario(cfg, s, col, order)
 				}
 			})
 		}
@@ -147,10 +162,15 @@ func Define(configs []Config, col *Collector) bool {
 	return true
 }
 
-func defineScenario(cfg Config, s *scenarios.Scenario, col *Collector) {
+// defineScenario defines one scenario's specs. Ginkgo orders specs by code
+// location, and every scenario is defined on the same lines here, so each
+// gets a location of its own, numbered in plan order: the handshake's
+// scenario must run first on its transport and version.
+func defineScenario(cfg Config, s *scenarios.Scenario, col *Collector, order int) {
+	at := types.CodeLocation{FileName: "mcpconform plan", LineNumber: order}
 	key := cfg.Name + "|" + s.ID
 	timeout := cfg.Env.Timing.OrDefaults().ScenarioTimeout
-	Describe(s.ID, Ordered, ContinueOnFailure, func() {
+	Describe(s.ID, Ordered, ContinueOnFailure, at, func() {
 		var res *scenarios.Result
 		var started time.Time
 		BeforeAll(func(ctx SpecContext) {
@@ -175,7 +195,7 @@ func defineScenario(cfg Config, s *scenarios.Scenario, col *Collector) {
 		})
 
 		for i, c := range s.Checks {
-			It(c.ID, CheckLabels(s, c, cfg.Env.Version, cfg.Env.Transport), func() {
+			It(c.ID, CheckLabels(s, c, cfg.Env.Version, cfg.Env.Transport), at, func() {
 				v := res.Verdicts[i]
 				status := Status(v, cfg.Strict)
 				col.addCheck(key, reports.Check{

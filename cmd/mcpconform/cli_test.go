@@ -18,9 +18,11 @@ import (
 	"github.com/onsi/gomega/gbytes"
 	"github.com/onsi/gomega/gexec"
 
+	"github.com/mcpconform/mcpconform/fakes/client"
+	"github.com/mcpconform/mcpconform/fakes/fault"
 	"github.com/mcpconform/mcpconform/fakes/server"
 	"github.com/mcpconform/mcpconform/jsonrpc"
-	"github.com/mcpconform/mcpconform/scenarios"
+	"github.com/mcpconform/mcpconform/scenarios/catalogue"
 	"github.com/mcpconform/mcpconform/transport"
 )
 
@@ -35,8 +37,8 @@ var _ = Describe("mcpconform", func() {
 	Describe("list", func() {
 		It("lists every scenario id and every check id", func() {
 			out := string(run(0, "list").Out.Contents())
-			Expect(scenarios.All()).NotTo(BeEmpty())
-			for _, sc := range scenarios.All() {
+			Expect(catalogue.All()).NotTo(BeEmpty())
+			for _, sc := range catalogue.All() {
 				Expect(out).To(MatchRegexp(`(?m)^`+regexp.QuoteMeta(sc.ID)+`\s`), "scenario %s", sc.ID)
 				for _, c := range sc.Checks {
 					Expect(out).To(MatchRegexp(`(?m)^  `+string(c.Level)+`\s+`+regexp.QuoteMeta(c.ID)+`$`), "check %s", c.ID)
@@ -45,11 +47,14 @@ var _ = Describe("mcpconform", func() {
 			}
 		})
 
-		It("lists every fault with --faults, and the check it kills", func() {
+		It("lists every fault of both reference peers with --faults, and the checks it kills", func() {
 			out := string(run(0, "list", "--faults").Out.Contents())
-			Expect(server.Faults()).NotTo(BeEmpty())
-			for _, f := range server.Faults() {
-				Expect(out).To(MatchRegexp(`(?m)^`+regexp.QuoteMeta(f.Name)+`\s+`+regexp.QuoteMeta(f.Kills)+`\s`), "fault %s", f.Name)
+			killers := catalogue.All().Killers()
+			faults := append(server.Faults(), client.Faults()...)
+			Expect(faults).NotTo(BeEmpty())
+			for _, f := range faults {
+				Expect(killers[f]).NotTo(BeEmpty())
+				Expect(out).To(MatchRegexp(`(?m)^`+regexp.QuoteMeta(f.Name)+`\s+`+regexp.QuoteMeta(killers[f][0].ID)+`[\s,]`), "fault %s", f.Name)
 			}
 		})
 	})
@@ -73,10 +78,14 @@ var _ = Describe("mcpconform", func() {
 				for _, c := range suite.Cases {
 					Expect(c.Name).NotTo(BeEmpty())
 					Expect(c.Classname).NotTo(BeEmpty(), "testcase %s", c.Name)
-					Expect(c.Name).To(HavePrefix(suite.Name+"/"), "a check id starts with its scenario id")
-					sc, ok := scenarios.Find(suite.Name)
-					Expect(ok).To(BeTrue(), "testsuite %s is a scenario id", suite.Name)
-					Expect(c.Classname).To(Equal("mcpconform.server."+sc.Family+"."+suite.Name), "classname = mcpconform.server.<family>.<scenario>")
+					id := suite.property("scenario")
+					Expect(c.Name).To(HavePrefix(id+"/"), "a check id starts with its scenario id")
+					sc, ok := catalogue.All().Find(id)
+					Expect(ok).To(BeTrue(), "testsuite %s names a scenario id", suite.Name)
+					version := suite.property("specVersion")
+					Expect(suite.Name).To(Equal("server ws " + version + " " + id))
+					Expect(c.Classname).To(Equal("mcpconform.server.ws."+version+"."+sc.Family+"."+id),
+						"classname = mcpconform.<side>.<transport>.<version>.<family>.<scenario>")
 					Expect(c.Failure).To(BeNil(), "testcase %s", c.Name)
 					Expect(c.Error).To(BeNil(), "testcase %s", c.Name)
 				}
@@ -101,19 +110,19 @@ var _ = Describe("mcpconform", func() {
 
 		It("fails exactly the fault's check over stdio, and says so in junit.xml", func() {
 			s := run(1, "server", "--reference", "--fault", "ping-error", "--transport", "stdio", "-o", dir)
-			Expect(string(s.Out.Contents())).To(MatchRegexp(`(?m)^FAIL\s+stdio 2025-11-25\s+lifecycle-ping\s`))
+			Expect(string(s.Out.Contents())).To(MatchRegexp(`(?m)^FAIL\s+server stdio 2025-11-25\s+lifecycle-ping\s`))
 
 			doc := readJUnit(dir)
 			Expect(doc.Failures).To(Equal(1))
 			failed := doc.failed()
 			Expect(failed).To(HaveLen(1))
 			Expect(failed[0].Name).To(Equal("lifecycle-ping/empty-result"))
-			Expect(failed[0].Classname).To(Equal("mcpconform.server.lifecycle.lifecycle-ping"))
+			Expect(failed[0].Classname).To(Equal("mcpconform.server.stdio.2025-11-25.lifecycle.lifecycle-ping"))
 			Expect(failed[0].Failure.Type).To(Equal("MUST"))
 			Expect(failed[0].Failure.Text).To(ContainSubstring("Expected: result {}"))
 			Expect(failed[0].Failure.Text).To(ContainSubstring("-32603"))
 			for _, suite := range doc.Suites {
-				if suite.Name == "lifecycle-ping" {
+				if suite.property("scenario") == "lifecycle-ping" {
 					Expect(suite.SystemOut).To(ContainSubstring(`"method":"ping"`), "the transcript of the failure")
 				}
 			}
@@ -203,18 +212,144 @@ var _ = Describe("mcpconform", func() {
 			Expect(all).To(ContainSubstring("exit status 7"))
 		})
 		It("exits 3 on Ctrl-C and still writes what was judged", func() {
-			script := filepath.Join(GinkgoT().TempDir(), "silent.sh")
-			Expect(os.WriteFile(script, []byte("#!/bin/sh\nexec cat >/dev/null\n"), 0o755)).To(Succeed())
-			s := start(exec.Command(exe, "server", "--stdio", "-o", dir, "--", script))
-			// A first scenario line means the run is under way (Ginkgo handles
-			// the interrupt from then on).
-			Eventually(s.Out).WithTimeout(exitWithin).Should(gbytes.Say(`(?m)^(PASS|FAIL|WARN|SKIP|ERROR)\s+stdio`))
+			// The fault never answers tasks/result after a cancel: with a long
+			// response timeout the second scenario is still waiting when
+			// Ctrl-C comes, after the first one's line was printed.
+			s := start(exec.Command(exe, "server", "--reference", "--fault", "result-hangs-after-cancel", "--transport", "stdio",
+				"--spec-version", "2025-11-25", "--response-timeout", "60s",
+				"--scenario", "lifecycle-ping", "--scenario", "tasks-cancel-during-elicitation", "-o", dir))
+			Eventually(s.Out).WithTimeout(exitWithin).Should(gbytes.Say(`(?m)^PASS\s+server stdio 2025-11-25\s+lifecycle-ping`))
 			s.Interrupt()
 			Eventually(s).WithTimeout(exitWithin).Should(gexec.Exit(3))
 			Expect(string(s.Err.Contents())).To(ContainSubstring("interrupted"))
 			doc := readJUnit(dir)
 			Expect(doc.Tests).To(BeNumerically(">", 0))
-			Expect(doc.Failures).To(BeZero(), "a silent target breaks no MUST before the interrupt")
+			Expect(doc.Failures).To(BeZero(), "nothing failed before the interrupt")
+		})
+
+		It("gives up on a target that cannot complete the handshake after one timeout, and fails", func() {
+			script := filepath.Join(GinkgoT().TempDir(), "garbage-hang.sh")
+			Expect(os.WriteFile(script, []byte("#!/bin/sh\necho not-json\nexec cat >/dev/null\n"), 0o755)).To(Succeed())
+			started := time.Now()
+			s := start(exec.Command(exe, "server", "--stdio", "--response-timeout", "2s", "-o", dir, "--", script))
+			Eventually(s).WithTimeout(exitWithin).Should(gexec.Exit(1))
+			GinkgoWriter.Printf("a target that cannot start took %s to judge\n", time.Since(started))
+			doc := readJUnit(dir)
+			Expect(doc.Failures).To(Equal(1), "the handshake's own check fails")
+			failed := doc.failed()
+			Expect(failed[0].Name).To(Equal("lifecycle-initialize/result-schema"))
+			Expect(doc.Errors).To(Equal(doc.Tests-1), "every other check is reported as not judged")
+			for _, c := range doc.cases() {
+				if c.Error != nil {
+					Expect(c.Error.Message + c.Error.Text).To(ContainSubstring("could not complete the handshake in lifecycle-initialize"))
+				}
+			}
+		})
+	})
+
+	Describe("client", func() {
+		var dir string
+		BeforeEach(func() { dir = GinkgoT().TempDir() })
+		minimal, _ := filepath.Abs(filepath.Join("testdata", "minimal_client.py"))
+
+		for _, tr := range []string{"stdio", "http"} {
+			It("judges a minimal client over "+tr+", the verdict reached in this process", func() {
+				if _, err := exec.LookPath("python3"); err != nil {
+					Skip("python3 is needed for the minimal client")
+				}
+				s := run(0, "client", "--transport", tr, "-o", dir, "--", "python3", minimal)
+				Expect(string(s.Out.Contents())).To(MatchRegexp(`(?m)^PASS\s+client ` + tr + ` 2025-11-25\s+client-initialize\s+4/4 passed`))
+				doc := readJUnit(dir)
+				Expect(doc.Tests).To(Equal(4))
+				for _, c := range doc.cases() {
+					Expect(c.Classname).To(Equal("mcpconform.client." + tr + ".2025-11-25.lifecycle.client-initialize"))
+				}
+				all := ""
+				for _, suite := range doc.Suites {
+					all += suite.SystemOut
+				}
+				Expect(all).To(ContainSubstring(`"name": "minimal-client"`), "the client's frames are in the transcript")
+			})
+		}
+
+		It("fails the reference client's fault on its check, over every transport", func() {
+			s := run(1, "client", "--reference", "--fault", "skips-initialized", "-o", dir)
+			for _, tr := range []string{"stdio", "http", "ws"} {
+				Expect(string(s.Out.Contents())).To(MatchRegexp(`(?m)^FAIL\s+client ` + tr + ` 2025-11-25\s+client-initialize\s+3/4 passed`))
+			}
+			failed := readJUnit(dir).failed()
+			Expect(failed).To(HaveLen(3))
+			for _, c := range failed {
+				Expect(c.Name).To(Equal("client-initialize/initialized-sent"))
+			}
+		})
+
+		It("says a client that never connects could not be judged, with its output, and exits 3", func() {
+			script := filepath.Join(GinkgoT().TempDir(), "no-client.sh")
+			Expect(os.WriteFile(script, []byte("#!/bin/sh\necho 'cannot parse' \"$1\" >&2\nexit 4\n"), 0o755)).To(Succeed())
+			s := run(3, "client", "--transport", "http", "-o", dir, "--", script)
+			Expect(string(s.Out.Contents())).To(MatchRegexp(`(?m)^ERROR\s+client http`))
+			doc := readJUnit(dir)
+			Expect(doc.Errors).To(Equal(4))
+			for _, c := range doc.cases() {
+				Expect(c.Error.Message + c.Error.Text).To(ContainSubstring("the client exited with code 4 without connecting"))
+				Expect(c.Error.Message + c.Error.Text).To(ContainSubstring("cannot parse"))
+			}
+		})
+
+		It("exits 2 for a missing client command or a server-side scenario", func() {
+			s := run(2, "client", "--", "no-such-client-binary")
+			Expect(string(s.Err.Contents())).To(ContainSubstring(`client command "no-such-client-binary" not found`))
+			s = run(2, "client", "--reference", "--scenario", "lifecycle-ping")
+			Expect(string(s.Err.Contents())).To(ContainSubstring(`judges a server; this command judges a client`))
+			s = run(2, "client")
+			Expect(string(s.Err.Contents())).To(ContainSubstring("name exactly one client"))
+		})
+	})
+
+	Describe("reports of a run over every transport and version", func() {
+		It("give every (classname, name) pair once, and name transport and version per scenario", func() {
+			dir := GinkgoT().TempDir()
+			run(0, "server", "--reference", "--transport", "all", "--spec-version", "all", "-o", dir)
+			doc := readJUnit(dir)
+			seen := map[string]bool{}
+			for _, c := range doc.cases() {
+				key := c.Classname + " " + c.Name
+				Expect(seen).NotTo(HaveKey(key), "duplicate testcase %s", key)
+				seen[key] = true
+			}
+			Expect(seen).To(HaveLen(doc.Tests))
+			pairs := map[string]bool{}
+			for _, suite := range doc.Suites {
+				tr, v := suite.property("transport"), suite.property("specVersion")
+				Expect(tr).To(BeElementOf("stdio", "http", "ws"), "testsuite %s", suite.Name)
+				Expect(v).To(BeElementOf("2025-11-25", "2025-06-18", "2025-03-26", "2026-07-28"), "testsuite %s", suite.Name)
+				pairs[tr+" "+v] = true
+			}
+			Expect(pairs).To(HaveLen(12), "every transport at every version")
+
+			b, err := os.ReadFile(filepath.Join(dir, "results.json"))
+			Expect(err).NotTo(HaveOccurred())
+			var results struct {
+				Scenarios []struct{ ID, Side, Transport, SpecVersion string }
+			}
+			Expect(json.Unmarshal(b, &results)).To(Succeed())
+			for _, sc := range results.Scenarios {
+				Expect(sc.Side).To(Equal("server"), sc.ID)
+				Expect(sc.Transport).NotTo(BeEmpty(), sc.ID)
+				Expect(sc.SpecVersion).NotTo(BeEmpty(), sc.ID)
+			}
+			summary, err := os.ReadFile(filepath.Join(dir, "summary.md"))
+			Expect(err).NotTo(HaveOccurred())
+			html, err := os.ReadFile(filepath.Join(dir, "report.html"))
+			Expect(err).NotTo(HaveOccurred())
+			for _, tr := range []string{"stdio", "http", "ws"} {
+				for _, v := range []string{"2025-11-25", "2025-06-18", "2025-03-26", "2026-07-28"} {
+					Expect(string(summary)).To(MatchRegexp(regexp.QuoteMeta(tr)+`\W+`+regexp.QuoteMeta(v)), "summary.md names %s at %s", tr, v)
+					Expect(string(html)).To(ContainSubstring(v), "report.html names %s", v)
+				}
+				Expect(string(html)).To(ContainSubstring(tr))
+			}
 		})
 	})
 
@@ -286,19 +421,23 @@ var _ = Describe("mcpconform", func() {
 			out := string(s.Out.Contents())
 			Expect(s.ExitCode()).To(Equal(0), "stdout:\n%s\nstderr:\n%s", out, s.Err.Contents())
 			Expect(out).To(ContainSubstring("self-test passed"))
-			Expect(out).To(MatchRegexp(`(?m)^\(reference\)\s+ws\s+2025-11-25\s+-$`))
-			for _, f := range server.Faults() {
-				if f.ObservableOn("ws", "2025-11-25") {
-					Expect(out).To(MatchRegexp(`(?m)^`+regexp.QuoteMeta(f.Name)+`\s+ws\s+2025-11-25\s+.*`+regexp.QuoteMeta(f.Kills)), "fault %s", f.Name)
+			Expect(out).To(MatchRegexp(`(?m)^server\s+\(reference\)\s+ws\s+2025-11-25\s+-$`))
+			Expect(out).To(MatchRegexp(`(?m)^client\s+\(reference\)\s+ws\s+2025-11-25\s+-$`))
+			killers := catalogue.All().Killers()
+			for peer, faults := range map[string]fault.Set{"server": server.Faults(), "client": client.Faults()} {
+				for _, f := range faults {
+					if f.ObservableOn("ws", "2025-11-25") {
+						Expect(out).To(MatchRegexp(`(?m)^`+peer+`\s+`+regexp.QuoteMeta(f.Name)+`\s+ws\s+2025-11-25\s+.*`+regexp.QuoteMeta(killers[f][0].ID)), "fault %s", f.Name)
+					}
 				}
 			}
-			Expect(out).NotTo(MatchRegexp(`(?m)^\S+\s+(stdio|http)\s`), "only WebSocket runs")
+			Expect(out).NotTo(MatchRegexp(`(?m)^\S+\s+\S+\s+(stdio|http)\s`), "only WebSocket runs")
 			Expect(out).NotTo(ContainSubstring("PROBLEM"), "-q prints only the matrix")
 		})
 
 		It("exits 2 for an unknown transport or fault", func() {
 			s := run(2, "selftest", "--transport", "pigeon")
-			Expect(string(s.Err.Contents())).To(ContainSubstring(`unknown --transport "pigeon"`))
+			Expect(string(s.Err.Contents())).To(ContainSubstring(`unknown transport kind "pigeon"`))
 			s = run(2, "selftest", "--fault", "no-such-fault")
 			Expect(string(s.Err.Contents())).To(ContainSubstring(fmt.Sprintf("unknown fault %q", "no-such-fault")))
 		})

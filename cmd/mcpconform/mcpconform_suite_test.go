@@ -64,10 +64,26 @@ type junitDoc struct {
 }
 
 type junitSuite struct {
-	Name      string      `xml:"name,attr"`
-	Failures  int         `xml:"failures,attr"`
-	Cases     []junitCase `xml:"testcase"`
-	SystemOut string      `xml:"system-out"`
+	Name       string          `xml:"name,attr"`
+	Failures   int             `xml:"failures,attr"`
+	Properties []junitProperty `xml:"properties>property"`
+	Cases      []junitCase     `xml:"testcase"`
+	SystemOut  string          `xml:"system-out"`
+}
+
+type junitProperty struct {
+	Name  string `xml:"name,attr"`
+	Value string `xml:"value,attr"`
+}
+
+// property reads a testsuite property ("scenario", "transport", …).
+func (s junitSuite) property(name string) string {
+	for _, p := range s.Properties {
+		if p.Name == name {
+			return p.Value
+		}
+	}
+	return ""
 }
 
 type junitCase struct {

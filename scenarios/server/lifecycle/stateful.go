@@ -31,7 +31,8 @@ var (
 )
 
 var initializeScenario = &scenarios.Scenario{
-	ID:       "lifecycle-initialize",
+	ID:        "lifecycle-initialize",
+	Handshake: true,
 	Title:    "initialize answers with the requested version and a valid result",
 	Family:   "lifecycle",
 	Side:     scenarios.ServerSide,
@@ -44,6 +45,9 @@ var initializeScenario = &scenarios.Scenario{
 		resp, err := t.Request(s, protocol.MethodInitialize, s.InitializeParams(t.Env.Version))
 		if err != nil || resp.Error != nil {
 			t.Fail(initializeResultSchema, "an InitializeResult", judge.Describe(resp, err))
+			if serverside.NoAnswer(s, err) {
+				t.Unreachable("initialize was not answered: %s", judge.Describe(resp, err))
+			}
 			t.Blocked("initialize was not answered with a result")
 		}
 		if verr := judge.ValidateResult(t.Env.Version, protocol.MethodInitialize, resp.Result); verr != nil {

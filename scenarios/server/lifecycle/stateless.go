@@ -35,7 +35,8 @@ var (
 )
 
 var discoverScenario = &scenarios.Scenario{
-	ID:       "lifecycle-discover",
+	ID:        "lifecycle-discover",
+	Handshake: true,
 	Title:    "server/discover describes the server",
 	Family:   "lifecycle",
 	Side:     scenarios.ServerSide,
@@ -47,6 +48,9 @@ var discoverScenario = &scenarios.Scenario{
 		resp, err := t.Request(s, protocol.MethodServerDiscover, map[string]any{})
 		if err != nil || resp.Error != nil {
 			t.Fail(discoverResultSchema, "a DiscoverResult", judge.Describe(resp, err))
+			if serverside.NoAnswer(s, err) {
+				t.Unreachable("server/discover was not answered: %s", judge.Describe(resp, err))
+			}
 			t.Blocked("server/discover was not answered with a result")
 		}
 		if verr := judge.ValidateResult(t.Env.Version, protocol.MethodServerDiscover, resp.Result); verr != nil {
