@@ -3,6 +3,8 @@ package scenarios
 import (
 	"sync"
 	"time"
+
+	"github.com/mcpconform/mcpconform/transport"
 )
 
 // Target is what a scenario runs against; the side driver knows its
@@ -14,7 +16,7 @@ type Target interface{ String() string }
 type Env struct {
 	Target    Target
 	Version   string
-	Transport string
+	Transport transport.Kind
 	// Fixtures maps fixture names to the target's own tools and arguments.
 	Fixtures map[string]Fixture
 	// AuthTokens, when two are given, are the bearer tokens of sessions A

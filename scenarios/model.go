@@ -14,6 +14,7 @@ import (
 	"strings"
 
 	"github.com/mcpconform/mcpconform/fakes/fault"
+	"github.com/mcpconform/mcpconform/transport"
 )
 
 // Level is the RFC 2119 keyword behind a check.
@@ -66,7 +67,7 @@ type Scenario struct {
 	// Versions the scenario applies to.
 	Versions []string
 	// Transports it applies to; empty means every transport.
-	Transports []string
+	Transports []transport.Kind
 	// Needs names what the target must offer (fixtures, capabilities); shown in `list`.
 	Needs  []string
 	Checks []*Check
@@ -75,11 +76,11 @@ type Scenario struct {
 }
 
 // AppliesTo reports whether the scenario runs at this version on this transport.
-func (s *Scenario) AppliesTo(version, transport string) bool {
+func (s *Scenario) AppliesTo(version string, kind transport.Kind) bool {
 	if !slices.Contains(s.Versions, version) {
 		return false
 	}
-	return len(s.Transports) == 0 || slices.Contains(s.Transports, transport)
+	return len(s.Transports) == 0 || slices.Contains(s.Transports, kind)
 }
 
 // Catalogue is a list of scenarios.

@@ -6,6 +6,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/mcpconform/mcpconform/transport"
 	g "github.com/onsi/ginkgo/v2"
 	. "github.com/onsi/gomega"
 	gs "github.com/onsi/gomega/gstruct"
@@ -442,7 +443,7 @@ var _ = g.Describe("Execute", func() {
 			Expect(env.Timing.ResponseTimeout).To(Equal(5 * time.Second))
 			Expect(env.Timing.QuietWindow).To(Equal(250 * time.Millisecond))
 			Expect(env.Version).To(Equal("2025-11-25"))
-			Expect(env.Transport).To(Equal("stdio"))
+			Expect(env.Transport).To(Equal(transport.Stdio))
 		})
 
 		g.It("keeps the timeouts it was given", func() {

@@ -22,7 +22,7 @@ var _ = Describe("task isolation with two authorization contexts", func() {
 		DeferCleanup(ref.Stop)
 		s, ok := catalogue.All().Find("tasks-isolation")
 		Expect(ok).To(BeTrue())
-		res := scenarios.Execute(ctx, s, scenarios.Env{Target: ref.Target, Version: "2025-11-25", Transport: string(transport.HTTP),
+		res := scenarios.Execute(ctx, s, scenarios.Env{Target: ref.Target, Version: "2025-11-25", Transport: transport.HTTP,
 			AuthTokens: tokens, Timing: scenarios.Timing{ResponseTimeout: 3 * time.Second}})
 		out := map[string]scenarios.Verdict{}
 		for _, v := range res.Verdicts {

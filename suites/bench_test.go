@@ -22,9 +22,9 @@ func BenchmarkTasksFamily(b *testing.B) {
 	if out, err := exec.Command("go", "build", "-o", exe, "github.com/mcpconform/mcpconform/cmd/mcpconform").CombinedOutput(); err != nil {
 		b.Fatalf("build: %v\n%s", err, out)
 	}
-	for _, tr := range []string{string(transport.Stdio), string(transport.HTTP), string(transport.WS)} {
-		b.Run(tr, func(b *testing.B) {
-			ref, err := suites.StartReference(context.Background(), transport.Kind(tr), server.ReferenceOptions{}, exe)
+	for _, tr := range transport.Kinds() {
+		b.Run(string(tr), func(b *testing.B) {
+			ref, err := suites.StartReference(context.Background(), tr, server.ReferenceOptions{}, exe)
 			if err != nil {
 				b.Fatal(err)
 			}

@@ -27,7 +27,7 @@ func (r *Reference) Stop() {
 // stdio it returns a target that spawns `exe fake-server --stdio` per
 // session, a real process over real pipes.
 func StartReference(ctx context.Context, kind transport.Kind, opts server.ReferenceOptions, exe string) (*Reference, error) {
-	if kind == client.KindStdio {
+	if kind.ProcessesPerSession() > 0 {
 		if exe == "" {
 			return nil, fmt.Errorf("the stdio reference needs the mcpconform binary")
 		}
@@ -38,22 +38,14 @@ func StartReference(ctx context.Context, kind transport.Kind, opts server.Refere
 		if opts.HoldTaskRequests {
 			argv = append(argv, "--hold-task-requests")
 		}
-		return &Reference{Target: client.Target{Kind: client.KindStdio, Argv: argv}}, nil
+		return &Reference{Target: client.Target{Kind: kind, Argv: argv}}, nil
 	}
 	engine, err := server.NewReference(opts)
 	if err != nil {
 		return nil, err
 	}
 	ctx, cancel := context.WithCancel(ctx)
-	var l transport.Listener
-	switch kind {
-	case client.KindHTTP:
-		l, err = transport.ListenHTTP(ctx, "127.0.0.1:0", transport.HTTPServerOptions{})
-	case client.KindWS:
-		l, err = transport.ListenWebSocket(ctx, "127.0.0.1:0", transport.WSServerOptions{})
-	default:
-		err = fmt.Errorf("unknown transport %q", kind)
-	}
+	l, err := kind.Listen(ctx, "127.0.0.1:0", transport.Options{})
 	if err != nil {
 		cancel()
 		return nil, err

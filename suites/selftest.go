@@ -25,7 +25,7 @@ import (
 type SelfTestOptions struct {
 	// Exe is the mcpconform binary, for the stdio reference.
 	Exe           string
-	Transports    []string
+	Transports    []transport.Kind
 	Versions      []string
 	Faults        []string // empty: every fault
 	SkipReference bool     // judge only the faults
@@ -39,7 +39,7 @@ type SelfTestOptions struct {
 type Run struct {
 	Side      scenarios.Side
 	Fault     *fault.Fault // nil for the reference itself
-	Transport string
+	Transport transport.Kind
 	Version   string
 }
 
@@ -144,7 +144,7 @@ func SelfTest(ctx context.Context, opts SelfTestOptions) (*SelfTestReport, error
 	// the catalogue; one merely outside this selection is not run.
 	for _, f := range append(server.Faults(), client.Faults()...) {
 		seen := false
-		for _, tr := range []string{"stdio", "http", "ws"} {
+		for _, tr := range transport.Kinds() {
 			for _, v := range protocol.Supported() {
 				seen = seen || f.ObservableOn(tr, v)
 			}
@@ -258,7 +258,7 @@ func peerName(side scenarios.Side) string {
 }
 
 // appliesSomewhere reports whether any scenario of side runs on tr at v.
-func appliesSomewhere(side scenarios.Side, tr, v string) bool {
+func appliesSomewhere(side scenarios.Side, tr transport.Kind, v string) bool {
 	return len(Config{Side: side, Env: scenarios.Env{Transport: tr, Version: v}}.Applicable()) > 0
 }
 
@@ -276,7 +276,7 @@ func referenceTarget(ctx context.Context, run Run, exe string) (scenarios.Target
 		}
 		return clientside.Target{Argv: argv, RelayExe: exe}, func() {}, nil
 	}
-	ref, err := StartReference(ctx, transport.Kind(run.Transport), server.ReferenceOptions{Fault: run.Fault}, exe)
+	ref, err := StartReference(ctx, run.Transport, server.ReferenceOptions{Fault: run.Fault}, exe)
 	if err != nil {
 		return nil, nil, err
 	}

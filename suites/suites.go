@@ -19,6 +19,7 @@ import (
 	"github.com/mcpconform/mcpconform/reports"
 	"github.com/mcpconform/mcpconform/scenarios"
 	"github.com/mcpconform/mcpconform/scenarios/catalogue"
+	"github.com/mcpconform/mcpconform/transport"
 )
 
 // Config is one run: a target, on one side, at one version, over one transport.
@@ -127,14 +128,14 @@ func Status(v scenarios.Verdict, strict bool) reports.Status {
 }
 
 // CheckLabels derives the Ginkgo labels of a check from catalogue data.
-func CheckLabels(s *scenarios.Scenario, c *scenarios.Check, version, transport string) Labels {
+func CheckLabels(s *scenarios.Scenario, c *scenarios.Check, version string, kind transport.Kind) Labels {
 	return Label(
 		"side:"+string(s.Side),
 		"family:"+s.Family,
 		"scenario:"+s.ID,
 		"level:"+string(c.Level),
 		"spec:"+version,
-		"transport:"+transport,
+		"transport:"+string(kind),
 	)
 }
 
@@ -188,7 +189,7 @@ func defineScenario(cfg Config, s *scenarios.Scenario, col *Collector, order int
 			col.scenario(key, func() *reports.Scenario {
 				return &reports.Scenario{
 					ID: s.ID, Title: s.Title, Family: s.Family, Side: string(s.Side),
-					Transport: cfg.Env.Transport, SpecVersion: cfg.Env.Version,
+					Transport: string(cfg.Env.Transport), SpecVersion: cfg.Env.Version,
 					Started: started, Duration: res.Duration, Transcript: res.Transcript, Stderr: res.Stderr,
 				}
 			})

@@ -23,9 +23,9 @@ func TestSuites(t *testing.T) {
 
 var (
 	exe        string
-	references = map[string]*suites.Reference{}
+	references = map[transport.Kind]*suites.Reference{}
 	versions   = []string{"2025-11-25", "2026-07-28"}
-	transports = []string{string(transport.Stdio), string(transport.HTTP), string(transport.WS)}
+	transports = transport.Kinds()
 )
 
 var _ = BeforeSuite(func() {
@@ -34,7 +34,7 @@ var _ = BeforeSuite(func() {
 	Expect(err).NotTo(HaveOccurred())
 	DeferCleanup(gexec.CleanupBuildArtifacts)
 	for _, tr := range transports {
-		ref, err := suites.StartReference(context.Background(), transport.Kind(tr), server.ReferenceOptions{}, exe)
+		ref, err := suites.StartReference(context.Background(), tr, server.ReferenceOptions{}, exe)
 		Expect(err).NotTo(HaveOccurred())
 		references[tr] = ref
 		DeferCleanup(ref.Stop)
@@ -48,7 +48,7 @@ var _ = Describe("the catalogue against the reference server", func() {
 	for _, tr := range transports {
 		for _, v := range versions {
 			configs = append(configs, suites.Config{
-				Name:    tr + " " + v,
+				Name:    string(tr) + " " + v,
 				Env:     scenarios.Env{Version: v, Transport: tr, Timing: scenarios.Timing{ResponseTimeout: 5 * time.Second, ScenarioTimeout: 30 * time.Second}},
 				Resolve: func(env *scenarios.Env) { env.Target = references[tr].Target },
 			})
@@ -63,7 +63,7 @@ var _ = Describe("the catalogue against the reference client", func() {
 	var configs []suites.Config
 	for _, tr := range transports {
 		configs = append(configs, suites.Config{
-			Name: "client " + tr + " 2025-11-25",
+			Name: "client " + string(tr) + " 2025-11-25",
 			Side: scenarios.ClientSide,
 			Env:  scenarios.Env{Version: "2025-11-25", Transport: tr, Timing: scenarios.Timing{ScenarioTimeout: 30 * time.Second}},
 			Resolve: func(env *scenarios.Env) {
@@ -79,8 +79,8 @@ var _ = Describe("the catalogue against the reference client", func() {
 // tasks/result on input_required to be able to judge anything.
 var _ = Describe("the tasks family against a server that holds task requests for tasks/result", func() {
 	for _, tr := range transports {
-		It("passes over "+tr, func(ctx SpecContext) {
-			ref, err := suites.StartReference(ctx, transport.Kind(tr), server.ReferenceOptions{HoldTaskRequests: true}, exe)
+		It("passes over "+string(tr), func(ctx SpecContext) {
+			ref, err := suites.StartReference(ctx, tr, server.ReferenceOptions{HoldTaskRequests: true}, exe)
 			Expect(err).NotTo(HaveOccurred())
 			DeferCleanup(ref.Stop)
 			cfg := suites.Config{Env: scenarios.Env{Target: ref.Target, Version: "2025-11-25", Transport: tr, Timing: scenarios.Timing{ResponseTimeout: 5 * time.Second}},

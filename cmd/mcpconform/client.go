@@ -12,6 +12,7 @@ import (
 	"github.com/mcpconform/mcpconform/protocol"
 	"github.com/mcpconform/mcpconform/scenarios"
 	"github.com/mcpconform/mcpconform/scenarios/clientside"
+	"github.com/mcpconform/mcpconform/transport"
 )
 
 type clientFlags struct {
@@ -69,16 +70,12 @@ func runClient(cmd *cobra.Command, f *clientFlags, args []string) (int, error) {
 	if err != nil {
 		return exitUsage, usageErr("%v", err)
 	}
-	transports := kindNames()
-	if f.transport != "all" {
-		k, err := parseKind(f.transport)
-		if err != nil {
-			return exitUsage, usageErr("%v", err)
-		}
-		transports = []string{k}
+	transports, err := selectKinds(f.transport)
+	if err != nil {
+		return exitUsage, usageErr("%v", err)
 	}
 	p := &plan{side: scenarios.ClientSide, versions: versions, transports: transports, flags: &f.runFlags,
-		targets: map[string]scenarios.Target{}, describe: target.String()}
+		targets: map[transport.Kind]scenarios.Target{}, describe: target.String()}
 	for _, tr := range transports {
 		p.targets[tr] = target
 	}

@@ -39,7 +39,7 @@ func listCmd() *cobra.Command {
 			for _, s := range catalogue.All() {
 				fmt.Fprintf(out, "%s  (%s side; %s", s.ID, s.Side, strings.Join(s.Versions, ", "))
 				if len(s.Transports) > 0 {
-					fmt.Fprintf(out, "; %s only", strings.Join(s.Transports, ", "))
+					fmt.Fprintf(out, "; %s only", strings.Join(kindNames(s.Transports), ", "))
 				}
 				fmt.Fprintf(out, ")\n  %s\n", s.Title)
 				for _, n := range s.Needs {
@@ -171,17 +171,20 @@ exactly the check it declares (wherever it is observable), 1 otherwise.`,
 			if err != nil {
 				return usageErr("%v", err)
 			}
+			var kinds []transport.Kind
 			for _, t := range transports {
-				if _, err := transport.ParseKind(t); err != nil {
+				k, err := transport.ParseKind(t)
+				if err != nil {
 					return usageErr("--transport: %v", err)
 				}
+				kinds = append(kinds, k)
 			}
 			for _, n := range faultNames {
 				if _, err := server.Faults().Find(n); err != nil {
 					return usageErr("%v", err)
 				}
 			}
-			opts := suites.SelfTestOptions{Exe: exe, Transports: transports, Versions: vs, Faults: faultNames,
+			opts := suites.SelfTestOptions{Exe: exe, Transports: kinds, Versions: vs, Faults: faultNames,
 				Parallel: parallel, Timing: timing.get()}
 			if !quiet {
 				opts.Progress = cmd.OutOrStdout()
@@ -198,7 +201,7 @@ exactly the check it declares (wherever it is observable), 1 otherwise.`,
 		},
 	}
 	fl := cmd.Flags()
-	fl.StringSliceVar(&transports, "transport", kindNames(), "transports to test over")
+	fl.StringSliceVar(&transports, "transport", kindNames(transport.Kinds()), "transports to test over")
 	timing.register(fl, 30*time.Second)
 	fl.StringVar(&versions, "spec-version", "", "versions (default 2025-11-25,2026-07-28)")
 	fl.StringSliceVar(&faultNames, "fault", nil, "only these faults")

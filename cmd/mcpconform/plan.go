@@ -90,18 +90,22 @@ func parseVersions(spec string, defaults []string) ([]string, error) {
 	return out, nil
 }
 
-func parseKind(name string) (string, error) {
+// selectKinds resolves a --transport value: one kind, or all of them.
+func selectKinds(name string) ([]transport.Kind, error) {
+	if name == "all" {
+		return transport.Kinds(), nil
+	}
 	k, err := transport.ParseKind(name)
 	if err != nil {
-		return "", fmt.Errorf("--transport: %w (or all)", err)
+		return nil, fmt.Errorf("--transport: %w (or all)", err)
 	}
-	return string(k), nil
+	return []transport.Kind{k}, nil
 }
 
-func kindNames() []string {
-	var out []string
-	for _, k := range transport.Kinds() {
-		out = append(out, string(k))
+func kindNames(kinds []transport.Kind) []string {
+	out := make([]string, len(kinds))
+	for i, k := range kinds {
+		out[i] = string(k)
 	}
 	return out
 }
@@ -110,9 +114,9 @@ func kindNames() []string {
 // the versions, the selection and what every scenario's Env starts from.
 type plan struct {
 	side       scenarios.Side
-	transports []string
+	transports []transport.Kind
 	versions   []string
-	targets    map[string]scenarios.Target
+	targets    map[transport.Kind]scenarios.Target
 	describe   string // the target, for the header line and reports
 	env        scenarios.Env
 	flags      *runFlags
@@ -148,7 +152,7 @@ func (p *plan) configs(progress io.Writer) []suites.Config {
 			env.Target, env.Version, env.Transport = p.targets[tr], v, tr
 			env.Timing = p.flags.timing.get()
 			cfg := suites.Config{
-				Name:     string(p.side) + " " + tr + " " + v,
+				Name:     string(p.side) + " " + string(tr) + " " + v,
 				Side:     p.side,
 				Env:      env,
 				Strict:   p.flags.strict,
@@ -172,7 +176,7 @@ func (p *plan) execute(cmd *cobra.Command) (int, error) {
 	interrupted := runGinkgo(p.configs(out), col, p.flags.labelFilter, p.flags.verbose)
 	run := &reports.Run{
 		Tool: "mcpconform", ToolVersion: toolVersion, Side: string(p.side), Target: p.describe,
-		Transport: strings.Join(p.transports, ","), SpecVersion: strings.Join(p.versions, ","),
+		Transport: strings.Join(kindNames(p.transports), ","), SpecVersion: strings.Join(p.versions, ","),
 		Strict: p.flags.strict, Started: started, Duration: time.Since(started), Scenarios: col.Scenarios(),
 	}
 	paths, werr := reports.WriteAll(p.flags.outDir, run)

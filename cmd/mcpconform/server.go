@@ -82,7 +82,7 @@ func (f *serverFlags) versions() ([]string, error) {
 }
 
 // targets resolves the flags into the transports and targets to judge.
-func (f *serverFlags) targets(ctx context.Context, args []string) ([]string, map[string]client.Target, func(), error) {
+func (f *serverFlags) targets(ctx context.Context, args []string) ([]transport.Kind, map[transport.Kind]client.Target, func(), error) {
 	chosen := 0
 	for _, b := range []bool{f.url != "", f.ws != "", f.stdio, f.reference} {
 		if b {
@@ -116,13 +116,9 @@ func (f *serverFlags) targets(ctx context.Context, args []string) ([]string, map
 		}
 		return oneTarget(client.Target{Kind: transport.Stdio, Argv: args})
 	}
-	transports := kindNames()
-	if f.transport != "all" {
-		k, err := transport.ParseKind(f.transport)
-		if err != nil {
-			return nil, nil, nil, fmt.Errorf("--transport: %w (or all)", err)
-		}
-		transports = []string{string(k)}
+	transports, err := selectKinds(f.transport)
+	if err != nil {
+		return nil, nil, nil, err
 	}
 	var flt *fault.Fault
 	if f.fault != "" {
@@ -134,7 +130,7 @@ func (f *serverFlags) targets(ctx context.Context, args []string) ([]string, map
 	if err != nil {
 		return nil, nil, nil, fmt.Errorf("locating the mcpconform binary for the stdio reference: %w", err)
 	}
-	targets := map[string]client.Target{}
+	targets := map[transport.Kind]client.Target{}
 	var refs []*suites.Reference
 	stop := func() {
 		for _, r := range refs {
@@ -142,7 +138,7 @@ func (f *serverFlags) targets(ctx context.Context, args []string) ([]string, map
 		}
 	}
 	for _, tr := range transports {
-		ref, err := suites.StartReference(ctx, transport.Kind(tr), server.ReferenceOptions{Fault: flt}, exe)
+		ref, err := suites.StartReference(ctx, tr, server.ReferenceOptions{Fault: flt}, exe)
 		if err != nil {
 			stop()
 			return nil, nil, nil, fmt.Errorf("starting the reference server over %s: %w", tr, err)
@@ -153,8 +149,8 @@ func (f *serverFlags) targets(ctx context.Context, args []string) ([]string, map
 	return transports, targets, stop, nil
 }
 
-func oneTarget(t client.Target) ([]string, map[string]client.Target, func(), error) {
-	return []string{string(t.Kind)}, map[string]client.Target{string(t.Kind): t}, func() {}, nil
+func oneTarget(t client.Target) ([]transport.Kind, map[transport.Kind]client.Target, func(), error) {
+	return []transport.Kind{t.Kind}, map[transport.Kind]client.Target{t.Kind: t}, func() {}, nil
 }
 
 func parseHeaders(lines []string) (http.Header, error) {
@@ -220,7 +216,7 @@ func runServer(cmd *cobra.Command, f *serverFlags, args []string) (int, error) {
 	}
 	defer stop()
 	p.transports = transports
-	p.targets = map[string]scenarios.Target{}
+	p.targets = map[transport.Kind]scenarios.Target{}
 	var parts []string
 	for _, tr := range transports {
 		p.targets[tr] = targets[tr]

@@ -3,12 +3,13 @@ package client
 import (
 	"github.com/mcpconform/mcpconform/fakes/fault"
 	"github.com/mcpconform/mcpconform/protocol"
+	"github.com/mcpconform/mcpconform/transport"
 )
 
 // The reference client's faults. Each breaks exactly one rule of
 // 2025-11-25/basic/lifecycle.mdx#initialization, so they apply only to the
 // versions that have an initialize handshake.
-var statefulVersions = []string{protocol.V20251125, protocol.V20250618, protocol.V20250326}
+var statefulVersions = protocol.JudgedStateful()
 
 var (
 	// SkipsInitialized breaks "After successful initialization, the client
@@ -22,7 +23,7 @@ var (
 	// Over Streamable HTTP the transport refuses a request without a
 	// session before the fake server sees it, so the fault cannot show there.
 	RequestBeforeInitialize = &fault.Fault{Name: "request-before-initialize", Versions: statefulVersions,
-		Transports:  []string{"stdio", "ws"},
+		Transports:  []transport.Kind{transport.Stdio, transport.WS},
 		Description: "sends ping before initialize"}
 	// InitUnsupportedVersion breaks "the client MUST send a protocol version
 	// it supports".

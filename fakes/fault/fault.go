@@ -10,6 +10,8 @@ import (
 	"slices"
 	"sort"
 	"strings"
+
+	"github.com/mcpconform/mcpconform/transport"
 )
 
 // Fault is one mutant of a reference peer.
@@ -22,7 +24,7 @@ type Fault struct {
 	// Transports where the fault is observable; empty means all. (Over
 	// HTTP the transport itself refuses requests without a session, so a
 	// fault in the engine's pre-initialize handling cannot show.)
-	Transports []string
+	Transports []transport.Kind
 	// Versions where the fault is observable; empty means all.
 	Versions []string
 	// NotOn lists "transport@version" pairs where it cannot show even so
@@ -31,10 +33,10 @@ type Fault struct {
 }
 
 // ObservableOn reports whether the fault can show on this transport and version.
-func (f *Fault) ObservableOn(transport, version string) bool {
-	return (len(f.Transports) == 0 || slices.Contains(f.Transports, transport)) &&
+func (f *Fault) ObservableOn(kind transport.Kind, version string) bool {
+	return (len(f.Transports) == 0 || slices.Contains(f.Transports, kind)) &&
 		(len(f.Versions) == 0 || slices.Contains(f.Versions, version)) &&
-		!slices.Contains(f.NotOn, transport+"@"+version)
+		!slices.Contains(f.NotOn, string(kind)+"@"+version)
 }
 
 // Set is the fault catalogue of one reference peer.

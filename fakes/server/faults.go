@@ -3,6 +3,7 @@ package server
 import (
 	"github.com/mcpconform/mcpconform/fakes/fault"
 	"github.com/mcpconform/mcpconform/protocol"
+	"github.com/mcpconform/mcpconform/transport"
 )
 
 // The reference server's faults. Each breaks exactly one rule; the checks
@@ -26,19 +27,19 @@ var (
 	PingError = &fault.Fault{Name: "ping-error", Versions: legacy,
 		Description: "answers ping with an internal error"}
 	ServesBeforeInitialize = &fault.Fault{Name: "serves-before-initialize", Versions: legacy,
-		Transports:  []string{"stdio", "ws"},
+		Transports:  []transport.Kind{transport.Stdio, transport.WS},
 		Description: "serves tools/list before initialize"}
-	ParseErrorSilent = &fault.Fault{Name: "parse-error-silent", Transports: []string{"stdio", "ws"},
+	ParseErrorSilent = &fault.Fault{Name: "parse-error-silent", Transports: []transport.Kind{transport.Stdio, transport.WS},
 		Description: "drops malformed JSON without answering"}
 	CrashOnMalformedJson = &fault.Fault{Name: "crash-on-malformed-json", NotOn: []string{"http@2026-07-28"},
 		Description: "answers the parse error, then drops the connection (exits over stdio, ends the session over HTTP)"}
-	InvalidRequestWrongCode = &fault.Fault{Name: "invalid-request-wrong-code", Transports: []string{"stdio", "ws"},
+	InvalidRequestWrongCode = &fault.Fault{Name: "invalid-request-wrong-code", Transports: []transport.Kind{transport.Stdio, transport.WS},
 		Description: "answers a request whose method is not a string with -32603 instead of -32600"}
 	UnknownMethodInvalidRequest = &fault.Fault{Name: "unknown-method-invalid-request", Description: "answers unknown methods with -32600 instead of -32601"}
 	IdNumericStringUnquoted     = &fault.Fault{Name: "id-numeric-string-unquoted", Description: "echoes a string id made of digits (\"42\") as a number (42)"}
 	AnswersNotifications        = &fault.Fault{Name: "answers-notifications", // Streamable HTTP answers a notification POST with 202 before the
 		// engine sees it, so the stray answer has nowhere to go.
-		Transports:  []string{"stdio", "ws"},
+		Transports:  []transport.Kind{transport.Stdio, transport.WS},
 		Description: "answers unknown notifications with a -32601 error"}
 
 	ToolMissingInputSchema = &fault.Fault{Name: "tool-missing-input-schema", Description: "lists test_simple_text without its required inputSchema"}
@@ -54,13 +55,13 @@ var (
 	MissingCapabilityWrongCode = &fault.Fault{Name: "missing-capability-wrong-code", Versions: modern,
 		Description: "answers a call needing an undeclared capability with -32603 instead of -32021"}
 	HeaderMismatchAccepted = &fault.Fault{Name: "header-mismatch-accepted", Versions: modern,
-		Transports:  []string{"http"},
+		Transports:  []transport.Kind{transport.HTTP},
 		Description: "does not compare Mcp-Method with the body's method"}
 )
 
 var (
 	v1Tasks = protocol.Where(func(v protocol.Version) bool { return v.TasksV1 })
-	shared  = []string{"http", "ws"} // transports where sessions share one server
+	shared  = sharedServerKinds() // transports where sessions share one server
 )
 
 // Tasks v1 faults (2025-11-25/basic/utilities/tasks.mdx). Isolation faults
@@ -120,7 +121,7 @@ var (
 		Description: "a declined question leaves the task in input_required for good"}
 	StuckAfterCancelAction = &fault.Fault{Name: "stuck-after-cancel-action", Versions: v1Tasks,
 		Description: "a question the user cancelled leaves the task in input_required for good"}
-	RespondsAfterCancel = &fault.Fault{Name: "responds-after-cancel", Versions: []string{"2025-11-25", "2025-06-18"},
+	RespondsAfterCancel = &fault.Fault{Name: "responds-after-cancel", Versions: []string{protocol.V20251125, protocol.V20250618},
 		Description: "answers a tools/call after the client cancelled it with notifications/cancelled"}
 
 	ForbiddenRunsAsTask = &fault.Fault{Name: "forbidden-runs-as-task", Versions: v1Tasks,
@@ -208,4 +209,15 @@ func Faults() fault.Set {
 		CancelTerminalAccepted,
 		UnknownIdWrongCode,
 	}.Sorted()
+}
+
+// sharedServerKinds are the transports where two sessions reach one server.
+func sharedServerKinds() []transport.Kind {
+	var out []transport.Kind
+	for _, k := range transport.Kinds() {
+		if k.SharedServer() {
+			out = append(out, k)
+		}
+	}
+	return out
 }

@@ -12,6 +12,7 @@ import (
 	"github.com/mcpconform/mcpconform/jsonrpc"
 	"github.com/mcpconform/mcpconform/protocol"
 	"github.com/mcpconform/mcpconform/protocol/codes"
+	"github.com/mcpconform/mcpconform/transport"
 )
 
 var _ = Describe("the fault catalogue", func() {
@@ -76,7 +77,7 @@ var _ = Describe("the fault catalogue", func() {
 		Expect(f.ObservableOn("stdio", "2026-07-28")).To(BeFalse())
 		for _, f := range server.Faults() {
 			observable := false
-			for _, tr := range []string{"stdio", "http", "ws"} {
+			for _, tr := range transport.Kinds() {
 				for _, v := range []string{"2025-11-25", "2026-07-28"} {
 					observable = observable || f.ObservableOn(tr, v)
 				}

@@ -105,14 +105,10 @@ func (t *T) officialName() string {
 	return t.Scenario().ID
 }
 
-// listen opens the fake server's endpoint and says what to hand the client.
+// listen opens the fake server's endpoint and says what to hand the
+// client: its URL, or over stdio the command that relays to it.
 func (t *T) listen(ctx context.Context) (transport.Listener, string, error) {
-	kind, err := transport.ParseKind(t.Env.Transport)
-	if err != nil {
-		return nil, "", err
-	}
-	switch kind {
-	case transport.Stdio:
+	if t.Env.Transport.ProcessesPerSession() > 0 {
 		if t.target.RelayExe == "" {
 			return nil, "", fmt.Errorf("a stdio client needs the mcpconform binary to relay its server")
 		}
@@ -121,19 +117,12 @@ func (t *T) listen(ctx context.Context) (transport.Listener, string, error) {
 			return nil, "", err
 		}
 		return l, strings.Join(l.Command(t.target.RelayExe), " "), nil
-	case transport.HTTP:
-		l, err := transport.ListenHTTP(ctx, "127.0.0.1:0", transport.HTTPServerOptions{})
-		if err != nil {
-			return nil, "", err
-		}
-		return l, l.Addr(), nil
-	default:
-		l, err := transport.ListenWebSocket(ctx, "127.0.0.1:0", transport.WSServerOptions{})
-		if err != nil {
-			return nil, "", err
-		}
-		return l, l.Addr(), nil
 	}
+	l, err := t.Env.Transport.Listen(ctx, "127.0.0.1:0", transport.Options{})
+	if err != nil {
+		return nil, "", err
+	}
+	return l, l.Addr(), nil
 }
 
 func (t *T) accept(ctx context.Context, hold []string) {

@@ -33,12 +33,12 @@ var (
 var initializeScenario = &scenarios.Scenario{
 	ID:        "lifecycle-initialize",
 	Handshake: true,
-	Title:    "initialize answers with the requested version and a valid result",
-	Family:   "lifecycle",
-	Side:     scenarios.ServerSide,
-	Versions: protocol.JudgedStateful(),
-	Purpose:  "The client sends initialize with a version the server should support; the result must echo it and validate against InitializeResult.",
-	Checks:   []*scenarios.Check{initializeResultSchema, initializeVersionEchoed},
+	Title:     "initialize answers with the requested version and a valid result",
+	Family:    "lifecycle",
+	Side:      scenarios.ServerSide,
+	Versions:  protocol.JudgedStateful(),
+	Purpose:   "The client sends initialize with a version the server should support; the result must echo it and validate against InitializeResult.",
+	Checks:    []*scenarios.Check{initializeResultSchema, initializeVersionEchoed},
 	Run: serverside.Body(func(t *serverside.T) {
 		s := t.Connect("A", client.Options{})
 		t.Step("send initialize with protocolVersion %s", t.Env.Version)

@@ -14,6 +14,7 @@ import (
 	"github.com/mcpconform/mcpconform/scenarios"
 	"github.com/mcpconform/mcpconform/scenarios/judge"
 	"github.com/mcpconform/mcpconform/scenarios/serverside"
+	"github.com/mcpconform/mcpconform/transport"
 )
 
 // 2026-07-28: stateless requests with per-request _meta, server/discover and
@@ -37,11 +38,11 @@ var (
 var discoverScenario = &scenarios.Scenario{
 	ID:        "lifecycle-discover",
 	Handshake: true,
-	Title:    "server/discover describes the server",
-	Family:   "lifecycle",
-	Side:     scenarios.ServerSide,
-	Versions: protocol.JudgedStateless(),
-	Checks:   []*scenarios.Check{discoverResultSchema, discoverServerInfo},
+	Title:     "server/discover describes the server",
+	Family:    "lifecycle",
+	Side:      scenarios.ServerSide,
+	Versions:  protocol.JudgedStateless(),
+	Checks:    []*scenarios.Check{discoverResultSchema, discoverServerInfo},
 	Run: serverside.Body(func(t *serverside.T) {
 		s := t.Connect("A", client.Options{})
 		t.Step("send server/discover")
@@ -175,7 +176,7 @@ var headerMismatchScenario = &scenarios.Scenario{
 	Family:     "lifecycle",
 	Side:       scenarios.ServerSide,
 	Versions:   protocol.JudgedStateless(),
-	Transports: []string{client.KindHTTP},
+	Transports: []transport.Kind{transport.HTTP},
 	Checks:     []*scenarios.Check{headerMismatchError32020},
 	Run: serverside.Body(func(t *serverside.T) {
 		s := t.Connect("A", client.Options{})

@@ -20,7 +20,7 @@ import (
 
 const tasksSpec = "2025-11-25/basic/utilities/tasks.mdx"
 
-var taskVersions = []string{protocol.V20251125}
+var taskVersions = protocol.Where(func(v protocol.Version) bool { return v.TasksV1 })
 
 // scenarios.Fixture tools of the tasks families, with their default arguments.
 const (

@@ -115,7 +115,7 @@ func runStatus(t *serverside.T) {
 	// Over Streamable HTTP, notifications travel on several streams (POST
 	// responses, the GET stream) whose relative order the client cannot
 	// see: there they are judged in the order of their lastUpdatedAt.
-	unordered := t.Env.Transport == client.KindHTTP
+	unordered := !t.Env.Transport.OrderedResponses()
 	judgeTimestamps(t, a.TaskHistory(id), unordered)
 
 	// Notifications, if the server sends them.
