@@ -15,6 +15,7 @@ import (
 	"time"
 
 	"github.com/mcpconform/mcpconform/fakes/peer"
+	"github.com/mcpconform/mcpconform/fakes/server"
 	"github.com/mcpconform/mcpconform/jsonrpc"
 	"github.com/mcpconform/mcpconform/protocol"
 	"github.com/mcpconform/mcpconform/scenarios"
@@ -47,13 +48,13 @@ type T struct {
 	conns    chan *Conn
 	proc     *transport.Process
 	stop     context.CancelFunc
+	served   chan struct{}
 }
 
 // Conn is one connection the client under test opened to the fake server.
 type Conn struct {
-	*peer.Peer
-	Label string
-	held  map[string]*peer.HeldRequests
+	*server.Peer
+	held map[string]*peer.HeldRequests
 }
 
 // Held is the queue of held requests of method (see Launch).
@@ -66,7 +67,7 @@ func Body(body func(t *T)) func(*scenarios.T) {
 		if !ok {
 			core.Abort("a client-side scenario needs a client to launch, not %T (a defect in mcpconform)", core.Env.Target)
 		}
-		t := &T{T: core, target: target, conns: make(chan *Conn, 8)}
+		t := &T{T: core, target: target}
 		core.Cleanup(t.shutdown)
 		body(t)
 	}
@@ -84,7 +85,12 @@ func (t *T) Launch(hold ...string) {
 		t.Abort("could not start the fake server over %s: %v", t.Env.Transport, err)
 	}
 	t.listener = l
-	go t.accept(ctx, hold)
+	t.conns = make(chan *Conn, 8)
+	t.served = make(chan struct{})
+	go func() {
+		defer close(t.served)
+		t.serve(ctx, hold)
+	}()
 	argv := append(append([]string(nil), t.target.Argv...), address)
 	env := append([]string{
 		"MCP_CONFORMANCE_SCENARIO=" + t.officialName(),
@@ -125,47 +131,39 @@ func (t *T) listen(ctx context.Context) (transport.Listener, string, error) {
 	return l, l.Addr(), nil
 }
 
-func (t *T) accept(ctx context.Context, hold []string) {
-	for n := 1; ; n++ {
-		conn, err := t.listener.Accept(ctx)
-		if err != nil {
-			return
-		}
-		label := fmt.Sprintf("C%d", n)
-		p := peer.New(ctx, transport.Record(conn, t.Transcript(), label), peer.Options{
-			IDPrefix: "srv-", SerializeSends: true, Handlers: defaultHandlers(),
-		})
-		c := &Conn{Peer: p, Label: label, held: map[string]*peer.HeldRequests{}}
-		for _, m := range hold {
-			c.held[m] = p.Hold(m)
-		}
-		p.Start()
-		go func() {
-			// The client hung up: close our side too, so a stdio client's
-			// relayed server exits as a real one would.
-			<-p.Done()
-			_ = p.Close()
-		}()
-		select {
-		case t.conns <- c:
-		case <-ctx.Done():
-			return
-		}
+// serve runs the fake server on the listener: the engine answers JSON-RPC
+// hygiene (-32700, -32600, -32601) and the defaults; each new connection
+// gets its holds before anything is read and is handed to the body.
+func (t *T) serve(ctx context.Context, hold []string) {
+	engine := &server.Engine{
+		Transcript: t.Transcript(),
+		Requests:   defaultHandlers(),
+		OnPeer: func(p *server.Peer) {
+			c := &Conn{Peer: p, held: map[string]*peer.HeldRequests{}}
+			for _, m := range hold {
+				c.held[m] = p.Hold(m)
+			}
+			select {
+			case t.conns <- c:
+			default: // more connections than the body will take: served, not judged
+			}
+		},
 	}
+	_ = engine.Serve(ctx, t.listener)
 }
 
 // defaultHandlers answer what a fake server with no tools, prompts or
 // resources answers.
-func defaultHandlers() map[string]peer.Handler {
-	empty := func(key string) peer.Handler {
-		return func(context.Context, *jsonrpc.Message) (any, *jsonrpc.Error) {
+func defaultHandlers() map[string]server.Handler {
+	empty := func(key string) server.Handler {
+		return func(context.Context, *server.Peer, *jsonrpc.Message) (any, *jsonrpc.Error) {
 			if key == "" {
 				return map[string]any{}, nil
 			}
 			return map[string]any{key: []any{}}, nil
 		}
 	}
-	return map[string]peer.Handler{
+	return map[string]server.Handler{
 		protocol.MethodPing:                   empty(""),
 		protocol.MethodToolsList:              empty("tools"),
 		protocol.MethodPromptsList:            empty("prompts"),
@@ -246,5 +244,6 @@ func (t *T) shutdown() {
 	}
 	if t.listener != nil {
 		_ = t.listener.Close()
+		<-t.served
 	}
 }
