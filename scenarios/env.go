@@ -4,6 +4,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/mcpconform/mcpconform/fakes/client"
 	"github.com/mcpconform/mcpconform/transport"
 )
 
@@ -47,7 +48,7 @@ type Timing struct {
 // DefaultTiming is what the command line starts from.
 func DefaultTiming() Timing {
 	return Timing{ResponseTimeout: 5 * time.Second, QuietWindow: 250 * time.Millisecond,
-		ScenarioTimeout: 60 * time.Second, Poll: 500 * time.Millisecond}
+		ScenarioTimeout: 60 * time.Second, Poll: client.DefaultPoll}
 }
 
 // OrDefaults fills the durations left at zero.

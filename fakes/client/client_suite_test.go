@@ -31,21 +31,10 @@ func stepCtx() context.Context {
 
 // serve runs e on a real loopback listener of the given kind (ws or http)
 // until the end of the spec and returns the target that reaches it.
-func serve(kind string, e *server.Engine) client.Target {
+func serve(kind transport.Kind, e *server.Engine) client.Target {
 	GinkgoHelper()
 	ctx, cancel := context.WithCancel(context.Background())
-	var (
-		l   transport.Listener
-		err error
-	)
-	switch kind {
-	case client.KindWS:
-		l, err = transport.ListenWebSocket(stepCtx(), "127.0.0.1:0", transport.WSServerOptions{})
-	case client.KindHTTP:
-		l, err = transport.ListenHTTP(stepCtx(), "127.0.0.1:0", transport.HTTPServerOptions{})
-	default:
-		Fail("unknown kind " + kind)
-	}
+	l, err := kind.Listen(stepCtx(), "127.0.0.1:0", transport.Options{})
 	Expect(err).NotTo(HaveOccurred())
 	done := make(chan error, 1)
 	go func() { done <- e.Serve(ctx, l) }()
@@ -54,11 +43,11 @@ func serve(kind string, e *server.Engine) client.Target {
 		_ = l.Close()
 		Eventually(done).WithTimeout(wait).Should(Receive(BeNil()), "the engine stops serving")
 	})
-	return client.Target{Kind: transport.Kind(kind), URL: l.Addr()}
+	return client.Target{Kind: kind, URL: l.Addr()}
 }
 
 // reference serves the conformant reference server.
-func reference(kind string) client.Target {
+func reference(kind transport.Kind) client.Target {
 	GinkgoHelper()
 	e, err := server.NewReference(server.ReferenceOptions{})
 	Expect(err).NotTo(HaveOccurred())

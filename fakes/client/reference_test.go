@@ -15,6 +15,7 @@ import (
 
 	"github.com/mcpconform/mcpconform/fakes/client"
 	"github.com/mcpconform/mcpconform/fakes/fault"
+	"github.com/mcpconform/mcpconform/fakes/peer"
 	"github.com/mcpconform/mcpconform/fakes/server"
 	"github.com/mcpconform/mcpconform/jsonrpc"
 	"github.com/mcpconform/mcpconform/protocol"
@@ -354,7 +355,7 @@ var _ = Describe("reference client", func() {
 
 		It("when the server does not answer", func() {
 			silent := func(context.Context, *server.Peer, *jsonrpc.Message) (any, *jsonrpc.Error) {
-				return server.NoResponse, nil
+				return peer.NoAnswer, nil
 			}
 			js := serveForClient(transport.WS, answers(silent, noTools))
 			Expect(runReferenceClient(client.ReferenceClientOptions{Server: js.address, ResponseTimeout: 100 * time.Millisecond})).

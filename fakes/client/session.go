@@ -11,6 +11,7 @@ import (
 	"fmt"
 	"net/http"
 	"sync"
+	"time"
 
 	"github.com/mcpconform/mcpconform/fakes/peer"
 	"github.com/mcpconform/mcpconform/jsonrpc"
@@ -20,7 +21,7 @@ import (
 )
 
 // RequestHandler answers a server-to-client request (elicitation, sampling,
-// roots). It returns a result, a JSON-RPC error, or NoAnswer to leave the
+// roots). It returns a result, a JSON-RPC error, or peer.NoAnswer to leave the
 // request unanswered. Handlers run concurrently; ctx ends when the server
 // cancels the request or the connection ends.
 type RequestHandler func(ctx context.Context, req *jsonrpc.Message) (any, *jsonrpc.Error)
@@ -43,7 +44,14 @@ type Options struct {
 	// InboxLimit bounds the inbox (and the list of garbage frames): beyond
 	// it the oldest are dropped. Zero means peer.DefaultInboxLimit.
 	InboxLimit int
+	// Poll is how often to poll a task whose server suggests no
+	// pollInterval; zero means DefaultPoll.
+	Poll time.Duration
 }
+
+// DefaultPoll is the task poll interval when neither the server nor the
+// options name one.
+const DefaultPoll = 500 * time.Millisecond
 
 // DefaultClientInfo is what the fake client calls itself.
 var DefaultClientInfo = map[string]any{"name": "mcpconform", "version": "0.1.0"}
@@ -84,6 +92,9 @@ func Connect(ctx context.Context, target Target, opts Options) (*Session, error)
 	}
 	if opts.InboxLimit <= 0 {
 		opts.InboxLimit = peer.DefaultInboxLimit
+	}
+	if opts.Poll <= 0 {
+		opts.Poll = DefaultPoll
 	}
 	conn, err := target.Dial(ctx, opts)
 	if err != nil {
@@ -307,11 +318,6 @@ func (s *Session) paramsWithMeta(c Call) (json.RawMessage, error) {
 	}
 	return json.Marshal(params)
 }
-
-// NoAnswer, returned by a RequestHandler, leaves the request unanswered. It
-// is the peer's marker, peer.NoAnswer (the fake server's NoResponse is the
-// same value).
-var NoAnswer = peer.NoAnswer
 
 // SchemaViolation is a message from the server that does not validate
 // against the schema of the session's version.

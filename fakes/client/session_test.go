@@ -12,10 +12,12 @@ import (
 	. "github.com/onsi/gomega"
 
 	"github.com/mcpconform/mcpconform/fakes/client"
+	"github.com/mcpconform/mcpconform/fakes/peer"
 	"github.com/mcpconform/mcpconform/fakes/server"
 	"github.com/mcpconform/mcpconform/jsonrpc"
 	"github.com/mcpconform/mcpconform/protocol"
 	"github.com/mcpconform/mcpconform/protocol/codes"
+	"github.com/mcpconform/mcpconform/transport"
 )
 
 // scripted is a small engine for the client's specs:
@@ -73,7 +75,7 @@ func scripted(barrier int) *server.Engine {
 		"bye": func(ctx context.Context, p *server.Peer, _ *jsonrpc.Message) (any, *jsonrpc.Error) {
 			_ = p.Notify(ctx, "bye", nil)
 			p.Close()
-			return server.NoResponse, nil
+			return peer.NoAnswer, nil
 		},
 		"barrier": func(ctx context.Context, _ *server.Peer, req *jsonrpc.Message) (any, *jsonrpc.Error) {
 			if arrived.Add(1) == int64(barrier) {
@@ -100,7 +102,7 @@ func resultOf(m *jsonrpc.Message) map[string]any {
 
 var _ = Describe("Inbox", func() {
 	var s *client.Session
-	BeforeEach(func() { s = connect(serve(client.KindWS, scripted(0)), client.Options{}) })
+	BeforeEach(func() { s = connect(serve(transport.WS, scripted(0)), client.Options{}) })
 
 	note := func(n int) {
 		GinkgoHelper()
@@ -206,8 +208,8 @@ func must(m *jsonrpc.Message, err error) *jsonrpc.Message {
 }
 
 var _ = Describe("Session", func() {
-	for _, kind := range []string{client.KindWS, client.KindHTTP} {
-		Context("over "+kind, func() {
+	for _, kind := range []transport.Kind{transport.WS, transport.HTTP} {
+		Context("over "+string(kind), func() {
 			It("negotiates the protocol version with initialize", func() {
 				s := connect(reference(kind), client.Options{})
 				Expect(s.Version()).To(Equal(protocol.LatestStateful))
@@ -453,7 +455,7 @@ var _ = Describe("Session", func() {
 	}
 
 	It("keeps frames from the server that are not JSON-RPC objects", func() {
-		s := connect(serve(client.KindWS, scripted(0)), client.Options{})
+		s := connect(serve(transport.WS, scripted(0)), client.Options{})
 		must(s.Request(stepCtx(), "spew", nil))
 		Expect(s.Garbage()).To(Equal([][]byte{[]byte("this is not JSON")}))
 		Expect(s.Inbox().Messages()).To(BeEmpty())
@@ -461,7 +463,7 @@ var _ = Describe("Session", func() {
 
 	It("keeps at most Options.InboxLimit messages in its inbox, the newest", func() {
 		t := jsonrpc.NewTranscript()
-		s := connect(serve(client.KindWS, scripted(0)), client.Options{Transcript: t, InboxLimit: 2})
+		s := connect(serve(transport.WS, scripted(0)), client.Options{Transcript: t, InboxLimit: 2})
 		for n := 1; n <= 3; n++ {
 			must(s.Request(stepCtx(), "notify", map[string]any{"n": n}))
 		}
@@ -476,7 +478,7 @@ var _ = Describe("Session", func() {
 
 	It("records every frame in the transcript under its label", func() {
 		t := jsonrpc.NewTranscript()
-		s := connect(reference(client.KindWS), client.Options{Transcript: t, Label: "A"})
+		s := connect(reference(transport.WS), client.Options{Transcript: t, Label: "A"})
 		must(s.Initialize(stepCtx()))
 		out := t.String()
 		Expect(out).To(MatchRegexp(`send   \[A\] \{"jsonrpc":"2\.0","id":1,"method":"initialize"`))
@@ -485,7 +487,7 @@ var _ = Describe("Session", func() {
 	})
 
 	It("fails a request in flight when its context ends", func() {
-		s := connect(serve(client.KindWS, scripted(2)), client.Options{})
+		s := connect(serve(transport.WS, scripted(2)), client.Options{})
 		ctx, cancel := context.WithTimeout(context.Background(), 100*time.Millisecond)
 		defer cancel()
 		_, err := s.Request(ctx, "barrier", nil) // never completes: the barrier wants 2
@@ -499,7 +501,7 @@ var _ = Describe("Session", func() {
 				return nil, &jsonrpc.Error{Code: codes.InvalidParams, Message: "no thanks"}
 			},
 		}}
-		s := connect(serve(client.KindWS, e), client.Options{})
+		s := connect(serve(transport.WS, e), client.Options{})
 		resp, err := s.Initialize(stepCtx())
 		Expect(err).To(MatchError(ContainSubstring("initialize rejected: -32602 no thanks")))
 		Expect(resp).NotTo(BeNil())
@@ -510,22 +512,22 @@ var _ = Describe("Session", func() {
 
 var _ = Describe("Target", func() {
 	It("validates before dialling", func() {
-		Expect(client.Target{Kind: client.KindStdio}.Validate()).To(MatchError(ContainSubstring("needs a command")))
-		Expect(client.Target{Kind: client.KindHTTP}.Validate()).To(MatchError(ContainSubstring("needs a URL")))
-		Expect(client.Target{Kind: client.KindWS}.Validate()).To(MatchError(ContainSubstring("needs a URL")))
+		Expect(client.Target{Kind: transport.Stdio}.Validate()).To(MatchError(ContainSubstring("needs a command")))
+		Expect(client.Target{Kind: transport.HTTP}.Validate()).To(MatchError(ContainSubstring("needs a URL")))
+		Expect(client.Target{Kind: transport.WS}.Validate()).To(MatchError(ContainSubstring("needs a URL")))
 		Expect(client.Target{Kind: "carrier-pigeon", URL: "x"}.Validate()).To(MatchError(ContainSubstring("unknown target kind")))
-		Expect(client.Target{Kind: client.KindStdio, Argv: []string{"srv", "--flag"}}.Validate()).To(Succeed())
-		_, err := client.Connect(stepCtx(), client.Target{Kind: client.KindHTTP}, client.Options{})
+		Expect(client.Target{Kind: transport.Stdio, Argv: []string{"srv", "--flag"}}.Validate()).To(Succeed())
+		_, err := client.Connect(stepCtx(), client.Target{Kind: transport.HTTP}, client.Options{})
 		Expect(err).To(HaveOccurred())
 	})
 
 	It("describes itself for reports", func() {
-		Expect(client.Target{Kind: client.KindStdio, Argv: []string{"node", "build/index.js"}}.String()).To(Equal("stdio: node build/index.js"))
-		Expect(client.Target{Kind: client.KindWS, URL: "ws://127.0.0.1:1/mcp"}.String()).To(Equal("ws: ws://127.0.0.1:1/mcp"))
+		Expect(client.Target{Kind: transport.Stdio, Argv: []string{"node", "build/index.js"}}.String()).To(Equal("stdio: node build/index.js"))
+		Expect(client.Target{Kind: transport.WS, URL: "ws://127.0.0.1:1/mcp"}.String()).To(Equal("ws: ws://127.0.0.1:1/mcp"))
 	})
 
 	It("refuses a stdio command that does not exist", func() {
-		_, err := client.Connect(stepCtx(), client.Target{Kind: client.KindStdio, Argv: []string{"/no/such/binary"}}, client.Options{})
+		_, err := client.Connect(stepCtx(), client.Target{Kind: transport.Stdio, Argv: []string{"/no/such/binary"}}, client.Options{})
 		Expect(err).To(HaveOccurred())
 		Expect(err.Error()).To(ContainSubstring("/no/such/binary"))
 	})

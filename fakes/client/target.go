@@ -9,24 +9,6 @@ import (
 	"github.com/mcpconform/mcpconform/transport"
 )
 
-// Transport kinds a target can be reached over: the names of transport.Stdio,
-// transport.HTTP and transport.WS, kept untyped so that callers still using
-// them as strings compile.
-//
-// Deprecated: use transport.Stdio, transport.HTTP and transport.WS.
-const (
-	KindStdio = "stdio"
-	KindHTTP  = "http"
-	KindWS    = "ws"
-)
-
-// The aliases must spell the transport kinds: if one did not, both keys of
-// this literal would be false, which does not compile.
-var _ = map[bool]struct{}{
-	false: {},
-	KindStdio == transport.Stdio && KindHTTP == transport.HTTP && KindWS == transport.WS: {},
-}
-
 // Target says how to reach the server under test. Each Dial opens an
 // independent connection: a new process for stdio, a new HTTP session or
 // WebSocket otherwise.

@@ -164,7 +164,6 @@ func (s *Session) ListTasks(ctx context.Context, cursor string) (*jsonrpc.Messag
 // pollInterval: a server that notifies is observed at once, and polling
 // paces itself by pollInterval only where polling is the only way to see.
 func (s *Session) WaitTaskStatus(ctx context.Context, id string, want func(status string) bool) (Task, error) {
-	const defaultPoll = 500 * time.Millisecond
 	for {
 		mark := s.inbox.Mark()
 		resp, err := s.GetTask(ctx, id)
@@ -179,7 +178,7 @@ func (s *Session) WaitTaskStatus(ctx context.Context, id string, want func(statu
 		if want(t.Status) {
 			return t, nil
 		}
-		interval := defaultPoll
+		interval := s.opts.Poll
 		if t.PollInterval != nil && *t.PollInterval > 0 {
 			interval = time.Duration(*t.PollInterval) * time.Millisecond
 		}

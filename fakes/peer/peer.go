@@ -41,7 +41,7 @@ type noAnswer struct{}
 
 // NoAnswer, returned by a Handler (with a nil error), leaves the request
 // unanswered: nothing is written. It is the one "send nothing" marker of
-// both fakes (client.NoAnswer and server.NoResponse are this value).
+// both fakes.
 var NoAnswer any = noAnswer{}
 
 func isNoAnswer(v any) bool { _, ok := v.(noAnswer); return ok }

@@ -21,15 +21,11 @@ import (
 )
 
 // Handler answers one request. Returning a non-nil *jsonrpc.Error sends an
-// error response; returning NoResponse sends nothing.
+// error response; returning peer.NoAnswer sends nothing.
 type Handler func(ctx context.Context, p *Peer, req *jsonrpc.Message) (any, *jsonrpc.Error)
 
 // NotificationHandler receives one notification.
 type NotificationHandler func(ctx context.Context, p *Peer, msg *jsonrpc.Message)
-
-// NoResponse, as a handler result, sends nothing at all. It is the peer's
-// marker, peer.NoAnswer (the fake client's NoAnswer is the same value).
-var NoResponse = peer.NoAnswer
 
 // Engine serves handlers on connections. Its zero value answers nothing but
 // JSON-RPC hygiene; fill Requests and Notifications. Each connection is a

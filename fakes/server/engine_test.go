@@ -10,7 +10,6 @@ import (
 	. "github.com/onsi/ginkgo/v2"
 	. "github.com/onsi/gomega"
 
-	"github.com/mcpconform/mcpconform/fakes/client"
 	"github.com/mcpconform/mcpconform/fakes/peer"
 	"github.com/mcpconform/mcpconform/fakes/server"
 	"github.com/mcpconform/mcpconform/jsonrpc"
@@ -118,12 +117,12 @@ var _ = Describe("Engine", func() {
 			Expect(seen).To(Receive(Equal("notifications/other")))
 		})
 
-		It("sends nothing at all for a handler that returns NoResponse", func() {
+		It("sends nothing at all for a handler that returns peer.NoAnswer", func() {
 			called := make(chan string, 1)
 			e := pingEngine()
 			e.Requests["silent"] = func(_ context.Context, _ *server.Peer, req *jsonrpc.Message) (any, *jsonrpc.Error) {
 				called <- req.ID.String()
-				return server.NoResponse, nil
+				return peer.NoAnswer, nil
 			}
 			w := overPipes(e)
 			w.send(request("1", "silent", nil))
@@ -472,7 +471,7 @@ var _ = Describe("Engine", func() {
 	})
 
 	It("shares the peer's one \"send nothing\" marker with the client", func() {
-		Expect(server.NoResponse).To(BeIdenticalTo(peer.NoAnswer))
-		Expect(client.NoAnswer).To(BeIdenticalTo(peer.NoAnswer))
+		Expect(peer.NoAnswer).To(BeIdenticalTo(peer.NoAnswer))
+		Expect(peer.NoAnswer).To(BeIdenticalTo(peer.NoAnswer))
 	})
 })

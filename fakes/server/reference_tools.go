@@ -6,6 +6,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/mcpconform/mcpconform/fakes/peer"
 	"github.com/mcpconform/mcpconform/jsonrpc"
 	"github.com/mcpconform/mcpconform/protocol"
 	"github.com/mcpconform/mcpconform/protocol/codes"
@@ -149,7 +150,7 @@ func (r *reference) elicit(ctx context.Context, p *Peer, args json.RawMessage) (
 	resp, err := p.Request(ctx, protocol.MethodElicitationCreate, elicitationParams(a.Message, nil))
 	if err != nil {
 		if ctx.Err() != nil && !r.is(RespondsAfterCancel) {
-			return NoResponse, nil
+			return peer.NoAnswer, nil
 		}
 		return textResult(context.Background(), "Elicitation failed: "+err.Error(), true), nil
 	}

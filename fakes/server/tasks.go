@@ -11,6 +11,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/mcpconform/mcpconform/fakes/peer"
 	"github.com/mcpconform/mcpconform/jsonrpc"
 	"github.com/mcpconform/mcpconform/protocol"
 	"github.com/mcpconform/mcpconform/protocol/codes"
@@ -314,7 +315,7 @@ func (s *taskStore) result(ctx context.Context, p *Peer, req *jsonrpc.Message) (
 	select {
 	case <-t.done:
 	case <-ctx.Done():
-		return NoResponse, nil
+		return peer.NoAnswer, nil
 	}
 	s.mu.Lock()
 	status := t.status
@@ -322,7 +323,7 @@ func (s *taskStore) result(ctx context.Context, p *Peer, req *jsonrpc.Message) (
 	if status == statusCancelled {
 		if s.r.is(ResultHangsAfterCancel) {
 			<-ctx.Done()
-			return NoResponse, nil
+			return peer.NoAnswer, nil
 		}
 	}
 	s.mu.Lock()

@@ -51,6 +51,9 @@ func (t *T) Connect(label string, opts client.Options) *client.Session {
 	if opts.Version == "" {
 		opts.Version = t.Env.Version
 	}
+	if opts.Poll == 0 {
+		opts.Poll = t.Env.Timing.Poll
+	}
 	ctx, cancel := t.Wait()
 	defer cancel()
 	s, err := client.Connect(ctx, t.target, opts)
@@ -70,7 +73,7 @@ func (t *T) Open(label string, opts client.Options) *client.Session {
 	defer cancel()
 	if _, err := s.Open(ctx); err != nil {
 		t.abortIfUnreachable(err)
-		if NoAnswer(s, err) {
+		if Unanswered(s, err) {
 			t.Unreachable("the %s handshake was not answered: %v", t.Version().Handshake, err)
 		}
 		t.Blocked("the %s handshake failed: %v", t.Version().Handshake, err)
@@ -78,9 +81,9 @@ func (t *T) Open(label string, opts client.Options) *client.Session {
 	return s
 }
 
-// NoAnswer reports a request that got no answer at all: the wait timed out
+// Unanswered reports a request that got no answer at all: the wait timed out
 // or the connection ended. (An error response or an HTTP refusal is an answer.)
-func NoAnswer(s *client.Session, err error) bool {
+func Unanswered(s *client.Session, err error) bool {
 	if err == nil {
 		return false
 	}

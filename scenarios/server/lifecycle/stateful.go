@@ -45,7 +45,7 @@ var initializeScenario = &scenarios.Scenario{
 		resp, err := t.Request(s, protocol.MethodInitialize, s.InitializeParams(t.Env.Version))
 		if err != nil || resp.Error != nil {
 			t.Fail(initializeResultSchema, "an InitializeResult", judge.Describe(resp, err))
-			if serverside.NoAnswer(s, err) {
+			if serverside.Unanswered(s, err) {
 				t.Unreachable("initialize was not answered: %s", judge.Describe(resp, err))
 			}
 			t.Blocked("initialize was not answered with a result")

@@ -49,7 +49,7 @@ var discoverScenario = &scenarios.Scenario{
 		resp, err := t.Request(s, protocol.MethodServerDiscover, map[string]any{})
 		if err != nil || resp.Error != nil {
 			t.Fail(discoverResultSchema, "a DiscoverResult", judge.Describe(resp, err))
-			if serverside.NoAnswer(s, err) {
+			if serverside.Unanswered(s, err) {
 				t.Unreachable("server/discover was not answered: %s", judge.Describe(resp, err))
 			}
 			t.Blocked("server/discover was not answered with a result")
