@@ -38,14 +38,7 @@ client sends. Reports and exit codes are those of the server command.`,
   mcpconform client --transport http -- node build/client.js
   mcpconform client --command "python client.py"`,
 		RunE: func(cmd *cobra.Command, args []string) error {
-			code, err := runClient(cmd, f, args)
-			if err != nil {
-				return err
-			}
-			if code != exitPass {
-				return &exitError{code: code, err: fmt.Errorf("")}
-			}
-			return nil
+			return exitWith(runClient(cmd, f, args))
 		},
 	}
 	fl := cmd.Flags()

@@ -203,6 +203,17 @@ func (p *plan) execute(cmd *cobra.Command) (int, error) {
 	return exitPass, nil
 }
 
+// exitWith turns a run's exit code into cobra's error: nil for a pass.
+func exitWith(code int, err error) error {
+	if err != nil {
+		return err
+	}
+	if code != exitPass {
+		return &exitError{code: code, err: fmt.Errorf("")}
+	}
+	return nil
+}
+
 // ginkgoT satisfies ginkgo.GinkgoTestingT outside `go test`.
 type ginkgoT struct{ failed bool }
 

@@ -48,14 +48,7 @@ Exit codes: 0 every judged check passed (SHOULD warnings allowed unless --strict
   mcpconform server --url http://127.0.0.1:3000/mcp --spec-version 2025-11-25
   mcpconform server --ws ws://127.0.0.1:8080/mcp --label-filter 'level: containsAny MUST'`,
 		RunE: func(cmd *cobra.Command, args []string) error {
-			code, err := runServer(cmd, f, args)
-			if err != nil {
-				return err
-			}
-			if code != exitPass {
-				return &exitError{code: code, err: fmt.Errorf("")}
-			}
-			return nil
+			return exitWith(runServer(cmd, f, args))
 		},
 	}
 	fl := cmd.Flags()
