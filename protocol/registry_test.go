@@ -4,10 +4,13 @@ import (
 	. "github.com/onsi/ginkgo/v2"
 	. "github.com/onsi/gomega"
 
+	. "github.com/onsi/gomega/gstruct"
+
 	"github.com/mcpconform/mcpconform/protocol"
 	"github.com/mcpconform/mcpconform/protocol/codes"
 	"github.com/mcpconform/mcpconform/protocol/exttasks"
 	v1 "github.com/mcpconform/mcpconform/protocol/v20251125"
+	"github.com/mcpconform/mcpconform/transport"
 )
 
 var _ = Describe("protocol versions", func() {
@@ -71,5 +74,36 @@ var _ = Describe("names", func() {
 	It("spots notifications", func() {
 		Expect(protocol.IsNotification(protocol.NotificationTasksStatus)).To(BeTrue())
 		Expect(protocol.IsNotification(protocol.MethodTasksGet)).To(BeFalse())
+	})
+})
+
+var _ = Describe("the transports' own list of versions", func() {
+	It("is the version table's: the HTTP server accepts exactly the judged session versions", func() {
+		Expect(transport.DefaultSupportedVersions).To(Equal(protocol.JudgedStateful()))
+	})
+})
+
+var _ = Describe("the version table", func() {
+	It("says what each judged version speaks and has", func() {
+		v, ok := protocol.Lookup(protocol.V20251125)
+		Expect(ok).To(BeTrue())
+		Expect(v).To(MatchFields(IgnoreExtras, Fields{"Era": Equal(protocol.Stateful), "Handshake": Equal(protocol.MethodInitialize),
+			"Probe": Equal(protocol.MethodPing), "SchemaOf": Equal(protocol.V20251125), "TasksV1": BeTrue(), "MRTR": BeFalse()}))
+		v, _ = protocol.Lookup(protocol.V20260728)
+		Expect(v).To(MatchFields(IgnoreExtras, Fields{"Era": Equal(protocol.Stateless), "Handshake": Equal(protocol.MethodServerDiscover),
+			"Probe": Equal(protocol.MethodServerDiscover), "TasksExtension": BeTrue(), "MRTR": BeTrue(), "Discover": BeTrue(), "TasksV1": BeFalse()}))
+		v, _ = protocol.Lookup(protocol.V20250618)
+		Expect(v.SchemaOf).To(Equal(protocol.V20251125), "judged with the newest schema of its era")
+		_, ok = protocol.Lookup("1999-01-01")
+		Expect(ok).To(BeFalse())
+	})
+
+	It("lists the judged versions in reading order, and each era apart", func() {
+		Expect(protocol.Judged()).To(Equal([]string{"2025-11-25", "2025-06-18", "2025-03-26", "2026-07-28"}))
+		Expect(protocol.JudgedStateful()).To(Equal([]string{"2025-11-25", "2025-06-18", "2025-03-26"}))
+		Expect(protocol.JudgedStateless()).To(Equal([]string{"2026-07-28"}))
+		Expect(protocol.Where(func(v protocol.Version) bool { return v.TasksV1 })).To(Equal([]string{"2025-11-25"}))
+		Expect(protocol.SchemaFor("2025-03-26")).To(Equal("2025-11-25"))
+		Expect(protocol.SchemaFor("1999-01-01")).To(Equal("1999-01-01"))
 	})
 })

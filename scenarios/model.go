@@ -177,11 +177,11 @@ func (c Catalogue) Validate(faults map[Side]fault.Set) error {
 				return fmt.Errorf("check %s has no title", ch.ID)
 			}
 			if len(ch.Faults) == 0 {
-				return fmt.Errorf("check %s has no fault in the reference %s that makes it fail", ch.ID, peerOf(s.Side))
+				return fmt.Errorf("check %s has no fault in the reference %s that makes it fail", ch.ID, s.Side.Peer())
 			}
 			for _, f := range ch.Faults {
 				if f == nil || !slices.Contains(faults[s.Side], f) {
-					return fmt.Errorf("check %s names a fault that is not one of the reference %s's", ch.ID, peerOf(s.Side))
+					return fmt.Errorf("check %s names a fault that is not one of the reference %s's", ch.ID, s.Side.Peer())
 				}
 			}
 		}
@@ -189,9 +189,11 @@ func (c Catalogue) Validate(faults map[Side]fault.Set) error {
 	return nil
 }
 
-// peerOf names the reference peer that plays against a side under test.
-func peerOf(side Side) string {
-	if side == ClientSide {
+// Peer names the reference peer whose faults prove the side's checks: the
+// reference server's for a server under test, the reference client's for a
+// client under test.
+func (s Side) Peer() string {
+	if s == ClientSide {
 		return "client"
 	}
 	return "server"

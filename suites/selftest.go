@@ -48,7 +48,7 @@ func (r Run) String() string {
 	if r.Fault != nil {
 		name = r.Fault.Name
 	}
-	return fmt.Sprintf("%s %s over %s at %s", peerName(r.Side), name, r.Transport, r.Version)
+	return fmt.Sprintf("%s %s over %s at %s", r.Side.Peer(), name, r.Transport, r.Version)
 }
 
 // RunOutcome is what one pass concluded.
@@ -238,7 +238,7 @@ func (r *SelfTestReport) Print(w io.Writer) {
 		if failed == "" {
 			failed = "-"
 		}
-		fmt.Fprintf(w, "%-6s %-34s %-6s %-11s %s\n", peerName(o.Side), name, o.Transport, o.Version, failed)
+		fmt.Fprintf(w, "%-6s %-34s %-6s %-11s %s\n", o.Side.Peer(), name, o.Transport, o.Version, failed)
 	}
 	if len(r.Problems) == 0 {
 		fmt.Fprintf(w, "\nself-test passed: %d runs, the reference passes every check and each fault fails exactly its own check.\n", len(r.Outcomes))
@@ -248,13 +248,6 @@ func (r *SelfTestReport) Print(w io.Writer) {
 	for _, p := range r.Problems {
 		fmt.Fprintf(w, "  - %s\n", p)
 	}
-}
-
-func peerName(side scenarios.Side) string {
-	if side == scenarios.ClientSide {
-		return "client"
-	}
-	return "server"
 }
 
 // appliesSomewhere reports whether any scenario of side runs on tr at v.

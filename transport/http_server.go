@@ -48,7 +48,8 @@ type HTTPServerOptions struct {
 }
 
 // DefaultSupportedVersions are the session-mode protocol versions accepted
-// when HTTPServerOptions.SupportedVersions is empty.
+// when HTTPServerOptions.SupportedVersions is empty: protocol.JudgedStateful,
+// which transport cannot import (a protocol test keeps the two equal).
 var DefaultSupportedVersions = []string{"2025-11-25", "2025-06-18", "2025-03-26"}
 
 // HTTPServer is the server side of Streamable HTTP. It is an http.Handler
