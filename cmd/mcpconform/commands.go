@@ -60,7 +60,7 @@ func listCmd() *cobra.Command {
 func printFaults(w *tabwriter.Writer, faults fault.Set) {
 	killers := catalogue.All().Killers()
 	fmt.Fprintf(w, "FAULT\tKILLS\tDESCRIPTION\n")
-	for _, f := range faults {
+	for _, f := range faults.Sorted() {
 		var kills []string
 		for _, c := range killers[f] {
 			kills = append(kills, c.ID)
