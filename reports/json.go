@@ -50,6 +50,8 @@ type (
 		Title      string  `json:"title"`
 		Level      string  `json:"level"`
 		SpecRef    string  `json:"specRef"`
+		Quote      string  `json:"quote,omitempty"`
+		Source     string  `json:"source,omitempty"`
 		Status     Status  `json:"status"`
 		Message    string  `json:"message,omitempty"`
 		DurationMs float64 `json:"durationMs"`
@@ -132,6 +134,8 @@ func ReadJSON(rd io.Reader) (*Run, error) {
 				Title:    c.Title,
 				Level:    c.Level,
 				SpecRef:  c.SpecRef,
+				Quote:    c.Quote,
+				Source:   c.Source,
 				Status:   c.Status,
 				Message:  c.Message,
 				Duration: fromMillis(c.DurationMs),
@@ -185,6 +189,8 @@ func jsonFromRun(r *Run) jsonRun {
 				Title:      c.Title,
 				Level:      c.Level,
 				SpecRef:    c.SpecRef,
+				Quote:      c.Quote,
+				Source:     c.Source,
 				Status:     status,
 				Message:    msg,
 				DurationMs: millis(c.Duration),

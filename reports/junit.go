@@ -199,6 +199,12 @@ func junitFromCheck(classname string, c *Check) junitCase {
 		Time:      junitSeconds(c.Duration),
 	}
 	props := []string{"level", c.Level, "spec", c.SpecRef, "title", c.Title}
+	if c.Quote != "" {
+		props = append(props, "quote", c.Quote)
+	}
+	if c.Source != "" {
+		props = append(props, "source", c.Source)
+	}
 	switch status {
 	case Failed:
 		tc.Failure = &junitProblem{Message: firstLine(msg, c.Title), Type: c.Level, Text: cleanText(msg)}

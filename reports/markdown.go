@@ -275,10 +275,16 @@ func writeMarkdownProblem(b *strings.Builder, ch *Check, st Status, msg string) 
 	if ch.SpecRef != "" {
 		meta = append(meta, "spec "+mdCode(ch.SpecRef, false))
 	}
+	if ch.Source != "" {
+		meta = append(meta, "source "+mdCode(ch.Source, false)+" (a design note)")
+	}
 	if len(meta) > 0 {
 		fmt.Fprintf(b, " (%s)", strings.Join(meta, ", "))
 	}
 	b.WriteString("\n\n")
+	if ch.Quote != "" {
+		fmt.Fprintf(b, "> %s\n\n", mdText(oneLineText(ch.Quote)))
+	}
 	if strings.TrimSpace(msg) == "" {
 		msg = "(no message)"
 	}
@@ -437,3 +443,6 @@ func mdDuration(d time.Duration) string {
 	}
 	return d.Round(time.Millisecond).String()
 }
+
+// oneLineText folds a quoted sentence onto one line for a Markdown quote.
+func oneLineText(s string) string { return strings.Join(strings.Fields(s), " ") }

@@ -66,6 +66,10 @@ type Check struct {
 	Title    string // the requirement in one line
 	Level    string // "MUST", "SHOULD", "MAY"
 	SpecRef  string // e.g. "2025-11-25/basic/lifecycle.mdx#version-negotiation"
+	// Quote is the sentence the check rests on; Source names a design note
+	// when that, not the spec page, is where the sentence comes from.
+	Quote  string
+	Source string
 	Status   Status
 	Message  string // for failures: "Expected: …\nActual: …"; for skips: the reason
 	Duration time.Duration

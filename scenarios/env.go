@@ -23,7 +23,9 @@ type Env struct {
 	// AuthTokens, when two are given, are the bearer tokens of sessions A
 	// and B: two authorization contexts.
 	AuthTokens []string
-	Timing     Timing
+	// Profiles are the opt-in profiles enabled for this run.
+	Profiles []string
+	Timing   Timing
 	// Gate, shared by the scenarios of one transport and version, closes
 	// when the target cannot even complete the handshake there.
 	Gate *Gate

@@ -97,6 +97,11 @@ func Execute(ctx context.Context, s *Scenario, env Env) *Result {
 		if !ok {
 			v = Verdict{Check: judged, Outcome: rest.outcome, Message: rest.reason, At: time.Since(t.start)}
 		}
+		if c.Profile != "" && !slices.Contains(env.Profiles, c.Profile) {
+			// Opt-in: judged by the body like any other, reported only when asked for.
+			v = Verdict{Check: judged, Outcome: Skip, At: v.At,
+				Message: fmt.Sprintf("opt-in profile %s is not enabled (--profile %s); no spec sentence asks this of every server", c.Profile, c.Profile)}
+		}
 		res.Verdicts = append(res.Verdicts, v)
 	}
 	res.Transcript = t.transcript.String()

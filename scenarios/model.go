@@ -44,9 +44,21 @@ type Check struct {
 	// Spec is the page (relative to the spec docs root) and section, e.g.
 	// "2025-11-25/basic/lifecycle.mdx#version-negotiation".
 	Spec string
+	// Quote is the sentence of that page (or of Source) the check rests on.
+	Quote string
 	// Faults are the reference peer's faults that must make this check
 	// fail: a check that no fault can fail is a defect.
 	Faults []*fault.Fault
+	// Liberties are the reference peer's conformant variants that this
+	// check must pass although they do what the reference does not.
+	Liberties []*fault.Fault
+	// Source names a design note when the check rests on it rather than on
+	// the spec page (e.g. "seps/1686-tasks.md#81-…"); the report cites it.
+	Source string
+	// Profile, when set, makes the check opt-in: it is judged only when the
+	// run enables the profile (--profile), since no spec sentence asks it
+	// of every peer.
+	Profile string
 }
 
 // Scenario is one procedure against the target.
@@ -123,6 +135,29 @@ func (c Catalogue) Checks() []*Check {
 	return out
 }
 
+// Exercisers maps each liberty to the checks that exercise it.
+func (c Catalogue) Exercisers() map[*fault.Fault][]*Check {
+	out := map[*fault.Fault][]*Check{}
+	for _, ch := range c.Checks() {
+		for _, l := range ch.Liberties {
+			out[l] = append(out[l], ch)
+		}
+	}
+	return out
+}
+
+// Profiles lists the opt-in profiles the catalogue's checks name, sorted.
+func (c Catalogue) Profiles() []string {
+	var out []string
+	for _, ch := range c.Checks() {
+		if ch.Profile != "" && !slices.Contains(out, ch.Profile) {
+			out = append(out, ch.Profile)
+		}
+	}
+	sort.Strings(out)
+	return out
+}
+
 // Killers maps each fault to the checks it must make fail, in catalogue order.
 func (c Catalogue) Killers() map[*fault.Fault][]*Check {
 	out := map[*fault.Fault][]*Check{}
@@ -141,8 +176,10 @@ var (
 
 // Validate checks the catalogue's own consistency: ids unique and
 // well-formed, every check with a level, a spec reference and at least one
-// fault that makes it fail, every fault one of its side's (faults by side).
-func (c Catalogue) Validate(faults map[Side]fault.Set) error {
+// fault that makes it fail, every fault and liberty one of its side's
+// (variants by side: faults and liberties), every liberty exercised.
+func (c Catalogue) Validate(variants map[Side]fault.Set) error {
+	faults := variants
 	seen := map[string]bool{}
 	for _, s := range c {
 		if !kebab.MatchString(s.ID) {
@@ -180,9 +217,28 @@ func (c Catalogue) Validate(faults map[Side]fault.Set) error {
 				return fmt.Errorf("check %s has no fault in the reference %s that makes it fail", ch.ID, s.Side.Peer())
 			}
 			for _, f := range ch.Faults {
-				if f == nil || !slices.Contains(faults[s.Side], f) {
+				if f == nil || f.Liberty || !slices.Contains(faults[s.Side], f) {
 					return fmt.Errorf("check %s names a fault that is not one of the reference %s's", ch.ID, s.Side.Peer())
 				}
+			}
+			for _, l := range ch.Liberties {
+				if l == nil || !l.Liberty || !slices.Contains(faults[s.Side], l) {
+					return fmt.Errorf("check %s names a liberty that is not one of the reference %s's", ch.ID, s.Side.Peer())
+				}
+			}
+			if ch.Source != "" && !specRef.MatchString(ch.Source) {
+				return fmt.Errorf("check %s has no valid source (%q)", ch.ID, ch.Source)
+			}
+			if ch.Profile != "" && !kebab.MatchString(ch.Profile) {
+				return fmt.Errorf("check %s names profile %q, which is not kebab-case", ch.ID, ch.Profile)
+			}
+		}
+	}
+	exercised := c.Exercisers()
+	for side, set := range variants {
+		for _, v := range set {
+			if v.Liberty && len(c.Side(side)) > 0 && len(exercised[v]) == 0 {
+				return fmt.Errorf("liberty %s is exercised by no check", v.Name)
 			}
 		}
 	}

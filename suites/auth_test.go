@@ -17,7 +17,7 @@ import (
 
 var _ = Describe("task isolation with two authorization contexts", func() {
 	isolation := func(ctx context.Context, f *fault.Fault, tokens []string) map[string]scenarios.Verdict {
-		ref, err := suites.StartReference(ctx, transport.HTTP, server.ReferenceOptions{Fault: f}, exe)
+		ref, err := suites.StartReference(ctx, transport.HTTP, server.ReferenceOptions{Variant: f}, exe)
 		Expect(err).NotTo(HaveOccurred())
 		DeferCleanup(ref.Stop)
 		s, ok := catalogue.All().Find("tasks-isolation")

@@ -32,8 +32,8 @@ func StartReference(ctx context.Context, kind transport.Kind, opts server.Refere
 			return nil, fmt.Errorf("the stdio reference needs the mcpconform binary")
 		}
 		argv := []string{exe, "fake-server", "--stdio"}
-		if opts.Fault != nil {
-			argv = append(argv, "--fault", opts.Fault.Name)
+		if v := opts.Variant; v != nil {
+			argv = append(argv, "--"+v.Kind(), v.Name)
 		}
 		if opts.HoldTaskRequests {
 			argv = append(argv, "--hold-task-requests")

@@ -38,7 +38,7 @@ type SelfTestOptions struct {
 // Run identifies one pass of the catalogue.
 type Run struct {
 	Side      scenarios.Side
-	Fault     *fault.Fault // nil for the reference itself
+	Fault     *fault.Fault // a fault or a liberty; nil for the reference itself
 	Transport transport.Kind
 	Version   string
 }
@@ -55,6 +55,7 @@ func (r Run) String() string {
 type RunOutcome struct {
 	Run
 	Failed   []string // check ids that failed (MUST or SHOULD)
+	Passed   []string
 	Errored  []string // check ids that could not be judged, with reasons
 	Skipped  []string
 	Problems []string
@@ -80,7 +81,7 @@ func SelfTest(ctx context.Context, opts SelfTestOptions) (*SelfTestReport, error
 	}
 	var runs []Run
 	for _, side := range []scenarios.Side{scenarios.ServerSide, scenarios.ClientSide} {
-		faults := catalogue.Faults()[side]
+		faults := append(append(fault.Set(nil), catalogue.Faults()[side]...), catalogue.Liberties()[side]...)
 		for _, tr := range opts.Transports {
 			for _, v := range opts.Versions {
 				if len(catalogue.All().Side(side)) == 0 || !appliesSomewhere(side, tr, v) {
@@ -142,7 +143,7 @@ func SelfTest(ctx context.Context, opts SelfTestOptions) (*SelfTestReport, error
 	}
 	// A fault that no transport and version at all can show is a defect of
 	// the catalogue; one merely outside this selection is not run.
-	for _, f := range append(server.Faults(), client.Faults()...) {
+	for _, f := range append(append(server.Faults(), client.Faults()...), append(server.Liberties(), client.Liberties()...)...) {
 		seen := false
 		for _, tr := range transport.Kinds() {
 			for _, v := range protocol.Supported() {
@@ -169,6 +170,12 @@ func runOnce(ctx context.Context, run Run, opts SelfTestOptions) RunOutcome {
 		timing.ScenarioTimeout = 30 * time.Second
 	}
 	cfg := Config{Side: run.Side, Env: scenarios.Env{Target: target, Version: run.Version, Transport: run.Transport, Timing: timing, Gate: &scenarios.Gate{}}}
+	if run.Fault == nil || !run.Fault.Liberty {
+		// The reference and the faults are judged with every opt-in profile,
+		// so profile checks are proven too; a liberty is judged as a user's
+		// default run judges a server.
+		cfg.Env.Profiles = catalogue.All().Profiles()
+	}
 	timeout := timing.OrDefaults().ScenarioTimeout
 	why := map[string]string{} // the reference's failures, for the report
 	for _, s := range cfg.Applicable() {
@@ -177,9 +184,11 @@ func runOnce(ctx context.Context, run Run, opts SelfTestOptions) RunOutcome {
 		cancel()
 		for _, v := range res.Verdicts {
 			switch v.Outcome {
+			case scenarios.Pass:
+				out.Passed = append(out.Passed, v.Check.ID)
 			case scenarios.Fail:
 				out.Failed = append(out.Failed, v.Check.ID)
-				if run.Fault == nil {
+				if run.Fault == nil || run.Fault.Liberty {
 					why[v.Check.ID] = strings.ReplaceAll(v.Message, "\n", " / ")
 				}
 			case scenarios.Errored:
@@ -196,9 +205,21 @@ func runOnce(ctx context.Context, run Run, opts SelfTestOptions) RunOutcome {
 	for _, e := range out.Errored {
 		out.Problems = append(out.Problems, fmt.Sprintf("%s: %s", run, e))
 	}
-	if run.Fault == nil {
+	if run.Fault == nil || run.Fault.Liberty {
+		what := "the reference"
+		if run.Fault != nil {
+			what = "liberty " + run.Fault.Name
+		}
 		for _, id := range out.Failed {
-			out.Problems = append(out.Problems, fmt.Sprintf("%s: the reference fails %s (%s)", run, id, why[id]))
+			out.Problems = append(out.Problems, fmt.Sprintf("%s: %s fails or warns on %s (%s)", run, what, id, why[id]))
+		}
+		if run.Fault != nil {
+			// A liberty proves something only where its checks were judged.
+			for _, c := range catalogue.All().Exercisers()[run.Fault] {
+				if s := scenarioOf(c); s != nil && s.AppliesTo(run.Version, run.Transport) && !slices.Contains(out.Passed, c.ID) {
+					out.Problems = append(out.Problems, fmt.Sprintf("%s: %s was not judged, so the liberty proved nothing there", run, c.ID))
+				}
+			}
 		}
 		return out
 	}
@@ -226,22 +247,22 @@ func firstLine(s string) string {
 	return s
 }
 
-// Print writes the kill matrix: fault → the checks it failed, per run.
+// Print writes the kill matrix: variant → the checks it failed, per run.
 func (r *SelfTestReport) Print(w io.Writer) {
-	fmt.Fprintf(w, "\n%-6s %-34s %-6s %-11s %s\n", "PEER", "FAULT", "VIA", "VERSION", "CHECKS FAILED")
+	fmt.Fprintf(w, "\n%-6s %-8s %-34s %-6s %-11s %s\n", "PEER", "KIND", "VARIANT", "VIA", "VERSION", "CHECKS FAILED")
 	for _, o := range r.Outcomes {
-		name := "(reference)"
+		kind, name := "-", "(reference)"
 		if o.Fault != nil {
-			name = o.Fault.Name
+			kind, name = o.Fault.Kind(), o.Fault.Name
 		}
 		failed := strings.Join(o.Failed, ", ")
 		if failed == "" {
 			failed = "-"
 		}
-		fmt.Fprintf(w, "%-6s %-34s %-6s %-11s %s\n", o.Side.Peer(), name, o.Transport, o.Version, failed)
+		fmt.Fprintf(w, "%-6s %-8s %-34s %-6s %-11s %s\n", o.Side.Peer(), kind, name, o.Transport, o.Version, failed)
 	}
 	if len(r.Problems) == 0 {
-		fmt.Fprintf(w, "\nself-test passed: %d runs, the reference passes every check and each fault fails exactly its own check.\n", len(r.Outcomes))
+		fmt.Fprintf(w, "\nself-test passed: %d runs, the reference and every liberty pass every check and each fault fails exactly its own checks.\n", len(r.Outcomes))
 		return
 	}
 	fmt.Fprintf(w, "\nself-test FAILED: %d problem(s)\n", len(r.Problems))
@@ -264,14 +285,24 @@ func referenceTarget(ctx context.Context, run Run, exe string) (scenarios.Target
 			return nil, nil, fmt.Errorf("the reference client needs the mcpconform binary")
 		}
 		argv := []string{exe, "fake-client"}
-		if run.Fault != nil {
-			argv = append(argv, "--fault", run.Fault.Name)
+		if v := run.Fault; v != nil {
+			argv = append(argv, "--"+v.Kind(), v.Name)
 		}
 		return clientside.Target{Argv: argv, RelayExe: exe}, func() {}, nil
 	}
-	ref, err := StartReference(ctx, run.Transport, server.ReferenceOptions{Fault: run.Fault}, exe)
+	ref, err := StartReference(ctx, run.Transport, server.ReferenceOptions{Variant: run.Fault}, exe)
 	if err != nil {
 		return nil, nil, err
 	}
 	return ref.Target, ref.Stop, nil
+}
+
+// scenarioOf finds the scenario a check belongs to.
+func scenarioOf(c *scenarios.Check) *scenarios.Scenario {
+	for _, s := range catalogue.All() {
+		if slices.Contains(s.Checks, c) {
+			return s
+		}
+	}
+	return nil
 }

@@ -16,6 +16,7 @@ import (
 	. "github.com/onsi/ginkgo/v2"
 	"github.com/onsi/ginkgo/v2/types"
 
+	"github.com/mcpconform/mcpconform/protocol"
 	"github.com/mcpconform/mcpconform/reports"
 	"github.com/mcpconform/mcpconform/scenarios"
 	"github.com/mcpconform/mcpconform/scenarios/catalogue"
@@ -200,7 +201,8 @@ func defineScenario(cfg Config, s *scenarios.Scenario, col *Collector, order int
 				v := res.Verdicts[i]
 				status := Status(v, cfg.Strict)
 				col.addCheck(key, reports.Check{
-					ID: c.ID, Title: c.Title, Level: string(c.Level), SpecRef: c.Spec,
+					ID: c.ID, Title: c.Title, Level: string(v.Check.Level), SpecRef: protocol.PageFor(c.Spec, cfg.Env.Version),
+					Quote: c.Quote, Source: c.Source,
 					Status: status, Message: v.Message, Duration: v.At,
 				})
 				switch status {

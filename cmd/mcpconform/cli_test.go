@@ -421,17 +421,22 @@ var _ = Describe("mcpconform", func() {
 			out := string(s.Out.Contents())
 			Expect(s.ExitCode()).To(Equal(0), "stdout:\n%s\nstderr:\n%s", out, s.Err.Contents())
 			Expect(out).To(ContainSubstring("self-test passed"))
-			Expect(out).To(MatchRegexp(`(?m)^server\s+\(reference\)\s+ws\s+2025-11-25\s+-$`))
-			Expect(out).To(MatchRegexp(`(?m)^client\s+\(reference\)\s+ws\s+2025-11-25\s+-$`))
+			Expect(out).To(MatchRegexp(`(?m)^server\s+-\s+\(reference\)\s+ws\s+2025-11-25\s+-$`))
+			Expect(out).To(MatchRegexp(`(?m)^client\s+-\s+\(reference\)\s+ws\s+2025-11-25\s+-$`))
 			killers := catalogue.All().Killers()
 			for peer, faults := range map[string]fault.Set{"server": server.Faults(), "client": client.Faults()} {
 				for _, f := range faults {
 					if f.ObservableOn("ws", "2025-11-25") {
-						Expect(out).To(MatchRegexp(`(?m)^`+peer+`\s+`+regexp.QuoteMeta(f.Name)+`\s+ws\s+2025-11-25\s+.*`+regexp.QuoteMeta(killers[f][0].ID)), "fault %s", f.Name)
+						Expect(out).To(MatchRegexp(`(?m)^`+peer+`\s+fault\s+`+regexp.QuoteMeta(f.Name)+`\s+ws\s+2025-11-25\s+.*`+regexp.QuoteMeta(killers[f][0].ID)), "fault %s", f.Name)
 					}
 				}
 			}
-			Expect(out).NotTo(MatchRegexp(`(?m)^\S+\s+\S+\s+(stdio|http)\s`), "only WebSocket runs")
+			for _, l := range server.Liberties() {
+				if l.ObservableOn("ws", "2025-11-25") {
+					Expect(out).To(MatchRegexp(`(?m)^server\s+liberty\s+`+regexp.QuoteMeta(l.Name)+`\s+ws\s+2025-11-25\s+-$`), "liberty %s passes", l.Name)
+				}
+			}
+			Expect(out).NotTo(MatchRegexp(`(?m)^\S+\s+\S+\s+\S+\s+(stdio|http)\s`), "only WebSocket runs")
 			Expect(out).NotTo(ContainSubstring("PROBLEM"), "-q prints only the matrix")
 		})
 

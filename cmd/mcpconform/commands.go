@@ -16,23 +16,29 @@ import (
 	"github.com/mcpconform/mcpconform/fakes/fault"
 	"github.com/mcpconform/mcpconform/fakes/server"
 	"github.com/mcpconform/mcpconform/protocol"
+	"github.com/mcpconform/mcpconform/scenarios"
 	"github.com/mcpconform/mcpconform/scenarios/catalogue"
 	"github.com/mcpconform/mcpconform/suites"
 	"github.com/mcpconform/mcpconform/transport"
 )
 
 func listCmd() *cobra.Command {
-	var faults bool
+	var faults, liberties bool
 	cmd := &cobra.Command{
 		Use:   "list",
-		Short: "List scenarios and their checks (or, with --faults, the reference server's faults)",
+		Short: "List scenarios and their checks (or the reference peers' faults or liberties)",
 		Args:  cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			if faults {
+			if faults || liberties {
 				w := tabwriter.NewWriter(cmd.OutOrStdout(), 0, 4, 2, ' ', 0)
-				printFaults(w, server.Faults())
-				fmt.Fprintln(w)
-				printFaults(w, client.Faults())
+				if faults {
+					printVariants(w, server.Faults(), catalogue.All().Killers(), "KILLS")
+					fmt.Fprintln(w)
+					printVariants(w, client.Faults(), catalogue.All().Killers(), "KILLS")
+				}
+				if liberties {
+					printVariants(w, append(server.Liberties(), client.Liberties()...), catalogue.All().Exercisers(), "MUST PASS")
+				}
 				return w.Flush()
 			}
 			out := cmd.OutOrStdout()
@@ -47,36 +53,54 @@ func listCmd() *cobra.Command {
 				}
 				for _, c := range s.Checks {
 					fmt.Fprintf(out, "  %-6s %s\n         %s\n         %s\n", c.Level, c.ID, c.Title, c.Spec)
+					if c.Source != "" {
+						fmt.Fprintf(out, "         source: %s (a design note, not the spec page)\n", c.Source)
+					}
+					if c.Profile != "" {
+						fmt.Fprintf(out, "         opt-in: --profile %s\n", c.Profile)
+					}
 				}
 				fmt.Fprintln(out)
 			}
 			return nil
 		},
 	}
-	cmd.Flags().BoolVar(&faults, "faults", false, "list the reference server's faults and the check each must kill")
+	cmd.Flags().BoolVar(&faults, "faults", false, "list the reference peers' faults and the checks each must kill")
+	cmd.Flags().BoolVar(&liberties, "liberties", false, "list the reference peers' conformant variants, the freedom each uses and the checks each must pass")
 	return cmd
 }
 
-func printFaults(w *tabwriter.Writer, faults fault.Set) {
-	killers := catalogue.All().Killers()
-	fmt.Fprintf(w, "FAULT\tKILLS\tDESCRIPTION\n")
-	for _, f := range faults.Sorted() {
-		var kills []string
-		for _, c := range killers[f] {
-			kills = append(kills, c.ID)
+func printVariants(w *tabwriter.Writer, variants fault.Set, checks map[*fault.Fault][]*scenarios.Check, heading string) {
+	fmt.Fprintf(w, "%s\t%s\tDESCRIPTION\n", strings.ToUpper(kindOf(variants)), heading)
+	for _, v := range variants.Sorted() {
+		var ids []string
+		for _, c := range checks[v] {
+			ids = append(ids, c.ID)
 		}
-		fmt.Fprintf(w, "%s\t%s\t%s\n", f.Name, strings.Join(kills, ", "), f.Description)
+		desc := v.Description
+		if v.Freedom != "" {
+			desc += " (spec: " + v.Freedom + ")"
+		}
+		fmt.Fprintf(w, "%s\t%s\t%s\n", v.Name, strings.Join(ids, ", "), desc)
 	}
+}
+
+func kindOf(variants fault.Set) string {
+	if len(variants) > 0 && variants[0].Liberty {
+		return "liberty"
+	}
+	return "fault"
 }
 
 func fakeServerCmd() *cobra.Command {
 	var (
-		stdio      bool
-		httpAddr   string
-		wsAddr     string
-		faultName  string
-		listFaults bool
-		hold       bool
+		stdio       bool
+		httpAddr    string
+		wsAddr      string
+		faultName   string
+		libertyName string
+		listFaults  bool
+		hold        bool
 	)
 	cmd := &cobra.Command{
 		Use:   "fake-server (--stdio | --http ADDR | --ws ADDR) [--fault NAME]",
@@ -88,7 +112,9 @@ func fakeServerCmd() *cobra.Command {
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			if listFaults {
 				w := tabwriter.NewWriter(cmd.OutOrStdout(), 0, 4, 2, ' ', 0)
-				printFaults(w, server.Faults())
+				printVariants(w, server.Faults(), catalogue.All().Killers(), "KILLS")
+				fmt.Fprintln(w)
+				printVariants(w, server.Liberties(), catalogue.All().Exercisers(), "MUST PASS")
 				return w.Flush()
 			}
 			modes := 0
@@ -100,14 +126,14 @@ func fakeServerCmd() *cobra.Command {
 			if modes != 1 {
 				return usageErr("choose exactly one of --stdio, --http ADDR, --ws ADDR")
 			}
-			var f *fault.Fault
-			if faultName != "" {
-				var err error
-				if f, err = server.Faults().Find(faultName); err != nil {
-					return usageErr("%v", err)
-				}
+			if faultName != "" && libertyName != "" {
+				return usageErr("name a --fault or a --liberty, not both")
 			}
-			engine, err := server.NewReference(server.ReferenceOptions{Fault: f, HoldTaskRequests: hold})
+			f, err := findVariant(faultName, libertyName, server.Faults(), server.Liberties())
+			if err != nil {
+				return usageErr("%v", err)
+			}
+			engine, err := server.NewReference(server.ReferenceOptions{Variant: f, HoldTaskRequests: hold})
 			if err != nil {
 				return usageErr("%v", err)
 			}
@@ -130,7 +156,7 @@ func fakeServerCmd() *cobra.Command {
 			defer l.Close()
 			name := "reference server"
 			if f != nil {
-				name += " with fault " + f.Name
+				name += " with " + f.Kind() + " " + f.Name
 			}
 			fmt.Fprintf(cmd.ErrOrStderr(), "mcpconform: serving the %s at %s (Ctrl-C to stop)\n", name, l.Addr())
 			return engine.Serve(ctx, l)
@@ -141,6 +167,7 @@ func fakeServerCmd() *cobra.Command {
 	fl.StringVar(&httpAddr, "http", "", "serve Streamable HTTP on ADDR, e.g. 127.0.0.1:8080")
 	fl.StringVar(&wsAddr, "ws", "", "serve WebSocket on ADDR, e.g. 127.0.0.1:8081")
 	fl.StringVar(&faultName, "fault", "", "serve this fault instead of the conformant server")
+	fl.StringVar(&libertyName, "liberty", "", "serve this conformant variant instead of the reference")
 	fl.BoolVar(&listFaults, "list-faults", false, "list the faults and exit")
 	fl.BoolVar(&hold, "hold-task-requests", false, "send a task's elicitation only on a pending tasks/result (as the TypeScript SDK does)")
 	return cmd
@@ -179,8 +206,9 @@ exactly the check it declares (wherever it is observable), 1 otherwise.`,
 				}
 				kinds = append(kinds, k)
 			}
+			all := append(append(server.Variants(), client.Faults()...), client.Liberties()...)
 			for _, n := range faultNames {
-				if _, err := server.Faults().Find(n); err != nil {
+				if _, err := all.Find(n); err != nil {
 					return usageErr("%v", err)
 				}
 			}
@@ -204,7 +232,7 @@ exactly the check it declares (wherever it is observable), 1 otherwise.`,
 	fl.StringSliceVar(&transports, "transport", kindNames(transport.Kinds()), "transports to test over")
 	timing.register(fl, 30*time.Second)
 	fl.StringVar(&versions, "spec-version", "", "versions (default 2025-11-25,2026-07-28)")
-	fl.StringSliceVar(&faultNames, "fault", nil, "only these faults")
+	fl.StringSliceVar(&faultNames, "fault", nil, "only these faults or liberties")
 	fl.IntVar(&parallel, "parallel", 4, "runs at once")
 	fl.BoolVarP(&quiet, "quiet", "q", false, "print only the matrix")
 	return cmd

@@ -14,6 +14,7 @@ import (
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
 
+	"github.com/mcpconform/mcpconform/fakes/fault"
 	"github.com/mcpconform/mcpconform/protocol"
 	"github.com/mcpconform/mcpconform/reports"
 	"github.com/mcpconform/mcpconform/scenarios"
@@ -53,6 +54,7 @@ type runFlags struct {
 	outDir      string
 	verbose     bool
 	strict      bool
+	profiles    []string
 	timing      timingFlags
 }
 
@@ -63,6 +65,7 @@ func (f *runFlags) register(fl *pflag.FlagSet) {
 	fl.StringVarP(&f.outDir, "output", "o", "mcpconform-results", "directory for junit.xml, results.json, summary.md and report.html")
 	fl.BoolVarP(&f.verbose, "verbose", "v", false, "print Ginkgo's spec-by-spec output (steps, transcripts of failures) to stderr")
 	fl.BoolVar(&f.strict, "strict", false, "count failed SHOULD checks as failures, not warnings")
+	fl.StringSliceVar(&f.profiles, "profile", nil, "enable an opt-in profile of checks no spec sentence asks of every peer (repeatable; `mcpconform list` names them)")
 	f.timing.register(fl, scenarios.DefaultTiming().ScenarioTimeout)
 }
 
@@ -136,6 +139,11 @@ func (p *plan) check() error {
 			return fmt.Errorf("--scenario %q judges a %s; this command judges a %s", id, s.Side, p.side)
 		}
 	}
+	for _, name := range p.flags.profiles {
+		if !slices.Contains(catalogue.All().Profiles(), name) {
+			return fmt.Errorf("unknown --profile %q (known: %s)", name, strings.Join(catalogue.All().Profiles(), ", "))
+		}
+	}
 	if p.flags.labelFilter != "" {
 		if _, err := types.ParseLabelFilter(p.flags.labelFilter); err != nil {
 			return fmt.Errorf("--label-filter: %v", err)
@@ -151,6 +159,7 @@ func (p *plan) configs(progress io.Writer) []suites.Config {
 			env := p.env
 			env.Target, env.Version, env.Transport = p.targets[tr], v, tr
 			env.Timing = p.flags.timing.get()
+			env.Profiles = p.flags.profiles
 			cfg := suites.Config{
 				Name:     string(p.side) + " " + string(tr) + " " + v,
 				Side:     p.side,
@@ -201,6 +210,17 @@ func (p *plan) execute(cmd *cobra.Command) (int, error) {
 		return exitUsage, usageErr("no check applies: the selection (--scenario, --label-filter, --spec-version, transport) matches nothing")
 	}
 	return exitPass, nil
+}
+
+// findVariant resolves --fault or --liberty against one peer's variants.
+func findVariant(faultName, libertyName string, faults, liberties fault.Set) (*fault.Fault, error) {
+	switch {
+	case faultName != "":
+		return faults.Find(faultName)
+	case libertyName != "":
+		return liberties.Find(libertyName)
+	}
+	return nil, nil
 }
 
 // exitWith turns a run's exit code into cobra's error: nil for a pass.

@@ -11,7 +11,6 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/mcpconform/mcpconform/fakes/client"
-	"github.com/mcpconform/mcpconform/fakes/fault"
 	"github.com/mcpconform/mcpconform/fakes/server"
 	"github.com/mcpconform/mcpconform/protocol"
 	"github.com/mcpconform/mcpconform/scenarios"
@@ -25,6 +24,7 @@ type serverFlags struct {
 	stdio      bool
 	reference  bool
 	fault      string
+	liberty    string
 	transport  string
 	fixtures   []string
 	headers    []string
@@ -56,7 +56,8 @@ Exit codes: 0 every judged check passed (SHOULD warnings allowed unless --strict
 	fl.StringVar(&f.ws, "ws", "", "WebSocket endpoint of the server under test")
 	fl.BoolVar(&f.stdio, "stdio", false, "spawn the server under test: the command follows --")
 	fl.BoolVar(&f.reference, "reference", false, "judge the built-in reference server (a conformant target)")
-	fl.StringVar(&f.fault, "fault", "", "with --reference: serve this fault instead (see `fake-server --list-faults`)")
+	fl.StringVar(&f.fault, "fault", "", "with --reference: serve this fault instead (see `mcpconform list --faults`)")
+	fl.StringVar(&f.liberty, "liberty", "", "with --reference: serve this conformant variant instead (see `mcpconform list --liberties`)")
 	fl.StringVar(&f.transport, "transport", "all", "with --reference: stdio, http, ws or all")
 	f.runFlags.register(fl)
 	fl.StringArrayVar(&f.fixtures, "fixture", nil, "map a fixture to the target's own name: NAME=TARGET_NAME (repeatable)")
@@ -85,8 +86,11 @@ func (f *serverFlags) targets(ctx context.Context, args []string) ([]transport.K
 	if chosen != 1 {
 		return nil, nil, nil, fmt.Errorf("name exactly one target: --url URL, --ws URL, --stdio -- CMD ARGS..., or --reference")
 	}
-	if f.fault != "" && !f.reference {
-		return nil, nil, nil, fmt.Errorf("--fault goes with --reference")
+	if (f.fault != "" || f.liberty != "") && !f.reference {
+		return nil, nil, nil, fmt.Errorf("--fault and --liberty go with --reference")
+	}
+	if f.fault != "" && f.liberty != "" {
+		return nil, nil, nil, fmt.Errorf("name a --fault or a --liberty, not both")
 	}
 	if len(args) > 0 && !f.stdio {
 		return nil, nil, nil, fmt.Errorf("unexpected arguments %q (a command to spawn goes after --stdio --)", args)
@@ -113,11 +117,9 @@ func (f *serverFlags) targets(ctx context.Context, args []string) ([]transport.K
 	if err != nil {
 		return nil, nil, nil, err
 	}
-	var flt *fault.Fault
-	if f.fault != "" {
-		if flt, err = server.Faults().Find(f.fault); err != nil {
-			return nil, nil, nil, err
-		}
+	flt, err := findVariant(f.fault, f.liberty, server.Faults(), server.Liberties())
+	if err != nil {
+		return nil, nil, nil, err
 	}
 	exe, err := os.Executable()
 	if err != nil {
@@ -131,7 +133,7 @@ func (f *serverFlags) targets(ctx context.Context, args []string) ([]transport.K
 		}
 	}
 	for _, tr := range transports {
-		ref, err := suites.StartReference(ctx, tr, server.ReferenceOptions{Fault: flt}, exe)
+		ref, err := suites.StartReference(ctx, tr, server.ReferenceOptions{Variant: flt}, exe)
 		if err != nil {
 			stop()
 			return nil, nil, nil, fmt.Errorf("starting the reference server over %s: %w", tr, err)
@@ -220,6 +222,9 @@ func runServer(cmd *cobra.Command, f *serverFlags, args []string) (int, error) {
 		p.describe = "built-in reference server"
 		if f.fault != "" {
 			p.describe += " with fault " + f.fault
+		}
+		if f.liberty != "" {
+			p.describe += " with liberty " + f.liberty
 		}
 	}
 	return p.execute(cmd)

@@ -44,3 +44,6 @@ const unsupportedVersion = "1999-01-01"
 func Faults() fault.Set {
 	return fault.Set{SkipsInitialized, RequestBeforeInitialize, InitUnsupportedVersion, InitNoClientInfo}
 }
+
+// Liberties lists the reference client's conformant variants.
+func Liberties() fault.Set { return fault.Set{}.Sorted() }

@@ -1,8 +1,10 @@
-// Package fault describes a fault: a named mutant of a reference peer that
-// breaks exactly one rule. The reference server's faults live in
-// fakes/server, the reference client's in fakes/client; the checks that a
-// fault must make fail name it in the scenario catalogue, so a misspelt
-// fault or check is a compile error.
+// Package fault describes the named variants of a reference peer. A fault
+// breaks exactly one rule: the checks it must make fail name it. A liberty
+// is the mirror image, a conformant variant that uses one freedom the spec
+// grants: the checks it exercises name it, and every check must pass it.
+// The reference server's variants live in fakes/server, the reference
+// client's in fakes/client; the catalogue refers to them by value, so a
+// misspelt variant or check is a compile error.
 package fault
 
 import (
@@ -14,11 +16,17 @@ import (
 	"github.com/mcpconform/mcpconform/transport"
 )
 
-// Fault is one mutant of a reference peer.
+// Fault is one variant of a reference peer: a fault, or with Liberty set
+// a conformant variant.
 type Fault struct {
-	// Name is kebab-case and stable: what --fault and the self-test use.
+	// Name is kebab-case and stable: what --fault, --liberty and the
+	// self-test use.
 	Name        string
 	Description string
+	// Liberty marks a conformant variant; Freedom quotes the spec sentence
+	// that grants what it does differently.
+	Liberty bool
+	Freedom string
 	// Why explains a fault that necessarily breaks more than one check.
 	Why string
 	// Transports where the fault is observable; empty means all. (Over
@@ -32,7 +40,15 @@ type Fault struct {
 	NotOn []string
 }
 
-// ObservableOn reports whether the fault can show on this transport and version.
+// Kind says "fault" or "liberty".
+func (f *Fault) Kind() string {
+	if f.Liberty {
+		return "liberty"
+	}
+	return "fault"
+}
+
+// ObservableOn reports whether the variant can show on this transport and version.
 func (f *Fault) ObservableOn(kind transport.Kind, version string) bool {
 	return (len(f.Transports) == 0 || slices.Contains(f.Transports, kind)) &&
 		(len(f.Versions) == 0 || slices.Contains(f.Versions, version)) &&
@@ -60,5 +76,9 @@ func (s Set) Find(name string) (*Fault, error) {
 	for _, f := range s.Sorted() {
 		names = append(names, f.Name)
 	}
-	return nil, fmt.Errorf("unknown fault %q (known: %s)", name, strings.Join(names, ", "))
+	kind := "fault"
+	if len(s) > 0 && s[0].Liberty {
+		kind = "liberty"
+	}
+	return nil, fmt.Errorf("unknown %s %q (known: %s)", kind, name, strings.Join(names, ", "))
 }

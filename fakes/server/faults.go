@@ -3,221 +3,29 @@ package server
 import (
 	"github.com/mcpconform/mcpconform/fakes/fault"
 	"github.com/mcpconform/mcpconform/protocol"
-	"github.com/mcpconform/mcpconform/transport"
 )
 
-// The reference server's faults. Each breaks exactly one rule; the checks
-// that must catch it name it in the scenario catalogue. Names are kebab-case
-// and stable: they are what `fake-server --fault` and the self-test use.
+// The reference server's variants. A fault breaks exactly one rule; the
+// checks that must catch it name it in the scenario catalogue. A liberty is
+// a conformant variant that uses one freedom the spec grants; the checks it
+// exercises name it, and every check must pass it. Names are kebab-case and
+// stable: they are what --fault, --liberty and the self-test use. Each
+// family keeps its own in a file of its own.
 
 var (
 	legacy = protocol.JudgedStateful()
 	modern = protocol.JudgedStateless()
 )
 
-// The fault catalogue. Names are kebab-case and stable: they are what
-// `fake-server --fault` and the self-test report use.
-var (
-	InitWrongVersion = &fault.Fault{Name: "init-wrong-version", Versions: legacy,
-		Description: "answers initialize with 2025-03-26 whatever supported version was requested"}
-	InitMissingCapabilities = &fault.Fault{Name: "init-missing-capabilities", Versions: legacy,
-		Description: "leaves capabilities out of the initialize result"}
-	NegotiationEchoesUnsupported = &fault.Fault{Name: "negotiation-echoes-unsupported", Versions: legacy,
-		Description: "echoes any requested protocol version, even one it does not support"}
-	PingError = &fault.Fault{Name: "ping-error", Versions: legacy,
-		Description: "answers ping with an internal error"}
-	ServesBeforeInitialize = &fault.Fault{Name: "serves-before-initialize", Versions: legacy,
-		Transports:  []transport.Kind{transport.Stdio, transport.WS},
-		Description: "serves tools/list before initialize"}
-	ParseErrorSilent = &fault.Fault{Name: "parse-error-silent", Transports: []transport.Kind{transport.Stdio, transport.WS},
-		Description: "drops malformed JSON without answering"}
-	CrashOnMalformedJson = &fault.Fault{Name: "crash-on-malformed-json", NotOn: []string{"http@2026-07-28"},
-		Description: "answers the parse error, then drops the connection (exits over stdio, ends the session over HTTP)"}
-	InvalidRequestWrongCode = &fault.Fault{Name: "invalid-request-wrong-code", Transports: []transport.Kind{transport.Stdio, transport.WS},
-		Description: "answers a request whose method is not a string with -32603 instead of -32600"}
-	UnknownMethodInvalidRequest = &fault.Fault{Name: "unknown-method-invalid-request", Description: "answers unknown methods with -32600 instead of -32601"}
-	IdNumericStringUnquoted     = &fault.Fault{Name: "id-numeric-string-unquoted", Description: "echoes a string id made of digits (\"42\") as a number (42)"}
-	AnswersNotifications        = &fault.Fault{Name: "answers-notifications", // Streamable HTTP answers a notification POST with 202 before the
-		// engine sees it, so the stray answer has nowhere to go.
-		Transports:  []transport.Kind{transport.Stdio, transport.WS},
-		Description: "answers unknown notifications with a -32601 error"}
-
-	ToolMissingInputSchema = &fault.Fault{Name: "tool-missing-input-schema", Description: "lists test_simple_text without its required inputSchema"}
-
-	DiscoverMissingVersions = &fault.Fault{Name: "discover-missing-versions", Versions: modern,
-		Description: "leaves supportedVersions out of the server/discover result"}
-	DiscoverNoServerInfo = &fault.Fault{Name: "discover-no-server-info", Versions: modern,
-		Description: "leaves _meta serverInfo out of the server/discover result"}
-	UnsupportedVersionWrongCode = &fault.Fault{Name: "unsupported-version-wrong-code", Versions: modern,
-		Description: "rejects an unknown protocol version with -32602 (the 2025 example's code) instead of -32022"}
-	MissingMetaAccepted = &fault.Fault{Name: "missing-meta-accepted", Versions: modern,
-		Description: "serves requests that lack io.modelcontextprotocol/clientCapabilities"}
-	MissingCapabilityWrongCode = &fault.Fault{Name: "missing-capability-wrong-code", Versions: modern,
-		Description: "answers a call needing an undeclared capability with -32603 instead of -32021"}
-	HeaderMismatchAccepted = &fault.Fault{Name: "header-mismatch-accepted", Versions: modern,
-		Transports:  []transport.Kind{transport.HTTP},
-		Description: "does not compare Mcp-Method with the body's method"}
-)
-
-var (
-	v1Tasks = protocol.Where(func(v protocol.Version) bool { return v.TasksV1 })
-	shared  = sharedServerKinds() // transports where sessions share one server
-)
-
-// Tasks v1 faults (2025-11-25/basic/utilities/tasks.mdx). Isolation faults
-// show only where two sessions reach one server process (HTTP, WebSocket):
-// two stdio sessions are two processes.
-var (
-	LeakGetForeign = &fault.Fault{Name: "leak-get-foreign", Versions: v1Tasks, Transports: shared,
-		Description: "answers tasks/get for another session's task"}
-	LeakResultForeign = &fault.Fault{Name: "leak-result-foreign", Versions: v1Tasks, Transports: shared,
-		Description: "answers tasks/result for another session's task"}
-	LeakCancelForeign = &fault.Fault{Name: "leak-cancel-foreign", Versions: v1Tasks, Transports: shared,
-		Description: "answers another session's tasks/cancel as if it had cancelled (without cancelling)"}
-	DistinctForeignError = &fault.Fault{Name: "distinct-foreign-error", Versions: v1Tasks, Transports: shared,
-		Description: "says 'Task belongs to another session' for a foreign id, confirming that it exists"}
-	ListLeaksForeign = &fault.Fault{Name: "list-leaks-foreign", Versions: v1Tasks, Transports: shared,
-		Description: "lists every session's tasks in tasks/list"}
-	ForeignCancelTakesEffect = &fault.Fault{Name: "foreign-cancel-takes-effect", Versions: v1Tasks, Transports: shared,
-		Description: "rejects another session's tasks/cancel, but cancels the task anyway"}
-	StatusToWrongSession = &fault.Fault{Name: "status-to-wrong-session", Versions: v1Tasks, Transports: shared,
-		Description: "sends notifications/tasks/status to every connected session"}
-	SequentialTaskIds = &fault.Fault{Name: "sequential-task-ids", Versions: v1Tasks, Transports: shared,
-		Why:         "ids need entropy only when tasks are unbound, so this fault drops the binding as well",
-		Description: "binds tasks to no session and numbers them 1, 2, 3"}
-
-	CreateNotWorking = &fault.Fault{Name: "create-not-working", Versions: v1Tasks,
-		Description: "reports a new task as input_required in the CreateTaskResult"}
-	IllegalTransition = &fault.Fault{Name: "illegal-transition", Versions: v1Tasks,
-		Description: "a completed task reads completed once, then failed"}
-	TtlMissing = &fault.Fault{Name: "ttl-missing", Versions: v1Tasks,
-		Description: "leaves the required ttl out of tasks/get results"}
-	CreatedAtDrifts = &fault.Fault{Name: "created-at-drifts", Versions: v1Tasks,
-		Description: "reports the current time as createdAt"}
-	NotificationMissingFields = &fault.Fault{Name: "notification-missing-fields", Versions: v1Tasks,
-		Description: "leaves createdAt out of notifications/tasks/status"}
-	NotificationRelatedMeta = &fault.Fault{Name: "notification-related-meta", Versions: v1Tasks,
-		Description: "adds related-task _meta to status notifications"}
-	NotificationWrongStatus = &fault.Fault{Name: "notification-wrong-status", Versions: v1Tasks,
-		Description: "notifies failed when the task completes"}
-	NotifyAfterTerminal = &fault.Fault{Name: "notify-after-terminal", Versions: v1Tasks,
-		Description: "sends the terminal status notification twice"}
-
-	ElicitationNoRelatedTask = &fault.Fault{Name: "elicitation-no-related-task", Versions: v1Tasks,
-		Description: "sends a task's elicitation/create without related-task _meta"}
-	SkipInputRequired = &fault.Fault{Name: "skip-input-required", Versions: v1Tasks,
-		Description: "asks for input while the task stays working"}
-	CancelResponseStale = &fault.Fault{Name: "cancel-response-stale", Versions: v1Tasks,
-		Description: "answers tasks/cancel with the status from before the cancel"}
-	ResurrectOnLateAnswer = &fault.Fault{Name: "resurrect-on-late-answer", Versions: v1Tasks,
-		Description: "a late elicitation answer brings a cancelled task back to working and completes it"}
-	ResultHangsAfterCancel = &fault.Fault{Name: "result-hangs-after-cancel", Versions: v1Tasks,
-		Description: "tasks/result on a cancelled task never returns"}
-	RecancelAccepted = &fault.Fault{Name: "recancel-accepted", Versions: v1Tasks,
-		Description: "accepts tasks/cancel for a task already cancelled"}
-	CrashOnLateAnswer = &fault.Fault{Name: "crash-on-late-answer", Versions: v1Tasks,
-		Description: "drops the connection when an answer to an abandoned request arrives"}
-	StuckAfterDecline = &fault.Fault{Name: "stuck-after-decline", Versions: v1Tasks,
-		Description: "a declined question leaves the task in input_required for good"}
-	StuckAfterCancelAction = &fault.Fault{Name: "stuck-after-cancel-action", Versions: v1Tasks,
-		Description: "a question the user cancelled leaves the task in input_required for good"}
-	RespondsAfterCancel = &fault.Fault{Name: "responds-after-cancel", Versions: []string{protocol.V20251125, protocol.V20250618},
-		Description: "answers a tools/call after the client cancelled it with notifications/cancelled"}
-
-	ForbiddenRunsAsTask = &fault.Fault{Name: "forbidden-runs-as-task", Versions: v1Tasks,
-		Description: "runs a taskSupport: forbidden tool as a task"}
-	RequiredRunsInline = &fault.Fault{Name: "required-runs-inline", Versions: v1Tasks,
-		Description: "runs a taskSupport: required tool without a task"}
-	ResultReturnsEarly = &fault.Fault{Name: "result-returns-early", Versions: v1Tasks,
-		Description: "answers tasks/result at once while the task still works"}
-	ResultWrapped = &fault.Fault{Name: "result-wrapped", Versions: v1Tasks,
-		Description: "wraps the tool result in {task, result} instead of returning it as is"}
-	ResultNoRelatedTask = &fault.Fault{Name: "result-no-related-task", Versions: v1Tasks,
-		Description: "leaves related-task _meta out of tasks/result"}
-	IserrorCompleted = &fault.Fault{Name: "iserror-completed", Versions: v1Tasks,
-		Description: "a tool result with isError ends the task as completed"}
-	FailingResultSwallowed = &fault.Fault{Name: "failing-result-swallowed", Versions: v1Tasks,
-		Description: "tasks/result of a failed task returns a JSON-RPC error instead of the tool's isError result"}
-	ListCursorSkips = &fault.Fault{Name: "list-cursor-skips", Versions: v1Tasks,
-		Description: "nextCursor skips one task"}
-	BadCursorAccepted = &fault.Fault{Name: "bad-cursor-accepted", Versions: v1Tasks,
-		Description: "treats an unknown cursor as the first page"}
-	CancelTerminalAccepted = &fault.Fault{Name: "cancel-terminal-accepted", Versions: v1Tasks,
-		Description: "accepts tasks/cancel for a completed task"}
-	// Over stdio session B is a process of its own, where A's id is simply
-	// unknown: the isolation probes would catch this defect too.
-	UnknownIdWrongCode = &fault.Fault{Name: "unknown-id-wrong-code", Versions: v1Tasks, Transports: shared,
-		Description: "answers tasks/cancel for a nonexistent id with -32603"}
-)
-
 // Faults lists the reference server's faults sorted by name.
 func Faults() fault.Set {
-	return fault.Set{
-		InitWrongVersion,
-		InitMissingCapabilities,
-		NegotiationEchoesUnsupported,
-		PingError,
-		ServesBeforeInitialize,
-		ParseErrorSilent,
-		CrashOnMalformedJson,
-		InvalidRequestWrongCode,
-		UnknownMethodInvalidRequest,
-		IdNumericStringUnquoted,
-		AnswersNotifications,
-		ToolMissingInputSchema,
-		DiscoverMissingVersions,
-		DiscoverNoServerInfo,
-		UnsupportedVersionWrongCode,
-		MissingMetaAccepted,
-		MissingCapabilityWrongCode,
-		HeaderMismatchAccepted,
-		LeakGetForeign,
-		LeakResultForeign,
-		LeakCancelForeign,
-		DistinctForeignError,
-		ListLeaksForeign,
-		ForeignCancelTakesEffect,
-		StatusToWrongSession,
-		SequentialTaskIds,
-		CreateNotWorking,
-		IllegalTransition,
-		TtlMissing,
-		CreatedAtDrifts,
-		NotificationMissingFields,
-		NotificationRelatedMeta,
-		NotificationWrongStatus,
-		NotifyAfterTerminal,
-		ElicitationNoRelatedTask,
-		SkipInputRequired,
-		CancelResponseStale,
-		ResurrectOnLateAnswer,
-		ResultHangsAfterCancel,
-		RecancelAccepted,
-		CrashOnLateAnswer,
-		StuckAfterDecline,
-		StuckAfterCancelAction,
-		RespondsAfterCancel,
-		ForbiddenRunsAsTask,
-		RequiredRunsInline,
-		ResultReturnsEarly,
-		ResultWrapped,
-		ResultNoRelatedTask,
-		IserrorCompleted,
-		FailingResultSwallowed,
-		ListCursorSkips,
-		BadCursorAccepted,
-		CancelTerminalAccepted,
-		UnknownIdWrongCode,
-	}.Sorted()
+	return append(append(fault.Set(nil), lifecycleFaults...), taskFaults...).Sorted()
 }
 
-// sharedServerKinds are the transports where two sessions reach one server.
-func sharedServerKinds() []transport.Kind {
-	var out []transport.Kind
-	for _, k := range transport.Kinds() {
-		if k.SharedServer() {
-			out = append(out, k)
-		}
-	}
-	return out
+// Liberties lists the reference server's conformant variants sorted by name.
+func Liberties() fault.Set {
+	return append(append(fault.Set(nil), lifecycleLiberties...), taskLiberties...).Sorted()
 }
+
+// Variants lists faults and liberties: everything --fault or --liberty may name.
+func Variants() fault.Set { return append(Faults(), Liberties()...) }

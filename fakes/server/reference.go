@@ -16,8 +16,9 @@ import (
 
 // ReferenceOptions configure the reference server.
 type ReferenceOptions struct {
-	// Fault is one of Faults(); nil serves the conformant server.
-	Fault      *fault.Fault
+	// Variant is one of Faults() or Liberties(); nil serves the
+	// reference itself.
+	Variant    *fault.Fault
 	Transcript *jsonrpc.Transcript
 	// HoldTaskRequests delivers a task's own requests (its elicitation)
 	// only on a pending tasks/result, as the TypeScript SDK does, instead
@@ -55,10 +56,10 @@ func isModern(ctx context.Context) bool { v, _ := ctx.Value(modernKey{}).(bool);
 // It serves both eras: an initialize request selects the legacy rules for
 // that connection, a request carrying per-request _meta the 2026-07-28 rules.
 func NewReference(opts ReferenceOptions) (*Engine, error) {
-	if opts.Fault != nil && !slices.Contains(Faults(), opts.Fault) {
-		return nil, fmt.Errorf("fault %q is not one of the reference server's", opts.Fault.Name)
+	if opts.Variant != nil && !slices.Contains(Variants(), opts.Variant) {
+		return nil, fmt.Errorf("%s %q is not one of the reference server's", opts.Variant.Kind(), opts.Variant.Name)
 	}
-	r := &reference{fault: opts.Fault, hold: opts.HoldTaskRequests}
+	r := &reference{fault: opts.Variant, hold: opts.HoldTaskRequests}
 	r.tasks = newTaskStore(r)
 	e := &Engine{
 		Transcript: opts.Transcript,
@@ -84,7 +85,7 @@ func NewReference(opts ReferenceOptions) (*Engine, error) {
 		OnPeer:             r.tasks.addPeer,
 		OnPeerDone:         r.tasks.removePeer,
 		OnStrayResponse:    r.strayResponse,
-		RespondAfterCancel: opts.Fault == RespondsAfterCancel,
+		RespondAfterCancel: opts.Variant == RespondsAfterCancel,
 	}
 	e.Middleware = r.middleware
 	return e, nil

@@ -38,7 +38,7 @@ var _ = Describe("the fault catalogue", func() {
 
 	It("builds the reference server for every fault", func() {
 		for _, f := range server.Faults() {
-			e, err := server.NewReference(server.ReferenceOptions{Fault: f})
+			e, err := server.NewReference(server.ReferenceOptions{Variant: f})
 			Expect(err).NotTo(HaveOccurred(), "fault %s", f.Name)
 			Expect(e).NotTo(BeNil())
 			got, err := server.Faults().Find(f.Name)
@@ -52,7 +52,7 @@ var _ = Describe("the fault catalogue", func() {
 
 	It("refuses a fault of another peer, and finds faults by name for the command line", func() {
 		foreign := &fault.Fault{Name: "init-wrong-version"}
-		e, err := server.NewReference(server.ReferenceOptions{Fault: foreign})
+		e, err := server.NewReference(server.ReferenceOptions{Variant: foreign})
 		Expect(e).To(BeNil())
 		Expect(err).To(MatchError(ContainSubstring(`fault "init-wrong-version" is not one of the reference server's`)))
 		_, err = server.Faults().Find("no-such-fault")
@@ -90,7 +90,7 @@ var _ = Describe("the fault catalogue", func() {
 var _ = Describe("the reference server", func() {
 	reference := func(f *fault.Fault) *wire {
 		GinkgoHelper()
-		e, err := server.NewReference(server.ReferenceOptions{Fault: f})
+		e, err := server.NewReference(server.ReferenceOptions{Variant: f})
 		Expect(err).NotTo(HaveOccurred())
 		return overPipes(e)
 	}

@@ -38,5 +38,19 @@ func Faults() map[scenarios.Side]fault.Set {
 	}
 }
 
-// Validate checks the catalogue against the fault sets.
-func Validate() error { return all.Validate(Faults()) }
+// Liberties are the conformant variants of the same reference peers.
+func Liberties() map[scenarios.Side]fault.Set {
+	return map[scenarios.Side]fault.Set{
+		scenarios.ServerSide: server.Liberties(),
+		scenarios.ClientSide: client.Liberties(),
+	}
+}
+
+// Validate checks the catalogue against the variants of both peers.
+func Validate() error {
+	variants := map[scenarios.Side]fault.Set{}
+	for side, set := range Faults() {
+		variants[side] = append(append(fault.Set(nil), set...), Liberties()[side]...)
+	}
+	return all.Validate(variants)
+}

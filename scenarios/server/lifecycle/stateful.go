@@ -22,47 +22,6 @@ const (
 )
 
 var (
-	initializeResultSchema = &scenarios.Check{ID: "lifecycle-initialize/result-schema", Level: scenarios.Must, Spec: lifecycleSpec + "#initialization",
-		Title:  "the initialize result validates against InitializeResult (protocolVersion, capabilities, serverInfo)",
-		Faults: []*fault.Fault{server.InitMissingCapabilities}}
-	initializeVersionEchoed = &scenarios.Check{ID: "lifecycle-initialize/version-echoed", Level: scenarios.Must, Spec: lifecycleSpec + "#version-negotiation",
-		Title:  "a supported requested version is answered with the same version",
-		Faults: []*fault.Fault{server.InitWrongVersion}}
-)
-
-var initializeScenario = &scenarios.Scenario{
-	ID:        "lifecycle-initialize",
-	Handshake: true,
-	Title:     "initialize answers with the requested version and a valid result",
-	Family:    "lifecycle",
-	Side:      scenarios.ServerSide,
-	Versions:  protocol.JudgedStateful(),
-	Purpose:   "The client sends initialize with a version the server should support; the result must echo it and validate against InitializeResult.",
-	Checks:    []*scenarios.Check{initializeResultSchema, initializeVersionEchoed},
-	Run: serverside.Body(func(t *serverside.T) {
-		s := t.Connect("A", client.Options{})
-		t.Step("send initialize with protocolVersion %s", t.Env.Version)
-		resp, err := t.Request(s, protocol.MethodInitialize, s.InitializeParams(t.Env.Version))
-		if err != nil || resp.Error != nil {
-			t.Fail(initializeResultSchema, "an InitializeResult", judge.Describe(resp, err))
-			if serverside.Unanswered(s, err) {
-				t.Unreachable("initialize was not answered: %s", judge.Describe(resp, err))
-			}
-			t.Blocked("initialize was not answered with a result")
-		}
-		if verr := judge.ValidateResult(t.Env.Version, protocol.MethodInitialize, resp.Result); verr != nil {
-			t.Fail(initializeResultSchema, "a result valid against InitializeResult", verr.Error())
-		} else {
-			t.Pass(initializeResultSchema)
-		}
-		got := judge.StringField(resp.Result, "protocolVersion")
-		t.Judge(initializeVersionEchoed, got == t.Env.Version,
-			fmt.Sprintf("protocolVersion %q (the version requested)", t.Env.Version),
-			fmt.Sprintf("protocolVersion %q", got))
-	}),
-}
-
-var (
 	versionNegotiationUnsupportedVersionHandled = &scenarios.Check{ID: "lifecycle-version-negotiation/unsupported-version-handled", Level: scenarios.Must, Spec: lifecycleSpec + "#version-negotiation",
 		Title:  "an unsupported version is answered with another supported version, or with an error (the page's own example)",
 		Faults: []*fault.Fault{server.NegotiationEchoesUnsupported}}

@@ -27,53 +27,6 @@ const (
 )
 
 var (
-	discoverResultSchema = &scenarios.Check{ID: "lifecycle-discover/result-schema", Level: scenarios.Must, Spec: discoverSpec + "#response",
-		Title:  "servers MUST implement server/discover; its result validates against DiscoverResult (resultType, supportedVersions, capabilities)",
-		Faults: []*fault.Fault{server.DiscoverMissingVersions}}
-	discoverServerInfo = &scenarios.Check{ID: "lifecycle-discover/server-info", Level: scenarios.Should, Spec: discoverSpec + "#discoverresult",
-		Title:  "the result carries _meta[\"io.modelcontextprotocol/serverInfo\"] with name and version",
-		Faults: []*fault.Fault{server.DiscoverNoServerInfo}}
-)
-
-var discoverScenario = &scenarios.Scenario{
-	ID:        "lifecycle-discover",
-	Handshake: true,
-	Title:     "server/discover describes the server",
-	Family:    "lifecycle",
-	Side:      scenarios.ServerSide,
-	Versions:  protocol.JudgedStateless(),
-	Checks:    []*scenarios.Check{discoverResultSchema, discoverServerInfo},
-	Run: serverside.Body(func(t *serverside.T) {
-		s := t.Connect("A", client.Options{})
-		t.Step("send server/discover")
-		resp, err := t.Request(s, protocol.MethodServerDiscover, map[string]any{})
-		if err != nil || resp.Error != nil {
-			t.Fail(discoverResultSchema, "a DiscoverResult", judge.Describe(resp, err))
-			if serverside.Unanswered(s, err) {
-				t.Unreachable("server/discover was not answered: %s", judge.Describe(resp, err))
-			}
-			t.Blocked("server/discover was not answered with a result")
-		}
-		if verr := judge.ValidateResult(t.Env.Version, protocol.MethodServerDiscover, resp.Result); verr != nil {
-			t.Fail(discoverResultSchema, "a result valid against DiscoverResult", verr.Error())
-		} else {
-			t.Pass(discoverResultSchema)
-		}
-		var result struct {
-			Meta map[string]struct {
-				Name    string `json:"name"`
-				Version string `json:"version"`
-			} `json:"_meta"`
-		}
-		_ = json.Unmarshal(resp.Result, &result)
-		info, ok := result.Meta[protocol.MetaServerInfo]
-		t.Judge(discoverServerInfo, ok && info.Name != "" && info.Version != "",
-			"_meta[\""+protocol.MetaServerInfo+"\"] with name and version",
-			fmt.Sprintf("%+v", result.Meta))
-	}),
-}
-
-var (
 	unsupportedVersionError32022 = &scenarios.Check{ID: "lifecycle-unsupported-version/error-32022", Level: scenarios.Must, Spec: versioningSpec,
 		Title:  "a request declaring version 1900-01-01 is answered with -32022, data.supported and data.requested (over HTTP with status 400)",
 		Faults: []*fault.Fault{server.UnsupportedVersionWrongCode}}
