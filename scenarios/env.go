@@ -29,6 +29,9 @@ type Env struct {
 	// Gate, shared by the scenarios of one transport and version, closes
 	// when the target cannot even complete the handshake there.
 	Gate *Gate
+	// Wire, shared the same way, collects schema violations of every
+	// session for the check that judges them all.
+	Wire *WireLedger
 	// Step, if set, is told about each step (Ginkgo's By).
 	Step func(text string)
 }

@@ -76,6 +76,9 @@ type Scenario struct {
 	// runs first on each transport and version, so a target that cannot
 	// even start fails there once and the rest are not attempted.
 	Handshake bool
+	// Last marks a scenario that judges what the others saw (every message
+	// of every session): it runs last on each transport and version.
+	Last bool
 	// Versions the scenario applies to.
 	Versions []string
 	// Transports it applies to; empty means every transport.

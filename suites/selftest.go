@@ -169,7 +169,7 @@ func runOnce(ctx context.Context, run Run, opts SelfTestOptions) RunOutcome {
 	if timing.ScenarioTimeout == 0 {
 		timing.ScenarioTimeout = 30 * time.Second
 	}
-	cfg := Config{Side: run.Side, Env: scenarios.Env{Target: target, Version: run.Version, Transport: run.Transport, Timing: timing, Gate: &scenarios.Gate{}}}
+	cfg := Config{Side: run.Side, Env: scenarios.Env{Target: target, Version: run.Version, Transport: run.Transport, Timing: timing, Gate: &scenarios.Gate{}, Wire: &scenarios.WireLedger{}}}
 	if run.Fault == nil || !run.Fault.Liberty {
 		// The reference and the faults are judged with every opt-in profile,
 		// so profile checks are proven too; a liberty is judged as a user's

@@ -52,15 +52,17 @@ func (c Config) Applicable() []*scenarios.Scenario {
 	}
 	// The handshake's own scenario first: a target that cannot start fails
 	// there, once, and the gate spares the rest.
-	slices.SortStableFunc(out, func(a, b *scenarios.Scenario) int {
+	// The scenarios that judge what the others saw, last.
+	rank := func(s *scenarios.Scenario) int {
 		switch {
-		case a.Handshake == b.Handshake:
+		case s.Handshake:
 			return 0
-		case a.Handshake:
-			return -1
+		case s.Last:
+			return 2
 		}
 		return 1
-	})
+	}
+	slices.SortStableFunc(out, func(a, b *scenarios.Scenario) int { return rank(a) - rank(b) })
 	return out
 }
 
@@ -152,6 +154,9 @@ func Define(configs []Config, col *Collector) bool {
 				// One gate per transport and version: a target that cannot
 				// complete the handshake there is given up on once.
 				cfg.Env.Gate = &scenarios.Gate{}
+			}
+			if cfg.Env.Wire == nil {
+				cfg.Env.Wire = &scenarios.WireLedger{}
 			}
 			Describe(cfg.Name, func() {
 				for _, s := range cfg.Applicable() {
