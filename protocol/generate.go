@@ -10,4 +10,4 @@ package protocol
 // ext-tasks/schema.json already contains every definition the extension
 // needs.
 //
-//go:generate go run ./internal/gen -spec ../../shared/mcp-spec/schema -out . 2025-11-25=v20251125 2026-07-28=v20260728 ext-tasks=exttasks
+//go:generate go run ./internal/gen -spec ../../shared/mcp-spec/schema -out . 2025-11-25=v20251125 2026-07-28=v20260728 ext-tasks=exttasks 2025-06-18=v20250618 2025-03-26=v20250326

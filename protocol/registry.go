@@ -4,6 +4,8 @@ import (
 	"reflect"
 
 	"github.com/mcpconform/mcpconform/protocol/exttasks"
+	v0326 "github.com/mcpconform/mcpconform/protocol/v20250326"
+	v0618 "github.com/mcpconform/mcpconform/protocol/v20250618"
 	v1 "github.com/mcpconform/mcpconform/protocol/v20251125"
 	v2 "github.com/mcpconform/mcpconform/protocol/v20260728"
 )
@@ -35,7 +37,69 @@ func (e entry) withTask(t reflect.Type) entry { e.task = t; return e }
 
 func (e entry) withInputRequired() entry { e.inputRequired = true; return e }
 
+// registry maps each version with a schema of its own to its methods: only
+// the methods that version's schema has (no elicitation before 2025-06-18,
+// no tasks before 2025-11-25).
 var registry = map[string]map[string]entry{
+	// 2025-03-26: the first schema with batches (JSONRPCBatchRequest), no
+	// elicitation, no structured tool output.
+	V20250326: {
+		MethodInitialize:             request[v0326.InitializeRequest, v0326.InitializeResult](),
+		MethodPing:                   request[v0326.PingRequest, v0326.Result](),
+		MethodToolsList:              request[v0326.ListToolsRequest, v0326.ListToolsResult](),
+		MethodToolsCall:              request[v0326.CallToolRequest, v0326.CallToolResult](),
+		MethodPromptsList:            request[v0326.ListPromptsRequest, v0326.ListPromptsResult](),
+		MethodPromptsGet:             request[v0326.GetPromptRequest, v0326.GetPromptResult](),
+		MethodResourcesList:          request[v0326.ListResourcesRequest, v0326.ListResourcesResult](),
+		MethodResourcesTemplatesList: request[v0326.ListResourceTemplatesRequest, v0326.ListResourceTemplatesResult](),
+		MethodResourcesRead:          request[v0326.ReadResourceRequest, v0326.ReadResourceResult](),
+		MethodResourcesSubscribe:     request[v0326.SubscribeRequest, v0326.Result](),
+		MethodResourcesUnsubscribe:   request[v0326.UnsubscribeRequest, v0326.Result](),
+		MethodCompletionComplete:     request[v0326.CompleteRequest, v0326.CompleteResult](),
+		MethodLoggingSetLevel:        request[v0326.SetLevelRequest, v0326.Result](),
+		MethodSamplingCreateMessage:  request[v0326.CreateMessageRequest, v0326.CreateMessageResult](),
+		MethodRootsList:              request[v0326.ListRootsRequest, v0326.ListRootsResult](),
+
+		NotificationInitialized:          notification[v0326.InitializedNotification](),
+		NotificationCancelled:            notification[v0326.CancelledNotification](),
+		NotificationProgress:             notification[v0326.ProgressNotification](),
+		NotificationMessage:              notification[v0326.LoggingMessageNotification](),
+		NotificationResourcesUpdated:     notification[v0326.ResourceUpdatedNotification](),
+		NotificationResourcesListChanged: notification[v0326.ResourceListChangedNotification](),
+		NotificationPromptsListChanged:   notification[v0326.PromptListChangedNotification](),
+		NotificationToolsListChanged:     notification[v0326.ToolListChangedNotification](),
+		NotificationRootsListChanged:     notification[v0326.RootsListChangedNotification](),
+	},
+	// 2025-06-18: adds elicitation/create; no tasks, no
+	// notifications/elicitation/complete.
+	V20250618: {
+		MethodInitialize:             request[v0618.InitializeRequest, v0618.InitializeResult](),
+		MethodPing:                   request[v0618.PingRequest, v0618.Result](),
+		MethodToolsList:              request[v0618.ListToolsRequest, v0618.ListToolsResult](),
+		MethodToolsCall:              request[v0618.CallToolRequest, v0618.CallToolResult](),
+		MethodPromptsList:            request[v0618.ListPromptsRequest, v0618.ListPromptsResult](),
+		MethodPromptsGet:             request[v0618.GetPromptRequest, v0618.GetPromptResult](),
+		MethodResourcesList:          request[v0618.ListResourcesRequest, v0618.ListResourcesResult](),
+		MethodResourcesTemplatesList: request[v0618.ListResourceTemplatesRequest, v0618.ListResourceTemplatesResult](),
+		MethodResourcesRead:          request[v0618.ReadResourceRequest, v0618.ReadResourceResult](),
+		MethodResourcesSubscribe:     request[v0618.SubscribeRequest, v0618.Result](),
+		MethodResourcesUnsubscribe:   request[v0618.UnsubscribeRequest, v0618.Result](),
+		MethodCompletionComplete:     request[v0618.CompleteRequest, v0618.CompleteResult](),
+		MethodLoggingSetLevel:        request[v0618.SetLevelRequest, v0618.Result](),
+		MethodSamplingCreateMessage:  request[v0618.CreateMessageRequest, v0618.CreateMessageResult](),
+		MethodElicitationCreate:      request[v0618.ElicitRequest, v0618.ElicitResult](),
+		MethodRootsList:              request[v0618.ListRootsRequest, v0618.ListRootsResult](),
+
+		NotificationInitialized:          notification[v0618.InitializedNotification](),
+		NotificationCancelled:            notification[v0618.CancelledNotification](),
+		NotificationProgress:             notification[v0618.ProgressNotification](),
+		NotificationMessage:              notification[v0618.LoggingMessageNotification](),
+		NotificationResourcesUpdated:     notification[v0618.ResourceUpdatedNotification](),
+		NotificationResourcesListChanged: notification[v0618.ResourceListChangedNotification](),
+		NotificationPromptsListChanged:   notification[v0618.PromptListChangedNotification](),
+		NotificationToolsListChanged:     notification[v0618.ToolListChangedNotification](),
+		NotificationRootsListChanged:     notification[v0618.RootsListChangedNotification](),
+	},
 	V20251125: {
 		MethodInitialize:             request[v1.InitializeRequest, v1.InitializeResult](),
 		MethodPing:                   request[v1.PingRequest, v1.Result](),

@@ -35,9 +35,13 @@ var _ = Describe("protocol versions", func() {
 		Expect(era.String()).To(Equal("stateful"))
 	})
 
-	It("has schemas for 2025-11-25 and 2026-07-28", func() {
-		Expect(protocol.SchemaVersions()).To(Equal([]string{"2026-07-28", "2025-11-25"}))
-		Expect(protocol.HasSchema(protocol.V20250618)).To(BeFalse())
+	It("has a schema for every judged version", func() {
+		Expect(protocol.SchemaVersions()).To(Equal([]string{"2026-07-28", "2025-11-25", "2025-06-18", "2025-03-26"}))
+		Expect(protocol.HasSchema(protocol.V20241105)).To(BeFalse())
+		for _, v := range protocol.Judged() {
+			Expect(protocol.HasSchema(v)).To(BeTrue(), v)
+			Expect(protocol.SchemaFor(v)).To(Equal(v), "%s is judged with its own schema", v)
+		}
 	})
 
 	It("maps the methods of each version", func() {
@@ -50,6 +54,21 @@ var _ = Describe("protocol versions", func() {
 			"subscriptions/listen", "tasks/get", "tasks/update", "tasks/cancel", "notifications/tasks",
 			"elicitation/create", "sampling/createMessage", "roots/list"))
 		Expect(protocol.Methods(protocol.V20260728)).NotTo(ContainElements("initialize", "ping", "logging/setLevel"))
+	})
+
+	It("maps only what each older version has", func() {
+		common := []string{"initialize", "notifications/initialized", "ping", "tools/list", "tools/call", "prompts/list", "prompts/get",
+			"resources/list", "resources/templates/list", "resources/read", "resources/subscribe", "resources/unsubscribe",
+			"completion/complete", "logging/setLevel", "sampling/createMessage", "roots/list",
+			"notifications/cancelled", "notifications/progress", "notifications/message", "notifications/resources/updated",
+			"notifications/resources/list_changed", "notifications/prompts/list_changed", "notifications/tools/list_changed",
+			"notifications/roots/list_changed"}
+		Expect(protocol.Methods(protocol.V20250326)).To(ConsistOf(common))
+		Expect(protocol.Methods(protocol.V20250618)).To(ConsistOf(append(common, "elicitation/create")))
+		for _, v := range []string{protocol.V20250326, protocol.V20250618} {
+			Expect(protocol.Methods(v)).NotTo(ContainElements("tasks/get", "tasks/result", "tasks/list", "tasks/cancel",
+				"notifications/tasks/status", "notifications/elicitation/complete", "server/discover"), v)
+		}
 	})
 
 	It("makes values of the generated types", func() {
@@ -93,7 +112,9 @@ var _ = Describe("the version table", func() {
 		Expect(v).To(MatchFields(IgnoreExtras, Fields{"Era": Equal(protocol.Stateless), "Handshake": Equal(protocol.MethodServerDiscover),
 			"Probe": Equal(protocol.MethodServerDiscover), "TasksExtension": BeTrue(), "MRTR": BeTrue(), "Discover": BeTrue(), "TasksV1": BeFalse()}))
 		v, _ = protocol.Lookup(protocol.V20250618)
-		Expect(v.SchemaOf).To(Equal(protocol.V20251125), "judged with the newest schema of its era")
+		Expect(v.SchemaOf).To(Equal(protocol.V20250618), "judged with its own schema")
+		v, _ = protocol.Lookup(protocol.V20241105)
+		Expect(v.SchemaOf).To(Equal(protocol.V20251125), "only recognised: read with the newest schema of its era")
 		_, ok = protocol.Lookup("1999-01-01")
 		Expect(ok).To(BeFalse())
 	})
@@ -103,7 +124,8 @@ var _ = Describe("the version table", func() {
 		Expect(protocol.JudgedStateful()).To(Equal([]string{"2025-11-25", "2025-06-18", "2025-03-26"}))
 		Expect(protocol.JudgedStateless()).To(Equal([]string{"2026-07-28"}))
 		Expect(protocol.Where(func(v protocol.Version) bool { return v.TasksV1 })).To(Equal([]string{"2025-11-25"}))
-		Expect(protocol.SchemaFor("2025-03-26")).To(Equal("2025-11-25"))
+		Expect(protocol.SchemaFor("2025-03-26")).To(Equal("2025-03-26"))
+		Expect(protocol.SchemaFor("2024-11-05")).To(Equal("2025-11-25"))
 		Expect(protocol.SchemaFor("1999-01-01")).To(Equal("1999-01-01"))
 	})
 })

@@ -36,7 +36,7 @@ func (e *SchemaError) Error() string {
 
 var (
 	// ErrUnknownVersion is returned (wrapped) when there is no schema for the
-	// protocol version: it is unknown or older than 2025-11-25.
+	// protocol version: it is unknown or older than 2025-03-26.
 	ErrUnknownVersion = errors.New("no schema for protocol version")
 	// ErrUnknownMethod is returned (wrapped) when the version's schema has no
 	// message for the method (or, from ValidateResult, no result: the

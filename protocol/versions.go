@@ -59,7 +59,8 @@ type Version struct {
 	// Probe is a request every server answers, used as a barrier.
 	Probe string
 	// SchemaOf is the version whose generated types judge this one: its
-	// own where the schema is generated, else the newest of its era.
+	// own where the schema is generated (every judged version), else the
+	// newest of its era (2024-11-05, only recognised).
 	SchemaOf string
 	// Features that exist at this version.
 	TasksV1        bool // tasks/get|result|list|cancel (2025-11-25)
@@ -73,8 +74,8 @@ var versions = []Version{
 	{Name: V20260728, Era: Stateless, Judged: true, Handshake: MethodServerDiscover, Probe: MethodServerDiscover, SchemaOf: V20260728,
 		TasksExtension: true, MRTR: true, Discover: true},
 	{Name: V20251125, Era: Stateful, Judged: true, Handshake: MethodInitialize, Probe: MethodPing, SchemaOf: V20251125, TasksV1: true},
-	{Name: V20250618, Era: Stateful, Judged: true, Handshake: MethodInitialize, Probe: MethodPing, SchemaOf: V20251125},
-	{Name: V20250326, Era: Stateful, Judged: true, Handshake: MethodInitialize, Probe: MethodPing, SchemaOf: V20251125},
+	{Name: V20250618, Era: Stateful, Judged: true, Handshake: MethodInitialize, Probe: MethodPing, SchemaOf: V20250618},
+	{Name: V20250326, Era: Stateful, Judged: true, Handshake: MethodInitialize, Probe: MethodPing, SchemaOf: V20250326},
 	{Name: V20241105, Era: Stateful, Handshake: MethodInitialize, Probe: MethodPing, SchemaOf: V20251125},
 }
 

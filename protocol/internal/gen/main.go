@@ -1,5 +1,6 @@
 // Command gen generates the Go wire types of each MCP schema version into
-// its own package (protocol/v20251125, protocol/v20260728, protocol/exttasks).
+// its own package (protocol/v20250326, protocol/v20250618, protocol/v20251125,
+// protocol/v20260728, protocol/exttasks).
 // It is run by `go generate ./protocol` (see protocol/generate.go) and by the
 // freshness test, which compares its output with the committed files.
 //
@@ -15,10 +16,14 @@
 // not compile as-is, and where it does, unions come out as interface{} and
 // validate nothing. So before handing the schema over, gen rewrites it:
 //
+//  0. A draft-07 schema (2025-03-26, 2025-06-18: `definitions` and
+//     `#/definitions/X`) is moved to the 2020-12 form of the later ones
+//     (`$defs`, `#/$defs/X`), so the steps below see one dialect.
 //  1. Inline copies of a definition are replaced by a $ref to it (the
 //     ext-tasks schema is emitted by zod and inlines every definition it
-//     uses); otherwise each copy would become its own, differently named Go
-//     type and union names would clash.
+//     uses, and 2025-03-26's JSONRPCMessage inlines the two batch arrays);
+//     otherwise each copy would become its own, differently named Go type
+//     and union names would clash.
 //  2. `allOf` is merged into one object (properties and required lists
 //     combined, later parts win). go-jsonschema turns most allOf into
 //     interface{} (GetTaskResult, CancelTaskResult, ext-tasks requests). An
@@ -121,6 +126,9 @@ func generate(schemaPath, displayPath, pkg string) (map[string][]byte, error) {
 	dec := json.NewDecoder(bytes.NewReader(raw))
 	dec.UseNumber()
 	if err := dec.Decode(&doc); err != nil {
+		return nil, err
+	}
+	if err := draft07(doc); err != nil {
 		return nil, err
 	}
 	defs, ok := doc["$defs"].(map[string]any)

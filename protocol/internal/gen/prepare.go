@@ -114,7 +114,9 @@ func shape(v any) string {
 	if !ok {
 		return ""
 	}
-	if n["properties"] == nil && n["anyOf"] == nil && n["allOf"] == nil {
+	// An array counts when its items do: 2025-03-26's JSONRPCMessage
+	// inlines copies of JSONRPCBatchRequest and JSONRPCBatchResponse.
+	if n["properties"] == nil && n["anyOf"] == nil && n["allOf"] == nil && shape(n["items"]) == "" {
 		return ""
 	}
 	b, _ := json.Marshal(stripDocs(n)) // map keys are sorted by encoding/json
@@ -608,4 +610,44 @@ func deepCopy(v any) any {
 
 func sortedKeys[V any](m map[string]V) []string {
 	return slices.Sorted(maps.Keys(m))
+}
+
+// draft07 turns a draft-07 schema (2025-03-26, 2025-06-18: `definitions`,
+// `#/definitions/X`) into the 2020-12 form the later schemas use (`$defs`,
+// `#/$defs/X`), so that preparation and go-jsonschema see one dialect (step
+// 0 of the package comment).
+func draft07(doc node) error {
+	defs, ok := doc["definitions"].(node)
+	if !ok {
+		return nil
+	}
+	if doc["$defs"] != nil {
+		return fmt.Errorf("both definitions and $defs")
+	}
+	delete(doc, "definitions")
+	doc["$defs"] = defs
+	doc["$schema"] = "https://json-schema.org/draft/2020-12/schema"
+	var err error
+	var rewrite func(v any)
+	rewrite = func(v any) {
+		switch v := v.(type) {
+		case node:
+			if ref, ok := v["$ref"].(string); ok {
+				name, found := strings.CutPrefix(ref, "#/definitions/")
+				if !found && err == nil {
+					err = fmt.Errorf("unexpected $ref %q", ref)
+				}
+				v["$ref"] = "#/$defs/" + name
+			}
+			for _, c := range v {
+				rewrite(c)
+			}
+		case []any:
+			for _, c := range v {
+				rewrite(c)
+			}
+		}
+	}
+	rewrite(defs)
+	return err
 }
