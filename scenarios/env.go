@@ -15,9 +15,12 @@ type Target interface{ String() string }
 
 // Env is what a scenario runs against.
 type Env struct {
-	Target    Target
-	Version   string
-	Transport transport.Kind
+	Target  Target
+	Version string
+	// VersionExplicit says the user named Version (not "all", not a
+	// default): a target that does not implement it then fails, once.
+	VersionExplicit bool
+	Transport       transport.Kind
 	// Fixtures maps fixture names to the target's own tools and arguments.
 	Fixtures map[string]Fixture
 	// AuthTokens, when two are given, are the bearer tokens of sessions A
@@ -100,20 +103,28 @@ func (e Env) Fixture(name string, defaultArgs map[string]any) Fixture {
 // Gate remembers the first handshake a target could not complete on one
 // transport and version: the scenarios after it there are not judged, so a
 // target that cannot even start costs one timeout, not one per scenario.
+// A target that does not implement the version closes it too, as
+// information rather than error.
 type Gate struct {
-	mu     sync.Mutex
-	reason string
+	mu          sync.Mutex
+	reason      string
+	unsupported bool
 }
 
 // Close records why the target cannot be judged here; the first reason stays.
-func (g *Gate) Close(reason string) {
+func (g *Gate) Close(reason string) { g.close(reason, false) }
+
+// CloseUnsupported records that the target does not implement the version.
+func (g *Gate) CloseUnsupported(reason string) { g.close(reason, true) }
+
+func (g *Gate) close(reason string, unsupported bool) {
 	if g == nil {
 		return
 	}
 	g.mu.Lock()
 	defer g.mu.Unlock()
 	if g.reason == "" {
-		g.reason = reason
+		g.reason, g.unsupported = reason, unsupported
 	}
 }
 
@@ -125,4 +136,14 @@ func (g *Gate) Closed() (string, bool) {
 	g.mu.Lock()
 	defer g.mu.Unlock()
 	return g.reason, g.reason != ""
+}
+
+// Unsupported reports a gate closed because the version is not implemented.
+func (g *Gate) Unsupported() bool {
+	if g == nil {
+		return false
+	}
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	return g.unsupported
 }

@@ -79,6 +79,9 @@ func Execute(ctx context.Context, s *Scenario, env Env) *Result {
 	rest := abort{outcome: Errored, reason: "the scenario ended without judging this check (a defect in mcpconform)"}
 	if reason, closed := env.Gate.Closed(); closed {
 		rest = abort{Errored, "not judged: " + reason}
+		if env.Gate.Unsupported() {
+			rest.outcome = Skip
+		}
 	} else {
 		rest = t.runBody(rest)
 	}
@@ -244,6 +247,22 @@ func (t *T) Unreachable(format string, args ...any) {
 	t.Env.Gate.Close(fmt.Sprintf("the target could not complete the handshake in %s over %s at %s: %s",
 		t.scenario.ID, t.Env.Transport, t.Env.Version, reason))
 	panic(abort{Errored, "not judged: " + reason})
+}
+
+// NotImplemented stops the body because the target does not implement the
+// version being judged (it negotiated another, refused it with -32022, or
+// has no server/discover). Where the user named the version, the check
+// given fails, once; otherwise it is skipped as information. Either way
+// every other check of this version and transport is not judged.
+func (t *T) NotImplemented(c *Check, evidence string) {
+	what := fmt.Sprintf("the target does not implement %s", t.Env.Version)
+	if t.Env.VersionExplicit {
+		t.Fail(c, t.Env.Version+" implemented, as --spec-version asks", what+": "+evidence)
+	} else {
+		t.Skip(c, what+" ("+evidence+"); judged only when --spec-version names it")
+	}
+	t.Env.Gate.CloseUnsupported(what + " (" + evidence + ")")
+	panic(abort{Skip, "not judged: " + what + " (" + evidence + ")"})
 }
 
 // Abort stops the body on a harness problem (could not start or reach the

@@ -141,6 +141,7 @@ func SelfTest(ctx context.Context, opts SelfTestOptions) (*SelfTestReport, error
 	for _, o := range report.Outcomes {
 		report.Problems = append(report.Problems, o.Problems...)
 	}
+	report.Problems = append(report.Problems, unprovenLiberties(report.Outcomes)...)
 	// A fault that no transport and version at all can show is a defect of
 	// the catalogue; one merely outside this selection is not run.
 	for _, f := range append(append(server.Faults(), client.Faults()...), append(server.Liberties(), client.Liberties()...)...) {
@@ -171,10 +172,12 @@ func runOnce(ctx context.Context, run Run, opts SelfTestOptions) RunOutcome {
 	}
 	cfg := Config{Side: run.Side, Env: scenarios.Env{Target: target, Version: run.Version, Transport: run.Transport, Timing: timing, Gate: &scenarios.Gate{}, Wire: &scenarios.WireLedger{}}}
 	if run.Fault == nil || !run.Fault.Liberty {
-		// The reference and the faults are judged with every opt-in profile,
-		// so profile checks are proven too; a liberty is judged as a user's
-		// default run judges a server.
+		// The reference and the faults are judged with every opt-in profile
+		// and at versions named explicitly, so profile and version checks
+		// are proven too; a liberty is judged as a user's default run
+		// judges a server.
 		cfg.Env.Profiles = catalogue.All().Profiles()
+		cfg.Env.VersionExplicit = true
 	}
 	timeout := timing.OrDefaults().ScenarioTimeout
 	why := map[string]string{} // the reference's failures, for the report
@@ -212,14 +215,6 @@ func runOnce(ctx context.Context, run Run, opts SelfTestOptions) RunOutcome {
 		}
 		for _, id := range out.Failed {
 			out.Problems = append(out.Problems, fmt.Sprintf("%s: %s fails or warns on %s (%s)", run, what, id, why[id]))
-		}
-		if run.Fault != nil {
-			// A liberty proves something only where its checks were judged.
-			for _, c := range catalogue.All().Exercisers()[run.Fault] {
-				if s := scenarioOf(c); s != nil && s.AppliesTo(run.Version, run.Transport) && !slices.Contains(out.Passed, c.ID) {
-					out.Problems = append(out.Problems, fmt.Sprintf("%s: %s was not judged, so the liberty proved nothing there", run, c.ID))
-				}
-			}
 		}
 		return out
 	}
@@ -297,12 +292,29 @@ func referenceTarget(ctx context.Context, run Run, exe string) (scenarios.Target
 	return ref.Target, ref.Stop, nil
 }
 
-// scenarioOf finds the scenario a check belongs to.
-func scenarioOf(c *scenarios.Check) *scenarios.Scenario {
-	for _, s := range catalogue.All() {
-		if slices.Contains(s.Checks, c) {
-			return s
+// unprovenLiberties names the checks a liberty exercises that passed in
+// none of its runs: a liberty proves something only where they were judged.
+func unprovenLiberties(outcomes []RunOutcome) []string {
+	passed := map[*fault.Fault]map[string]bool{}
+	for _, o := range outcomes {
+		if o.Fault == nil || !o.Fault.Liberty {
+			continue
+		}
+		if passed[o.Fault] == nil {
+			passed[o.Fault] = map[string]bool{}
+		}
+		for _, id := range o.Passed {
+			passed[o.Fault][id] = true
 		}
 	}
-	return nil
+	var problems []string
+	for l, ids := range passed {
+		for _, c := range catalogue.All().Exercisers()[l] {
+			if !ids[c.ID] {
+				problems = append(problems, fmt.Sprintf("liberty %s: %s passed in none of its runs, so the liberty proved nothing there", l.Name, c.ID))
+			}
+		}
+	}
+	sort.Strings(problems)
+	return problems
 }

@@ -78,6 +78,7 @@ type Collector struct {
 	mu        sync.Mutex
 	scenarios map[string]*reports.Scenario
 	order     []string
+	noticed   map[string]bool
 }
 
 // NewCollector makes an empty collector.
@@ -100,6 +101,30 @@ func (c *Collector) addCheck(key string, check reports.Check) {
 	defer c.mu.Unlock()
 	s := c.scenarios[key]
 	s.Checks = append(s.Checks, check)
+}
+
+// failed reports whether a scenario has a failed check.
+func (c *Collector) failed(key string) bool {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if s := c.scenarios[key]; s != nil {
+		return s.Counts().Failed > 0
+	}
+	return false
+}
+
+// firstNotice reports whether this is the first notice for a config.
+func (c *Collector) firstNotice(config string) bool {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.noticed == nil {
+		c.noticed = map[string]bool{}
+	}
+	if c.noticed[config] {
+		return false
+	}
+	c.noticed[config] = true
+	return true
 }
 
 // Scenarios returns the collected scenarios in run order.
@@ -227,9 +252,17 @@ func defineScenario(cfg Config, s *scenarios.Scenario, col *Collector, order int
 		}
 
 		AfterAll(func() {
-			if cfg.Progress != nil {
-				printProgress(cfg.Progress, col, key, cfg.Name)
+			if cfg.Progress == nil {
+				return
 			}
+			if reason, closed := cfg.Env.Gate.Closed(); closed && cfg.Env.Gate.Unsupported() && !col.failed(key) {
+				// One line for the version, not one per scenario.
+				if col.firstNotice(cfg.Name) {
+					fmt.Fprintf(cfg.Progress, "%-5s %-24s %s: not judged\n", "SKIP", cfg.Name, reason)
+				}
+				return
+			}
+			printProgress(cfg.Progress, col, key, cfg.Name)
 		})
 	})
 }

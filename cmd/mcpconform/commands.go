@@ -194,7 +194,7 @@ exactly the check it declares (wherever it is observable), 1 otherwise.`,
 			if err != nil {
 				return usageErr("locating the mcpconform binary: %v", err)
 			}
-			vs, err := parseVersions(versions, []string{protocol.V20251125, protocol.V20260728})
+			vs, err := parseVersions(versions, protocol.Judged())
 			if err != nil {
 				return usageErr("%v", err)
 			}
@@ -231,7 +231,7 @@ exactly the check it declares (wherever it is observable), 1 otherwise.`,
 	fl := cmd.Flags()
 	fl.StringSliceVar(&transports, "transport", kindNames(transport.Kinds()), "transports to test over")
 	timing.register(fl, 30*time.Second)
-	fl.StringVar(&versions, "spec-version", "", "versions (default 2025-11-25,2026-07-28)")
+	fl.StringVar(&versions, "spec-version", "", "versions, comma-separated (default all)")
 	fl.StringSliceVar(&faultNames, "fault", nil, "only these faults or liberties")
 	fl.IntVar(&parallel, "parallel", 4, "runs at once")
 	fl.BoolVarP(&quiet, "quiet", "q", false, "print only the matrix")

@@ -159,6 +159,7 @@ func (p *plan) configs(progress io.Writer) []suites.Config {
 			env := p.env
 			env.Target, env.Version, env.Transport = p.targets[tr], v, tr
 			env.Timing = p.flags.timing.get()
+			env.VersionExplicit = p.flags.specVersion != "" && p.flags.specVersion != "all"
 			env.Profiles = p.flags.profiles
 			cfg := suites.Config{
 				Name:     string(p.side) + " " + string(tr) + " " + v,

@@ -8,6 +8,7 @@ import (
 	"github.com/mcpconform/mcpconform/fakes/fault"
 	"github.com/mcpconform/mcpconform/fakes/server"
 	"github.com/mcpconform/mcpconform/protocol"
+	"github.com/mcpconform/mcpconform/protocol/codes"
 	"github.com/mcpconform/mcpconform/scenarios"
 	"github.com/mcpconform/mcpconform/scenarios/judge"
 	"github.com/mcpconform/mcpconform/scenarios/serverside"
@@ -22,8 +23,16 @@ var (
 		Title:  "the initialize result validates against InitializeResult (protocolVersion, capabilities, serverInfo)",
 		Faults: []*fault.Fault{server.InitMissingCapabilities}}
 	initializeVersionEchoed = &scenarios.Check{ID: "lifecycle-initialize/version-echoed", Level: scenarios.Must, Spec: lifecycleSpec + "#version-negotiation",
-		Title:  "a supported requested version is answered with the same version",
-		Faults: []*fault.Fault{server.InitWrongVersion}}
+		Title: "initialize answers with the requested version, or with another MCP revision the server supports",
+		Quote: "If the server supports the requested protocol version, it MUST respond with the same version. " +
+			"Otherwise, the server MUST respond with another protocol version it supports.",
+		Faults:    []*fault.Fault{server.InitUnknownVersion},
+		Liberties: []*fault.Fault{server.DropsOldest}}
+	initializeVersionImplemented = &scenarios.Check{ID: "lifecycle-initialize/version-implemented", Level: scenarios.Must, Spec: lifecycleSpec + "#version-negotiation",
+		Title:     "the target implements the version judged: initialize answers with it (where --spec-version names the version; otherwise a target that negotiates another is reported and that version is not judged)",
+		Quote:     "If the server supports the requested protocol version, it MUST respond with the same version.",
+		Faults:    []*fault.Fault{server.InitWrongVersion},
+		Liberties: []*fault.Fault{server.StatefulOnly}}
 )
 
 var initializeScenario = &scenarios.Scenario{
@@ -33,8 +42,10 @@ var initializeScenario = &scenarios.Scenario{
 	Family:    "lifecycle",
 	Side:      scenarios.ServerSide,
 	Versions:  protocol.JudgedStateful(),
-	Purpose:   "The client sends initialize with a version the server should support; the result must echo it and validate against InitializeResult.",
-	Checks:    []*scenarios.Check{initializeResultSchema, initializeVersionEchoed},
+	Purpose: "The client sends initialize with the version judged; the result must validate against InitializeResult and name that " +
+		"version, or another revision the server supports, in which case the server does not implement the version: that is " +
+		"a failure where --spec-version names it, and information otherwise (the version is then not judged).",
+	Checks: []*scenarios.Check{initializeResultSchema, initializeVersionEchoed, initializeVersionImplemented},
 	Run: serverside.Body(func(t *serverside.T) {
 		s := t.Connect("A", client.Options{})
 		t.Step("send initialize with protocolVersion %s", t.Env.Version)
@@ -52,9 +63,17 @@ var initializeScenario = &scenarios.Scenario{
 			t.Pass(initializeResultSchema)
 		}
 		got := judge.StringField(resp.Result, "protocolVersion")
-		t.Judge(initializeVersionEchoed, got == t.Env.Version,
-			fmt.Sprintf("protocolVersion %q (the version requested)", t.Env.Version),
+		t.Judge(initializeVersionEchoed, got == t.Env.Version || protocol.IsKnown(got),
+			fmt.Sprintf("protocolVersion %q (the version requested) or another MCP revision", t.Env.Version),
 			fmt.Sprintf("protocolVersion %q", got))
+		switch {
+		case got == t.Env.Version:
+		case protocol.IsKnown(got):
+			t.NotImplemented(initializeVersionImplemented, fmt.Sprintf("initialize for %s answered protocolVersion %q", t.Env.Version, got))
+		default:
+			t.Blocked("initialize answered protocolVersion %q, no MCP revision", got)
+		}
+		t.Pass(initializeVersionImplemented)
 	}),
 }
 
@@ -62,6 +81,10 @@ var (
 	discoverResultSchema = &scenarios.Check{ID: "lifecycle-discover/result-schema", Level: scenarios.Must, Spec: discoverSpec + "#response",
 		Title:  "servers MUST implement server/discover; its result validates against DiscoverResult (resultType, supportedVersions, capabilities)",
 		Faults: []*fault.Fault{server.DiscoverMissingVersions}}
+	discoverVersionImplemented = &scenarios.Check{ID: "lifecycle-discover/version-implemented", Level: scenarios.Must, Spec: "2026-07-28/schema.mdx#discoverrequest",
+		Title:  "the target implements the version judged: server/discover is answered, not refused with -32022 or -32601 (where --spec-version names the version; otherwise such a target is reported and the version is not judged)",
+		Quote:  "Servers MUST implement server/discover.",
+		Faults: []*fault.Fault{server.DiscoverVersionRefused}}
 	discoverServerInfo = &scenarios.Check{ID: "lifecycle-discover/server-info", Level: scenarios.Should, Spec: discoverSpec + "#discoverresult",
 		Title:  "the result carries _meta[\"io.modelcontextprotocol/serverInfo\"] with name and version",
 		Faults: []*fault.Fault{server.DiscoverNoServerInfo}}
@@ -74,11 +97,17 @@ var discoverScenario = &scenarios.Scenario{
 	Family:    "lifecycle",
 	Side:      scenarios.ServerSide,
 	Versions:  protocol.JudgedStateless(),
-	Checks:    []*scenarios.Check{discoverResultSchema, discoverServerInfo},
+	Checks:    []*scenarios.Check{discoverVersionImplemented, discoverResultSchema, discoverServerInfo},
 	Run: serverside.Body(func(t *serverside.T) {
 		s := t.Connect("A", client.Options{})
 		t.Step("send server/discover")
 		resp, err := t.Request(s, protocol.MethodServerDiscover, map[string]any{})
+		if resp != nil && resp.Error != nil && (resp.Error.Code == codes.UnsupportedProtocolVersion || resp.Error.Code == codes.MethodNotFound) {
+			t.NotImplemented(discoverVersionImplemented, "server/discover answered "+judge.Describe(resp, err))
+		}
+		if err == nil {
+			t.Pass(discoverVersionImplemented)
+		}
 		if err != nil || resp.Error != nil {
 			t.Fail(discoverResultSchema, "a DiscoverResult", judge.Describe(resp, err))
 			if serverside.Unanswered(s, err) {
