@@ -34,8 +34,6 @@ const (
 )
 
 var (
-	legacySupported = protocol.JudgedStateful()
-	modernSupported = protocol.JudgedStateless()
 	// Methods that exist only in the legacy, session-based versions
 	// (2026-07-28/basic/transports/streamable-http.mdx answers them -32601).
 	legacyOnlyMethods = []string{protocol.MethodInitialize, protocol.MethodPing, "logging/setLevel", "resources/subscribe", "resources/unsubscribe"}
@@ -44,7 +42,9 @@ var (
 type reference struct {
 	fault *fault.Fault
 	hold  bool
-	tasks *taskStore
+	// The versions this variant implements, newest first.
+	stateful, stateless []string
+	tasks               *taskStore
 }
 
 // modernKey marks a request served under 2026-07-28 rules.
@@ -60,6 +60,7 @@ func NewReference(opts ReferenceOptions) (*Engine, error) {
 		return nil, fmt.Errorf("%s %q is not one of the reference server's", opts.Variant.Kind(), opts.Variant.Name)
 	}
 	r := &reference{fault: opts.Variant, hold: opts.HoldTaskRequests}
+	r.stateful, r.stateless = implementedVersions(opts.Variant)
 	r.tasks = newTaskStore(r)
 	e := &Engine{
 		Transcript: opts.Transcript,
@@ -121,8 +122,8 @@ func (r *reference) middleware(next Handler) Handler {
 		}
 		var version string
 		_ = json.Unmarshal(rawVersion, &version)
-		if !slices.Contains(modernSupported, version) {
-			supported := append(append([]string(nil), modernSupported...), legacySupported...)
+		if !slices.Contains(r.stateless, version) {
+			supported := append(append([]string(nil), r.stateless...), r.stateful...)
 			if r.is(UnsupportedVersionWrongCode) {
 				return nil, rpcError(codes.InvalidParams, "Unsupported protocol version", map[string]any{"supported": supported, "requested": version})
 			}
@@ -268,8 +269,10 @@ func (r *reference) initialize(_ context.Context, p *Peer, req *jsonrpc.Message)
 	version := params.ProtocolVersion
 	switch {
 	case r.is(NegotiationEchoesUnsupported):
-	case !slices.Contains(legacySupported, version):
-		version = legacySupported[0] // the latest we support (lifecycle.mdx#version-negotiation)
+	case !slices.Contains(r.stateful, version):
+		version = r.stateful[0] // the latest we support (lifecycle.mdx#version-negotiation)
+	case r.is(InitUnknownVersion):
+		version = "2025-13-45"
 	case r.is(InitWrongVersion):
 		version = "2025-03-26"
 		if params.ProtocolVersion == version {
@@ -299,7 +302,7 @@ func (r *reference) ping(context.Context, *Peer, *jsonrpc.Message) (any, *jsonrp
 func (r *reference) discover(context.Context, *Peer, *jsonrpc.Message) (any, *jsonrpc.Error) {
 	result := map[string]any{
 		"resultType":        "complete",
-		"supportedVersions": append(append([]string(nil), modernSupported...), legacySupported...),
+		"supportedVersions": append(append([]string(nil), r.stateless...), r.stateful...),
 		"capabilities":      r.capabilities(protocol.V20260728),
 		"_meta":             map[string]any{protocol.MetaServerInfo: serverInfo()},
 		"ttlMs":             0,
