@@ -181,6 +181,34 @@ var _ = g.Describe("Validate", func() {
 			Expect(Catalogue{a}.Validate(serverOnly)).To(MatchError("check alpha/one names a fault that is not one of the reference client's"))
 		})
 
+		g.It("refuses a liberty named as a fault, a fault named as a liberty, and a liberty no check exercises", func() {
+			liberty := &fault.Fault{Name: "synthetic-liberty", Liberty: true}
+			variants := map[Side]fault.Set{ServerSide: {syntheticFault, liberty}}
+			a := validScenario("alpha", "one")
+			Expect(Catalogue{a}.Validate(variants)).To(MatchError("liberty synthetic-liberty is exercised by no check"))
+			a.Checks[0].Liberties = []*fault.Fault{liberty}
+			Expect(Catalogue{a}.Validate(variants)).To(Succeed())
+			Expect(Catalogue{a}.Exercisers()[liberty]).To(HaveExactElements(a.Checks[0]))
+			a.Checks[0].Liberties = []*fault.Fault{syntheticFault}
+			Expect(Catalogue{a}.Validate(variants)).To(MatchError("check alpha/one names a liberty that is not one of the reference server's"))
+			a.Checks[0].Liberties = []*fault.Fault{liberty}
+			a.Checks[0].Faults = []*fault.Fault{liberty}
+			Expect(Catalogue{a}.Validate(variants)).To(MatchError("check alpha/one names a fault that is not one of the reference server's"))
+		})
+
+		g.It("refuses a malformed source or profile, and lists the profiles", func() {
+			a := validScenario("alpha", "one", "two")
+			a.Checks[0].Source = "a blog post"
+			Expect(Catalogue{a}.Validate(syntheticFaults)).To(MatchError(ContainSubstring("has no valid source")))
+			a.Checks[0].Source = "seps/1686-tasks.md#8-1"
+			a.Checks[0].Profile = "Strict Isolation"
+			Expect(Catalogue{a}.Validate(syntheticFaults)).To(MatchError(ContainSubstring("is not kebab-case")))
+			a.Checks[0].Profile = "strict-isolation"
+			a.Checks[1].Profile = "strict-isolation"
+			Expect(Catalogue{a}.Validate(syntheticFaults)).To(Succeed())
+			Expect(Catalogue{a}.Profiles()).To(Equal([]string{"strict-isolation"}))
+		})
+
 		g.It("refuses a scenario without a side", func() {
 			a := validScenario("alpha", "one")
 			a.Side = ""

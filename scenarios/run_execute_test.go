@@ -392,6 +392,40 @@ var _ = g.Describe("Execute", func() {
 		Expect(again).To(Equal(reason), "the first reason stays")
 	})
 
+	g.DescribeTable("reports a version the target does not implement: one failure where it was asked for by name, information otherwise",
+		func(explicit bool, want Outcome) {
+			gate := &Gate{}
+			env := Env{Gate: gate, Version: "2026-07-28", VersionExplicit: explicit}
+			r := Execute(ctx, synthetic(func(t *T) {
+				t.NotImplemented(named(t, "a"), "server/discover answered -32022")
+			}, "a", "b"), env)
+			Expect(outcomes(r)).To(Equal(map[string]Outcome{"synthetic/a": want, "synthetic/b": Skip}))
+			Expect(messages(r)["synthetic/a"]).To(ContainSubstring("the target does not implement 2026-07-28"))
+			Expect(messages(r)["synthetic/b"]).To(Equal("not judged: the target does not implement 2026-07-28 (server/discover answered -32022)"))
+			Expect(gate.Unsupported()).To(BeTrue())
+
+			ran := false
+			r = Execute(ctx, synthetic(func(t *T) { ran = true }, "c"), env)
+			Expect(ran).To(BeFalse())
+			Expect(outcomes(r)).To(Equal(map[string]Outcome{"synthetic/c": Skip}), "the rest of the version is skipped, not errored")
+		},
+		g.Entry("named by --spec-version", true, Fail),
+		g.Entry("under all or a default", false, Skip),
+	)
+
+	g.It("reports an opt-in check as skipped unless its profile is enabled", func() {
+		s := synthetic(func(t *T) {
+			t.Fail(named(t, "a"), "identical errors", "distinct errors")
+			t.Pass(named(t, "b"))
+		}, "a", "b")
+		s.Checks[0].Profile = "strict-thing"
+		r := Execute(ctx, s, Env{})
+		Expect(outcomes(r)).To(Equal(map[string]Outcome{"synthetic/a": Skip, "synthetic/b": Pass}))
+		Expect(messages(r)["synthetic/a"]).To(ContainSubstring("opt-in profile strict-thing is not enabled (--profile strict-thing)"))
+		r = Execute(ctx, s, Env{Profiles: []string{"strict-thing"}})
+		Expect(outcomes(r)).To(Equal(map[string]Outcome{"synthetic/a": Fail, "synthetic/b": Pass}))
+	})
+
 	g.It("runs the cleanups a driver registered, last first, even when the body aborts", func() {
 		var order []string
 		Execute(ctx, synthetic(func(t *T) {

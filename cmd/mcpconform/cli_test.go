@@ -307,6 +307,49 @@ var _ = Describe("mcpconform", func() {
 		})
 	})
 
+	Describe("a target that does not implement a version", func() {
+		var dir string
+		BeforeEach(func() { dir = GinkgoT().TempDir() })
+
+		It("is reported in one line and not judged there under --spec-version all", func() {
+			s := run(0, "server", "--reference", "--liberty", "stateful-only", "--transport", "http", "--spec-version", "all", "-o", dir)
+			out := string(s.Out.Contents())
+			Expect(regexp.MustCompile(`(?m)^SKIP .*2026-07-28.*does not implement 2026-07-28`).FindAllString(out, -1)).To(HaveLen(1), out)
+			Expect(out).NotTo(MatchRegexp(`(?m)^SKIP\s+server http 2026-07-28\s+lifecycle-`), "no line per scenario")
+			Expect(out).To(MatchRegexp(`(?m)^PASS\s+server http 2025-11-25\s+lifecycle-ping`))
+			Expect(readJUnit(dir).Failures).To(BeZero())
+		})
+
+		It("fails once when --spec-version names it", func() {
+			run(1, "server", "--reference", "--liberty", "stateful-only", "--transport", "http", "--spec-version", "2026-07-28", "-o", dir)
+			failed := readJUnit(dir).failed()
+			Expect(failed).To(HaveLen(1))
+			Expect(failed[0].Name).To(Equal("lifecycle-discover/version-implemented"))
+			Expect(failed[0].Failure.Text).To(ContainSubstring("the target does not implement 2026-07-28"))
+		})
+	})
+
+	Describe("liberties and profiles", func() {
+		It("lists the liberties with the freedom each uses and the checks it must pass", func() {
+			out := string(run(0, "list", "--liberties").Out.Contents())
+			exercisers := catalogue.All().Exercisers()
+			Expect(server.Liberties()).NotTo(BeEmpty())
+			for _, l := range server.Liberties() {
+				Expect(exercisers[l]).NotTo(BeEmpty(), "liberty %s", l.Name)
+				Expect(out).To(MatchRegexp(`(?m)^`+regexp.QuoteMeta(l.Name)+`\s+`+regexp.QuoteMeta(exercisers[l][0].ID)), "liberty %s", l.Name)
+			}
+		})
+
+		It("refuses an unknown liberty or profile", func() {
+			s := run(2, "server", "--reference", "--liberty", "no-such-liberty")
+			Expect(string(s.Err.Contents())).To(ContainSubstring(`unknown liberty "no-such-liberty"`))
+			s = run(2, "server", "--reference", "--profile", "no-such-profile")
+			Expect(string(s.Err.Contents())).To(ContainSubstring(`unknown --profile "no-such-profile"`))
+			s = run(2, "server", "--url", "http://127.0.0.1:1/mcp", "--liberty", "stateful-only")
+			Expect(string(s.Err.Contents())).To(ContainSubstring("--fault and --liberty go with --reference"))
+		})
+	})
+
 	Describe("reports of a run over every transport and version", func() {
 		It("give every (classname, name) pair once, and name transport and version per scenario", func() {
 			dir := GinkgoT().TempDir()
