@@ -127,6 +127,8 @@ type (
 		ID       string
 		Title    string
 		SpecRef  string
+		Quote    string
+		Source   string
 		Duration string
 		Message  string
 	}
@@ -304,6 +306,8 @@ func htmlFromScenario(r *Run, i int) htmlScenario {
 			ID:       oneLine(htmlText(ch.ID)),
 			Title:    oneLine(htmlText(ch.Title)),
 			SpecRef:  oneLine(htmlText(ch.SpecRef)),
+			Quote:    oneLine(htmlText(ch.Quote)),
+			Source:   oneLine(htmlText(ch.Source)),
 			Duration: mdDuration(ch.Duration),
 		}
 		if msg := htmlBlock(msg); st != Passed && strings.TrimSpace(msg) != "" {
