@@ -23,16 +23,20 @@ func Scenarios() scenarios.Catalogue { return scenarios.Catalogue{initializeScen
 
 var (
 	initializeFirst = &scenarios.Check{ID: "client-initialize/initialize-first", Level: scenarios.Must, Spec: lifecycleSpec + "#initialization",
-		Title:  "the first message the client sends is the initialize request (\"The initialization phase MUST be the first interaction\")",
+		Title:  "the first message the client sends is the initialize request",
+		Quote:  "The initialization phase MUST be the first interaction between client and server.",
 		Faults: []*fault.Fault{client.RequestBeforeInitialize}}
 	initializeParamsValid = &scenarios.Check{ID: "client-initialize/params-valid", Level: scenarios.Must, Spec: lifecycleSpec + "#initialization",
 		Title:  "the initialize params validate against InitializeRequest: protocolVersion, capabilities and clientInfo",
+		Quote:  "The client MUST initiate this phase by sending an initialize request containing: Protocol version supported, Client capabilities, Client implementation information",
 		Faults: []*fault.Fault{client.InitNoClientInfo}}
 	initializeKnownVersion = &scenarios.Check{ID: "client-initialize/known-version", Level: scenarios.Must, Spec: lifecycleSpec + "#version-negotiation",
-		Title:  "the requested protocolVersion is an MCP revision (\"the client MUST send a protocol version it supports\"); any revision passes",
+		Title:  "the requested protocolVersion is an MCP revision; any revision passes",
+		Quote:  "In the initialize request, the client MUST send a protocol version it supports.",
 		Faults: []*fault.Fault{client.InitUnsupportedVersion}}
 	initializeInitializedSent = &scenarios.Check{ID: "client-initialize/initialized-sent", Level: scenarios.Must, Spec: lifecycleSpec + "#initialization",
 		Title:  "after the initialize response the client sends notifications/initialized",
+		Quote:  "After successful initialization, the client MUST send an initialized notification to indicate it is ready to begin normal operations.",
 		Faults: []*fault.Fault{client.SkipsInitialized}}
 )
 
