@@ -334,15 +334,12 @@ func (s *Session) SchemaViolations() []SchemaViolation {
 	return append([]SchemaViolation(nil), s.violations...)
 }
 
-// checkSchema validates one message against the session's version. Versions
-// without a schema of their own are read with the newest of their era; a
-// method the schema does not know is not judged.
+// checkSchema validates one message against the schema of the session's
+// version (protocol.SchemaFor: every judged version has its own; an only
+// recognised one is read with the newest of its era). A method that
+// version's schema does not know is not judged here.
 func (s *Session) checkSchema(what string, raw []byte, validate func(version string) error) {
-	v := s.opts.Version
-	if !protocol.HasSchema(v) && protocol.IsStateful(v) {
-		v = protocol.LatestStateful
-	}
-	err := validate(v)
+	err := validate(protocol.SchemaFor(s.opts.Version))
 	if err == nil || errors.Is(err, protocol.ErrUnknownMethod) || errors.Is(err, protocol.ErrUnknownVersion) {
 		return
 	}

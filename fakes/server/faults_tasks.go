@@ -49,6 +49,8 @@ var (
 		Description: "notifies failed when the task completes"}
 	NotifyAfterTerminal = &fault.Fault{Name: "notify-after-terminal", Versions: v1Tasks,
 		Description: "sends the terminal status notification twice"}
+	StatusNotificationNoTTL = &fault.Fault{Name: "status-notification-no-ttl", Versions: v1Tasks,
+		Description: "leaves the required ttl out of the notifications/tasks/status that reports a cancellation"}
 
 	ElicitationNoRelatedTask = &fault.Fault{Name: "elicitation-no-related-task", Versions: v1Tasks,
 		Description: "sends a task's elicitation/create without related-task _meta"}
@@ -114,6 +116,7 @@ var taskFaults = fault.Set{
 	NotificationRelatedMeta,
 	NotificationWrongStatus,
 	NotifyAfterTerminal,
+	StatusNotificationNoTTL,
 	ElicitationNoRelatedTask,
 	SkipInputRequired,
 	CancelResponseStale,

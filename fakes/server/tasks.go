@@ -193,6 +193,9 @@ func (s *taskStore) notify(view map[string]any, targets []*Peer, t *task) {
 	if s.r.is(NotificationWrongStatus) && params["status"] == statusCompleted {
 		params["status"] = statusFailed
 	}
+	if s.r.is(StatusNotificationNoTTL) && params["status"] == statusCancelled {
+		delete(params, "ttl")
+	}
 	for _, p := range targets {
 		_ = p.Notify(context.Background(), protocol.NotificationTasksStatus, params)
 	}

@@ -130,7 +130,38 @@ func (t *T) closeSessions() {
 			t.AddStderr(c.Stderr())
 		}
 	}
+	t.recordWire()
 	t.sessions = nil
+}
+
+// recordWire adds what each closed session received that the schema of its
+// version refuses to the ledger of this transport and version, under the
+// scenario's id, for wire-schema, which runs last there and judges it all.
+// A session's read loop is given up to one answer timeout to end, so that
+// every message it read has been checked. The results of the handshake
+// (initialize, server/discover) are left out: the handshake's own scenario
+// judges them (lifecycle-initialize, lifecycle-discover).
+func (t *T) recordWire() {
+	if t.Env.Wire == nil || len(t.sessions) == 0 {
+		return
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), t.Env.Timing.ResponseTimeout)
+	defer cancel()
+	id := t.Scenario().ID
+	for _, s := range t.sessions {
+		select {
+		case <-s.Done():
+		case <-ctx.Done():
+		}
+		v, _ := protocol.Lookup(s.Version())
+		handshake := "result of " + v.Handshake
+		for _, sv := range s.SchemaViolations() {
+			if v.Handshake != "" && sv.What == handshake {
+				continue
+			}
+			t.Env.Wire.Add(scenarios.WireViolation{Scenario: id, What: sv.What, Err: sv.Err.Error(), Raw: sv.Raw})
+		}
+	}
 }
 
 // Barrier sends the version's probe request and waits for its answer:

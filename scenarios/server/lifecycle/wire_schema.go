@@ -3,6 +3,8 @@ package lifecycle
 import (
 	"encoding/json"
 	"fmt"
+	"slices"
+	"strings"
 
 	"github.com/mcpconform/mcpconform/fakes/client"
 	"github.com/mcpconform/mcpconform/fakes/fault"
@@ -12,24 +14,36 @@ import (
 	"github.com/mcpconform/mcpconform/scenarios/serverside"
 )
 
-// Every message judged against the JSON schema of the wire version, as the
-// official suite's wire-schema-valid check does.
+// Every message of every session judged against the JSON schema of the
+// version in use, as the official suite's wire-schema-valid check does for
+// its own traffic.
 
 var (
 	wireSchemaMessagesValid = &scenarios.Check{ID: "wire-schema/messages-valid", Level: scenarios.Must, Spec: "2025-11-25/basic/index.mdx#schema",
-		Title:  "every result and every server notification or request after the handshake validates against the schema (reported with its JSON path)",
-		Faults: []*fault.Fault{server.ToolMissingInputSchema}}
+		Quote: "The full specification of the protocol is defined as a TypeScript schema. " +
+			"This is the source of truth for all protocol messages and structures.",
+		Title: "every result and every server notification or request after the handshake, in every session of every scenario " +
+			"on this transport and version, validates against the schema of the version in use (reported with the scenario and JSON path)",
+		// Faults whose invalid messages other checks judge too are listed:
+		// the ledger sees every session, so wire-schema fails on them as well.
+		Faults: []*fault.Fault{server.ToolMissingInputSchema, server.StatusNotificationNoTTL,
+			server.NotificationMissingFields, server.TtlMissing}}
 )
 
 var wireSchemaScenario = &scenarios.Scenario{
 	ID:       "wire-schema",
-	Title:    "what the server sends validates against the schema of the wire version",
+	Title:    "what the server sends, in every scenario, validates against the schema of the version in use",
 	Family:   "lifecycle",
 	Side:     scenarios.ServerSide,
 	Versions: protocol.Judged(),
-	Purpose: "The fake client lists what the server offers (tools, prompts, resources, templates, as declared) and " +
-		"validates every result and every notification or request it receives by strictly decoding it into the types " +
-		"generated from the official schema.",
+	// Last on each transport and version: it judges the ledger the other
+	// scenarios' sessions filled.
+	Last: true,
+	Purpose: "Every session of every scenario validates what the server sends (results, notifications, requests) by " +
+		"strictly decoding it into the types generated from the official schema of the version in use, and the driver " +
+		"adds what fails to a ledger per transport and version. This scenario runs last there: the fake client lists " +
+		"what the server offers (tools, prompts, resources, templates, as declared), and the check judges that " +
+		"traffic together with the ledger.",
 	Checks: []*scenarios.Check{wireSchemaMessagesValid},
 	Run: serverside.Body(func(t *serverside.T) {
 		s := t.Open("A", client.Options{Capabilities: map[string]any{"elicitation": map[string]any{}}})
@@ -71,11 +85,79 @@ var wireSchemaScenario = &scenarios.Scenario{
 			// result lifecycle-discover judges.
 			t.Barrier(s)
 		}
-		if v := s.SchemaViolations()[handshake:]; len(v) > 0 {
-			t.Fail(wireSchemaMessagesValid, "messages valid against the schema",
-				fmt.Sprintf("%d invalid; first, the %s: %v", len(v), v[0].What, v[0].Err))
+		var all []scenarios.WireViolation
+		for _, v := range s.SchemaViolations()[handshake:] {
+			all = append(all, scenarios.WireViolation{Scenario: t.Scenario().ID, What: v.What, Err: v.Err.Error(), Raw: v.Raw})
+		}
+		all = append(all, t.Env.Wire.All()...)
+		t.Step("%d invalid message(s) in this scenario and the ledger", len(all))
+		if len(all) > 0 {
+			t.Fail(wireSchemaMessagesValid, "every message the server sent valid against the "+protocol.SchemaFor(t.Env.Version)+" schema",
+				describeWire(all))
 			return
 		}
 		t.Pass(wireSchemaMessagesValid)
 	}),
+}
+
+// wireShown is how many distinct violations describeWire spells out.
+const wireShown = 3
+
+// wireRawLimit bounds the excerpt of each message shown.
+const wireRawLimit = 300
+
+// describeWire sums up schema violations, bounded: the first few distinct
+// ones in full (the scenario that saw it, the message, the JSON path and
+// reason, an excerpt of the message, how often it was seen), then a count
+// of the rest.
+func describeWire(all []scenarios.WireViolation) string {
+	type group struct {
+		first     scenarios.WireViolation
+		n         int
+		scenarios []string
+	}
+	var order []string
+	groups := map[string]*group{}
+	for _, v := range all {
+		key := v.What + "\x00" + v.Err
+		g := groups[key]
+		if g == nil {
+			g = &group{first: v}
+			groups[key] = g
+			order = append(order, key)
+		}
+		g.n++
+		if !slices.Contains(g.scenarios, v.Scenario) {
+			g.scenarios = append(g.scenarios, v.Scenario)
+		}
+	}
+	var b strings.Builder
+	fmt.Fprintf(&b, "%d invalid message(s), %d distinct", len(all), len(order))
+	for i, key := range order {
+		if i == wireShown {
+			rest := 0
+			for _, k := range order[i:] {
+				rest += groups[k].n
+			}
+			fmt.Fprintf(&b, "\nand %d more invalid message(s) (%d distinct)", rest, len(order)-i)
+			break
+		}
+		g := groups[key]
+		fmt.Fprintf(&b, "\n- in %s: the %s is invalid: %s", g.first.Scenario, g.first.What, g.first.Err)
+		if g.n > 1 {
+			fmt.Fprintf(&b, " (seen %d times", g.n)
+			if len(g.scenarios) > 1 {
+				fmt.Fprintf(&b, ", in %d scenarios", len(g.scenarios))
+			}
+			b.WriteString(")")
+		}
+		if len(g.first.Raw) > 0 {
+			raw := string(g.first.Raw)
+			if len(raw) > wireRawLimit {
+				raw = strings.ToValidUTF8(raw[:wireRawLimit], "") + "…"
+			}
+			fmt.Fprintf(&b, "\n  %s", raw)
+		}
+	}
+	return b.String()
 }
