@@ -8,6 +8,7 @@ import (
 
 	"github.com/mcpconform/mcpconform/fakes/fault"
 	"github.com/mcpconform/mcpconform/fakes/server"
+	"github.com/mcpconform/mcpconform/protocol"
 	"github.com/mcpconform/mcpconform/scenarios"
 	"github.com/mcpconform/mcpconform/scenarios/catalogue"
 	"github.com/mcpconform/mcpconform/suites"
@@ -39,6 +40,29 @@ var _ = Describe("the fault catalogue", func() {
 			Expect(report.Problems).To(BeEmpty())
 		},
 		entries,
+	)
+
+	// Each liberty, on every transport and version where it applies, must
+	// fail and warn nothing, and pass the checks that name it somewhere.
+	libertyEntries := []TableEntry{}
+	for _, l := range server.Liberties() {
+		libertyEntries = append(libertyEntries, Entry(l.Name, l))
+	}
+	DescribeTable("passes every check with a liberty",
+		func(ctx SpecContext, l *fault.Fault) {
+			report, err := suites.SelfTest(ctx, suites.SelfTestOptions{
+				Exe: exe, Transports: transports, Versions: protocol.Judged(),
+				Faults: []string{l.Name}, SkipReference: true, Parallel: 6,
+				Timing: scenarios.Timing{ResponseTimeout: 2 * time.Second},
+			})
+			Expect(err).NotTo(HaveOccurred())
+			Expect(report.Outcomes).NotTo(BeEmpty())
+			for _, o := range report.Outcomes {
+				Expect(o.Failed).To(BeEmpty(), "%s", o.Run)
+			}
+			Expect(report.Problems).To(BeEmpty())
+		},
+		libertyEntries,
 	)
 
 	It("reports the reference itself as clean in the self-test", func(ctx SpecContext) {
