@@ -171,7 +171,7 @@ func (s *Session) WaitTaskStatus(ctx context.Context, id string, want func(statu
 			return Task{}, err
 		}
 		if resp.Error != nil {
-			return Task{}, fmt.Errorf("tasks/get: error %d %s", resp.Error.Code, resp.Error.Message)
+			return Task{}, &TaskError{Code: resp.Error.Code, Message: resp.Error.Message}
 		}
 		var t Task
 		_ = json.Unmarshal(resp.Result, &t)
@@ -195,6 +195,16 @@ func (s *Session) WaitTaskStatus(ctx context.Context, id string, want func(statu
 		}
 	}
 }
+
+// TaskError is a tasks/get that WaitTaskStatus sent answered with a
+// JSON-RPC error: the task is unknown, expired or deleted (-32602), or the
+// server failed.
+type TaskError struct {
+	Code    int
+	Message string
+}
+
+func (e *TaskError) Error() string { return fmt.Sprintf("tasks/get: error %d %s", e.Code, e.Message) }
 
 // IsTerminal reports completed, failed and cancelled.
 func IsTerminal(status string) bool {

@@ -47,8 +47,8 @@ var (
 		Description: "adds related-task _meta to status notifications"}
 	NotificationWrongStatus = &fault.Fault{Name: "notification-wrong-status", Versions: v1Tasks,
 		Description: "notifies failed when the task completes"}
-	NotifyAfterTerminal = &fault.Fault{Name: "notify-after-terminal", Versions: v1Tasks,
-		Description: "sends the terminal status notification twice"}
+	NotifiesWorkingAfterTerminal = &fault.Fault{Name: "notifies-working-after-terminal", Versions: v1Tasks,
+		Description: "after the terminal status notification, sends one more that says working"}
 	StatusNotificationNoTTL = &fault.Fault{Name: "status-notification-no-ttl", Versions: v1Tasks,
 		Description: "leaves the required ttl out of the notifications/tasks/status that reports a cancellation"}
 
@@ -71,6 +71,7 @@ var (
 	StuckAfterCancelAction = &fault.Fault{Name: "stuck-after-cancel-action", Versions: v1Tasks,
 		Description: "a question the user cancelled leaves the task in input_required for good"}
 	RespondsAfterCancel = &fault.Fault{Name: "responds-after-cancel", Versions: []string{protocol.V20251125, protocol.V20250618},
+		Why:         "notifications/cancelled has no effect on any request, whatever it waits on (a question or its own work)",
 		Description: "answers a tools/call after the client cancelled it with notifications/cancelled"}
 
 	ForbiddenRunsAsTask = &fault.Fault{Name: "forbidden-runs-as-task", Versions: v1Tasks,
@@ -79,6 +80,10 @@ var (
 		Description: "runs a taskSupport: required tool without a task"}
 	ResultReturnsEarly = &fault.Fault{Name: "result-returns-early", Versions: v1Tasks,
 		Description: "answers tasks/result at once while the task still works"}
+	ResultErrorWhileWorking = &fault.Fault{Name: "result-error-while-working", Versions: v1Tasks,
+		Description: "answers tasks/result for a working test_task_working at once with a -32603 error instead of blocking"}
+	CancelsOwnTasks = &fault.Fault{Name: "cancels-own-tasks", Versions: v1Tasks,
+		Description: "cancels every task right after creating it, though nobody asked"}
 	ResultWrapped = &fault.Fault{Name: "result-wrapped", Versions: v1Tasks,
 		Description: "wraps the tool result in {task, result} instead of returning it as is"}
 	ResultNoRelatedTask = &fault.Fault{Name: "result-no-related-task", Versions: v1Tasks,
@@ -115,7 +120,7 @@ var taskFaults = fault.Set{
 	NotificationMissingFields,
 	NotificationRelatedMeta,
 	NotificationWrongStatus,
-	NotifyAfterTerminal,
+	NotifiesWorkingAfterTerminal,
 	StatusNotificationNoTTL,
 	ElicitationNoRelatedTask,
 	SkipInputRequired,
@@ -130,6 +135,8 @@ var taskFaults = fault.Set{
 	ForbiddenRunsAsTask,
 	RequiredRunsInline,
 	ResultReturnsEarly,
+	ResultErrorWhileWorking,
+	CancelsOwnTasks,
 	ResultWrapped,
 	ResultNoRelatedTask,
 	IserrorCompleted,
@@ -140,8 +147,64 @@ var taskFaults = fault.Set{
 	UnknownIdWrongCode,
 }
 
-// Liberties of the tasks family.
-var taskLiberties = fault.Set{}
+// Liberties of the tasks family: conformant variants that take the other
+// side of a choice the spec leaves to the receiver.
+var (
+	DeletesCancelledTasks = &fault.Fault{Name: "deletes-cancelled-tasks", Liberty: true, Versions: v1Tasks,
+		Description: "deletes a task as soon as it is cancelled: later tasks/get, tasks/result and tasks/cancel get -32602 (not found)",
+		Freedom: `tasks.mdx#task-cancellation: "However, receivers MAY delete cancelled tasks at their discretion at any time, ` +
+			`including immediately after cancellation or after the task ttl expires."`}
+	ForeignTaskOtherCode = &fault.Fault{Name: "foreign-task-other-code", Liberty: true, Versions: v1Tasks, Transports: shared,
+		Description: "rejects another session's tasks/get, tasks/result and tasks/cancel with the server-defined code -32001 (unknown ids still get -32602)",
+		Freedom: `tasks.mdx#task-isolation-and-access-control: "receivers MUST reject tasks/get, tasks/result, and tasks/cancel ` +
+			`requests for tasks that do not belong to the same authorization context as the requestor" names no error code`}
+	InformativeTaskErrors = &fault.Fault{Name: "informative-task-errors", Liberty: true, Versions: v1Tasks,
+		Description: "every task error says its cause and the task id: 'Task X not found', 'Task X belongs to another session', 'Cannot cancel task X: …' (all -32602)",
+		Freedom:     `tasks.mdx#protocol-errors: "Receivers SHOULD provide informative error messages to describe the cause of errors."`}
+	ShortTTL = &fault.Fault{Name: "short-ttl", Liberty: true, Versions: v1Tasks,
+		Description: "overrides every requested ttl with 2000 ms and deletes a task once its ttl has passed, whatever its status",
+		Freedom: `tasks.mdx#ttl-and-resource-management: "Receivers MAY override the requested ttl duration." and ` +
+			`"After a task's ttl lifetime has elapsed, receivers MAY delete the task and its results, regardless of the task status."`}
+	TimestampPrecision = &fault.Fault{Name: "timestamp-precision", Liberty: true, Versions: v1Tasks,
+		Description: "writes the same millisecond instants with six fraction digits in CreateTaskResult and notifications (…05.123000Z) and three elsewhere (…05.123Z)",
+		Freedom: `tasks.mdx#ttl-and-resource-management: "Receivers MUST include a createdAt ISO 8601-formatted timestamp in all task ` +
+			`responses" asks for an ISO 8601 instant, not for one spelling of it`}
+	SecondTimestamps = &fault.Fault{Name: "second-timestamps", Liberty: true, Versions: v1Tasks,
+		Description: "keeps createdAt and lastUpdatedAt to the second, so the status changes of a short task carry equal timestamps",
+		Freedom: `tasks.mdx#ttl-and-resource-management: "Receivers MUST include a lastUpdatedAt ISO 8601-formatted timestamp in ` +
+			`all task responses"; fractions of a second are optional (RFC 3339 time-secfrac), and the page's own examples write ` +
+			`whole seconds ("2025-11-25T10:40:00Z")`}
+	RepeatsTerminalNotification = &fault.Fault{Name: "repeats-terminal-notification", Liberty: true, Versions: v1Tasks,
+		Description: "sends the terminal status notification twice (the same status, no change)",
+		Freedom: `tasks.mdx#task-status-notification: "When a task status changes, receivers MAY send a notifications/tasks/status ` +
+			`notification to inform the requestor of the change." Nothing forbids telling the same terminal status again.`}
+	DeclinedResumesWorking = &fault.Fault{Name: "declined-resumes-working", Liberty: true, Versions: v1Tasks,
+		Description: "a declined or cancelled question sends the task back to working; it completes 8 s later without the answer",
+		Freedom: `tasks.mdx#input-required-status: "When the receiver receives all required input, the task SHOULD transition ` +
+			`out of input_required status (typically back to working)."`}
+	NondeterministicOutput = &fault.Fault{Name: "nondeterministic-output", Liberty: true, Versions: v1Tasks,
+		Description: "test_task_working's result names a fresh random run id, in plain calls and tasks alike",
+		Freedom: `tasks.mdx#result-retrieval: "receivers MUST return from tasks/result exactly what the underlying request ` +
+			`would have returned": that request's own result; nothing asks a tool to answer two calls alike`}
+	SlowPollNoNotifications = &fault.Fault{Name: "slow-poll-no-notifications", Liberty: true, Versions: v1Tasks,
+		Description: "suggests pollInterval 5000 ms (the spec's own example) and sends no notifications/tasks/status",
+		Freedom: `tasks.mdx#task-status-notification: "Receivers are not required to send status notifications and may choose ` +
+			`to only send them for certain status transitions."; #ttl-and-resource-management: "Receivers MAY include a ` +
+			`pollInterval value (in milliseconds) in tasks/get responses to suggest polling intervals."`}
+)
+
+var taskLiberties = fault.Set{
+	DeletesCancelledTasks,
+	ForeignTaskOtherCode,
+	InformativeTaskErrors,
+	ShortTTL,
+	TimestampPrecision,
+	SecondTimestamps,
+	RepeatsTerminalNotification,
+	DeclinedResumesWorking,
+	NondeterministicOutput,
+	SlowPollNoNotifications,
+}
 
 // sharedServerKinds are the transports where two sessions reach one server.
 func sharedServerKinds() []transport.Kind {

@@ -2,6 +2,8 @@ package server
 
 import (
 	"context"
+	"crypto/rand"
+	"encoding/hex"
 	"encoding/json"
 	"strings"
 	"time"
@@ -16,6 +18,10 @@ import (
 // Fixture tools of the reference server. Names shared with the official
 // conformance suite keep its names (test_simple_text, test_elicitation,
 // test_missing_capability); the tasks fixtures it lacks use test_task_….
+
+// declinedWorkTime is how long the declined-resumes-working liberty works
+// on after a refused question: longer than one answer timeout.
+const declinedWorkTime = 8 * time.Second
 
 // Task support values (2025-11-25/basic/utilities/tasks.mdx#tool-level-negotiation).
 const (
@@ -132,9 +138,64 @@ func (r *reference) toolsCall(ctx context.Context, p *Peer, req *jsonrpc.Message
 		return r.elicit(ctx, p, params.Arguments)
 	case "test_task_failing":
 		return textResult(ctx, "The job failed on purpose.", true), nil
+	case "test_task_working":
+		return r.workPlainly(ctx, p, req, params.Arguments)
 	default:
 		return textResult(ctx, tool.name+" finished.", false), nil
 	}
+}
+
+// workPlainly is test_task_working called without a task: it works for `ms`
+// milliseconds inside the request, tells a progressToken's owner that it
+// started, and stops without a response when the client cancels the call
+// (2025-11-25/basic/utilities/cancellation.mdx#behavior-requirements).
+func (r *reference) workPlainly(ctx context.Context, p *Peer, req *jsonrpc.Message, args json.RawMessage) (any, *jsonrpc.Error) {
+	ms := workMillis(args)
+	if token, ok := progressToken(req); ok {
+		_ = p.Notify(transport.WithRelatedRequest(ctx, req.ID), protocol.NotificationProgress,
+			map[string]any{"progressToken": token, "progress": 0, "total": ms, "message": "started"})
+	}
+	timer := time.NewTimer(time.Duration(ms) * time.Millisecond)
+	defer timer.Stop()
+	select {
+	case <-timer.C: // simulated work; the server's own pace, not a test's wait
+	case <-ctx.Done():
+		return peer.NoAnswer, nil // cancelled (or the connection ended): no response
+	}
+	return textResult(ctx, r.workingText("test_task_working"), false), nil
+}
+
+// workMillis reads test_task_working's `ms` argument (default 300).
+func workMillis(args json.RawMessage) int {
+	var a struct {
+		MS int `json:"ms"`
+	}
+	_ = json.Unmarshal(args, &a)
+	if a.MS <= 0 {
+		a.MS = 300
+	}
+	return a.MS
+}
+
+// progressToken reads params._meta.progressToken.
+func progressToken(req *jsonrpc.Message) (json.RawMessage, bool) {
+	meta, ok := requestMeta(req)
+	if !ok {
+		return nil, false
+	}
+	token, ok := meta["progressToken"]
+	return token, ok && len(token) > 0 && string(token) != "null"
+}
+
+// workingText is what test_task_working answers: fixed, or with a fresh run
+// id under the nondeterministic-output liberty.
+func (r *reference) workingText(name string) string {
+	if r.is(NondeterministicOutput) {
+		b := make([]byte, 6)
+		_, _ = rand.Read(b)
+		return name + " finished (run " + hex.EncodeToString(b) + ")."
+	}
+	return name + " finished."
 }
 
 // elicit is test_elicitation: it blocks on the user's answer, and stops
@@ -197,14 +258,7 @@ func (r *reference) runTaskTool(p *Peer, t *task, name string, args json.RawMess
 	ctx := context.Background()
 	switch name {
 	case "test_task_working", "test_task_required", "test_task_forbidden":
-		var a struct {
-			MS int `json:"ms"`
-		}
-		_ = json.Unmarshal(args, &a)
-		if a.MS <= 0 {
-			a.MS = 300
-		}
-		timer := time.NewTimer(time.Duration(a.MS) * time.Millisecond)
+		timer := time.NewTimer(time.Duration(workMillis(args)) * time.Millisecond)
 		defer timer.Stop()
 		select {
 		case <-timer.C: // simulated work; the server's own pace, not a test's wait
@@ -213,7 +267,7 @@ func (r *reference) runTaskTool(p *Peer, t *task, name string, args json.RawMess
 		case <-p.Context().Done():
 			return
 		}
-		r.tasks.finish(t, textResult(ctx, name+" finished.", false), nil)
+		r.tasks.finish(t, textResult(ctx, r.workingText(name), false), nil)
 	case "test_task_failing":
 		r.tasks.finish(t, textResult(ctx, "The job failed on purpose.", true), nil)
 	case "test_task_elicitation":
@@ -269,6 +323,21 @@ func (r *reference) taskElicitation(p *Peer, t *task, args json.RawMessage) {
 	stuck := (action == "decline" && r.is(StuckAfterDecline)) || (action == "cancel" && r.is(StuckAfterCancelAction))
 	if stuck {
 		<-t.stop // stays input_required until someone cancels it
+		return
+	}
+	if (action == "decline" || action == "cancel") && r.is(DeclinedResumesWorking) {
+		// Back to working without the answer; the rest of the job is long.
+		r.tasks.setStatus(t, statusWorking, "Continuing without the user's confirmation.")
+		timer := time.NewTimer(declinedWorkTime)
+		defer timer.Stop()
+		select {
+		case <-timer.C:
+		case <-t.stop:
+			return
+		case <-p.Context().Done():
+			return
+		}
+		r.tasks.finish(t, textResult(context.Background(), "Finished without the user's confirmation ("+action+").", false), nil)
 		return
 	}
 	r.tasks.setStatus(t, statusWorking, "")

@@ -6,6 +6,7 @@ import (
 	"encoding/base64"
 	"encoding/json"
 	"fmt"
+	"slices"
 	"sort"
 	"strconv"
 	"sync"
@@ -41,6 +42,12 @@ const (
 	maxTaskTTL       = 3_600_000
 	taskPollInterval = 100
 	taskPageSize     = 2
+	// shortTaskTTL is the short-ttl liberty's ttl: longer than any fixture
+	// runs, short enough for tasks/list to outlive a task.
+	shortTaskTTL = 2_000
+	// foreignTaskCode is the server-defined code the foreign-task-other-code
+	// liberty rejects another session's task with.
+	foreignTaskCode = -32001
 )
 
 type task struct {
@@ -109,6 +116,37 @@ func (s *taskStore) removePeer(p *Peer) {
 
 func timestamp(t time.Time) string { return t.UTC().Format(time.RFC3339Nano) }
 
+// now is the instant a task records: to the millisecond or the second
+// where a liberty keeps coarser timestamps.
+func (s *taskStore) now() time.Time {
+	switch {
+	case s.r.is(TimestampPrecision):
+		return time.Now().Truncate(time.Millisecond)
+	case s.r.is(SecondTimestamps):
+		return time.Now().Truncate(time.Second)
+	}
+	return time.Now()
+}
+
+// respell writes a view's timestamps with six fraction digits, where the
+// timestamp-precision liberty spells them differently (the CreateTaskResult
+// and notifications) from tasks/get, tasks/list and tasks/cancel (three).
+func (s *taskStore) respell(view map[string]any, t *task) {
+	if !s.r.is(TimestampPrecision) {
+		return
+	}
+	const long = "2006-01-02T15:04:05.000000Z07:00"
+	view["createdAt"] = t.createdAt.UTC().Format(long)
+	view["lastUpdatedAt"] = t.lastUpdatedAt.UTC().Format(long)
+}
+
+func (s *taskStore) pollInterval() int64 {
+	if s.r.is(SlowPollNoNotifications) {
+		return 5000 // the spec's own example
+	}
+	return taskPollInterval
+}
+
 // view renders a task as the Task type; call with s.mu held.
 func (s *taskStore) view(t *task) map[string]any {
 	created := t.createdAt
@@ -121,7 +159,12 @@ func (s *taskStore) view(t *task) map[string]any {
 		"createdAt":     timestamp(created),
 		"lastUpdatedAt": timestamp(t.lastUpdatedAt),
 		"ttl":           t.ttl,
-		"pollInterval":  taskPollInterval,
+		"pollInterval":  s.pollInterval(),
+	}
+	if s.r.is(TimestampPrecision) {
+		const short = "2006-01-02T15:04:05.000Z07:00"
+		v["createdAt"] = t.createdAt.UTC().Format(short)
+		v["lastUpdatedAt"] = t.lastUpdatedAt.UTC().Format(short)
 	}
 	if t.statusMessage != "" {
 		v["statusMessage"] = t.statusMessage
@@ -154,8 +197,9 @@ func (s *taskStore) setStatus(t *task, status, message string) bool {
 	}
 	t.status = status
 	t.statusMessage = message
-	t.lastUpdatedAt = time.Now()
+	t.lastUpdatedAt = s.now()
 	view := s.view(t)
+	s.respell(view, t)
 	targets := []*Peer{t.peer}
 	if s.r.is(StatusToWrongSession) {
 		targets = targets[:0]
@@ -180,6 +224,9 @@ func (s *taskStore) setStatus(t *task, status, message string) bool {
 }
 
 func (s *taskStore) notify(view map[string]any, targets []*Peer, t *task) {
+	if s.r.is(SlowPollNoNotifications) {
+		return // notifications are optional: this receiver only answers polls
+	}
 	params := map[string]any{}
 	for k, v := range view {
 		params[k] = v
@@ -199,8 +246,18 @@ func (s *taskStore) notify(view map[string]any, targets []*Peer, t *task) {
 	for _, p := range targets {
 		_ = p.Notify(context.Background(), protocol.NotificationTasksStatus, params)
 	}
-	if s.r.is(NotifyAfterTerminal) && terminal(view["status"].(string)) {
+	if s.r.is(RepeatsTerminalNotification) && terminal(view["status"].(string)) {
 		_ = t.peer.Notify(context.Background(), protocol.NotificationTasksStatus, params)
+	}
+	if s.r.is(NotifiesWorkingAfterTerminal) && terminal(view["status"].(string)) {
+		after := map[string]any{}
+		for k, v := range params {
+			after[k] = v
+		}
+		after["status"] = statusWorking
+		after["lastUpdatedAt"] = timestamp(time.Now())
+		delete(after, "statusMessage")
+		_ = t.peer.Notify(context.Background(), protocol.NotificationTasksStatus, after)
 	}
 }
 
@@ -237,7 +294,10 @@ func (s *taskStore) createTask(p *Peer, tool string, requestedTTL *int64, work f
 	if requestedTTL != nil && *requestedTTL > 0 {
 		ttl = min(*requestedTTL, maxTaskTTL)
 	}
-	now := time.Now()
+	if s.r.is(ShortTTL) {
+		ttl = shortTaskTTL // receivers MAY override the requested ttl
+	}
+	now := s.now()
 	s.mu.Lock()
 	t := &task{
 		owner: ownerOf(p), peer: p, status: statusWorking, tool: tool,
@@ -249,12 +309,21 @@ func (s *taskStore) createTask(p *Peer, tool string, requestedTTL *int64, work f
 	s.tasks[t.id] = t
 	s.order = append(s.order, t.id)
 	view := s.view(t)
+	s.respell(view, t)
 	s.mu.Unlock()
 	if s.r.is(CreateNotWorking) {
 		view["status"] = statusInputRequired
 	}
 	go func() {
 		defer close(t.worker)
+		if s.r.is(CancelsOwnTasks) {
+			s.doCancel(t) // nobody asked
+		}
+		select {
+		case <-t.stop:
+			return // cancelled before it started: nothing to stop
+		default:
+		}
 		work(t)
 	}()
 	return map[string]any{"task": view}
@@ -268,9 +337,19 @@ func taskIDParam(req *jsonrpc.Message) string {
 	return params.TaskID
 }
 
-func (s *taskStore) notFound(t *task) *jsonrpc.Error {
-	if t != nil && s.r.is(DistinctForeignError) {
+// notFound rejects an id the requester may not see: t is the task when it
+// exists but belongs to another session or authorization context.
+func (s *taskStore) notFound(t *task, id string) *jsonrpc.Error {
+	foreign := t != nil
+	switch {
+	case foreign && s.r.is(DistinctForeignError):
 		return rpcError(codes.InvalidParams, "Task belongs to another session", nil)
+	case foreign && s.r.is(ForeignTaskOtherCode):
+		return rpcError(foreignTaskCode, "Failed to retrieve task: Task not found", nil)
+	case foreign && s.r.is(InformativeTaskErrors):
+		return rpcError(codes.InvalidParams, fmt.Sprintf("Task %s belongs to another session", id), nil)
+	case s.r.is(InformativeTaskErrors):
+		return rpcError(codes.InvalidParams, fmt.Sprintf("Task %s not found: it never existed here, expired or was deleted", id), nil)
 	}
 	return rpcError(codes.InvalidParams, "Failed to retrieve task: Task not found", nil)
 }
@@ -281,7 +360,7 @@ func (s *taskStore) get(_ context.Context, p *Peer, req *jsonrpc.Message) (any, 
 	id := taskIDParam(req)
 	t, ok := s.lookup(p, id)
 	if !ok && !(t != nil && s.r.is(LeakGetForeign)) {
-		return nil, s.notFound(t)
+		return nil, s.notFound(t, id)
 	}
 	view := s.view(t)
 	if s.r.is(IllegalTransition) && t.status == statusCompleted && !t.flipped {
@@ -296,11 +375,16 @@ func (s *taskStore) get(_ context.Context, p *Peer, req *jsonrpc.Message) (any, 
 }
 
 func (s *taskStore) result(ctx context.Context, p *Peer, req *jsonrpc.Message) (any, *jsonrpc.Error) {
+	id := taskIDParam(req)
 	s.mu.Lock()
-	t, ok := s.lookup(p, taskIDParam(req))
+	t, ok := s.lookup(p, id)
+	working := ok && !terminal(t.status)
 	s.mu.Unlock()
 	if !ok && !(t != nil && s.r.is(LeakResultForeign)) {
-		return nil, s.notFound(t)
+		return nil, s.notFound(t, id)
+	}
+	if s.r.is(ResultErrorWhileWorking) && working && t.tool == "test_task_working" {
+		return nil, rpcError(codes.InternalError, "Task is still working: try again later", nil)
 	}
 	if s.r.is(ResultReturnsEarly) && t.tool == "test_task_working" {
 		// Answers at once with the result the task will have: not blocking.
@@ -400,8 +484,9 @@ func (s *taskStore) list(_ context.Context, p *Peer, req *jsonrpc.Message) (any,
 }
 
 func (s *taskStore) cancel(_ context.Context, p *Peer, req *jsonrpc.Message) (any, *jsonrpc.Error) {
+	id := taskIDParam(req)
 	s.mu.Lock()
-	t, ok := s.lookup(p, taskIDParam(req))
+	t, ok := s.lookup(p, id)
 	if !ok {
 		foreign := t != nil
 		if !foreign && s.r.is(UnknownIdWrongCode) {
@@ -417,10 +502,10 @@ func (s *taskStore) cancel(_ context.Context, p *Peer, req *jsonrpc.Message) (an
 		if foreign && s.r.is(ForeignCancelTakesEffect) {
 			s.mu.Unlock()
 			s.doCancel(t)
-			return nil, s.notFound(nil)
+			return nil, s.notFound(nil, id)
 		}
 		s.mu.Unlock()
-		return nil, s.notFound(t)
+		return nil, s.notFound(t, id)
 	}
 	if terminal(t.status) {
 		accept := (t.status == statusCancelled && s.r.is(RecancelAccepted)) ||
@@ -429,6 +514,9 @@ func (s *taskStore) cancel(_ context.Context, p *Peer, req *jsonrpc.Message) (an
 		s.mu.Unlock()
 		if accept {
 			return view, nil
+		}
+		if s.r.is(InformativeTaskErrors) {
+			return nil, rpcError(codes.InvalidParams, fmt.Sprintf("Cannot cancel task %s: it already ended as %s", t.id, t.status), nil)
 		}
 		return nil, rpcError(codes.InvalidParams, fmt.Sprintf("Cannot cancel task: already in terminal status '%s'", t.status), nil)
 	}
@@ -440,7 +528,17 @@ func (s *taskStore) cancel(_ context.Context, p *Peer, req *jsonrpc.Message) (an
 	}
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	return s.view(t), nil // cancelled before the response (tasks.mdx#task-cancellation)
+	view := s.view(t) // cancelled before the response (tasks.mdx#task-cancellation)
+	if s.r.is(DeletesCancelledTasks) {
+		s.delete(t.id) // at once, as the page allows
+	}
+	return view, nil
+}
+
+// delete forgets a task; call with s.mu held.
+func (s *taskStore) delete(id string) {
+	delete(s.tasks, id)
+	s.order = slices.DeleteFunc(s.order, func(x string) bool { return x == id })
 }
 
 func (s *taskStore) doCancel(t *task) {

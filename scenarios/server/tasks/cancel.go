@@ -1,8 +1,10 @@
 package tasks
 
 import (
+	"context"
 	"fmt"
 	"strings"
+	"time"
 
 	"github.com/mcpconform/mcpconform/fakes/client"
 	"github.com/mcpconform/mcpconform/fakes/fault"
@@ -24,25 +26,36 @@ const (
 )
 
 var (
-	cancelDuringElicitationElicitationRelatedTask = &scenarios.Check{ID: "tasks-cancel-during-elicitation/elicitation-related-task", Level: scenarios.Must, Spec: tasksSpec + "#associating-task-related-messages",
+	cancelDuringElicitationElicitationRelatedTask = &scenarios.Check{ID: "tasks-cancel-during-elicitation/elicitation-related-task", Level: scenarios.Must, Spec: tasksSpec + "#input-required-status",
+		Quote:  "The receiver MUST include the `io.modelcontextprotocol/related-task` metadata in the request to associate it with the task.",
 		Title:  "the elicitation/create sent from inside the task carries _meta related-task with the task's id",
 		Faults: []*fault.Fault{server.ElicitationNoRelatedTask}}
 	cancelDuringElicitationInputRequiredObserved = &scenarios.Check{ID: "tasks-cancel-during-elicitation/input-required-observed", Level: scenarios.Should, Spec: inputRequiredSpec,
+		Quote:  "When the task receiver has messages for the requestor that are necessary to complete the task, the receiver SHOULD move the task to the `input_required` status.",
 		Title:  "while its question is outstanding, the task is in input_required",
 		Faults: []*fault.Fault{server.SkipInputRequired}}
 	cancelDuringElicitationCancelResponseCancelled = &scenarios.Check{ID: "tasks-cancel-during-elicitation/cancel-response-cancelled", Level: scenarios.Must, Spec: cancellationSpec,
+		Quote:  "Upon receiving a valid cancellation request, receivers SHOULD attempt to stop the task execution and MUST transition the task to `cancelled` status before sending the response.",
 		Title:  "the tasks/cancel response already shows status cancelled",
 		Faults: []*fault.Fault{server.CancelResponseStale}}
 	cancelDuringElicitationStaysCancelled = &scenarios.Check{ID: "tasks-cancel-during-elicitation/stays-cancelled", Level: scenarios.Must, Spec: cancellationSpec,
-		Title:  "a late answer to the stale elicitation does not resurrect the task: it remains cancelled",
-		Faults: []*fault.Fault{server.ResurrectOnLateAnswer}}
+		Quote: "Once a task is cancelled, it MUST remain in `cancelled` status even if execution continues to completion or fails.",
+		Title: "a late answer to the stale elicitation does not resurrect the task: it reads cancelled, or is gone (-32602: " +
+			"receivers may delete cancelled tasks at once)",
+		Faults:    []*fault.Fault{server.ResurrectOnLateAnswer},
+		Liberties: []*fault.Fault{server.DeletesCancelledTasks}}
 	cancelDuringElicitationResultReturns = &scenarios.Check{ID: "tasks-cancel-during-elicitation/result-returns", Level: scenarios.Must, Spec: tasksSpec + "#result-retrieval",
-		Title:  "tasks/result on the cancelled task returns (a result or an error) instead of hanging",
-		Faults: []*fault.Fault{server.ResultHangsAfterCancel}}
+		Quote:     "When a receiver receives a `tasks/result` request for a task in a terminal status (`completed`, `failed`, or `cancelled`), it MUST return the final result of the underlying request, whether that is a successful result or a JSON-RPC error.",
+		Title:     "tasks/result on the cancelled task returns (a result or an error) instead of hanging",
+		Faults:    []*fault.Fault{server.ResultHangsAfterCancel},
+		Liberties: []*fault.Fault{server.DeletesCancelledTasks}}
 	cancelDuringElicitationSecondCancelRejected = &scenarios.Check{ID: "tasks-cancel-during-elicitation/second-cancel-rejected", Level: scenarios.Must, Spec: cancellationSpec,
-		Title:  "cancelling the already cancelled task is rejected with -32602",
-		Faults: []*fault.Fault{server.RecancelAccepted}}
+		Quote:     "Receivers MUST reject cancellation requests for tasks already in a terminal status (`completed`, `failed`, or `cancelled`) with error code `-32602` (Invalid params).",
+		Title:     "cancelling the already cancelled task is rejected with -32602 (also the code for a task already deleted)",
+		Faults:    []*fault.Fault{server.RecancelAccepted},
+		Liberties: []*fault.Fault{server.DeletesCancelledTasks}}
 	cancelDuringElicitationSurvivesLateAnswer = &scenarios.Check{ID: "tasks-cancel-during-elicitation/survives-late-answer", Level: scenarios.Must, Spec: "2025-11-25/basic/utilities/cancellation.mdx#timing-considerations",
+		Quote:  "Both parties MUST handle these race conditions gracefully:",
 		Title:  "the server handles the late answer gracefully and keeps serving the session",
 		Faults: []*fault.Fault{server.CrashOnLateAnswer}}
 )
@@ -93,12 +106,22 @@ var cancelDuringElicitationScenario = &scenarios.Scenario{
 		if serverside.Gone(a, err) {
 			t.Skip(cancelDuringElicitationStaysCancelled, "not judged: the session ended after the late answer ("+judge.Describe(final, err)+")")
 		} else {
-			t.Judge(cancelDuringElicitationStaysCancelled, statusOf(final) == "cancelled", "status cancelled", DescribeTask(final, nil))
+			t.Judge(cancelDuringElicitationStaysCancelled, staysCancelled(final),
+				"status cancelled, or -32602 for a task the server deleted (tasks.mdx: receivers MAY delete cancelled tasks, including immediately after cancellation)",
+				DescribeTask(final, nil))
 		}
 
 		t.Step("the server still answers")
 		t.SurvivesProbe(a, cancelDuringElicitationSurvivesLateAnswer)
 	}),
+}
+
+// staysCancelled: a cancelled task, read again, is still cancelled, or gone:
+// tasks.mdx#task-cancellation lets receivers delete cancelled tasks at any
+// time, and a deleted task's id is a nonexistent one (-32602,
+// tasks.mdx#protocol-errors). Any other status brought it back.
+func staysCancelled(m *jsonrpc.Message) bool {
+	return statusOf(m) == "cancelled" || judge.IsErrorCode(m, codes.InvalidParams)
 }
 
 func nextHeld(t *serverside.T, held *client.HeldRequests) *client.Held {
@@ -128,13 +151,19 @@ func judgeInputRequired(t *serverside.T, s *client.Session, id string, check *sc
 	t.Fail(check, "status input_required while the elicitation is outstanding", DescribeTask(resp, err))
 }
 
+const leavesInputRequired = "When the receiver receives all required input, the task SHOULD transition out of `input_required` status (typically back to `working`)."
+
 var (
 	elicitationRefusedDeclineLeavesInputRequired = &scenarios.Check{ID: "tasks-elicitation-refused/decline-leaves-input-required", Level: scenarios.Should, Spec: inputRequiredSpec,
-		Title:  "after the user declines, the task leaves input_required and reaches a terminal status",
-		Faults: []*fault.Fault{server.StuckAfterDecline}}
+		Quote:     leavesInputRequired,
+		Title:     "after the user declines, the task leaves input_required (back to working, or to a terminal status)",
+		Faults:    []*fault.Fault{server.StuckAfterDecline},
+		Liberties: []*fault.Fault{server.DeclinedResumesWorking, server.SlowPollNoNotifications}}
 	elicitationRefusedCancelLeavesInputRequired = &scenarios.Check{ID: "tasks-elicitation-refused/cancel-leaves-input-required", Level: scenarios.Should, Spec: inputRequiredSpec,
-		Title:  "after the user cancels the question, the task leaves input_required and reaches a terminal status",
-		Faults: []*fault.Fault{server.StuckAfterCancelAction}}
+		Quote:     leavesInputRequired,
+		Title:     "after the user cancels the question, the task leaves input_required (back to working, or to a terminal status)",
+		Faults:    []*fault.Fault{server.StuckAfterCancelAction},
+		Liberties: []*fault.Fault{server.DeclinedResumesWorking, server.SlowPollNoNotifications}}
 )
 
 var refusedElicitationScenario = &scenarios.Scenario{
@@ -163,18 +192,29 @@ var refusedElicitationScenario = &scenarios.Scenario{
 			h := taskElicitation(t, a, held, id)
 			t.Step("answer the elicitation: %s", v.action)
 			h.Answer(client.ElicitationAnswer(v.action, nil))
-			if _, err := waitTerminal(t, a, id); err != nil {
-				t.Fail(v.check, "the task to leave input_required and reach a terminal status", err.Error())
-				_, _ = cancelTask(t, a, id) // do not leave it hanging
-				continue
+			t.Step("wait for %s to leave input_required", id)
+			tk, err := waitStatus(t, a, id, func(st string) bool { return st != "input_required" })
+			if err != nil {
+				t.Fail(v.check, "the task to leave input_required (back to working, or to a terminal status)", err.Error())
+			} else {
+				t.Pass(v.check)
 			}
-			t.Pass(v.check)
+			if (err != nil || !client.IsTerminal(tk.Status)) && serverTasksCapability(a, "cancel") {
+				_, _ = cancelTask(t, a, id) // do not leave it running
+			}
 		}
 	}),
 }
 
+const (
+	cancellationBehaviourSpec = "2025-11-25/basic/utilities/cancellation.mdx#behavior-requirements"
+	// The list item under "Receivers of cancellation notifications SHOULD:".
+	noResponseAfterCancel = "Not send a response for the cancelled request"
+)
+
 var (
-	toolsCancelDuringElicitationNoResponseAfterCancel = &scenarios.Check{ID: "tools-cancel-during-elicitation/no-response-after-cancel", Level: scenarios.Should, Spec: "2025-11-25/basic/utilities/cancellation.mdx#behavior-requirements",
+	toolsCancelDuringElicitationNoResponseAfterCancel = &scenarios.Check{ID: "tools-cancel-during-elicitation/no-response-after-cancel", Level: scenarios.Should, Spec: cancellationBehaviourSpec,
+		Quote:  noResponseAfterCancel,
 		Title:  "after notifications/cancelled the server sends no response for the cancelled tools/call",
 		Faults: []*fault.Fault{server.RespondsAfterCancel}}
 )
@@ -221,4 +261,96 @@ var callCancelledScenario = &scenarios.Scenario{
 		}
 		t.Judge(toolsCancelDuringElicitationNoResponseAfterCancel, stray == nil, "no response for "+id.String(), actual)
 	}),
+}
+
+var (
+	toolsCancelLongRunningNoResponseAfterCancel = &scenarios.Check{ID: "tools-cancel-long-running/no-response-after-cancel", Level: scenarios.Should, Spec: cancellationBehaviourSpec,
+		Quote:  noResponseAfterCancel,
+		Title:  "a plain (not task-augmented) tools/call of a long-running tool, cancelled with notifications/cancelled, gets no response",
+		Faults: []*fault.Fault{server.RespondsAfterCancel}}
+)
+
+// The progress token the long-running call carries: a progress
+// notification for it says the server has the call in hand.
+const longRunningProgressToken = "mcpconform-long-running-1"
+
+var callCancelledLongRunningScenario = &scenarios.Scenario{
+	ID:       "tools-cancel-long-running",
+	Title:    "a long-running tools/call cancelled with notifications/cancelled is never answered",
+	Family:   "tasks",
+	Side:     scenarios.ServerSide,
+	Versions: []string{protocol.V20251125, protocol.V20250618},
+	Needs:    []string{"tool test_task_working (a plain call works for `ms` milliseconds, default argument ms: 500; taskSupport optional, forbidden or absent)"},
+	Purpose: "Cancellation without any fixture that asks a question: the client calls a long-running tool plainly, with a progress " +
+		"token, waits until the server has the call in hand (a progress notification, or a quiet window), sends " +
+		"notifications/cancelled and watches until the call would have finished. The server should stop and send no response.",
+	Checks: []*scenarios.Check{toolsCancelLongRunningNoResponseAfterCancel},
+	Run:    serverside.Body(runCancelLongRunning),
+}
+
+func runCancelLongRunning(t *serverside.T) {
+	a := t.Open("A", client.Options{})
+	fx := t.RequireTool(a, fixtureTaskWorking, map[string]any{"ms": 500})
+	if tools, err := t.ListTools(a); err == nil && tools[fx.Tool].Execution.TaskSupport == "required" {
+		t.SkipRest(fmt.Sprintf("tool %q has execution.taskSupport required: it has no plain call to cancel with notifications/cancelled", fx.Tool))
+	}
+	id := jsonrpc.StringID("mcpconform-long-call-1")
+	req, _ := jsonrpc.NewRequest(id, protocol.MethodToolsCall, map[string]any{"name": fx.Tool, "arguments": fx.Arguments,
+		"_meta": map[string]any{"progressToken": longRunningProgressToken}})
+	frame, _ := req.Encode()
+	mark := a.Inbox().Mark()
+	sent := time.Now()
+	t.Step("call %s plainly (id %s, progress token %s)", fx.Tool, id, longRunningProgressToken)
+	func() {
+		ctx, cancel := t.Wait()
+		defer cancel()
+		if err := a.SendRaw(ctx, frame); err != nil {
+			t.Abort("could not send to the target: %v", err)
+		}
+	}()
+	answer := func(m *jsonrpc.Message) bool { return m.Method == "" && m.ID.Equal(id) }
+	func() {
+		// Progress is optional: without it the call is given a quiet window
+		// to be under way.
+		ctx, cancel := context.WithTimeout(t.Ctx, t.QuietWindow())
+		defer cancel()
+		first, _ := a.Inbox().WaitFrom(ctx, mark, func(m *jsonrpc.Message) bool {
+			return answer(m) || m.Method == protocol.NotificationProgress && strings.Contains(string(m.Params), longRunningProgressToken)
+		})
+		if first != nil && answer(first) {
+			t.SkipRest("not judged: the call was answered before it could be cancelled (give the fixture a longer run: argument ms)")
+		}
+	}()
+	t.Step("send notifications/cancelled for %s", id)
+	func() {
+		ctx, cancel := t.Wait()
+		defer cancel()
+		_ = a.Notify(ctx, protocol.NotificationCancelled, map[string]any{"requestId": id, "reason": "mcpconform: cancelled by the user"})
+	}()
+	t.Barrier(a)
+	// Watch until the call would have finished, and a quiet window more.
+	watch := time.Until(sent.Add(runTime(fx.Arguments, t.Env.Timing.ResponseTimeout))) + t.QuietWindow()
+	t.Step("watch %s for a response to %s", watch.Round(time.Millisecond), id)
+	ctx, cancel := context.WithTimeout(t.Ctx, max(watch, t.QuietWindow()))
+	defer cancel()
+	stray, _ := a.Inbox().WaitFrom(ctx, mark, answer)
+	actual := "no response"
+	if stray != nil {
+		actual = string(stray.Raw)
+	}
+	t.Judge(toolsCancelLongRunningNoResponseAfterCancel, stray == nil, "no response for "+id.String(), actual)
+}
+
+// runTime is how long a call of the fixture runs: its `ms` argument when it
+// has one (the fixture's contract), else fallback.
+func runTime(args map[string]any, fallback time.Duration) time.Duration {
+	switch ms := args["ms"].(type) {
+	case int:
+		return time.Duration(ms) * time.Millisecond
+	case int64:
+		return time.Duration(ms) * time.Millisecond
+	case float64:
+		return time.Duration(ms * float64(time.Millisecond))
+	}
+	return fallback
 }

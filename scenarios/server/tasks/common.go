@@ -7,6 +7,7 @@ import (
 	"net/http"
 	"slices"
 	"strings"
+	"time"
 
 	"github.com/mcpconform/mcpconform/fakes/client"
 	"github.com/mcpconform/mcpconform/jsonrpc"
@@ -131,10 +132,35 @@ func statusOf(resp *jsonrpc.Message) string {
 	return judge.StringField(resp.Result, "status")
 }
 
-// waitResult calls tasks/result, which blocks until the task is terminal.
+// taskWait bounds one wait on a task by the task's own pace: one answer
+// timeout plus two of its poll intervals (a server that suggests polling
+// every 5 s and sends no notifications is seen to change only at the next
+// poll), within the scenario's deadline (the context's parent).
+func taskWait(t *serverside.T, s *client.Session, id string) (context.Context, context.CancelFunc) {
+	return context.WithTimeout(t.Ctx, taskWaitBound(t.Env.Timing, pollIntervalOf(s.TaskHistory(id), t.Env.Timing.Poll)))
+}
+
+// taskWaitBound is the longest one wait on a task may take.
+func taskWaitBound(timing scenarios.Timing, poll time.Duration) time.Duration {
+	return timing.ResponseTimeout + 2*poll
+}
+
+// pollIntervalOf is the latest pollInterval the task was seen with, or
+// fallback when it never named one.
+func pollIntervalOf(history []client.Observation, fallback time.Duration) time.Duration {
+	for i := len(history) - 1; i >= 0; i-- {
+		if p := history[i].PollInterval; p != nil && *p > 0 {
+			return time.Duration(*p) * time.Millisecond
+		}
+	}
+	return fallback
+}
+
+// waitResult calls tasks/result, which blocks until the task is terminal;
+// it is waited for as long as the task itself (taskWait).
 func waitResult(t *serverside.T, s *client.Session, id string) (*jsonrpc.Message, error) {
 	t.Step("tasks/result on %s (blocks until the task is terminal)", id)
-	ctx, cancel := t.Wait()
+	ctx, cancel := taskWait(t, s, id)
 	defer cancel()
 	return s.TaskResult(ctx, id)
 }
@@ -186,9 +212,15 @@ func relatedTaskID(raw json.RawMessage) (string, bool) {
 // server's pollInterval), until the task reads terminal.
 func waitTerminal(t *serverside.T, s *client.Session, id string) (client.Task, error) {
 	t.Step("wait for %s to read terminal", id)
-	ctx, cancel := t.Wait()
+	return waitStatus(t, s, id, client.IsTerminal)
+}
+
+// waitStatus polls (and listens) until want holds, for as long as the
+// task's pace allows (taskWait).
+func waitStatus(t *serverside.T, s *client.Session, id string, want func(string) bool) (client.Task, error) {
+	ctx, cancel := taskWait(t, s, id)
 	defer cancel()
-	return s.WaitTaskStatus(ctx, id, client.IsTerminal)
+	return s.WaitTaskStatus(ctx, id, want)
 }
 
 // taskElicitation waits for the elicitation a task sends from inside
@@ -199,7 +231,7 @@ func waitTerminal(t *serverside.T, s *client.Session, id string) (client.Task, e
 // the question or the status; on input_required, tasks/result is called in
 // the background and the question awaited.
 func taskElicitation(t *serverside.T, s *client.Session, held *client.HeldRequests, id string) *client.Held {
-	ctx, cancel := t.Wait()
+	ctx, cancel := taskWait(t, s, id)
 	defer cancel()
 	got := make(chan *client.Held, 1)
 	go func() {
@@ -231,12 +263,12 @@ func taskElicitation(t *serverside.T, s *client.Session, held *client.HeldReques
 		}
 		t.Step("the task reads input_required: call tasks/result to receive its question")
 		go func() {
-			rctx, rcancel := context.WithTimeout(t.Ctx, t.Env.Timing.ResponseTimeout*4)
-			defer rcancel()
-			_, _ = s.TaskResult(rctx, id)
+			// Until the scenario ends: the call returns once the task is terminal.
+			_, _ = s.TaskResult(t.Ctx, id)
 		}()
 	case <-ctx.Done():
-		t.Blocked("the task neither asked for input nor read input_required within %s", t.Env.Timing.ResponseTimeout)
+		t.Blocked("the task neither asked for input nor read input_required within %s (one answer timeout and two of its poll intervals)",
+			taskWaitBound(t.Env.Timing, pollIntervalOf(s.TaskHistory(id), t.Env.Timing.Poll)))
 	}
 	select {
 	case h := <-got:

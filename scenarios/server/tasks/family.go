@@ -8,6 +8,7 @@ func Scenarios() scenarios.Catalogue {
 		cancelDuringElicitationScenario,
 		refusedElicitationScenario,
 		callCancelledScenario,
+		callCancelledLongRunningScenario,
 		isolationScenario,
 		toolNegotiationScenario,
 		taskResultScenario,

@@ -1,17 +1,27 @@
 package tasks
 
 import (
+	"context"
 	"crypto/rand"
 	"encoding/base64"
 	"encoding/json"
 	"fmt"
+	"io"
+	"os"
+	"path/filepath"
 	"reflect"
+	"regexp"
+	"strings"
 	"time"
 
 	g "github.com/onsi/ginkgo/v2"
 	. "github.com/onsi/gomega"
 
+	"github.com/mcpconform/mcpconform/fakes/client"
+	"github.com/mcpconform/mcpconform/jsonrpc"
+	"github.com/mcpconform/mcpconform/scenarios"
 	"github.com/mcpconform/mcpconform/scenarios/judge"
+	"github.com/mcpconform/mcpconform/transport"
 )
 
 var _ = g.Describe("guessable", func() {
@@ -195,3 +205,254 @@ func randomID() string {
 	_, _ = rand.Read(b)
 	return base64.RawURLEncoding.EncodeToString(b)
 }
+
+var _ = g.Describe("staysCancelled", func() {
+	// Old verdict: only status cancelled passed, so a server that deletes a
+	// cancelled task at once (tasks.mdx#task-cancellation allows it) failed
+	// tasks-cancel-during-elicitation/stays-cancelled with "Expected: status
+	// cancelled / Actual: error -32602".
+	g.DescribeTable("a cancelled task read again",
+		func(raw string, want bool) {
+			m, err := jsonrpc.Decode([]byte(raw))
+			Expect(err).NotTo(HaveOccurred())
+			Expect(staysCancelled(m)).To(Equal(want))
+		},
+		g.Entry("still cancelled", `{"jsonrpc":"2.0","id":1,"result":{"taskId":"t","status":"cancelled"}}`, true),
+		g.Entry("deleted: -32602 not found", `{"jsonrpc":"2.0","id":1,"error":{"code":-32602,"message":"Failed to retrieve task: Task not found"}}`, true),
+		g.Entry("brought back to working", `{"jsonrpc":"2.0","id":1,"result":{"taskId":"t","status":"working"}}`, false),
+		g.Entry("completed after all", `{"jsonrpc":"2.0","id":1,"result":{"taskId":"t","status":"completed"}}`, false),
+		g.Entry("an internal error", `{"jsonrpc":"2.0","id":1,"error":{"code":-32603,"message":"boom"}}`, false),
+	)
+})
+
+var _ = g.Describe("rejected", func() {
+	// Old verdict: only -32602 or an HTTP refusal rejected, so a server that
+	// refused a foreign task with another code warned (failed with two
+	// authorization contexts) on tasks-isolation/foreign-*-rejected.
+	g.DescribeTable("a request for another session's task",
+		func(raw string, err error, want bool) {
+			var m *jsonrpc.Message
+			if raw != "" {
+				var derr error
+				m, derr = jsonrpc.Decode([]byte(raw))
+				Expect(derr).NotTo(HaveOccurred())
+			}
+			Expect(rejected(m, err)).To(Equal(want))
+		},
+		g.Entry("-32602", `{"jsonrpc":"2.0","id":1,"error":{"code":-32602,"message":"not found"}}`, nil, true),
+		g.Entry("a server-defined code", `{"jsonrpc":"2.0","id":1,"error":{"code":-32001,"message":"forbidden"}}`, nil, true),
+		g.Entry("-32600", `{"jsonrpc":"2.0","id":1,"error":{"code":-32600,"message":"not yours"}}`, nil, true),
+		g.Entry("HTTP 403", "", &transport.HTTPStatusError{Status: 403}, true),
+		g.Entry("the task itself", `{"jsonrpc":"2.0","id":1,"result":{"taskId":"t","status":"working"}}`, nil, false),
+		g.Entry("no answer at all", "", context.DeadlineExceeded, false),
+	)
+})
+
+var _ = g.Describe("sessionless", func() {
+	g.It("is a connection that was assigned no session id", func() {
+		Expect(sessionless(sessionConn{id: ""})).To(BeTrue())
+		Expect(sessionless(sessionConn{id: "3f1c2a9e"})).To(BeFalse())
+	})
+	g.It("is never a connection without session ids (stdio, WebSocket: a session each)", func() {
+		Expect(sessionless(plainConn{})).To(BeFalse())
+	})
+})
+
+var _ = g.Describe("sameInstant", func() {
+	// Old verdict: createdAt was compared as text, so a server writing the
+	// same instant as "…05.123000Z" and "…05.123Z" failed
+	// tasks-status/timestamps-consistent (MUST).
+	g.DescribeTable("compares instants, not spellings",
+		func(a, b string, want bool) { Expect(sameInstant(a, b)).To(Equal(want)) },
+		g.Entry("without and with a zero fraction", "2025-11-25T10:30:00Z", "2025-11-25T10:30:00.000Z", true),
+		g.Entry("six and three fraction digits", "2025-11-25T10:30:05.123000Z", "2025-11-25T10:30:05.123Z", true),
+		g.Entry("another zone", "2025-11-25T11:30:00+01:00", "2025-11-25T10:30:00Z", true),
+		g.Entry("a millisecond apart", "2025-11-25T10:30:05.124Z", "2025-11-25T10:30:05.123Z", false),
+		g.Entry("unparsable, the same text", "yesterday", "yesterday", true),
+		g.Entry("unparsable, other text", "yesterday", "today", false),
+	)
+})
+
+var _ = g.Describe("notifiedGroups and judgeNotified", func() {
+	note := func(status, at string) *jsonrpc.Message {
+		m, err := jsonrpc.Decode([]byte(fmt.Sprintf(`{"jsonrpc":"2.0","method":"notifications/tasks/status","params":{"taskId":"t","status":%q,"lastUpdatedAt":%q}}`, status, at)))
+		Expect(err).NotTo(HaveOccurred())
+		return m
+	}
+	const sec = "2025-11-25T10:30:00Z"
+
+	g.It("does not take equal instants that arrived out of order over HTTP for an illegal sequence", func() {
+		// Second-precision timestamps, arrival order across two HTTP
+		// streams: completed came in before working. Old verdict: sorted by
+		// lastUpdatedAt (stable, so arrival order among equals) the
+		// sequence read input_required → completed → working, and
+		// notifications-agree failed with "completed → working".
+		notes := []*jsonrpc.Message{note("input_required", sec), note("completed", sec), note("working", sec)}
+		groups := notifiedGroups(notes, true)
+		Expect(groups).To(Equal([][]string{{"input_required", "completed", "working"}}))
+		Expect(judgeNotified(groups, "completed")).To(Equal(notifiedVerdict{}))
+	})
+
+	g.It("orders unordered notifications by instant, whatever their spelling", func() {
+		notes := []*jsonrpc.Message{note("completed", "2025-11-25T10:30:02Z"), note("input_required", "2025-11-25T10:30:00.000Z"),
+			note("working", "2025-11-25T10:30:01Z"), note("working", "2025-11-25T10:30:00Z")}
+		Expect(notifiedGroups(notes, true)).To(Equal([][]string{{"input_required", "working"}, {"working"}, {"completed"}}))
+	})
+
+	g.It("keeps arrival order, one to a group, where the transport keeps order", func() {
+		notes := []*jsonrpc.Message{note("input_required", sec), note("completed", sec), note("working", sec)}
+		groups := notifiedGroups(notes, false)
+		Expect(groups).To(Equal([][]string{{"input_required"}, {"completed"}, {"working"}}))
+		Expect(judgeNotified(groups, "completed").after).To(HavePrefix("working after the terminal completed"))
+	})
+
+	g.It("allows the terminal status told twice", func() {
+		// Old verdict: none-after-terminal warned on any notification after
+		// the terminal one, so a server repeating it warned.
+		groups := [][]string{{"input_required"}, {"working"}, {"completed"}, {"completed"}}
+		Expect(judgeNotified(groups, "completed")).To(Equal(notifiedVerdict{}))
+	})
+
+	g.It("names a different status after the terminal one, and only that", func() {
+		v := judgeNotified([][]string{{"input_required"}, {"working"}, {"completed"}, {"working"}}, "completed")
+		Expect(v.agree).To(BeEmpty())
+		Expect(v.after).To(Equal("working after the terminal completed (notified: input_required → working → completed → working)"))
+	})
+
+	g.It("names a later group with a different status over HTTP", func() {
+		v := judgeNotified([][]string{{"working", "completed"}, {"working"}}, "completed")
+		Expect(v.agree).To(BeEmpty())
+		Expect(v.after).To(HavePrefix("working after the terminal completed"))
+	})
+
+	g.It("names a terminal status polling does not show", func() {
+		v := judgeNotified([][]string{{"input_required"}, {"working"}, {"failed"}}, "completed")
+		Expect(v.agree).To(Equal("notified failed (notified: input_required → working → failed)"))
+		Expect(v.after).To(BeEmpty())
+	})
+
+	g.It("names two terminal statuses at the same instant", func() {
+		v := judgeNotified([][]string{{"completed", "failed"}}, "completed")
+		Expect(v.agree).To(Equal("completed and failed notified at the same instant (notified: {completed, failed})"))
+	})
+
+	g.It("has nothing to judge without a terminal notification", func() {
+		Expect(judgeNotified([][]string{{"input_required"}, {"working"}}, "completed")).To(Equal(notifiedVerdict{}))
+		Expect(judgeNotified(nil, "completed")).To(Equal(notifiedVerdict{}))
+	})
+})
+
+var _ = g.Describe("shapeDiff", func() {
+	result := func(raw string) map[string]any { return withoutMeta(json.RawMessage(raw)) }
+	g.It("accepts results that differ only in text (a tool that answers two calls differently)", func() {
+		// Old verdict: exact-result compared the task's result with one plain
+		// call's, so a tool whose output names a fresh run id failed it (MUST).
+		Expect(shapeDiff(result(`{"content":[{"type":"text","text":"run 1a2b"}]}`), result(`{"content":[{"type":"text","text":"run 9f8e"}]}`))).To(BeEmpty())
+	})
+	g.DescribeTable("names what differs",
+		func(got, want, diff string) { Expect(shapeDiff(result(got), result(want))).To(Equal(diff)) },
+		g.Entry("wrapped", `{"task":{},"result":{"content":[]}}`, `{"content":[]}`, "fields [result task] instead of [content]"),
+		g.Entry("isError", `{"content":[],"isError":true}`, `{"content":[],"isError":false}`, "isError true instead of false"),
+		g.Entry("content types", `{"content":[{"type":"image"}]}`, `{"content":[{"type":"text"}]}`, "content types [image] instead of [text]"),
+		g.Entry("content count", `{"content":[{"type":"text"},{"type":"text"}]}`, `{"content":[{"type":"text"}]}`, "content types [text text] instead of [text]"),
+	)
+})
+
+var _ = g.Describe("task waits", func() {
+	interval := func(ms int64) client.Observation {
+		return client.Observation{Task: client.Task{PollInterval: &ms}}
+	}
+	g.It("take the latest pollInterval the task was seen with, else the run's", func() {
+		Expect(pollIntervalOf(nil, 500*time.Millisecond)).To(Equal(500 * time.Millisecond))
+		Expect(pollIntervalOf([]client.Observation{interval(100), {}, interval(5000), {}}, 500*time.Millisecond)).To(Equal(5 * time.Second))
+	})
+	g.It("last one answer timeout and two poll intervals", func() {
+		// Old verdict: every wait on a task lasted one answer timeout, so a
+		// server polled every 5000 ms (the spec's own example) that sends no
+		// notifications was read working once, then the wait ended:
+		// tasks-cancel-terminal/rejected was skipped as "not judged".
+		timing := scenarios.Timing{ResponseTimeout: 5 * time.Second}
+		Expect(taskWaitBound(timing, 5*time.Second)).To(Equal(15 * time.Second))
+		Expect(taskWaitBound(timing, 100*time.Millisecond)).To(Equal(5200 * time.Millisecond))
+	})
+})
+
+var _ = g.Describe("runTime and createdTTL", func() {
+	g.It("read the fixture's ms and the CreateTaskResult's ttl", func() {
+		Expect(runTime(map[string]any{"ms": 500}, time.Second)).To(Equal(500 * time.Millisecond))
+		Expect(runTime(map[string]any{"ms": float64(250)}, time.Second)).To(Equal(250 * time.Millisecond))
+		Expect(runTime(map[string]any{"seconds": 1}, time.Second)).To(Equal(time.Second))
+		created := func(raw string) *jsonrpc.Message {
+			m, err := jsonrpc.Decode([]byte(raw))
+			Expect(err).NotTo(HaveOccurred())
+			return m
+		}
+		Expect(createdTTL(created(`{"jsonrpc":"2.0","id":1,"result":{"task":{"taskId":"t","ttl":2000}}}`))).To(Equal(2 * time.Second))
+		Expect(createdTTL(created(`{"jsonrpc":"2.0","id":1,"result":{"task":{"taskId":"t","ttl":null}}}`))).To(BeZero())
+		Expect(createdTTL(nil)).To(BeZero())
+	})
+})
+
+// sessionConn is a connection that reports a session id (Streamable HTTP).
+type sessionConn struct {
+	plainConn
+	id string
+}
+
+func (c sessionConn) SessionID() string { return c.id }
+
+// plainConn is a connection without session ids.
+type plainConn struct{}
+
+func (plainConn) Send(context.Context, []byte) error       { return nil }
+func (plainConn) Recv(ctx context.Context) ([]byte, error) { return nil, io.EOF }
+func (plainConn) Close() error                             { return nil }
+
+var _ = g.Describe("the family's quotes", func() {
+	// The spec sources are optional (README): without them there is
+	// nothing to compare with.
+	root := filepath.Join("..", "..", "..", "..", "shared", "mcp-spec")
+	link := regexp.MustCompile(`\[([^\]]*)\]\([^)]*\)`)
+	normal := func(s string) string {
+		s = link.ReplaceAllString(s, "$1")
+		s = strings.ReplaceAll(s, "**", "")
+		return strings.Join(strings.Fields(s), " ")
+	}
+	g.It("are sentences of the page, or design note, each check cites", func() {
+		if _, err := os.Stat(filepath.Join(root, "docs")); err != nil {
+			g.Skip("the spec sources are not checked out beside the repository")
+		}
+		for _, c := range Scenarios().Checks() {
+			Expect(c.Quote).NotTo(BeEmpty(), "check %s has no quote", c.ID)
+			var texts []string
+			for _, ref := range []string{c.Spec, c.Source} {
+				if ref == "" {
+					continue
+				}
+				page, _, _ := strings.Cut(ref, "#")
+				if !strings.HasPrefix(page, "seps/") {
+					page = filepath.Join("docs", page)
+				}
+				raw, err := os.ReadFile(filepath.Join(root, page))
+				Expect(err).NotTo(HaveOccurred(), "check %s cites %s", c.ID, ref)
+				texts = append(texts, normal(string(raw)))
+			}
+			Expect(texts).To(ContainElement(ContainSubstring(normal(c.Quote))), "check %s: quote %q is not on %s or %s", c.ID, c.Quote, c.Spec, c.Source)
+		}
+	})
+})
+
+var _ = g.Describe("sameError", func() {
+	msg := func(raw string) *jsonrpc.Message {
+		m, err := jsonrpc.Decode([]byte(raw))
+		Expect(err).NotTo(HaveOccurred())
+		return m
+	}
+	g.It("tells B's rejection from the task's own outcome", func() {
+		cancelled := `{"jsonrpc":"2.0","id":1,"error":{"code":-32603,"message":"Task was cancelled"}}`
+		Expect(sameError(msg(cancelled), msg(cancelled))).To(BeTrue())
+		Expect(sameError(msg(`{"jsonrpc":"2.0","id":2,"error":{"code":-32602,"message":"Task not found"}}`), msg(cancelled))).To(BeFalse())
+		Expect(sameError(msg(cancelled), msg(`{"jsonrpc":"2.0","id":1,"result":{"content":[]}}`))).To(BeFalse())
+		Expect(sameError(nil, msg(cancelled))).To(BeFalse())
+	})
+})

@@ -16,38 +16,72 @@ import (
 	"github.com/mcpconform/mcpconform/scenarios"
 	"github.com/mcpconform/mcpconform/scenarios/judge"
 	"github.com/mcpconform/mcpconform/scenarios/serverside"
+	"github.com/mcpconform/mcpconform/transport"
 )
 
 // S1. Task session isolation (2025-11-25 tasks v1).
 
 const isolationSpec = tasksSpec + "#task-isolation-and-access-control"
 
+// Across plain sessions, binding rests on the design note, not the spec
+// page: the page asks it only of authorization contexts (two bearer tokens
+// raise these checks to MUST).
+const (
+	isolationNote = "seps/1686-tasks.md#81-task-isolation-and-access-control"
+	noteBind      = "Bind tasks to the session that created them (if sessions are supported)"
+	noteReject    = "Reject `tasks/get`, `tasks/list`, or `tasks/result` requests for tasks from different sessions or auth contexts"
+)
+
+// The liberties every rejection check must pass: the spec names no code
+// for a foreign task, and informative messages are asked for.
+var rejectionLiberties = []*fault.Fault{server.ForeignTaskOtherCode, server.InformativeTaskErrors}
+
 var (
 	isolationForeignGetRejected = &scenarios.Check{ID: "tasks-isolation/foreign-get-rejected", Level: scenarios.Should, Spec: isolationSpec,
-		Title:  "tasks/get from session B for A's task is rejected (MUST with two authorization contexts)",
-		Faults: []*fault.Fault{server.LeakGetForeign, server.SequentialTaskIds}}
+		Source: isolationNote, Quote: noteReject,
+		Title:     "tasks/get from session B for A's task is rejected: any JSON-RPC error or HTTP refusal (MUST with two authorization contexts)",
+		Faults:    []*fault.Fault{server.LeakGetForeign, server.SequentialTaskIds},
+		Liberties: rejectionLiberties}
 	isolationForeignResultRejected = &scenarios.Check{ID: "tasks-isolation/foreign-result-rejected", Level: scenarios.Should, Spec: isolationSpec,
-		Title:  "tasks/result from session B for A's task is rejected (MUST with two authorization contexts)",
-		Faults: []*fault.Fault{server.LeakResultForeign, server.SequentialTaskIds}}
+		Source: isolationNote, Quote: noteReject,
+		Title:     "tasks/result from session B for A's task is rejected: any JSON-RPC error or HTTP refusal (MUST with two authorization contexts)",
+		Faults:    []*fault.Fault{server.LeakResultForeign, server.SequentialTaskIds},
+		Liberties: rejectionLiberties}
 	isolationForeignCancelRejected = &scenarios.Check{ID: "tasks-isolation/foreign-cancel-rejected", Level: scenarios.Should, Spec: isolationSpec,
-		Title:  "tasks/cancel from session B for A's task is rejected (MUST with two authorization contexts)",
-		Faults: []*fault.Fault{server.LeakCancelForeign, server.SequentialTaskIds}}
-	isolationIndistinguishableErrors = &scenarios.Check{ID: "tasks-isolation/indistinguishable-errors", Level: scenarios.Should, Spec: tasksSpec + "#protocol-errors",
-		Title:  "B's rejection for A's task is the one for an id that never existed: code -32602, same message once the id is masked",
+		Source: isolationNote, Quote: noteBind,
+		Title:     "tasks/cancel from session B for A's task is rejected: any JSON-RPC error or HTTP refusal (MUST with two authorization contexts)",
+		Faults:    []*fault.Fault{server.LeakCancelForeign, server.SequentialTaskIds},
+		Liberties: rejectionLiberties}
+	isolationIndistinguishableErrors = &scenarios.Check{ID: "tasks-isolation/indistinguishable-errors", Level: scenarios.Should, Spec: isolationSpec,
+		Quote:   "Without proper access controls, any party that can guess or obtain a task ID could potentially access sensitive information or manipulate tasks they did not create.",
+		Profile: "strict-isolation",
+		Title: "opt-in hardening: B's rejection for A's task is the one for an id that never existed (code -32602, same message once " +
+			"the id is masked), so it does not confirm that the task exists",
 		Faults: []*fault.Fault{server.DistinctForeignError}}
 	isolationListExcludesForeign = &scenarios.Check{ID: "tasks-isolation/list-excludes-foreign", Level: scenarios.Should, Spec: isolationSpec,
+		Source: isolationNote, Quote: noteReject,
 		Title:  "tasks/list from session B never contains A's task (MUST with two authorization contexts)",
 		Faults: []*fault.Fault{server.ListLeaksForeign, server.SequentialTaskIds}}
 	isolationForeignCancelNoEffect = &scenarios.Check{ID: "tasks-isolation/foreign-cancel-no-effect", Level: scenarios.Should, Spec: isolationSpec,
-		Title:  "B's rejected tasks/cancel leaves A's task untouched: it reaches a terminal status other than cancelled",
-		Faults: []*fault.Fault{server.ForeignCancelTakesEffect, server.SequentialTaskIds}}
+		Source: isolationNote, Quote: noteBind,
+		Title:     "B's rejected tasks/cancel leaves A's task untouched: it reaches a terminal status other than cancelled",
+		Faults:    []*fault.Fault{server.ForeignCancelTakesEffect, server.SequentialTaskIds},
+		Liberties: []*fault.Fault{server.ForeignTaskOtherCode, server.SlowPollNoNotifications}}
 	isolationNoForeignNotifications = &scenarios.Check{ID: "tasks-isolation/no-foreign-notifications", Level: scenarios.Should, Spec: isolationSpec,
+		Source: isolationNote, Quote: noteBind,
 		Title:  "session B receives no notifications/tasks/status for A's task",
 		Faults: []*fault.Fault{server.StatusToWrongSession}}
 	isolationUnguessableIds = &scenarios.Check{ID: "tasks-isolation/unguessable-ids", Level: scenarios.Must, Spec: isolationSpec,
+		Quote:  "If context-binding is unavailable, receivers MUST generate cryptographically secure task IDs with enough entropy to prevent guessing and should consider using shorter TTL durations to reduce the exposure window.",
 		Title:  "without binding to a session or authorization context, task ids are cryptographically random (not short, sequential or low-entropy)",
 		Faults: []*fault.Fault{server.SequentialTaskIds}}
 )
+
+// sessionChecks are the checks that judge binding to a session or an
+// authorization context.
+var sessionChecks = []*scenarios.Check{isolationForeignGetRejected, isolationForeignResultRejected,
+	isolationForeignCancelRejected, isolationListExcludesForeign,
+	isolationForeignCancelNoEffect, isolationNoForeignNotifications}
 
 var isolationScenario = &scenarios.Scenario{
 	ID:       "tasks-isolation",
@@ -57,8 +91,10 @@ var isolationScenario = &scenarios.Scenario{
 	Versions: taskVersions,
 	Needs:    []string{"tool test_task_working (taskSupport optional or required; runs for a while, then completes)", "two sessions: two HTTP sessions, two WebSockets or two stdio processes"},
 	Purpose: "Session A creates a task; session B probes it. The spec makes binding a MUST across authorization contexts " +
-		"(give two bearer tokens) and the design note a SHOULD across sessions, so the isolation checks are SHOULD unless two " +
-		"tokens are given, then MUST. Without any binding, task ids MUST be unguessable instead.",
+		"(give two bearer tokens) and the design note (SEP-1686 §8.1) a SHOULD across sessions, so the isolation checks are SHOULD " +
+		"unless two tokens are given, then MUST; a server without sessions (no Mcp-Session-Id) and without tokens has nothing " +
+		"to bind to, and they are skipped. Any error rejects: the spec names no code for a foreign task. Whether the rejection " +
+		"is told apart from an unknown id is the opt-in profile strict-isolation. Without any binding, task ids MUST be unguessable instead.",
 	Checks: []*scenarios.Check{isolationForeignGetRejected, isolationForeignResultRejected, isolationForeignCancelRejected, isolationIndistinguishableErrors, isolationListExcludesForeign, isolationForeignCancelNoEffect, isolationNoForeignNotifications, isolationUnguessableIds},
 	Run:    serverside.Body(runIsolation),
 }
@@ -66,11 +102,23 @@ var isolationScenario = &scenarios.Scenario{
 func runIsolation(t *serverside.T) {
 	a := openTaskSession(t, "A", 0)
 	b := openTaskSession(t, "B", 1)
-	if len(t.Env.AuthTokens) == 2 {
-		for _, c := range []*scenarios.Check{isolationForeignGetRejected, isolationForeignResultRejected,
-			isolationForeignCancelRejected, isolationListExcludesForeign,
-			isolationForeignCancelNoEffect, isolationNoForeignNotifications} {
+	// judged: whether the binding checks apply; why not, when they do not.
+	judged, why := true, ""
+	switch {
+	case len(t.Env.AuthTokens) == 2:
+		for _, c := range sessionChecks {
 			t.Escalate(c, scenarios.Must, "two authorization contexts were given")
+		}
+	case sessionless(a.Conn()):
+		judged, why = false, "not judged: the server keeps no sessions (it assigned no Mcp-Session-Id) and no authorization "+
+			"contexts were given (--auth-token twice), so there is nothing to bind tasks to (SEP-1686 §8.1: \""+noteBind+"\"); "+
+			"unguessable-ids judges such a server"
+	}
+	judgeBinding := func(c *scenarios.Check, ok bool, expected, actual string) {
+		if judged {
+			t.Judge(c, ok, expected, actual)
+		} else {
+			t.Skip(c, why)
 		}
 	}
 	fx := requireTaskTool(t, a, fixtureTaskWorking, map[string]any{"ms": 1000}, "optional", "required")
@@ -79,20 +127,14 @@ func runIsolation(t *serverside.T) {
 
 	t.Step("session B: tasks/get, tasks/cancel, tasks/result on A's task %s", id)
 	foreignGet, errGet := getTask(t, b, id)
-	// -32602 is the spec's code for an invalid or nonexistent taskId
-	// (tasks.mdx#protocol-errors); an HTTP-level refusal also rejects.
-	rejected := func(m *jsonrpc.Message, err error) bool {
-		_, refused := judge.HTTPRejection(err)
-		return refused || err == nil && judge.IsErrorCode(m, codes.InvalidParams)
-	}
 	getRejected := rejected(foreignGet, errGet)
-	t.Judge(isolationForeignGetRejected, getRejected, "error -32602", DescribeTask(foreignGet, errGet))
+	const anyError = "a rejection: any JSON-RPC error or HTTP refusal (the spec names no code for a foreign task)"
+	judgeBinding(isolationForeignGetRejected, getRejected, anyError, DescribeTask(foreignGet, errGet))
 
 	foreignCancel, errCancel := cancelTask(t, b, id)
-	t.Judge(isolationForeignCancelRejected, rejected(foreignCancel, errCancel), "error -32602", DescribeTask(foreignCancel, errCancel))
+	judgeBinding(isolationForeignCancelRejected, rejected(foreignCancel, errCancel), anyError, DescribeTask(foreignCancel, errCancel))
 
 	foreignResult, errResult := waitResult(t, b, id)
-	t.Judge(isolationForeignResultRejected, rejected(foreignResult, errResult), "error -32602", DescribeTask(foreignResult, errResult))
 
 	t.Step("session B: tasks/get on an id that never existed")
 	never := "mcpconform-never-" + randomHex(8)
@@ -111,7 +153,12 @@ func runIsolation(t *serverside.T) {
 			judge.Describe(foreignGet, nil))
 	}
 
-	if serverTasksCapability(b, "list") {
+	switch {
+	case !serverTasksCapability(b, "list"):
+		t.Skip(isolationListExcludesForeign, "the server does not declare capabilities.tasks.list")
+	case !judged:
+		t.Skip(isolationListExcludesForeign, why)
+	default:
 		t.Step("session B: tasks/list")
 		ids, err := listAll(t, b)
 		if err != nil {
@@ -119,20 +166,43 @@ func runIsolation(t *serverside.T) {
 		} else {
 			t.Judge(isolationListExcludesForeign, !contains(ids, id), "a task list without "+id, "B's list: "+strings.Join(ids, ", "))
 		}
-	} else {
-		t.Skip(isolationListExcludesForeign, "the server does not declare capabilities.tasks.list")
 	}
 
 	t.Step("session A: wait for its task to finish")
-	if _, err := waitResult(t, a, id); err != nil {
+	own, err := waitResult(t, a, id)
+	if err != nil {
 		t.Blocked("A's tasks/result did not return: %v", err)
 	}
+	// An error is B's rejection only if it is not the task's own outcome:
+	// B may have cancelled the task it could reach, and then tasks/result
+	// answers both sessions with the cancelled task's error.
+	judgeBinding(isolationForeignResultRejected, rejected(foreignResult, errResult) && !sameError(foreignResult, own), anyError+
+		", other than what A's own tasks/result answers ("+judge.Describe(own, nil)+")", DescribeTask(foreignResult, errResult))
 	final, err := waitTerminal(t, a, id)
 	if err != nil {
 		t.Blocked("A's task did not finish: %v", err)
 	}
-	t.Judge(isolationForeignCancelNoEffect, final.Status != "cancelled",
-		"completed (or failed), as if B had never asked", "status "+final.Status)
+	switch {
+	case !judged:
+		t.Skip(isolationForeignCancelNoEffect, why)
+	case final.Status != "cancelled":
+		t.Pass(isolationForeignCancelNoEffect)
+	default:
+		// Was it B's cancel? A task nobody touched tells.
+		t.Step("A's task ended cancelled: run a task of A's that B never touches, to tell")
+		control, _ := createTask(t, a, fx)
+		ctl, err := waitTerminal(t, a, control)
+		switch {
+		case err != nil:
+			t.Blocked("A's second task did not finish: %v", err)
+		case ctl.Status == "cancelled":
+			t.Skip(isolationForeignCancelNoEffect, "not judged: a task nobody cancelled ended cancelled too, so B's "+
+				"tasks/cancel cannot be told apart (tasks-result/completes-uncancelled judges that)")
+		default:
+			t.Fail(isolationForeignCancelNoEffect, "completed (or failed), as if B had never asked",
+				"status cancelled (a task B did not touch ended "+ctl.Status+")")
+		}
+	}
 
 	t.Step("session B: no status notifications for A's task")
 	t.Barrier(b)
@@ -143,9 +213,33 @@ func runIsolation(t *serverside.T) {
 	if leak != nil {
 		actual = string(leak.Raw)
 	}
-	t.Judge(isolationNoForeignNotifications, leak == nil, "no notifications/tasks/status for "+id+" on B", actual)
+	judgeBinding(isolationNoForeignNotifications, leak == nil, "no notifications/tasks/status for "+id+" on B", actual)
 
 	judgeEntropy(t, a, fx, id, getRejected)
+}
+
+// rejected: any JSON-RPC error, or an HTTP-level refusal, rejects a
+// request for a foreign task. The spec asks that such requests be rejected
+// (tasks.mdx#task-isolation-and-access-control) and names no code; -32602
+// is its code for ids that are invalid or do not exist.
+func rejected(m *jsonrpc.Message, err error) bool {
+	if _, refused := judge.HTTPRejection(err); refused {
+		return true
+	}
+	return err == nil && m != nil && m.Error != nil
+}
+
+// sameError reports two JSON-RPC errors with the same code and message.
+func sameError(a, b *jsonrpc.Message) bool {
+	return a != nil && b != nil && a.Error != nil && b.Error != nil && a.Error.Code == b.Error.Code && a.Error.Message == b.Error.Message
+}
+
+// sessionless reports a server that keeps no sessions: over Streamable
+// HTTP it assigned no Mcp-Session-Id. (A stdio process or a WebSocket is a
+// session of its own.)
+func sessionless(conn transport.Conn) bool {
+	c, ok := transport.As[interface{ SessionID() string }](conn)
+	return ok && c.SessionID() == ""
 }
 
 // judgeEntropy samples task ids when tasks are not bound to the session.

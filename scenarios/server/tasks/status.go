@@ -2,6 +2,7 @@ package tasks
 
 import (
 	"fmt"
+	"slices"
 	"sort"
 	"strings"
 
@@ -19,31 +20,50 @@ import (
 
 const noNotifications = "the server sent no notifications/tasks/status; they are optional (tasks.mdx#task-status-notification), so there is nothing to judge"
 
+const (
+	validPaths   = "Receivers MUST only transition tasks through the following valid paths:"
+	terminalRule = "Tasks with a `completed`, `failed`, or `cancelled` status are in a terminal state and MUST NOT transition to any other status"
+)
+
 var (
 	statusStartsWorking = &scenarios.Check{ID: "tasks-status/starts-working", Level: scenarios.Must, Spec: tasksSpec + "#task-status-lifecycle",
+		Quote:  "Tasks MUST begin in the `working` status when created.",
 		Title:  "a task begins in the working status (the CreateTaskResult says working)",
 		Faults: []*fault.Fault{server.CreateNotWorking}}
 	statusTransitionsLegal = &scenarios.Check{ID: "tasks-status/transitions-legal", Level: scenarios.Must, Spec: tasksSpec + "#task-status-lifecycle",
+		Quote:  validPaths,
 		Title:  "statuses seen by polling follow working→{input_required, terminal}, input_required→{working, terminal}; terminal statuses never change",
 		Faults: []*fault.Fault{server.IllegalTransition}}
 	statusGetResultValid = &scenarios.Check{ID: "tasks-status/get-result-valid", Level: scenarios.Must, Spec: tasksSpec + "#ttl-and-resource-management",
+		Quote:  "Receivers MUST include the actual `ttl` duration (or `null` for unlimited) in `tasks/get` responses.",
 		Title:  "every tasks/get result validates against GetTaskResult (taskId, status, createdAt, lastUpdatedAt, ttl)",
 		Faults: []*fault.Fault{server.TtlMissing}}
 	statusTimestampsConsistent = &scenarios.Check{ID: "tasks-status/timestamps-consistent", Level: scenarios.Must, Spec: tasksSpec + "#ttl-and-resource-management",
-		Title:  "createdAt never changes; lastUpdatedAt never goes backwards (per source: polling, notifications)",
-		Faults: []*fault.Fault{server.CreatedAtDrifts}}
+		Quote: "Receivers MUST include a `createdAt` ISO 8601-formatted timestamp in all task responses to indicate when the task was created.",
+		Title: "createdAt names the same instant every time (however it is written); lastUpdatedAt never goes backwards " +
+			"(per source: polling, notifications)",
+		Faults:    []*fault.Fault{server.CreatedAtDrifts},
+		Liberties: []*fault.Fault{server.TimestampPrecision, server.SecondTimestamps}}
 	statusNotificationsValid = &scenarios.Check{ID: "tasks-status/notifications-valid", Level: scenarios.Must, Spec: tasksSpec + "#task-status-notification",
+		Quote:  "The notification includes the full `Task` object, including the updated `status` and `statusMessage` (if present).",
 		Title:  "each notifications/tasks/status carries the full Task and validates against the schema",
 		Faults: []*fault.Fault{server.NotificationMissingFields}}
 	statusNotificationsNoRelatedMeta = &scenarios.Check{ID: "tasks-status/notifications-no-related-meta", Level: scenarios.Should, Spec: tasksSpec + "#task-notifications",
+		Quote:  "When sent, the `notifications/tasks/status` notification SHOULD NOT include the `io.modelcontextprotocol/related-task` metadata, as the task ID is already present in the notification parameters.",
 		Title:  "status notifications do not carry io.modelcontextprotocol/related-task _meta (SHOULD NOT)",
 		Faults: []*fault.Fault{server.NotificationRelatedMeta}}
 	statusNotificationsAgree = &scenarios.Check{ID: "tasks-status/notifications-agree", Level: scenarios.Must, Spec: tasksSpec + "#task-status-notification",
-		Title:  "notified statuses follow the graph and the terminal status notified is the one polling shows",
-		Faults: []*fault.Fault{server.NotificationWrongStatus}}
-	statusNoneAfterTerminal = &scenarios.Check{ID: "tasks-status/none-after-terminal", Level: scenarios.Should, Spec: tasksSpec + "#task-notifications",
-		Title:  "no status notification follows a terminal one (there is no change left to report)",
-		Faults: []*fault.Fault{server.NotifyAfterTerminal}}
+		Quote: "This notification includes the full task state.",
+		Title: "the first terminal status notified is the one polling shows (over HTTP, notifications with equal lastUpdatedAt " +
+			"may have come in any order, so none of them is taken to be first)",
+		Faults:    []*fault.Fault{server.NotificationWrongStatus},
+		Liberties: []*fault.Fault{server.SecondTimestamps, server.RepeatsTerminalNotification}}
+	statusNoneAfterTerminal = &scenarios.Check{ID: "tasks-status/none-after-terminal", Level: scenarios.Must, Spec: tasksSpec + "#task-status-lifecycle",
+		Quote: terminalRule,
+		Title: "no notification after the terminal one reports a different status (telling the same terminal status again " +
+			"is allowed)",
+		Faults:    []*fault.Fault{server.NotifiesWorkingAfterTerminal},
+		Liberties: []*fault.Fault{server.RepeatsTerminalNotification, server.SecondTimestamps}}
 )
 
 var statusScenario = &scenarios.Scenario{
@@ -114,17 +134,13 @@ func runStatus(t *serverside.T) {
 	}
 	// Over Streamable HTTP, notifications travel on several streams (POST
 	// responses, the GET stream) whose relative order the client cannot
-	// see: there they are judged in the order of their lastUpdatedAt.
+	// see: there they are ordered by their lastUpdatedAt, and those with
+	// equal ones may have come in any order.
 	unordered := !t.Env.Transport.OrderedResponses()
 	judgeTimestamps(t, a.TaskHistory(id), unordered)
 
 	// Notifications, if the server sends them.
 	notes := quietAll(t, a, id)
-	if unordered {
-		sort.SliceStable(notes, func(i, j int) bool {
-			return laterThan(judge.StringField(notes[j].Params, "lastUpdatedAt"), judge.StringField(notes[i].Params, "lastUpdatedAt"))
-		})
-	}
 	if len(notes) == 0 {
 		for _, c := range []*scenarios.Check{statusNotificationsValid, statusNotificationsNoRelatedMeta, statusNotificationsAgree, statusNoneAfterTerminal} {
 			t.Skip(c, noNotifications)
@@ -133,7 +149,6 @@ func runStatus(t *serverside.T) {
 	}
 	t.Pass(statusNotificationsValid)
 	t.Pass(statusNotificationsNoRelatedMeta)
-	var notified []string
 	for _, n := range notes {
 		if verr := protocol.ValidateParams(t.Env.Version, protocol.NotificationTasksStatus, n.Params); verr != nil {
 			t.Fail(statusNotificationsValid, "params valid against the Task schema", verr.Error()+" in "+string(n.Raw))
@@ -141,7 +156,6 @@ func runStatus(t *serverside.T) {
 		if _, has := relatedTaskID(n.Params); has {
 			t.Fail(statusNotificationsNoRelatedMeta, "no related-task _meta", string(n.Raw))
 		}
-		notified = append(notified, judge.StringField(n.Params, "status"))
 	}
 	firstPolledTerminal := ""
 	for _, s := range polled {
@@ -150,28 +164,102 @@ func runStatus(t *serverside.T) {
 			break
 		}
 	}
-	firstNotifiedTerminal, terminalAt := "", -1
-	for i, s := range notified {
-		if client.IsTerminal(s) {
-			firstNotifiedTerminal, terminalAt = s, i
-			break
-		}
-	}
-	switch step, bad := judge.IllegalStep(notified); {
-	case bad:
-		t.Fail(statusNotificationsAgree, "notified statuses that follow the lifecycle", step)
-	case firstNotifiedTerminal != "" && firstNotifiedTerminal != firstPolledTerminal:
-		t.Fail(statusNotificationsAgree, "the terminal status polling shows ("+firstPolledTerminal+")",
-			"notified "+firstNotifiedTerminal+" (notified: "+strings.Join(notified, " → ")+")")
-	default:
+	v := judgeNotified(notifiedGroups(notes, unordered), firstPolledTerminal)
+	if v.agree != "" {
+		t.Fail(statusNotificationsAgree, "the terminal status polling shows ("+firstPolledTerminal+")", v.agree)
+	} else {
 		t.Pass(statusNotificationsAgree)
 	}
-	if terminalAt >= 0 && terminalAt < len(notes)-1 {
-		t.Fail(statusNoneAfterTerminal, "nothing after the terminal notification",
-			fmt.Sprintf("%d more: %s", len(notes)-1-terminalAt, string(notes[terminalAt+1].Raw)))
+	if v.after != "" {
+		t.Fail(statusNoneAfterTerminal, "after the terminal notification, only that same status again", v.after)
 	} else {
 		t.Pass(statusNoneAfterTerminal)
 	}
+}
+
+// notifiedGroups orders the task's notified statuses: in arrival order, one
+// to a group, where the transport keeps order; by lastUpdatedAt otherwise,
+// those naming the same instant in one group, whose order is unknown.
+func notifiedGroups(notes []*jsonrpc.Message, unordered bool) [][]string {
+	type note struct {
+		status string
+		at     string
+	}
+	var ns []note
+	for _, n := range notes {
+		ns = append(ns, note{judge.StringField(n.Params, "status"), judge.StringField(n.Params, "lastUpdatedAt")})
+	}
+	if !unordered {
+		var groups [][]string
+		for _, n := range ns {
+			groups = append(groups, []string{n.status})
+		}
+		return groups
+	}
+	sort.SliceStable(ns, func(i, j int) bool { return laterThan(ns[j].at, ns[i].at) })
+	var groups [][]string
+	for i, n := range ns {
+		if i > 0 && sameInstant(ns[i-1].at, n.at) {
+			groups[len(groups)-1] = append(groups[len(groups)-1], n.status)
+			continue
+		}
+		groups = append(groups, []string{n.status})
+	}
+	return groups
+}
+
+// notifiedVerdict says what is wrong with the notified statuses, per check
+// ("" when nothing is).
+type notifiedVerdict struct{ agree, after string }
+
+// judgeNotified: the first terminal status notified must be the one
+// polling shows (when polling saw one); after it, a later notification may
+// repeat it but name no other status. Statuses notified at the same instant
+// as that first terminal one may have been sent before it, and so are not
+// "after". (Up to the first terminal status every order is legal: working
+// and input_required may follow each other, and either may end.)
+func judgeNotified(groups [][]string, polledTerminal string) notifiedVerdict {
+	var v notifiedVerdict
+	at := slices.IndexFunc(groups, func(g []string) bool { return slices.ContainsFunc(g, client.IsTerminal) })
+	if at < 0 {
+		return v // no terminal status notified: nothing to compare
+	}
+	var terminals []string
+	for _, st := range groups[at] {
+		if client.IsTerminal(st) && !slices.Contains(terminals, st) {
+			terminals = append(terminals, st)
+		}
+	}
+	terminal := terminals[0]
+	switch {
+	case len(terminals) > 1:
+		v.agree = fmt.Sprintf("%s notified at the same instant (notified: %s)", strings.Join(terminals, " and "), describeGroups(groups))
+	case polledTerminal != "" && terminal != polledTerminal:
+		v.agree = "notified " + terminal + " (notified: " + describeGroups(groups) + ")"
+	}
+	for _, g := range groups[at+1:] {
+		for _, st := range g {
+			if st != terminal {
+				v.after = fmt.Sprintf("%s after the terminal %s (notified: %s)", st, terminal, describeGroups(groups))
+				return v
+			}
+		}
+	}
+	return v
+}
+
+// describeGroups writes groups as a → b → {c, d}: braces hold statuses
+// notified at the same instant.
+func describeGroups(groups [][]string) string {
+	var parts []string
+	for _, g := range groups {
+		if len(g) == 1 {
+			parts = append(parts, g[0])
+		} else if len(g) > 1 {
+			parts = append(parts, "{"+strings.Join(g, ", ")+"}")
+		}
+	}
+	return strings.Join(parts, " → ")
 }
 
 // quietAll returns the task's notifications once the line has been quiet
@@ -199,7 +287,7 @@ func judgeTimestamps(t *serverside.T, history []client.Observation, unordered bo
 		if o.CreatedAt != "" {
 			if created == "" {
 				created = o.CreatedAt
-			} else if o.CreatedAt != created {
+			} else if !sameInstant(o.CreatedAt, created) {
 				t.Fail(statusTimestampsConsistent, "createdAt "+created+" every time", fmt.Sprintf("createdAt %s (from %s)", o.CreatedAt, o.Source))
 				return
 			}
@@ -217,6 +305,17 @@ func judgeTimestamps(t *serverside.T, history []client.Observation, unordered bo
 		}
 	}
 	t.Pass(statusTimestampsConsistent)
+}
+
+// sameInstant compares ISO 8601 timestamps as instants ("…00Z" and
+// "…00.000Z" are the same); unparsable ones compare as text.
+func sameInstant(a, b string) bool {
+	ta, errA := judge.ParseTime(a)
+	tb, errB := judge.ParseTime(b)
+	if errA != nil || errB != nil {
+		return a == b
+	}
+	return ta.Equal(tb)
 }
 
 // laterThan compares ISO 8601 timestamps; unparsable ones compare as text.
