@@ -42,6 +42,28 @@ type httpFrameInfo struct {
 	rawIDKey string
 }
 
+// httpRouteKey is the key a session routes a response to its POST by: the
+// id's raw JSON, except that a string id is rewritten in one canonical
+// form, so that a response whose engine writes the same string with other
+// escapes ("\u03a9" for "Ω") still finds its POST, as JSON-RPC matches ids
+// by value.
+func httpRouteKey(key string) string {
+	if !strings.HasPrefix(key, `"`) {
+		return key
+	}
+	var s string
+	if json.Unmarshal([]byte(key), &s) != nil {
+		return key
+	}
+	var b bytes.Buffer
+	enc := json.NewEncoder(&b)
+	enc.SetEscapeHTML(false)
+	if enc.Encode(s) != nil {
+		return key
+	}
+	return strings.TrimSuffix(b.String(), "\n")
+}
+
 func lenientIDKey(frame []byte) string {
 	var fields map[string]json.RawMessage
 	if json.Unmarshal(frame, &fields) != nil {

@@ -69,6 +69,39 @@ type HTTPServer struct {
 	closing  bool
 	handlers sync.WaitGroup
 	sessions map[string]*httpSession
+	refuse   func(method string) *jsonrpc.Error
+}
+
+// RefuseNotifications installs f, asked about every notification POSTed in
+// either mode before it is accepted: when f returns an error, the POST is
+// answered 400 Bad Request with that JSON-RPC error, without an id, as its
+// body, and the notification is not delivered (transports.mdx, "Sending
+// Messages to the Server": "If the server cannot accept the input, it MUST
+// return an HTTP error status code (e.g., 400 Bad Request). The HTTP
+// response body MAY comprise a JSON-RPC error response that has no id.").
+// nil accepts every notification with 202.
+func (s *HTTPServer) RefuseNotifications(f func(method string) *jsonrpc.Error) {
+	s.mu.Lock()
+	s.refuse = f
+	s.mu.Unlock()
+}
+
+// refusedNotification answers a notification POST that the server refuses,
+// and reports whether it did.
+func (s *HTTPServer) refusedNotification(w http.ResponseWriter, fi httpFrameInfo) bool {
+	s.mu.Lock()
+	refuse := s.refuse
+	s.mu.Unlock()
+	if refuse == nil || !fi.isNotification() {
+		return false
+	}
+	e := refuse(fi.msg.Method)
+	if e == nil {
+		return false
+	}
+	s.eventf("HTTP 400 POST %s: notification refused", fi.describe())
+	httpWriteJSONError(w, http.StatusBadRequest, nil, e.Code, e.Message)
+	return true
 }
 
 // The server side of Streamable HTTP is split by mode: this file holds the

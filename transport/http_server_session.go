@@ -97,7 +97,7 @@ func (ss *httpSession) route(ctx context.Context, frame []byte) error {
 		final := false
 		if fi.isResponse() {
 			final = true
-			key := fi.msg.ID.Key()
+			key := httpRouteKey(fi.msg.ID.Key())
 			if key != "" && key != "null" {
 				for _, p := range ss.posts {
 					if p.idKey == key {
@@ -122,7 +122,7 @@ func (ss *httpSession) route(ctx context.Context, frame []byte) error {
 		} else {
 			if id, ok := RelatedRequest(ctx); ok {
 				for _, p := range ss.posts {
-					if p.allowSSE && p.idKey == id.Key() {
+					if p.allowSSE && p.idKey == httpRouteKey(id.Key()) {
 						st = p
 						break
 					}
@@ -239,6 +239,9 @@ func (s *HTTPServer) serveSessionPOST(w http.ResponseWriter, r *http.Request, bo
 	}
 
 	header := r.Header.Clone()
+	if s.refusedNotification(w, fi) {
+		return
+	}
 	if fi.isNotification() || fi.isResponse() {
 		ss.conn.q.push(httpQueuedFrame{frame: body, header: header})
 		s.eventf("HTTP 202 POST %s", fi.describe())
@@ -249,9 +252,9 @@ func (s *HTTPServer) serveSessionPOST(w http.ResponseWriter, r *http.Request, bo
 	st := newHTTPStream("POST", fi.describe())
 	cfg := httpServeConfig{timeout: s.opts.ResponseTimeout}
 	if fi.isRequest() {
-		st.idKey = fi.msg.ID.Key()
+		st.idKey = httpRouteKey(fi.msg.ID.Key())
 	} else if fi.rawIDKey != "" {
-		st.idKey = fi.rawIDKey
+		st.idKey = httpRouteKey(fi.rawIDKey)
 	}
 	if !fi.isRequest() || fi.idKey == "" {
 		// Unparsable body, not a message, or an id that cannot be read: the

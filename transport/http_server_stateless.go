@@ -134,6 +134,9 @@ func (c *httpStatelessConn) Done() <-chan struct{} { return c.done }
 func (s *HTTPServer) serveStatelessPOST(w http.ResponseWriter, r *http.Request, body []byte) {
 	fi := httpInspect(body)
 	c := &httpStatelessConn{srv: s, header: r.Header.Clone(), body: body}
+	if s.refusedNotification(w, fi) {
+		return
+	}
 	if fi.isNotification() || fi.isResponse() {
 		done := make(chan struct{})
 		close(done)

@@ -59,12 +59,21 @@ type Engine struct {
 	Transcript *jsonrpc.Transcript
 	// InboxLimit bounds each peer's inbox; zero means peer.DefaultInboxLimit.
 	InboxLimit int
+	// RefuseNotification, if set, is asked about each notification a
+	// Streamable HTTP listener receives before it accepts it: an error
+	// refuses the POST with 400 and that error, without an id, as its body
+	// (transports.mdx, "Sending Messages to the Server"). Other transports
+	// have no answer to a notification and ignore it.
+	RefuseNotification func(method string) *jsonrpc.Error
 
 	peers atomic.Int64
 }
 
 // Serve accepts connections until ctx ends or the listener closes.
 func (e *Engine) Serve(ctx context.Context, l transport.Listener) error {
+	if r, ok := l.(notificationRefuser); ok && e.RefuseNotification != nil {
+		r.RefuseNotifications(e.RefuseNotification)
+	}
 	var wg sync.WaitGroup
 	defer wg.Wait()
 	for {
@@ -81,6 +90,12 @@ func (e *Engine) Serve(ctx context.Context, l transport.Listener) error {
 			_ = e.ServeConn(ctx, conn)
 		}()
 	}
+}
+
+// notificationRefuser is a listener that can refuse a notification before
+// accepting it (*transport.HTTPServer).
+type notificationRefuser interface {
+	RefuseNotifications(func(method string) *jsonrpc.Error)
 }
 
 // ServeConn serves one connection until the peer goes away, ctx ends, or a

@@ -22,8 +22,19 @@ var (
 		Description: "drops malformed JSON without answering"}
 	CrashOnMalformedJson = &fault.Fault{Name: "crash-on-malformed-json", NotOn: []string{"http@2026-07-28"},
 		Description: "answers the parse error, then drops the connection (exits over stdio, ends the session over HTTP)"}
-	InvalidRequestWrongCode = &fault.Fault{Name: "invalid-request-wrong-code", Transports: []transport.Kind{transport.Stdio, transport.WS},
+	SilentBeforeInitialize = &fault.Fault{Name: "silent-before-initialize", Versions: legacy,
+		Transports:  []transport.Kind{transport.Stdio, transport.WS},
+		Description: "answers nothing at all to a request (other than ping) sent before initialize"}
+	NegotiationWrongError = &fault.Fault{Name: "negotiation-wrong-error", Versions: legacy,
+		Description: "answers initialize with an unsupported version with -32603 and no list of the versions it supports"}
+	// Over HTTP the wrong code travels in the body of a 4xx, which the
+	// transport page allows: only the body's code can be judged there.
+	ParseErrorWrongCode = &fault.Fault{Name: "parse-error-wrong-code",
+		Description: "answers malformed JSON with -32602 instead of -32700 (over HTTP in the body of a 400)"}
+	InvalidRequestWrongCode = &fault.Fault{Name: "invalid-request-wrong-code",
 		Description: "answers a request whose method is not a string with -32603 instead of -32600"}
+	InvalidRequestInvalidParams = &fault.Fault{Name: "invalid-request-invalid-params",
+		Description: "answers a request whose method is not a string with -32602 instead of -32600 (over HTTP in the body of a 400)"}
 	UnknownMethodInvalidRequest = &fault.Fault{Name: "unknown-method-invalid-request", Description: "answers unknown methods with -32600 instead of -32601"}
 	IdNumericStringUnquoted     = &fault.Fault{Name: "id-numeric-string-unquoted", Description: "echoes a string id made of digits (\"42\") as a number (42)"}
 	AnswersNotifications        = &fault.Fault{Name: "answers-notifications", // Streamable HTTP answers a notification POST with 202 before the
@@ -52,11 +63,15 @@ var lifecycleFaults = fault.Set{
 	InitWrongVersion,
 	InitMissingCapabilities,
 	NegotiationEchoesUnsupported,
+	NegotiationWrongError,
 	PingError,
 	ServesBeforeInitialize,
+	SilentBeforeInitialize,
 	ParseErrorSilent,
+	ParseErrorWrongCode,
 	CrashOnMalformedJson,
 	InvalidRequestWrongCode,
+	InvalidRequestInvalidParams,
 	UnknownMethodInvalidRequest,
 	IdNumericStringUnquoted,
 	AnswersNotifications,
@@ -69,5 +84,48 @@ var lifecycleFaults = fault.Set{
 	HeaderMismatchAccepted,
 }
 
-// Liberties of the lifecycle family.
-var lifecycleLiberties = fault.Set{}
+// Liberties of the lifecycle family: conformant variants that each check
+// naming them must pass.
+var (
+	// Over HTTP the transport itself refuses a request without a session,
+	// so the variant shows over stdio and WebSocket only.
+	ServesWithoutInitialize = &fault.Fault{Name: "serves-without-initialize", Liberty: true, Versions: legacy,
+		Transports: []transport.Kind{transport.Stdio, transport.WS},
+		Freedom: `lifecycle.mdx restricts the client, not the server: "The client SHOULD NOT send requests other than pings ` +
+			`before the server has responded to the initialize request."`,
+		Description: "serves requests sent before initialize, as a stateless server does (stateless serving without initialize)"}
+	NegotiationErrorSupported = &fault.Fault{Name: "negotiation-error-supported", Liberty: true, Versions: legacy,
+		Freedom: `lifecycle.mdx, "Error Handling": its example initialization error answers an unsupported version with ` +
+			`-32602 "Unsupported protocol version" and data.supported`,
+		Description: "refuses initialize with an unsupported version with the page's example error: -32602, data.supported and data.requested"}
+	// The stdio page's probe: a dual-era client sends server/discover with
+	// its preferred version and reads the supported ones from the result.
+	// WebSocket is a custom transport that reuses stdio's message rules
+	// (stdio.mdx: custom transports "SHOULD reuse this framing and the
+	// message rules on this page"); over HTTP the transport page asks 400
+	// and -32022 of every request, so the variant answers so there.
+	DiscoverAnyVersion = &fault.Fault{Name: "discover-any-version", Liberty: true, Versions: modern,
+		Transports: []transport.Kind{transport.Stdio, transport.WS},
+		Freedom: `stdio.mdx, "Backward Compatibility": "The server returns a DiscoverResult: the server is modern. ` +
+			`Select a mutually supported version from supportedVersions and continue."`,
+		Description: "answers server/discover with its DiscoverResult whatever version the request declares"}
+	// Only Streamable HTTP has an answer to a notification (the POST's
+	// status), so the variant shows over HTTP only.
+	RefusesUnknownNotifications = &fault.Fault{Name: "refuses-unknown-notifications", Liberty: true,
+		Transports: []transport.Kind{transport.HTTP},
+		Freedom: `transports.mdx, "Sending Messages to the Server": "If the server cannot accept the input, it MUST return an HTTP error ` +
+			`status code (e.g., 400 Bad Request). The HTTP response body MAY comprise a JSON-RPC error response that has no id."`,
+		Description: "refuses a notification it does not know with HTTP 400 and a JSON-RPC error without an id (400 with an error body for a notification)"}
+	EscapesNonASCIIIds = &fault.Fault{Name: "escapes-non-ascii-ids", Liberty: true,
+		Freedom: `index.mdx: "Result responses MUST include the same ID as the request they correspond to." ` +
+			`"mcpconform-\u03a9-7" is the same JSON string as "mcpconform-Ω-7" (RFC 8259 §7)`,
+		Description: `writes the string ids of its responses with JSON escapes for non-ASCII ("mcpconform-\u03a9-7"), as Python's json module does`}
+)
+
+var lifecycleLiberties = fault.Set{
+	ServesWithoutInitialize,
+	NegotiationErrorSupported,
+	DiscoverAnyVersion,
+	RefusesUnknownNotifications,
+	EscapesNonASCIIIds,
+}

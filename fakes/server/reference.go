@@ -7,8 +7,11 @@ import (
 	"net/http"
 	"slices"
 	"strings"
+	"unicode/utf16"
+	"unicode/utf8"
 
 	"github.com/mcpconform/mcpconform/fakes/fault"
+	"github.com/mcpconform/mcpconform/fakes/peer"
 	"github.com/mcpconform/mcpconform/jsonrpc"
 	"github.com/mcpconform/mcpconform/protocol"
 	"github.com/mcpconform/mcpconform/protocol/codes"
@@ -89,6 +92,14 @@ func NewReference(opts ReferenceOptions) (*Engine, error) {
 		RespondAfterCancel: opts.Variant == RespondsAfterCancel,
 	}
 	e.Middleware = r.middleware
+	if r.is(RefusesUnknownNotifications) {
+		e.RefuseNotification = func(method string) *jsonrpc.Error {
+			if _, known := e.Notifications[method]; known {
+				return nil
+			}
+			return rpcError(codes.MethodNotFound, "Unknown notification: "+method, nil)
+		}
+	}
 	return e, nil
 }
 
@@ -122,6 +133,9 @@ func (r *reference) middleware(next Handler) Handler {
 		}
 		var version string
 		_ = json.Unmarshal(rawVersion, &version)
+		if r.is(DiscoverAnyVersion) && req.Method == protocol.MethodServerDiscover && p.Header() == nil {
+			version = protocol.V20260728 // the stdio probe: answered whatever version it declares
+		}
 		if !slices.Contains(r.stateless, version) {
 			supported := append(append([]string(nil), r.stateless...), r.stateful...)
 			if r.is(UnsupportedVersionWrongCode) {
@@ -148,15 +162,45 @@ func (r *reference) middleware(next Handler) Handler {
 // legacyGate refuses requests before initialize (2025-11-25/basic/lifecycle.mdx#initialization).
 func (r *reference) legacyGate(ctx context.Context, p *Peer, req *jsonrpc.Message, next Handler) (any, *jsonrpc.Error) {
 	switch req.Method {
-	case protocol.MethodInitialize, protocol.MethodPing:
+	case protocol.MethodInitialize:
+		if refusal := r.refuseNegotiation(req); refusal != nil {
+			return nil, refusal
+		}
+		return next(ctx, p, req)
+	case protocol.MethodPing:
 		return next(ctx, p, req)
 	case protocol.MethodServerDiscover:
 		return nil, rpcError(codes.InvalidParams, "Missing required _meta field "+protocol.MetaProtocolVersion, nil)
 	}
-	if p.Get("version") == nil && !r.is(ServesBeforeInitialize) {
+	if p.Get("version") == nil && !r.is(ServesBeforeInitialize) && !r.is(ServesWithoutInitialize) {
+		if r.is(SilentBeforeInitialize) {
+			return peer.NoAnswer, nil
+		}
 		return nil, rpcError(codes.InvalidRequest, "Server not initialized: send initialize first", nil)
 	}
 	return next(ctx, p, req)
+}
+
+// refuseNegotiation is the error of the variants that answer initialize
+// with an unsupported version by refusing it rather than negotiating
+// another (lifecycle.mdx#version-negotiation, and its error example); nil
+// lets initialize negotiate.
+func (r *reference) refuseNegotiation(req *jsonrpc.Message) *jsonrpc.Error {
+	if !r.is(NegotiationWrongError) && !r.is(NegotiationErrorSupported) {
+		return nil
+	}
+	var params struct {
+		ProtocolVersion string `json:"protocolVersion"`
+	}
+	supported := r.stateful
+	if json.Unmarshal(req.Params, &params) != nil || params.ProtocolVersion == "" || slices.Contains(supported, params.ProtocolVersion) {
+		return nil
+	}
+	if r.is(NegotiationWrongError) {
+		return rpcError(codes.InternalError, "Initialization failed", nil)
+	}
+	return rpcError(codes.InvalidParams, "Unsupported protocol version",
+		map[string]any{"supported": supported, "requested": params.ProtocolVersion})
 }
 
 // headerMismatch compares the 2026-07-28 standard headers with the body.
@@ -218,6 +262,9 @@ func (r *reference) invalid(ctx context.Context, p *Peer, frame []byte, code int
 		return
 	case code == codes.InvalidRequest && r.is(InvalidRequestWrongCode):
 		code = codes.InternalError
+	case code == codes.ParseError && r.is(ParseErrorWrongCode),
+		code == codes.InvalidRequest && r.is(InvalidRequestInvalidParams):
+		code = codes.InvalidParams
 	}
 	p.ReplyError(ctx, idOf(frame), code, invalidMessage(code), nil)
 	if code == codes.ParseError && r.is(CrashOnMalformedJson) {
@@ -232,7 +279,33 @@ func (r *reference) outgoing(_ *Peer, msg *jsonrpc.Message) *jsonrpc.Message {
 			msg.ID = jsonrpc.ID(s)
 		}
 	}
+	if r.is(EscapesNonASCIIIds) && msg.Method == "" && strings.HasPrefix(msg.ID.Key(), `"`) {
+		var s string
+		if json.Unmarshal(msg.ID, &s) == nil {
+			msg.ID = asciiJSONString(s)
+		}
+	}
 	return msg
+}
+
+// asciiJSONString writes s as a JSON string with every non-ASCII character
+// escaped as \uXXXX (a surrogate pair beyond the BMP), the way Python's
+// json.dumps writes strings by default.
+func asciiJSONString(s string) jsonrpc.ID {
+	b, _ := json.Marshal(s)
+	var out []byte
+	for _, c := range string(b) {
+		switch {
+		case c < utf8.RuneSelf:
+			out = append(out, byte(c))
+		case c > 0xFFFF:
+			hi, lo := utf16.EncodeRune(c)
+			out = fmt.Appendf(out, `\u%04x\u%04x`, hi, lo)
+		default:
+			out = fmt.Appendf(out, `\u%04x`, c)
+		}
+	}
+	return jsonrpc.ID(out)
 }
 
 // capabilities for a negotiated version: tasks exist from 2025-11-25 on

@@ -1,7 +1,12 @@
 package lifecycle
 
 import (
+	"bytes"
+	"encoding/json"
+	"errors"
 	"fmt"
+	"math/big"
+	"slices"
 
 	"github.com/mcpconform/mcpconform/fakes/client"
 	"github.com/mcpconform/mcpconform/fakes/fault"
@@ -12,6 +17,7 @@ import (
 	"github.com/mcpconform/mcpconform/scenarios"
 	"github.com/mcpconform/mcpconform/scenarios/judge"
 	"github.com/mcpconform/mcpconform/scenarios/serverside"
+	"github.com/mcpconform/mcpconform/transport"
 )
 
 // Lifecycle, versions and JSON-RPC hygiene: scenarios.md S6.
@@ -23,8 +29,12 @@ const (
 
 var (
 	versionNegotiationUnsupportedVersionHandled = &scenarios.Check{ID: "lifecycle-version-negotiation/unsupported-version-handled", Level: scenarios.Must, Spec: lifecycleSpec + "#version-negotiation",
-		Title:  "an unsupported version is answered with another supported version, or with an error (the page's own example)",
-		Faults: []*fault.Fault{server.NegotiationEchoesUnsupported}}
+		Quote: "If the server supports the requested protocol version, it MUST respond with the same version. " +
+			"Otherwise, the server MUST respond with another protocol version it supports.",
+		Title: "an unsupported version is answered with another version the server supports, or, as the page's own error example " +
+			"does (the page contradicts itself; both readings pass), with an error whose data.supported lists the versions it supports; any other error fails",
+		Faults:    []*fault.Fault{server.NegotiationEchoesUnsupported, server.NegotiationWrongError},
+		Liberties: []*fault.Fault{server.NegotiationErrorSupported}}
 )
 
 var versionNegotiationScenario = &scenarios.Scenario{
@@ -34,19 +44,26 @@ var versionNegotiationScenario = &scenarios.Scenario{
 	Side:     scenarios.ServerSide,
 	Versions: protocol.JudgedStateful(),
 	Purpose: "The client asks for version 1999-01-01. The lifecycle page says the server MUST answer with another version it supports; " +
-		"its error-handling example shows an error with data.supported instead. Both readings are accepted.",
+		"its error-handling example shows an error with data.supported instead. Both readings are accepted; an error that names no " +
+		"supported version follows neither.",
 	Checks: []*scenarios.Check{versionNegotiationUnsupportedVersionHandled},
 	Run: serverside.Body(func(t *serverside.T) {
 		const bogus = "1999-01-01"
 		s := t.Connect("A", client.Options{})
 		t.Step("send initialize with protocolVersion %s", bogus)
 		resp, err := t.Request(s, protocol.MethodInitialize, s.InitializeParams(bogus))
-		const want = "a result whose protocolVersion is a version the server supports (not " + bogus + "), or a JSON-RPC error"
+		const want = "a result whose protocolVersion is a version the server supports (not " + bogus + "), " +
+			"or an error whose data.supported lists the versions it supports (lifecycle.mdx, Error Handling)"
 		switch {
 		case err != nil:
 			t.Fail(versionNegotiationUnsupportedVersionHandled, want, judge.Describe(resp, err))
 		case resp.Error != nil:
-			t.Pass(versionNegotiationUnsupportedVersionHandled)
+			var data struct {
+				Supported []string `json:"supported"`
+			}
+			ok := json.Unmarshal(resp.Error.Data, &data) == nil && len(data.Supported) > 0 &&
+				!slices.Contains(data.Supported, bogus) && !slices.Contains(data.Supported, "")
+			t.Judge(versionNegotiationUnsupportedVersionHandled, ok, want, judge.Describe(resp, err))
 		default:
 			got := judge.StringField(resp.Result, "protocolVersion")
 			t.Judge(versionNegotiationUnsupportedVersionHandled, got != "" && got != bogus,
@@ -57,6 +74,7 @@ var versionNegotiationScenario = &scenarios.Scenario{
 
 var (
 	pingEmptyResult = &scenarios.Check{ID: "lifecycle-ping/empty-result", Level: scenarios.Must, Spec: "2025-11-25/basic/utilities/ping.mdx#behavior-requirements",
+		Quote:  "The receiver MUST respond promptly with an empty response:",
 		Title:  "the receiver responds promptly with an empty result",
 		Faults: []*fault.Fault{server.PingError}}
 )
@@ -77,38 +95,60 @@ var pingScenario = &scenarios.Scenario{
 	}),
 }
 
+// StrictLifecycle is the opt-in profile of lifecycle rules that the spec
+// asks of the client but that a strict server may enforce too.
+const StrictLifecycle = "strict-lifecycle"
+
 var (
+	beforeInitializeAnswered = &scenarios.Check{ID: "lifecycle-before-initialize/answered", Level: scenarios.Must, Spec: messagesSpec,
+		Quote:     "All messages between MCP clients and servers MUST follow the JSON-RPC 2.0 specification.",
+		Title:     "a request sent before initialize is answered, with a result or an error (JSON-RPC 2.0: the Server MUST reply with a Response), or refused at the HTTP level",
+		Faults:    []*fault.Fault{server.SilentBeforeInitialize},
+		Liberties: []*fault.Fault{server.ServesWithoutInitialize}}
 	beforeInitializeRequestRejected = &scenarios.Check{ID: "lifecycle-before-initialize/request-rejected", Level: scenarios.Should, Spec: lifecycleSpec + "#initialization",
-		Title:  "a request other than ping sent before initialize is answered with an error (or refused at the HTTP level)",
-		Faults: []*fault.Fault{server.ServesBeforeInitialize}}
+		Quote: "The initialization phase MUST be the first interaction between client and server.",
+		Title: "opt-in (the page restricts the client, not the server, and a stateless server serves without initialize): " +
+			"a request other than ping sent before initialize is refused with an error, or at the HTTP level",
+		Profile: StrictLifecycle,
+		Faults:  []*fault.Fault{server.ServesBeforeInitialize}}
 )
 
 var beforeInitializeScenario = &scenarios.Scenario{
 	ID:       "lifecycle-before-initialize",
-	Title:    "requests before initialization are not served",
+	Title:    "requests before initialization are answered (and, under strict-lifecycle, not served)",
 	Family:   "lifecycle",
 	Side:     scenarios.ServerSide,
 	Versions: protocol.JudgedStateful(),
-	Purpose:  "Initialization MUST be the first interaction; a server should refuse tools/list sent before initialize.",
-	Checks:   []*scenarios.Check{beforeInitializeRequestRejected},
+	Purpose: "tools/list is sent before initialize. Every request gets a response (JSON-RPC 2.0). Whether it is served is the server's " +
+		"choice: the lifecycle page tells the client not to send it (\"The client SHOULD NOT send requests other than pings before the " +
+		"server has responded to the initialize request\") and a stateless server serves it; the strict-lifecycle profile asks for a refusal.",
+	Checks: []*scenarios.Check{beforeInitializeAnswered, beforeInitializeRequestRejected},
 	Run: serverside.Body(func(t *serverside.T) {
 		s := t.Connect("A", client.Options{})
 		t.Step("send tools/list before initialize")
 		resp, err := t.Request(s, protocol.MethodToolsList, nil)
 		if status, ok := judge.HTTPRejection(err); ok {
+			t.Pass(beforeInitializeAnswered)
 			t.Judge(beforeInitializeRequestRejected, status >= 400, "an HTTP 4xx or a JSON-RPC error", judge.Describe(resp, err))
 			return
 		}
-		t.Judge(beforeInitializeRequestRejected, err == nil && resp.Error != nil,
-			"a JSON-RPC error", judge.Describe(resp, err))
+		if err != nil {
+			t.Fail(beforeInitializeAnswered, "a response: a result or a JSON-RPC error", judge.Describe(resp, err))
+			t.Skip(beforeInitializeRequestRejected, "not judged: the request was not answered at all (see "+beforeInitializeAnswered.ID+")")
+			return
+		}
+		t.Pass(beforeInitializeAnswered)
+		t.Judge(beforeInitializeRequestRejected, resp.Error != nil, "a JSON-RPC error", judge.Describe(resp, err))
 	}),
 }
 
 var (
 	malformedJsonParseError = &scenarios.Check{ID: "lifecycle-malformed-json/parse-error", Level: scenarios.Must, Spec: messagesSpec,
-		Title:  "malformed JSON is answered with error -32700 and a null id (over HTTP: a 4xx status, body optional)",
-		Faults: []*fault.Fault{server.ParseErrorSilent}}
+		Quote:  "All messages between MCP clients and servers MUST follow the JSON-RPC 2.0 specification.",
+		Title:  "malformed JSON is answered with error -32700 and a null id (over HTTP: a 4xx status, body optional; a JSON-RPC body, when there is one, carries -32700)",
+		Faults: []*fault.Fault{server.ParseErrorSilent, server.ParseErrorWrongCode}}
 	malformedJsonSurvives = &scenarios.Check{ID: "lifecycle-malformed-json/survives", Level: scenarios.Must, Spec: messagesSpec,
+		Quote:  "All messages between MCP clients and servers MUST follow the JSON-RPC 2.0 specification.",
 		Title:  "after malformed input the server still answers requests on the same connection",
 		Faults: []*fault.Fault{server.CrashOnMalformedJson}}
 )
@@ -133,25 +173,9 @@ var malformedJSONScenario = &scenarios.Scenario{
 			// that decodes a JSON stream rather than lines sees it at once.
 			return s.SendRaw(ctx, []byte(`{"jsonrpc":"2.0","id":1,"method":"ping" mcpconform-not-json}`))
 		}()
-		if status, ok := judge.HTTPRejection(sendErr); ok {
-			t.Judge(malformedJsonParseError, status >= 400 && status < 500,
-				"an HTTP 4xx status", fmt.Sprintf("HTTP %d", status))
-		} else if status, ok := serverside.RawRefusal(s); sendErr == nil && ok {
-			t.Judge(malformedJsonParseError, status < 500, "an HTTP 4xx status", fmt.Sprintf("HTTP %d", status))
-		} else if sendErr != nil {
-			t.Abort("could not send to the target: %v", sendErr)
-		} else {
-			ctx, cancel := t.Wait()
-			m, err := s.Inbox().WaitFrom(ctx, mark, client.NullIDResponse)
-			cancel()
-			switch {
-			case err != nil:
-				t.Fail(malformedJsonParseError, "error -32700 with id null", "no response: "+err.Error())
-			default:
-				ok := judge.IsErrorCode(m, codes.ParseError) && (m.ID.IsZero() || m.ID.IsNull())
-				t.Judge(malformedJsonParseError, ok, "error -32700 with id null", string(m.Raw))
-			}
-		}
+		judgeRawAnswer(t, s, mark, sendErr, malformedJsonParseError, "error -32700 with id null", func(m *jsonrpc.Message) bool {
+			return judge.IsErrorCode(m, codes.ParseError) && (m.ID.IsZero() || m.ID.IsNull())
+		})
 		t.Step("check the server still answers")
 		t.SurvivesProbe(s, malformedJsonSurvives)
 	}),
@@ -159,8 +183,9 @@ var malformedJSONScenario = &scenarios.Scenario{
 
 var (
 	invalidRequestInvalidRequestError = &scenarios.Check{ID: "lifecycle-invalid-request/invalid-request-error", Level: scenarios.Must, Spec: messagesSpec,
-		Title:  "a request whose method is not a string is answered with error -32600 (JSON-RPC 2.0 §5.1); over HTTP a 4xx status",
-		Faults: []*fault.Fault{server.InvalidRequestWrongCode}}
+		Quote:  "All messages between MCP clients and servers MUST follow the JSON-RPC 2.0 specification.",
+		Title:  "a request whose method is not a string is answered with error -32600 (JSON-RPC 2.0 §5.1); over HTTP a 4xx status, whose JSON-RPC body, when there is one, carries -32600",
+		Faults: []*fault.Fault{server.InvalidRequestWrongCode, server.InvalidRequestInvalidParams}}
 )
 
 var invalidRequestScenario = &scenarios.Scenario{
@@ -180,32 +205,71 @@ var invalidRequestScenario = &scenarios.Scenario{
 			defer cancel()
 			return s.SendRaw(ctx, frame)
 		}()
-		if status, ok := judge.HTTPRejection(sendErr); ok {
-			t.Judge(invalidRequestInvalidRequestError, status >= 400 && status < 500,
-				"an HTTP 4xx status", fmt.Sprintf("HTTP %d", status))
-			return
-		} else if status, ok := serverside.RawRefusal(s); sendErr == nil && ok {
-			t.Judge(invalidRequestInvalidRequestError, status < 500, "an HTTP 4xx status", fmt.Sprintf("HTTP %d", status))
-			return
-		} else if sendErr != nil {
-			t.Abort("could not send to the target: %v", sendErr)
-		}
-		ctx, cancel := t.Wait()
-		defer cancel()
-		m, err := s.Inbox().WaitFrom(ctx, mark, func(m *jsonrpc.Message) bool {
-			return m.Method == "" && (m.Error != nil || m.Result != nil)
+		judgeRawAnswer(t, s, mark, sendErr, invalidRequestInvalidRequestError, "error -32600", func(m *jsonrpc.Message) bool {
+			return judge.IsErrorCode(m, codes.InvalidRequest)
 		})
-		if err != nil {
-			t.Fail(invalidRequestInvalidRequestError, "error -32600", "no response: "+err.Error())
-			return
-		}
-		t.Judge(invalidRequestInvalidRequestError, judge.IsErrorCode(m, codes.InvalidRequest),
-			"error -32600", string(m.Raw))
 	}),
+}
+
+// isResponse matches a response of any kind: after a raw frame nothing else
+// was asked, so the first one is the answer to it.
+func isResponse(m *jsonrpc.Message) bool {
+	return m.Method == "" && (m.Error != nil || m.Result != nil)
+}
+
+// judgeRawAnswer judges the answer to a raw frame sent after mark. Over
+// Streamable HTTP an HTTP 4xx refusal is an answer on its own and its
+// JSON-RPC body is optional (transports.mdx, "Sending Messages to the
+// Server"); but a body, when there is one, is a JSON-RPC response and right
+// must hold of it as of any. On the other transports, and for an HTTP 2xx,
+// the answer is the JSON-RPC response itself.
+func judgeRawAnswer(t *serverside.T, s *client.Session, mark int, sendErr error, check *scenarios.Check, want string, right func(*jsonrpc.Message) bool) {
+	var (
+		status int
+		body   *jsonrpc.Message
+	)
+	var hs *transport.HTTPStatusError
+	switch {
+	case errors.As(sendErr, &hs):
+		// Refused; a JSON-RPC body came with the error when it answered no id.
+		status = hs.Status
+		if m, err := jsonrpc.Decode([]byte(hs.Body)); err == nil && isResponse(m) {
+			body = m
+		}
+	case sendErr != nil:
+		t.Abort("could not send to the target: %v", sendErr)
+	default:
+		if st, ok := serverside.RawRefusal(s); ok {
+			// The transport returns no error for a refusal only when its
+			// body is a JSON-RPC message, which it delivers like any other.
+			status = st
+			ctx, cancel := t.Wait()
+			body, _ = s.Inbox().WaitFrom(ctx, mark, isResponse)
+			cancel()
+		}
+	}
+	if status != 0 {
+		httpWant := "an HTTP 4xx status, and a JSON-RPC body, if any, with " + want
+		actual := fmt.Sprintf("HTTP %d", status)
+		if body != nil {
+			actual += " with " + string(body.Raw)
+		}
+		t.Judge(check, status >= 400 && status < 500 && (body == nil || right(body)), httpWant, actual)
+		return
+	}
+	ctx, cancel := t.Wait()
+	defer cancel()
+	m, err := s.Inbox().WaitFrom(ctx, mark, isResponse)
+	if err != nil {
+		t.Fail(check, want, "no response: "+err.Error())
+		return
+	}
+	t.Judge(check, right(m), want, string(m.Raw))
 }
 
 var (
 	unknownMethodMethodNotFound = &scenarios.Check{ID: "lifecycle-unknown-method/method-not-found", Level: scenarios.Must, Spec: messagesSpec,
+		Quote:  "All messages between MCP clients and servers MUST follow the JSON-RPC 2.0 specification.",
 		Title:  "a request for a method the server does not implement is answered with error -32601 (2026-07-28 over HTTP: with status 404)",
 		Faults: []*fault.Fault{server.UnknownMethodInvalidRequest}}
 )
@@ -236,8 +300,11 @@ var unknownMethodScenario = &scenarios.Scenario{
 
 var (
 	idEchoIdsExact = &scenarios.Check{ID: "lifecycle-id-echo/ids-exact", Level: scenarios.Must, Spec: "2025-11-25/basic/index.mdx#responses",
-		Title:  "responses carry the request's id unchanged: strings stay strings (even numeric ones), numbers stay numbers",
-		Faults: []*fault.Fault{server.IdNumericStringUnquoted}}
+		Quote: "Result responses MUST include the same ID as the request they correspond to.",
+		Title: "responses carry the request's id as the same JSON value: strings stay strings (even numeric ones) with the same text, " +
+			"however escaped; numbers stay numbers with the same value",
+		Faults:    []*fault.Fault{server.IdNumericStringUnquoted},
+		Liberties: []*fault.Fault{server.EscapesNonASCIIIds}}
 )
 
 var idEchoScenario = &scenarios.Scenario{
@@ -257,7 +324,7 @@ var idEchoScenario = &scenarios.Scenario{
 		ids := []jsonrpc.ID{jsonrpc.StringID("mcpconform-Ω-7"), jsonrpc.StringID("42"), jsonrpc.NumberID(9007199254740991), jsonrpc.NumberID(0)}
 		for _, id := range ids {
 			// Sent raw so that no correlation happens on our side: whatever
-			// id comes back is compared byte for byte.
+			// id comes back is compared as a JSON value with the one sent.
 			t.Step("send %s with id %s", method, id)
 			req, err := jsonrpc.NewRequest(id, method, params)
 			if err != nil {
@@ -277,7 +344,7 @@ var idEchoScenario = &scenarios.Scenario{
 				t.Fail(idEchoIdsExact, "a response with id "+id.String(), "no response: "+err.Error())
 				return
 			}
-			if !m.ID.Equal(id) {
+			if !sameID(m.ID, id) {
 				t.Fail(idEchoIdsExact, "a response with id "+id.String(), "a response with id "+m.ID.String())
 				return
 			}
@@ -286,10 +353,46 @@ var idEchoScenario = &scenarios.Scenario{
 	}),
 }
 
+// sameID compares two ids as JSON values (RFC 8259): strings by their
+// text, however escaped ("\u03a9" is "Ω"), numbers by their value; a string
+// never equals a number ("42" is not 42).
+func sameID(got, want jsonrpc.ID) bool {
+	gk, gv := idValue(got)
+	wk, wv := idValue(want)
+	return gk != "" && gk == wk && gv == wv
+}
+
+// idValue is an id's JSON type and its value in a canonical form; the type
+// is "" for what is not a JSON string or number.
+func idValue(id jsonrpc.ID) (kind, value string) {
+	b := bytes.TrimSpace(id)
+	if len(b) == 0 || !json.Valid(b) {
+		return "", ""
+	}
+	switch {
+	case b[0] == '"':
+		var s string
+		if json.Unmarshal(b, &s) != nil {
+			return "", ""
+		}
+		return "string", s
+	case b[0] == '-' || (b[0] >= '0' && b[0] <= '9'):
+		r, ok := new(big.Rat).SetString(string(b))
+		if !ok {
+			return "", ""
+		}
+		return "number", r.RatString()
+	}
+	return "", ""
+}
+
 var (
 	notificationSilentNoResponse = &scenarios.Check{ID: "lifecycle-notification-silent/no-response", Level: scenarios.Must, Spec: "2025-11-25/basic/index.mdx#notifications",
-		Title:  "the receiver of a notification (even an unknown one) sends no response",
-		Faults: []*fault.Fault{server.AnswersNotifications}}
+		Quote: "The receiver MUST NOT send a response.",
+		Title: "the receiver of a notification (even an unknown one) sends no response; over Streamable HTTP refusing the POST " +
+			"with an HTTP error status, whose body may be a JSON-RPC error without an id, is not a response",
+		Faults:    []*fault.Fault{server.AnswersNotifications},
+		Liberties: []*fault.Fault{server.RefusesUnknownNotifications}}
 )
 
 var notificationScenario = &scenarios.Scenario{
@@ -303,17 +406,21 @@ var notificationScenario = &scenarios.Scenario{
 		s := t.Open("A", client.Options{})
 		mark := s.Inbox().Mark()
 		t.Step("send the unknown notification notifications/mcpconform-unknown")
-		func() {
+		// Streamable HTTP lets a server refuse a notification it cannot
+		// accept with an HTTP error status, whose body MAY be a JSON-RPC
+		// error that has no id (transports.mdx, "Sending Messages to the
+		// Server"): that body is the refusal, not a response.
+		refused := func() bool {
 			ctx, cancel := t.Wait()
 			defer cancel()
 			if err := s.Notify(ctx, "notifications/mcpconform-unknown", map[string]any{}); err != nil {
-				// Streamable HTTP lets a server refuse a notification it cannot
-				// accept with an HTTP error status (transports.mdx, "Sending
-				// Messages to the Server"); that is not a JSON-RPC response.
 				if _, ok := judge.HTTPRejection(err); !ok {
 					t.Abort("could not send to the target: %v", err)
 				}
+				return false // no JSON-RPC body came with it
 			}
+			_, ok := serverside.RawRefusal(s)
+			return ok
 		}()
 		// A request sent after the notification is a barrier: once its
 		// response is in, anything answering the notification is too (on
@@ -321,6 +428,12 @@ var notificationScenario = &scenarios.Scenario{
 		t.Step("send a request as a barrier")
 		t.Barrier(s)
 		stray := s.Inbox().Matching(mark, func(m *jsonrpc.Message) bool { return m.Method == "" })
+		if i := slices.IndexFunc(stray, func(m *jsonrpc.Message) bool {
+			return m.Error != nil && (m.ID.IsZero() || m.ID.IsNull())
+		}); refused && i >= 0 {
+			t.Transcript().Eventf("", "the HTTP refusal of the notification carried %s as its body, which the transport page allows", stray[i].Raw)
+			stray = slices.Delete(stray, i, i+1)
+		}
 		actual := "no response"
 		if len(stray) > 0 {
 			actual = string(stray[0].Raw)

@@ -28,9 +28,21 @@ const (
 
 var (
 	unsupportedVersionError32022 = &scenarios.Check{ID: "lifecycle-unsupported-version/error-32022", Level: scenarios.Must, Spec: versioningSpec,
-		Title:  "a request declaring version 1900-01-01 is answered with -32022, data.supported and data.requested (over HTTP with status 400)",
-		Faults: []*fault.Fault{server.UnsupportedVersionWrongCode}}
+		Quote: "If the server does not implement the requested version (whether the version is unknown to the server, or is a known " +
+			"version the server has chosen not to support), it MUST respond with an UnsupportedProtocolVersionError listing the versions it does support",
+		Title: "a list request the server offers (not server/discover, which a stdio probe may see answered for any version), " +
+			"declaring version 1900-01-01, is answered with -32022, data.supported and data.requested (over HTTP with status 400)",
+		Faults:    []*fault.Fault{server.UnsupportedVersionWrongCode},
+		Liberties: []*fault.Fault{server.DiscoverAnyVersion}}
 )
+
+// probeMethods are requests a server that declares the capability must
+// refuse at an unsupported version, in order of preference.
+var probeMethods = []struct{ capability, method string }{
+	{"tools", protocol.MethodToolsList},
+	{"prompts", protocol.MethodPromptsList},
+	{"resources", protocol.MethodResourcesList},
+}
 
 var unsupportedVersionScenario = &scenarios.Scenario{
 	ID:       "lifecycle-unsupported-version",
@@ -38,14 +50,28 @@ var unsupportedVersionScenario = &scenarios.Scenario{
 	Family:   "lifecycle",
 	Side:     scenarios.ServerSide,
 	Versions: protocol.JudgedStateless(),
-	Checks:   []*scenarios.Check{unsupportedVersionError32022},
+	Purpose: "server/discover at the judged version names the server's capabilities; a list request of one of them is then sent " +
+		"declaring 1900-01-01. server/discover itself is no probe: stdio.mdx's backward-compatibility probe expects a DiscoverResult " +
+		"from a modern server whatever version the client prefers, so a server may answer it at any version.",
+	Checks: []*scenarios.Check{unsupportedVersionError32022},
 	Run: serverside.Body(func(t *serverside.T) {
 		const bogus = "1900-01-01"
-		s := t.Connect("A", client.Options{})
-		t.Step("send server/discover declaring protocol version %s", bogus)
+		s := t.Open("A", client.Options{})
+		method := ""
+		for _, p := range probeMethods {
+			if s.HasCapability(p.capability) {
+				method = p.method
+				break
+			}
+		}
+		if method == "" {
+			t.SkipRest("the server declares none of tools, prompts and resources, so no request but server/discover is sure to exist, " +
+				"and server/discover may be answered at any version (stdio.mdx, Backward Compatibility)")
+		}
+		t.Step("send %s declaring protocol version %s", method, bogus)
 		id := jsonrpc.StringID("mcpconform-version-1")
 		resp, err := t.Do(s, client.Call{
-			ID: id, Method: protocol.MethodServerDiscover, Params: map[string]any{},
+			ID: id, Method: method, Params: map[string]any{},
 			Meta:   map[string]any{protocol.MetaProtocolVersion: bogus},
 			Header: http.Header{"MCP-Protocol-Version": {bogus}},
 		})
@@ -62,7 +88,9 @@ var unsupportedVersionScenario = &scenarios.Scenario{
 
 var (
 	missingMetaInvalidParams = &scenarios.Check{ID: "lifecycle-missing-meta/invalid-params", Level: scenarios.Must, Spec: metaSpec,
-		Title:  "a request missing io.modelcontextprotocol/clientCapabilities is rejected with -32602 (over HTTP with status 400)",
+		Quote: "A request missing any required field is malformed; the server MUST reject it with JSON-RPC error code -32602 (Invalid params).",
+		Title: "a request missing io.modelcontextprotocol/clientCapabilities is rejected with -32602 (over HTTP with status 400); " +
+			"not judged when the server refuses the version itself (-32022)",
 		Faults: []*fault.Fault{server.MissingMetaAccepted}}
 )
 
@@ -82,12 +110,15 @@ var missingMetaScenario = &scenarios.Scenario{
 			ID: id, Method: protocol.MethodToolsList, Params: map[string]any{}, NoMeta: true,
 			Meta: map[string]any{protocol.MetaProtocolVersion: t.Env.Version, protocol.MetaClientInfo: client.DefaultClientInfo},
 		})
+		skipIfVersionRefused(t, resp, err)
 		judgeModernError(t, s, missingMetaInvalidParams, id, resp, err, codes.InvalidParams, "", nil)
 	}),
 }
 
 var (
 	missingCapabilityError32021 = &scenarios.Check{ID: "lifecycle-missing-capability/error-32021", Level: scenarios.Must, Spec: metaSpec,
+		Quote: "If processing a request requires a capability the client did not include in io.modelcontextprotocol/clientCapabilities, " +
+			"the server MUST return a MissingRequiredClientCapabilityError (-32021) whose data.requiredCapabilities lists the missing capabilities.",
 		Title:  "calling a tool that needs sampling, declaring no capabilities, gives -32021 with data.requiredCapabilities (over HTTP with status 400)",
 		Faults: []*fault.Fault{server.MissingCapabilityWrongCode}}
 )
@@ -107,6 +138,7 @@ var missingCapabilityScenario = &scenarios.Scenario{
 		id := jsonrpc.StringID("mcpconform-capability-1")
 		resp, err := t.Do(s, client.Call{ID: id, Method: protocol.MethodToolsCall,
 			Params: map[string]any{"name": tool, "arguments": map[string]any{}}})
+		skipIfVersionRefused(t, resp, err)
 		judgeModernError(t, s, missingCapabilityError32021, id, resp, err, codes.MissingRequiredClientCapability,
 			"data.requiredCapabilities", func(data json.RawMessage) bool {
 				var d struct {
@@ -119,7 +151,10 @@ var missingCapabilityScenario = &scenarios.Scenario{
 
 var (
 	headerMismatchError32020 = &scenarios.Check{ID: "lifecycle-header-mismatch/error-32020", Level: scenarios.Must, Spec: "2026-07-28/basic/transports/streamable-http.mdx#server-validation",
-		Title:  "a tools/list POST with Mcp-Method: prompts/list is rejected with HTTP 400 and error -32020",
+		Quote: "When rejecting a request due to header validation failure, servers MUST return HTTP status 400 Bad Request and MUST include " +
+			"a JSON-RPC error response using the following error code:",
+		Title: "a tools/list POST with Mcp-Method: prompts/list is rejected with HTTP 400 and error -32020; not judged when the server " +
+			"refuses the version itself (-32022)",
 		Faults: []*fault.Fault{server.HeaderMismatchAccepted}}
 )
 
@@ -137,10 +172,23 @@ var headerMismatchScenario = &scenarios.Scenario{
 		id := jsonrpc.StringID("mcpconform-header-1")
 		resp, err := t.Do(s, client.Call{ID: id, Method: protocol.MethodToolsList, Params: map[string]any{},
 			Header: http.Header{"Mcp-Method": {protocol.MethodPromptsList}}})
+		skipIfVersionRefused(t, resp, err)
 		status, note := serverside.StatusNote(s, id)
 		ok := err == nil && judge.IsErrorCode(resp, codes.HeaderMismatch) && status == http.StatusBadRequest
 		t.Judge(headerMismatchError32020, ok, "HTTP 400 with error -32020", judge.Describe(resp, err)+note)
 	}),
+}
+
+// skipIfVersionRefused stops a scenario whose request declared the judged
+// version and was refused with UnsupportedProtocolVersionError: a server
+// that does not implement the version (go-sdk's stateful server answers
+// "2026-07-28 is not supported") cannot be judged on what the version
+// asks, and whether it must implement it is the handshake's verdict.
+func skipIfVersionRefused(t *serverside.T, resp *jsonrpc.Message, err error) {
+	if err == nil && judge.IsErrorCode(resp, codes.UnsupportedProtocolVersion) {
+		t.SkipRest(fmt.Sprintf("not judged: the target refuses %s itself (%s), so it cannot be judged on what %s asks",
+			t.Env.Version, judge.Describe(resp, err), t.Env.Version))
+	}
 }
 
 // judgeModernError judges a 2026-07-28 error: the code, what its data must

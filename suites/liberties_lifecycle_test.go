@@ -1,0 +1,201 @@
+package suites_test
+
+import (
+	"context"
+	"os"
+	"path/filepath"
+	"regexp"
+	"strings"
+	"time"
+
+	. "github.com/onsi/ginkgo/v2"
+	. "github.com/onsi/gomega"
+
+	"github.com/mcpconform/mcpconform/fakes/fault"
+	"github.com/mcpconform/mcpconform/fakes/server"
+	"github.com/mcpconform/mcpconform/scenarios"
+	"github.com/mcpconform/mcpconform/scenarios/catalogue"
+	"github.com/mcpconform/mcpconform/suites"
+	"github.com/mcpconform/mcpconform/transport"
+)
+
+// lifecycleVerdicts runs one scenario of the lifecycle family against the
+// reference server or one of its variants and returns its verdicts by
+// check id.
+func lifecycleVerdicts(ctx context.Context, variant *fault.Fault, kind transport.Kind, version, scenario string, profiles ...string) map[string]scenarios.Verdict {
+	GinkgoHelper()
+	ref, err := suites.StartReference(ctx, kind, server.ReferenceOptions{Variant: variant}, exe)
+	Expect(err).NotTo(HaveOccurred())
+	DeferCleanup(ref.Stop)
+	s, ok := catalogue.All().Find(scenario)
+	Expect(ok).To(BeTrue(), scenario)
+	res := scenarios.Execute(ctx, s, scenarios.Env{Target: ref.Target, Version: version, Transport: kind, Profiles: profiles,
+		Timing: scenarios.Timing{ResponseTimeout: 3 * time.Second}})
+	out := map[string]scenarios.Verdict{}
+	for _, v := range res.Verdicts {
+		out[v.Check.ID] = v
+	}
+	return out
+}
+
+// Each corrected check of the lifecycle family, against the variant that
+// exposed its old verdict. The comment on each entry names that verdict.
+var _ = Describe("the lifecycle family against conformant variants", func() {
+	// Every check of the scenario that names the liberty passes; nothing in
+	// it fails or warns.
+	passesLiberty := func(ctx SpecContext, l *fault.Fault, scenario string, kind transport.Kind, version string) {
+		Expect(l.Liberty).To(BeTrue())
+		Expect(l.ObservableOn(kind, version)).To(BeTrue(), "%s shows over %s at %s", l.Name, kind, version)
+		verdicts := lifecycleVerdicts(ctx, l, kind, version, scenario)
+		exercised := 0
+		for _, c := range catalogue.All().Exercisers()[l] {
+			if v, ok := verdicts[c.ID]; ok {
+				Expect(v.Outcome).To(Equal(scenarios.Pass), "%s: %s", c.ID, v.Message)
+				exercised++
+			}
+		}
+		Expect(exercised).To(BeNumerically(">", 0), "the scenario judges a check that names %s", l.Name)
+		for id, v := range verdicts {
+			Expect(v.Outcome).To(BeElementOf(scenarios.Pass, scenarios.Skip), "%s: %s", id, v.Message)
+		}
+	}
+
+	DescribeTable("passes each liberty its checks name", passesLiberty,
+		// Before: WARN lifecycle-before-initialize/request-rejected (a SHOULD
+		// judged by default). Now that check is opt-in (strict-lifecycle) and
+		// lifecycle-before-initialize/answered passes.
+		Entry("serves-without-initialize over stdio", server.ServesWithoutInitialize, "lifecycle-before-initialize", transport.Stdio, "2025-11-25"),
+		Entry("serves-without-initialize over ws", server.ServesWithoutInitialize, "lifecycle-before-initialize", transport.WS, "2025-06-18"),
+		// Before: PASS, and so did negotiation-wrong-error (any error passed).
+		Entry("negotiation-error-supported over stdio", server.NegotiationErrorSupported, "lifecycle-version-negotiation", transport.Stdio, "2025-11-25"),
+		Entry("negotiation-error-supported over http", server.NegotiationErrorSupported, "lifecycle-version-negotiation", transport.HTTP, "2025-03-26"),
+		// Before: FAIL lifecycle-unsupported-version/error-32022 (the probe was
+		// server/discover, answered with a DiscoverResult).
+		Entry("discover-any-version over stdio", server.DiscoverAnyVersion, "lifecycle-unsupported-version", transport.Stdio, "2026-07-28"),
+		Entry("discover-any-version over ws", server.DiscoverAnyVersion, "lifecycle-unsupported-version", transport.WS, "2026-07-28"),
+		// Before: FAIL lifecycle-notification-silent/no-response (the 400's
+		// error body counted as a response).
+		Entry("refuses-unknown-notifications over http with sessions", server.RefusesUnknownNotifications, "lifecycle-notification-silent", transport.HTTP, "2025-11-25"),
+		Entry("refuses-unknown-notifications over stateless http", server.RefusesUnknownNotifications, "lifecycle-notification-silent", transport.HTTP, "2026-07-28"),
+		// Before: FAIL lifecycle-id-echo/ids-exact (ids compared byte for byte).
+		Entry("escapes-non-ascii-ids over stdio", server.EscapesNonASCIIIds, "lifecycle-id-echo", transport.Stdio, "2025-11-25"),
+		Entry("escapes-non-ascii-ids over http with sessions", server.EscapesNonASCIIIds, "lifecycle-id-echo", transport.HTTP, "2025-11-25"),
+		Entry("escapes-non-ascii-ids over stateless http", server.EscapesNonASCIIIds, "lifecycle-id-echo", transport.HTTP, "2026-07-28"),
+		Entry("escapes-non-ascii-ids over ws", server.EscapesNonASCIIIds, "lifecycle-id-echo", transport.WS, "2026-07-28"),
+	)
+
+	DescribeTable("fails each fault that once passed, and keeps the old kills",
+		func(ctx SpecContext, f *fault.Fault, scenario string, kind transport.Kind, version string, check string, profiles []string) {
+			Expect(f.Liberty).To(BeFalse())
+			verdicts := lifecycleVerdicts(ctx, f, kind, version, scenario, profiles...)
+			Expect(verdicts).To(HaveKey(check))
+			Expect(verdicts[check].Outcome).To(Equal(scenarios.Fail), "%s: %s", check, verdicts[check].Message)
+			for id, v := range verdicts {
+				if id != check {
+					Expect(v.Outcome).To(BeElementOf(scenarios.Pass, scenarios.Skip), "%s: %s", id, v.Message)
+				}
+			}
+		},
+		// Before: PASS over HTTP (any 4xx passed, whatever code its body carried).
+		Entry("parse-error-wrong-code over http with sessions", server.ParseErrorWrongCode, "lifecycle-malformed-json", transport.HTTP, "2025-11-25",
+			"lifecycle-malformed-json/parse-error", nil),
+		Entry("parse-error-wrong-code over stateless http", server.ParseErrorWrongCode, "lifecycle-malformed-json", transport.HTTP, "2026-07-28",
+			"lifecycle-malformed-json/parse-error", nil),
+		Entry("invalid-request-invalid-params over http with sessions", server.InvalidRequestInvalidParams, "lifecycle-invalid-request", transport.HTTP, "2025-11-25",
+			"lifecycle-invalid-request/invalid-request-error", nil),
+		Entry("invalid-request-invalid-params over stateless http", server.InvalidRequestInvalidParams, "lifecycle-invalid-request", transport.HTTP, "2026-07-28",
+			"lifecycle-invalid-request/invalid-request-error", nil),
+		Entry("invalid-request-wrong-code over http with sessions", server.InvalidRequestWrongCode, "lifecycle-invalid-request", transport.HTTP, "2025-06-18",
+			"lifecycle-invalid-request/invalid-request-error", nil),
+		// Before: PASS (any error passed).
+		Entry("negotiation-wrong-error over stdio", server.NegotiationWrongError, "lifecycle-version-negotiation", transport.Stdio, "2025-11-25",
+			"lifecycle-version-negotiation/unsupported-version-handled", nil),
+		Entry("negotiation-wrong-error over http", server.NegotiationWrongError, "lifecycle-version-negotiation", transport.HTTP, "2025-11-25",
+			"lifecycle-version-negotiation/unsupported-version-handled", nil),
+		// Before: WARN lifecycle-before-initialize/request-rejected and nothing
+		// more (a silent server passed the rest).
+		Entry("silent-before-initialize over stdio", server.SilentBeforeInitialize, "lifecycle-before-initialize", transport.Stdio, "2025-11-25",
+			"lifecycle-before-initialize/answered", []string{"strict-lifecycle"}),
+		// Kept: the opt-in check still kills serves-before-initialize under its profile.
+		Entry("serves-before-initialize over ws, strict-lifecycle", server.ServesBeforeInitialize, "lifecycle-before-initialize", transport.WS, "2025-11-25",
+			"lifecycle-before-initialize/request-rejected", []string{"strict-lifecycle"}),
+		// Kept: a numeric string id echoed as a number is still not the same id.
+		Entry("id-numeric-string-unquoted over stdio", server.IdNumericStringUnquoted, "lifecycle-id-echo", transport.Stdio, "2025-11-25",
+			"lifecycle-id-echo/ids-exact", nil),
+		Entry("id-numeric-string-unquoted over stateless http", server.IdNumericStringUnquoted, "lifecycle-id-echo", transport.HTTP, "2026-07-28",
+			"lifecycle-id-echo/ids-exact", nil),
+		Entry("unsupported-version-wrong-code over stdio", server.UnsupportedVersionWrongCode, "lifecycle-unsupported-version", transport.Stdio, "2026-07-28",
+			"lifecycle-unsupported-version/error-32022", nil),
+		Entry("answers-notifications over ws", server.AnswersNotifications, "lifecycle-notification-silent", transport.WS, "2025-11-25",
+			"lifecycle-notification-silent/no-response", nil),
+	)
+
+	It("skips lifecycle-before-initialize/request-rejected unless strict-lifecycle is enabled", func(ctx SpecContext) {
+		// Before: WARN by default against serves-before-initialize, which
+		// behaves as the liberty does.
+		v := lifecycleVerdicts(ctx, server.ServesBeforeInitialize, transport.Stdio, "2025-11-25", "lifecycle-before-initialize")
+		Expect(v["lifecycle-before-initialize/request-rejected"].Outcome).To(Equal(scenarios.Skip))
+		Expect(v["lifecycle-before-initialize/request-rejected"].Message).To(ContainSubstring("strict-lifecycle"))
+		Expect(v["lifecycle-before-initialize/answered"].Outcome).To(Equal(scenarios.Pass))
+		// The reference refuses, so it passes under the profile too.
+		v = lifecycleVerdicts(ctx, nil, transport.Stdio, "2025-11-25", "lifecycle-before-initialize", "strict-lifecycle")
+		Expect(v["lifecycle-before-initialize/request-rejected"].Outcome).To(Equal(scenarios.Pass))
+	}, SpecTimeout(time.Minute))
+
+	// A target that does not implement 2026-07-28 (go-sdk's stateful server
+	// answers -32022 "2026-07-28 is not supported"; the stateful-only
+	// variant does the same). Before: FAIL lifecycle-missing-meta/invalid-params
+	// ("Expected: error -32602, Actual: error -32022") and FAIL
+	// lifecycle-header-mismatch/error-32020 when these scenarios ran without
+	// the handshake's verdict. Now: skipped, saying why.
+	DescribeTable("does not judge what 2026-07-28 asks of a target that refuses 2026-07-28 itself",
+		func(ctx SpecContext, scenario string, kind transport.Kind) {
+			verdicts := lifecycleVerdicts(ctx, server.StatefulOnly, kind, "2026-07-28", scenario)
+			Expect(verdicts).NotTo(BeEmpty())
+			for id, v := range verdicts {
+				Expect(v.Outcome).To(Equal(scenarios.Skip), "%s: %s", id, v.Message)
+				Expect(v.Message).To(And(ContainSubstring("refuses 2026-07-28 itself"), ContainSubstring("-32022")), id)
+			}
+		},
+		Entry("missing-meta over stdio", "lifecycle-missing-meta", transport.Stdio),
+		Entry("missing-meta over http", "lifecycle-missing-meta", transport.HTTP),
+		Entry("missing-meta over ws", "lifecycle-missing-meta", transport.WS),
+		Entry("header-mismatch over http", "lifecycle-header-mismatch", transport.HTTP),
+	)
+})
+
+// The lifecycle scenarios outside the handshake and wire-schema: each check
+// quotes the sentence it rests on, as it stands on the page it cites.
+var _ = Describe("the lifecycle family's quotes", func() {
+	owned := []string{
+		"lifecycle-version-negotiation", "lifecycle-ping", "lifecycle-before-initialize", "lifecycle-malformed-json",
+		"lifecycle-invalid-request", "lifecycle-unknown-method", "lifecycle-id-echo", "lifecycle-notification-silent",
+		"lifecycle-unsupported-version", "lifecycle-missing-meta", "lifecycle-missing-capability", "lifecycle-header-mismatch",
+	}
+	// The spec sources are optional (README): without them there is
+	// nothing to compare with.
+	root := filepath.Join("..", "..", "shared", "mcp-spec")
+	link := regexp.MustCompile(`\[([^\]]*)\]\([^)]*\)`)
+	normal := func(s string) string {
+		s = link.ReplaceAllString(s, "$1")
+		s = strings.NewReplacer("**", "", "`", "").Replace(s)
+		return strings.Join(strings.Fields(s), " ")
+	}
+
+	It("are sentences of the page each check cites", func() {
+		if _, err := os.Stat(filepath.Join(root, "docs")); err != nil {
+			Skip("the spec sources are not checked out beside the repository")
+		}
+		for _, id := range owned {
+			s, ok := catalogue.All().Find(id)
+			Expect(ok).To(BeTrue(), id)
+			for _, c := range s.Checks {
+				Expect(c.Quote).NotTo(BeEmpty(), "check %s has no quote", c.ID)
+				page, _, _ := strings.Cut(c.Spec, "#")
+				raw, err := os.ReadFile(filepath.Join(root, "docs", page))
+				Expect(err).NotTo(HaveOccurred(), "check %s cites %s", c.ID, c.Spec)
+				Expect(normal(string(raw))).To(ContainSubstring(normal(c.Quote)), "check %s: quote %q is not on %s", c.ID, c.Quote, c.Spec)
+			}
+		}
+	})
+})
