@@ -162,6 +162,16 @@ var _ = Describe("the lifecycle family against conformant variants", func() {
 		Entry("missing-meta over ws", "lifecycle-missing-meta", transport.WS),
 		Entry("header-mismatch over http", "lifecycle-header-mismatch", transport.HTTP),
 	)
+
+	It("does not judge -32022 for a bogus version at a target that refuses 2026-07-28 itself", func(ctx SpecContext) {
+		// Its server/discover is refused as well, so nothing of the
+		// version is judged (go-sdk's stateful server answers discover and
+		// refuses the rest: then the list request at 2026-07-28 says so).
+		verdicts := lifecycleVerdicts(ctx, server.StatefulOnly, transport.Stdio, "2026-07-28", "lifecycle-unsupported-version")
+		v := verdicts["lifecycle-unsupported-version/error-32022"]
+		Expect(v.Outcome).To(Equal(scenarios.Skip), v.Message)
+		Expect(v.Message).To(ContainSubstring("-32022"))
+	}, SpecTimeout(time.Minute))
 })
 
 // The lifecycle scenarios outside the handshake and wire-schema: each check

@@ -1,6 +1,7 @@
 package lifecycle
 
 import (
+	"context"
 	"encoding/json"
 	"fmt"
 	"net/http"
@@ -50,8 +51,8 @@ var unsupportedVersionScenario = &scenarios.Scenario{
 	Family:   "lifecycle",
 	Side:     scenarios.ServerSide,
 	Versions: protocol.JudgedStateless(),
-	Purpose: "server/discover at the judged version names the server's capabilities; a list request of one of them is then sent " +
-		"declaring 1900-01-01. server/discover itself is no probe: stdio.mdx's backward-compatibility probe expects a DiscoverResult " +
+	Purpose: "server/discover at the judged version names the server's capabilities; a list request of one of them is sent at the " +
+		"judged version (a server that refuses that version itself is not judged), then declaring 1900-01-01. server/discover itself is no probe: stdio.mdx's backward-compatibility probe expects a DiscoverResult " +
 		"from a modern server whatever version the client prefers, so a server may answer it at any version.",
 	Checks: []*scenarios.Check{unsupportedVersionError32022},
 	Run: serverside.Body(func(t *serverside.T) {
@@ -68,13 +69,16 @@ var unsupportedVersionScenario = &scenarios.Scenario{
 			t.SkipRest("the server declares none of tools, prompts and resources, so no request but server/discover is sure to exist, " +
 				"and server/discover may be answered at any version (stdio.mdx, Backward Compatibility)")
 		}
+		t.Step("send %s at %s", method, t.Env.Version)
+		resp, err := t.Request(s, method, map[string]any{})
+		skipIfVersionRefused(t, resp, err)
 		t.Step("send %s declaring protocol version %s", method, bogus)
 		id := jsonrpc.StringID("mcpconform-version-1")
-		resp, err := t.Do(s, client.Call{
-			ID: id, Method: method, Params: map[string]any{},
-			Meta:   map[string]any{protocol.MetaProtocolVersion: bogus},
-			Header: http.Header{"MCP-Protocol-Version": {bogus}},
-		})
+		meta := s.RequestMeta()
+		meta[protocol.MetaProtocolVersion] = bogus
+		// Sent raw: whatever answers a request at another version is not
+		// held to the session version's schema (wire-schema), only to this check.
+		resp, err = rawRequest(t, s, id, method, map[string]any{"_meta": meta}, http.Header{"MCP-Protocol-Version": {bogus}})
 		judgeModernError(t, s, unsupportedVersionError32022, id, resp, err, codes.UnsupportedProtocolVersion,
 			"data.supported (non-empty) and data.requested \""+bogus+"\"", func(data json.RawMessage) bool {
 				var d struct {
@@ -177,6 +181,40 @@ var headerMismatchScenario = &scenarios.Scenario{
 		ok := err == nil && judge.IsErrorCode(resp, codes.HeaderMismatch) && status == http.StatusBadRequest
 		t.Judge(headerMismatchError32020, ok, "HTTP 400 with error -32020", judge.Describe(resp, err)+note)
 	}),
+}
+
+// headerSender is a connection that sends a frame with HTTP header
+// overrides (*transport.HTTPClientConn).
+type headerSender interface {
+	SendWithHeaders(ctx context.Context, frame []byte, h http.Header) error
+}
+
+// rawRequest sends a request frame as built here, with header overrides
+// where the transport carries headers, and waits for the response with its
+// id. Its answer is not correlated by the session, so the session does not
+// validate it against its version's schema.
+func rawRequest(t *serverside.T, s *client.Session, id jsonrpc.ID, method string, params any, header http.Header) (*jsonrpc.Message, error) {
+	req, err := jsonrpc.NewRequest(id, method, params)
+	if err != nil {
+		t.Abort("%v", err)
+	}
+	frame, err := req.Encode()
+	if err != nil {
+		t.Abort("%v", err)
+	}
+	mark := s.Inbox().Mark()
+	ctx, cancel := t.Wait()
+	defer cancel()
+	if hs, ok := transport.As[headerSender](s.Conn()); ok && len(header) > 0 {
+		t.Transcript().Record(jsonrpc.Sent, s.Label(), frame)
+		err = hs.SendWithHeaders(ctx, frame, header)
+	} else {
+		err = s.SendRaw(ctx, frame)
+	}
+	if err != nil {
+		return nil, err
+	}
+	return s.Inbox().WaitFrom(ctx, mark, func(m *jsonrpc.Message) bool { return isResponse(m) && sameID(m.ID, id) })
 }
 
 // skipIfVersionRefused stops a scenario whose request declared the judged
