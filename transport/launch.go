@@ -11,6 +11,9 @@ import (
 	"github.com/mcpconform/mcpconform/jsonrpc"
 )
 
+// outputDrainWait bounds how long an exit waits for the output pipe to drain.
+const outputDrainWait = time.Second
+
 // LaunchOptions configure a process started by Launch.
 type LaunchOptions struct {
 	// Env is added to the inherited environment.
@@ -89,6 +92,16 @@ func (p *Process) reap() {
 	p.mu.Lock()
 	p.exitErr, p.reaped = err, true
 	p.mu.Unlock()
+	// What it wrote before exiting belongs with its exit: let the pump
+	// drain the pipe, unless something it started still holds it open.
+	drained := make(chan struct{})
+	go func() { p.pumps.Wait(); close(drained) }()
+	t := time.NewTimer(outputDrainWait)
+	defer t.Stop()
+	select {
+	case <-drained:
+	case <-t.C:
+	}
 	status := "unknown status"
 	if ps := p.cmd.ProcessState; ps != nil {
 		status = ps.String()
@@ -99,7 +112,8 @@ func (p *Process) reap() {
 // Pid is the process id, which is also its process group id.
 func (p *Process) Pid() int { return p.pid }
 
-// Exited is closed once the process has exited and been reaped.
+// Exited is closed once the process has exited and been reaped, and what it
+// wrote is in Output.
 func (p *Process) Exited() <-chan struct{} { return p.exited }
 
 // ExitCode is the exit code, or -1 while it runs or if a signal ended it.
