@@ -28,6 +28,12 @@ var _ = Describe("the catalogue", func() {
 		Expect(catalogue.All().Side(scenarios.ClientSide)).NotTo(BeEmpty())
 	})
 
+	It("gives every check the sentence it rests on", func() {
+		for _, c := range catalogue.All().Checks() {
+			Expect(c.Quote).NotTo(BeEmpty(), "check %s quotes no sentence", c.ID)
+		}
+	})
+
 	It("lists the scenarios sorted by id", func() {
 		all := catalogue.All()
 		for i := 1; i < len(all); i++ {

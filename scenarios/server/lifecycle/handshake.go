@@ -21,6 +21,7 @@ import (
 var (
 	initializeResultSchema = &scenarios.Check{ID: "lifecycle-initialize/result-schema", Level: scenarios.Must, Spec: lifecycleSpec + "#initialization",
 		Title:  "the initialize result validates against InitializeResult (protocolVersion, capabilities, serverInfo)",
+		Quote:  "The server MUST respond with its own capabilities and information",
 		Faults: []*fault.Fault{server.InitMissingCapabilities}}
 	initializeVersionEchoed = &scenarios.Check{ID: "lifecycle-initialize/version-echoed", Level: scenarios.Must, Spec: lifecycleSpec + "#version-negotiation",
 		Title: "initialize answers with the requested version, or with another MCP revision the server supports",
@@ -80,6 +81,7 @@ var initializeScenario = &scenarios.Scenario{
 var (
 	discoverResultSchema = &scenarios.Check{ID: "lifecycle-discover/result-schema", Level: scenarios.Must, Spec: discoverSpec + "#response",
 		Title:  "servers MUST implement server/discover; its result validates against DiscoverResult (resultType, supportedVersions, capabilities)",
+		Quote:  "server/discover lets a client query a server's supported protocol versions, capabilities, and identity before sending any other requests. Servers MUST implement it.",
 		Faults: []*fault.Fault{server.DiscoverMissingVersions}}
 	discoverVersionImplemented = &scenarios.Check{ID: "lifecycle-discover/version-implemented", Level: scenarios.Must, Spec: "2026-07-28/schema.mdx#discoverrequest",
 		Title:  "the target implements the version judged: server/discover is answered, not refused with -32022 or -32601 (where --spec-version names the version; otherwise such a target is reported and the version is not judged)",
@@ -87,6 +89,7 @@ var (
 		Faults: []*fault.Fault{server.DiscoverVersionRefused}}
 	discoverServerInfo = &scenarios.Check{ID: "lifecycle-discover/server-info", Level: scenarios.Should, Spec: discoverSpec + "#discoverresult",
 		Title:  "the result carries _meta[\"io.modelcontextprotocol/serverInfo\"] with name and version",
+		Quote:  "_meta['io.modelcontextprotocol/serverInfo']: Name and version of the server software. Servers SHOULD include this field.",
 		Faults: []*fault.Fault{server.DiscoverNoServerInfo}}
 )
 
