@@ -1,6 +1,11 @@
 package catalogue_test
 
 import (
+	"fmt"
+	"os"
+	"path/filepath"
+	"regexp"
+	"strings"
 	"testing"
 
 	. "github.com/onsi/ginkgo/v2"
@@ -32,6 +37,47 @@ var _ = Describe("the catalogue", func() {
 		for _, c := range catalogue.All().Checks() {
 			Expect(c.Quote).NotTo(BeEmpty(), "check %s quotes no sentence", c.ID)
 		}
+	})
+
+	It("quotes sentences that stand on the page (or design note) each check cites", func() {
+		root := filepath.Join("..", "..", "..", "shared", "mcp-spec")
+		if _, err := os.Stat(filepath.Join(root, "docs")); err != nil {
+			Skip("the spec sources are not beside the repository (they are optional)")
+		}
+		markup := regexp.MustCompile(`\[([^\]]*)\]\([^)]*\)|<[^>]+>`)
+		normal := func(s string) string {
+			s = markup.ReplaceAllStringFunc(s, func(m string) string {
+				if strings.HasPrefix(m, "[") {
+					return m[1:strings.Index(m, "]")]
+				}
+				return ""
+			})
+			s = strings.NewReplacer("**", "", "`", "", "&quot;", "\"", "&#x5F;", "_").Replace(s)
+			return strings.Join(strings.Fields(s), " ")
+		}
+		read := func(ref string) string {
+			page, _, _ := strings.Cut(ref, "#")
+			dir := "docs"
+			if strings.HasPrefix(page, "seps/") {
+				dir = ""
+			}
+			b, err := os.ReadFile(filepath.Join(root, dir, page))
+			if err != nil {
+				return ""
+			}
+			return normal(string(b))
+		}
+		var missing []string
+		for _, c := range catalogue.All().Checks() {
+			text := read(c.Spec)
+			if c.Source != "" {
+				text += " " + read(c.Source)
+			}
+			if !strings.Contains(text, normal(c.Quote)) {
+				missing = append(missing, fmt.Sprintf("%s: %q is not on %s %s", c.ID, c.Quote, c.Spec, c.Source))
+			}
+		}
+		Expect(missing).To(BeEmpty())
 	})
 
 	It("lists the scenarios sorted by id", func() {

@@ -28,7 +28,7 @@ var (
 		Faults: []*fault.Fault{client.RequestBeforeInitialize}}
 	initializeParamsValid = &scenarios.Check{ID: "client-initialize/params-valid", Level: scenarios.Must, Spec: lifecycleSpec + "#initialization",
 		Title:  "the initialize params validate against InitializeRequest: protocolVersion, capabilities and clientInfo",
-		Quote:  "The client MUST initiate this phase by sending an initialize request containing: Protocol version supported, Client capabilities, Client implementation information",
+		Quote:  "The client MUST initiate this phase by sending an initialize request containing:",
 		Faults: []*fault.Fault{client.InitNoClientInfo}}
 	initializeKnownVersion = &scenarios.Check{ID: "client-initialize/known-version", Level: scenarios.Must, Spec: lifecycleSpec + "#version-negotiation",
 		Title:  "the requested protocolVersion is an MCP revision; any revision passes",
@@ -36,7 +36,7 @@ var (
 		Faults: []*fault.Fault{client.InitUnsupportedVersion}}
 	initializeInitializedSent = &scenarios.Check{ID: "client-initialize/initialized-sent", Level: scenarios.Must, Spec: lifecycleSpec + "#initialization",
 		Title:  "after the initialize response the client sends notifications/initialized",
-		Quote:  "After successful initialization, the client MUST send an initialized notification to indicate it is ready to begin normal operations.",
+		Quote:  "After successful initialization, the client MUST send an initialized notification to indicate it is ready to begin normal operations",
 		Faults: []*fault.Fault{client.SkipsInitialized}}
 )
 
