@@ -319,6 +319,12 @@ func (r *reference) taskElicitation(p *Peer, t *task, args json.RawMessage) {
 	if err != nil {
 		return // cancelled or the connection ended: the task keeps its status
 	}
+	if r.is(CrashOnLateAnswer) && isClosed(t.stop) {
+		// The answer came after the cancel but before this worker let go of
+		// the question (it does so on its own goroutine): late all the same.
+		p.Close()
+		return
+	}
 	action := answerAction(resp)
 	stuck := (action == "decline" && r.is(StuckAfterDecline)) || (action == "cancel" && r.is(StuckAfterCancelAction))
 	if stuck {
@@ -369,4 +375,14 @@ func (r *reference) needsSampling(ctx context.Context, p *Peer, req *jsonrpc.Mes
 		return textResult(ctx, "This tool requires the client's sampling capability.", true), nil
 	}
 	return textResult(ctx, "The client declares sampling.", false), nil
+}
+
+// isClosed reports whether ch is closed, without waiting.
+func isClosed(ch <-chan struct{}) bool {
+	select {
+	case <-ch:
+		return true
+	default:
+		return false
+	}
 }
