@@ -62,14 +62,14 @@ type Scenario struct {
 
 // Check is one requirement of the specification, verified once.
 type Check struct {
-	ID       string // e.g. "lifecycle-initialize/version-echoed"
-	Title    string // the requirement in one line
-	Level    string // "MUST", "SHOULD", "MAY"
-	SpecRef  string // e.g. "2025-11-25/basic/lifecycle.mdx#version-negotiation"
+	ID      string // e.g. "lifecycle-initialize/version-echoed"
+	Title   string // the requirement in one line
+	Level   string // "MUST", "SHOULD", "MAY"
+	SpecRef string // e.g. "2025-11-25/basic/lifecycle.mdx#version-negotiation"
 	// Quote is the sentence the check rests on; Source names a design note
 	// when that, not the spec page, is where the sentence comes from.
-	Quote  string
-	Source string
+	Quote    string
+	Source   string
 	Status   Status
 	Message  string // for failures: "Expected: …\nActual: …"; for skips: the reason
 	Duration time.Duration
