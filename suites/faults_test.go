@@ -6,6 +6,7 @@ import (
 	. "github.com/onsi/ginkgo/v2"
 	. "github.com/onsi/gomega"
 
+	"github.com/mcpconform/mcpconform/fakes/client"
 	"github.com/mcpconform/mcpconform/fakes/fault"
 	"github.com/mcpconform/mcpconform/fakes/server"
 	"github.com/mcpconform/mcpconform/protocol"
@@ -18,7 +19,7 @@ var _ = Describe("the fault catalogue", func() {
 	// Each fault, on every transport and version where it can show, must
 	// fail exactly the check it declares and nothing else.
 	entries := []TableEntry{}
-	for _, f := range server.Faults() {
+	for _, f := range append(server.Faults(), client.Faults()...) {
 		entries = append(entries, Entry(f.Name, f))
 	}
 	DescribeTable("kills exactly its own check",

@@ -63,7 +63,9 @@ var initializeScenario = &scenarios.Scenario{
 			"an initialize request", describeMessage(first))
 
 		t.Step("hold the initialize request and judge its params")
-		held, err := c.Held(protocol.MethodInitialize).Next(t.Ctx)
+		wait, cancel := t.Wait()
+		held, err := c.Held(protocol.MethodInitialize).Next(wait)
+		cancel()
 		if err != nil {
 			t.Blocked("the client sent no initialize request: %v", err)
 		}
