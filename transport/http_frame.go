@@ -117,8 +117,6 @@ func httpInspect(frame []byte) httpFrameInfo {
 	return fi
 }
 
-func (fi httpFrameInfo) parsed() bool { return fi.msg != nil }
-
 // isRequest: a method and an id (of any JSON type).
 func (fi httpFrameInfo) isRequest() bool { return fi.msg != nil && fi.msg.IsRequest() }
 
