@@ -2,10 +2,6 @@ package suites_test
 
 import (
 	"context"
-	"os"
-	"path/filepath"
-	"regexp"
-	"strings"
 	"time"
 
 	. "github.com/onsi/ginkgo/v2"
@@ -172,40 +168,4 @@ var _ = Describe("the lifecycle family against conformant variants", func() {
 		Expect(v.Outcome).To(Equal(scenarios.Skip), v.Message)
 		Expect(v.Message).To(ContainSubstring("-32022"))
 	}, SpecTimeout(time.Minute))
-})
-
-// The lifecycle scenarios outside the handshake and wire-schema: each check
-// quotes the sentence it rests on, as it stands on the page it cites.
-var _ = Describe("the lifecycle family's quotes", func() {
-	owned := []string{
-		"lifecycle-version-negotiation", "lifecycle-ping", "lifecycle-before-initialize", "lifecycle-malformed-json",
-		"lifecycle-invalid-request", "lifecycle-unknown-method", "lifecycle-id-echo", "lifecycle-notification-silent",
-		"lifecycle-unsupported-version", "lifecycle-missing-meta", "lifecycle-missing-capability", "lifecycle-header-mismatch",
-	}
-	// The spec sources are optional (README): without them there is
-	// nothing to compare with.
-	root := filepath.Join("..", "..", "shared", "mcp-spec")
-	link := regexp.MustCompile(`\[([^\]]*)\]\([^)]*\)`)
-	normal := func(s string) string {
-		s = link.ReplaceAllString(s, "$1")
-		s = strings.NewReplacer("**", "", "`", "").Replace(s)
-		return strings.Join(strings.Fields(s), " ")
-	}
-
-	It("are sentences of the page each check cites", func() {
-		if _, err := os.Stat(filepath.Join(root, "docs")); err != nil {
-			Skip("the spec sources are not checked out beside the repository")
-		}
-		for _, id := range owned {
-			s, ok := catalogue.All().Find(id)
-			Expect(ok).To(BeTrue(), id)
-			for _, c := range s.Checks {
-				Expect(c.Quote).NotTo(BeEmpty(), "check %s has no quote", c.ID)
-				page, _, _ := strings.Cut(c.Spec, "#")
-				raw, err := os.ReadFile(filepath.Join(root, "docs", page))
-				Expect(err).NotTo(HaveOccurred(), "check %s cites %s", c.ID, c.Spec)
-				Expect(normal(string(raw))).To(ContainSubstring(normal(c.Quote)), "check %s: quote %q is not on %s", c.ID, c.Quote, c.Spec)
-			}
-		}
-	})
 })

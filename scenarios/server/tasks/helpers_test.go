@@ -7,11 +7,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
-	"os"
-	"path/filepath"
 	"reflect"
-	"regexp"
-	"strings"
 	"time"
 
 	g "github.com/onsi/ginkgo/v2"
@@ -407,40 +403,6 @@ type plainConn struct{}
 func (plainConn) Send(context.Context, []byte) error       { return nil }
 func (plainConn) Recv(ctx context.Context) ([]byte, error) { return nil, io.EOF }
 func (plainConn) Close() error                             { return nil }
-
-var _ = g.Describe("the family's quotes", func() {
-	// The spec sources are optional (README): without them there is
-	// nothing to compare with.
-	root := filepath.Join("..", "..", "..", "..", "shared", "mcp-spec")
-	link := regexp.MustCompile(`\[([^\]]*)\]\([^)]*\)`)
-	normal := func(s string) string {
-		s = link.ReplaceAllString(s, "$1")
-		s = strings.ReplaceAll(s, "**", "")
-		return strings.Join(strings.Fields(s), " ")
-	}
-	g.It("are sentences of the page, or design note, each check cites", func() {
-		if _, err := os.Stat(filepath.Join(root, "docs")); err != nil {
-			g.Skip("the spec sources are not checked out beside the repository")
-		}
-		for _, c := range Scenarios().Checks() {
-			Expect(c.Quote).NotTo(BeEmpty(), "check %s has no quote", c.ID)
-			var texts []string
-			for _, ref := range []string{c.Spec, c.Source} {
-				if ref == "" {
-					continue
-				}
-				page, _, _ := strings.Cut(ref, "#")
-				if !strings.HasPrefix(page, "seps/") {
-					page = filepath.Join("docs", page)
-				}
-				raw, err := os.ReadFile(filepath.Join(root, page))
-				Expect(err).NotTo(HaveOccurred(), "check %s cites %s", c.ID, ref)
-				texts = append(texts, normal(string(raw)))
-			}
-			Expect(texts).To(ContainElement(ContainSubstring(normal(c.Quote))), "check %s: quote %q is not on %s or %s", c.ID, c.Quote, c.Spec, c.Source)
-		}
-	})
-})
 
 var _ = g.Describe("sameError", func() {
 	msg := func(raw string) *jsonrpc.Message {
