@@ -41,6 +41,10 @@ type Options struct {
 	Header http.Header
 	// ProtocolVersion is sent as MCP-Protocol-Version on HTTP once known.
 	ProtocolVersion string
+	// OnWireNote, when set, is told what the connection saw on the wire that
+	// its frames cannot show (see WireNote). It may be called from the
+	// connection's reader goroutines and must not block.
+	OnWireNote func(WireNote)
 }
 
 // VersionSetter is implemented by transports that carry the negotiated
