@@ -45,6 +45,49 @@ type HTTPServerOptions struct {
 	// QueueLimit bounds the frames held for a session that has no stream to
 	// carry them until a GET stream opens; default 1024.
 	QueueLimit int
+	// ResponseContentType, when set, replaces the Content-Type of every
+	// answer to a POST that carries JSON-RPC messages (application/json
+	// bodies and SSE streams); ContentTypeNone sends no Content-Type at all.
+	// It makes a server break the transport rule on purpose (a
+	// reference-server fault). GET streams and the transport's own refusals
+	// (4xx with a JSON-RPC error) keep theirs, so that the fault breaks one
+	// rule only and a scenario can go on to be judged.
+	ResponseContentType string
+}
+
+// ContentTypeNone as HTTPServerOptions.ResponseContentType sends responses
+// without a Content-Type header.
+const ContentTypeNone = "none"
+
+// setBodyType sets the Content-Type of a response that carries JSON-RPC,
+// honouring ResponseContentType for answers to POSTs.
+func (s *HTTPServer) setBodyType(h http.Header, kind, ct string) {
+	if kind != http.MethodPost {
+		h.Set("Content-Type", ct)
+		return
+	}
+	switch s.opts.ResponseContentType {
+	case "":
+		h.Set("Content-Type", ct)
+	case ContentTypeNone:
+		// A nil entry, unlike a missing one, stops net/http from sniffing
+		// a Content-Type from the body.
+		h["Content-Type"] = nil
+	default:
+		h.Set("Content-Type", s.opts.ResponseContentType)
+	}
+}
+
+// bodyTypeName is the Content-Type setBodyType sends, for the transcript.
+func (s *HTTPServer) bodyTypeName(kind, ct string) string {
+	switch {
+	case kind != http.MethodPost || s.opts.ResponseContentType == "":
+		return ct
+	case s.opts.ResponseContentType == ContentTypeNone:
+		return "no content type"
+	default:
+		return s.opts.ResponseContentType
+	}
 }
 
 // DefaultSupportedVersions are the session-mode protocol versions accepted

@@ -91,12 +91,12 @@ func (s *HTTPServer) serve(w http.ResponseWriter, r *http.Request, st *httpStrea
 	}()
 	startSSE := func() error {
 		h := w.Header()
-		h.Set("Content-Type", "text/event-stream")
+		s.setBodyType(h, st.kind, "text/event-stream")
 		h.Set("Cache-Control", "no-cache")
 		h.Set("X-Accel-Buffering", "no")
 		w.WriteHeader(http.StatusOK)
 		started = true
-		s.eventf("HTTP 200 %s %s (text/event-stream)", st.kind, st.label)
+		s.eventf("HTTP 200 %s %s (%s)", st.kind, st.label, s.bodyTypeName(st.kind, "text/event-stream"))
 		return rc.Flush()
 	}
 	writeEvent := func(frame []byte) error {
@@ -131,11 +131,11 @@ func (s *HTTPServer) serve(w http.ResponseWriter, r *http.Request, st *httpStrea
 				if cfg.statusFor != nil {
 					status = cfg.statusFor(m.frame)
 				}
-				w.Header().Set("Content-Type", "application/json")
+				s.setBodyType(w.Header(), st.kind, "application/json")
 				w.WriteHeader(status)
 				_, err := w.Write(m.frame)
 				m.errc <- err
-				s.eventf("HTTP %d %s %s (application/json)", status, st.kind, st.label)
+				s.eventf("HTTP %d %s %s (%s)", status, st.kind, st.label, s.bodyTypeName(st.kind, "application/json"))
 				return
 			}
 			var err error

@@ -38,6 +38,7 @@ type WSConn struct {
 	side    string      // "client" or "server", for events
 	header  http.Header // server side: the handshake request's headers
 	onClose func()      // server side: drop from the server's set
+	binary  bool        // Send uses binary frames (WSServerOptions.BinaryFrames)
 
 	wsem    chan struct{} // write lock that a waiting Send can give up on
 	frames  chan []byte
@@ -149,8 +150,12 @@ func (c *WSConn) HandshakeHeader() http.Header { return c.header }
 // RemoteAddr is the peer's network address.
 func (c *WSConn) RemoteAddr() net.Addr { return c.ws.RemoteAddr() }
 
-// Send writes frame as one text message.
+// Send writes frame as one text message (a binary one when the server was
+// told to send BinaryFrames).
 func (c *WSConn) Send(ctx context.Context, frame []byte) error {
+	if c.binary {
+		return c.write(ctx, websocket.BinaryMessage, frame)
+	}
 	return c.write(ctx, websocket.TextMessage, frame)
 }
 

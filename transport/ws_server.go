@@ -33,6 +33,12 @@ type WSServerOptions struct {
 	// MaxMessageBytes bounds one received message (default
 	// DefaultWSMaxMessageBytes).
 	MaxMessageBytes int64
+	// BinaryFrames sends every message in a binary frame instead of a text
+	// frame (a reference-server fault: MCP messages travel in text frames).
+	BinaryFrames bool
+	// NoSubprotocol completes the upgrade without selecting the "mcp"
+	// subprotocol the client offers (a reference-server fault).
+	NoSubprotocol bool
 }
 
 // WSServer accepts WebSocket connections, each one a Conn returned by
@@ -88,9 +94,13 @@ func NewWebSocketServer(opts WSServerOptions) *WSServer {
 		closed:  make(chan struct{}),
 		url:     opts.URL,
 	}
+	subprotocols := []string{WebSocketSubprotocol}
+	if opts.NoSubprotocol {
+		subprotocols = nil // gorilla then selects none
+	}
 	s.upgrader = websocket.Upgrader{
 		HandshakeTimeout: wsHandshakeTimeout,
-		Subprotocols:     []string{WebSocketSubprotocol},
+		Subprotocols:     subprotocols,
 		CheckOrigin:      opts.CheckOrigin,
 		Error: func(w http.ResponseWriter, r *http.Request, status int, reason error) {
 			s.eventf("websocket upgrade from %s refused: HTTP %d: %v", r.RemoteAddr, status, reason)
@@ -145,9 +155,10 @@ func (s *WSServer) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	}
 	c := newWSConn(ws, s.opts.Options, "server", s.opts.MaxMessageBytes)
 	c.header = r.Header.Clone()
+	c.binary = s.opts.BinaryFrames
 	c.onClose = func() { s.forget(c) }
 	s.eventf("websocket connection from %s (subprotocol %q)", r.RemoteAddr, ws.Subprotocol())
-	if ws.Subprotocol() != WebSocketSubprotocol {
+	if ws.Subprotocol() != WebSocketSubprotocol && !s.opts.NoSubprotocol {
 		s.eventf("websocket: client %s did not offer subprotocol %q (offered %q)",
 			r.RemoteAddr, WebSocketSubprotocol, r.Header.Values("Sec-WebSocket-Protocol"))
 	}
