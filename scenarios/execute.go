@@ -239,14 +239,52 @@ func (t *T) Blocked(format string, args ...any) {
 }
 
 // Unreachable stops the body because the target could not complete even
-// the handshake: the rest of this scenario, and every later scenario on the
-// same transport and version, are not judged, saying why. They are errors,
-// not skips: a target that cannot be judged must not pass a gate.
+// the handshake: the check that was running fails (see Lost), and the rest
+// of this scenario and every later scenario on the same transport and
+// version are not judged, saying why. They are errors, not skips: a target
+// that cannot be judged must not pass a gate.
 func (t *T) Unreachable(format string, args ...any) {
 	reason := fmt.Sprintf(format, args...)
 	t.Env.Gate.Close(fmt.Sprintf("the target could not complete the handshake in %s over %s at %s: %s",
 		t.scenario.ID, t.Env.Transport, t.Env.Version, reason))
-	panic(abort{Errored, "not judged: " + reason})
+	t.Lost("the handshake to complete", reason)
+}
+
+// Lost stops the body because the target stopped taking part in a step the
+// body needed: it crashed, closed the connection, did not answer in time,
+// or failed the handshake. That is a failure of the check that was running
+// — the first of the scenario's checks not yet judged, unless one of its
+// checks already carries a failure — and the checks not yet judged are not
+// judged (errors, with the reason), so a target that dies cannot pass.
+func (t *T) Lost(expected, actual string) {
+	if c := t.running(); c != nil {
+		t.Fail(c, expected, actual)
+	}
+	panic(abort{Errored, "not judged: " + actual})
+}
+
+// running is the check a body was working towards when it stopped: the
+// first not yet judged (bodies judge in the order of Checks) among those
+// the run reports. It is nil when a check already failed: that failure is
+// the one the stop caused or followed.
+func (t *T) running() *Check {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	for _, v := range t.verdicts {
+		if v.Outcome == Fail {
+			return nil
+		}
+	}
+	for _, c := range t.scenario.Checks {
+		if _, judged := t.verdicts[c]; judged {
+			continue
+		}
+		if c.Profile != "" && !slices.Contains(t.Env.Profiles, c.Profile) {
+			continue
+		}
+		return c
+	}
+	return nil
 }
 
 // NotImplemented stops the body because the target does not implement the

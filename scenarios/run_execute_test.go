@@ -184,6 +184,41 @@ var _ = g.Describe("Execute", func() {
 		Expect(messages(r)["synthetic/d"]).To(Equal("not judged: the initialize handshake failed: error -32600"))
 	})
 
+	g.Describe("Lost", func() {
+		g.It("fails the check that was running and leaves the rest not judged", func() {
+			r := Execute(ctx, synthetic(func(t *T) {
+				t.Pass(named(t, "a"))
+				t.Lost("an answer to tools/list", "the target exited with status 1")
+			}, "a", "b", "c"), Env{})
+			Expect(outcomes(r)).To(Equal(map[string]Outcome{"synthetic/a": Pass, "synthetic/b": Fail, "synthetic/c": Errored}))
+			Expect(messages(r)["synthetic/b"]).To(Equal("Expected: an answer to tools/list\nActual:   the target exited with status 1"))
+			Expect(messages(r)["synthetic/c"]).To(Equal("not judged: the target exited with status 1"))
+		})
+		g.It("adds no second failure when a check already carries one", func() {
+			r := Execute(ctx, synthetic(func(t *T) {
+				t.Fail(named(t, "a"), "an InitializeResult", "no answer")
+				t.Lost("an answer", "no answer")
+			}, "a", "b"), Env{})
+			Expect(outcomes(r)).To(Equal(map[string]Outcome{"synthetic/a": Fail, "synthetic/b": Errored}))
+		})
+		g.It("passes over opt-in checks whose profile is off, which the run does not report", func() {
+			r := Execute(ctx, synthetic(func(t *T) {
+				t.Lost("an answer", "no answer")
+			}, "a", "b"), Env{})
+			Expect(outcomes(r)["synthetic/a"]).To(Equal(Fail))
+			c := synthetic(func(t *T) { t.Lost("an answer", "no answer") }, "a", "b")
+			c.Checks[0].Profile = "strict-x"
+			r = Execute(ctx, c, Env{})
+			Expect(outcomes(r)).To(Equal(map[string]Outcome{"synthetic/a": Skip, "synthetic/b": Fail}))
+		})
+		g.It("is not judged, not failed, once the scenario deadline has passed", func() {
+			past, cancel := context.WithCancel(ctx)
+			cancel()
+			r := Execute(past, synthetic(func(t *T) { t.Lost("an answer", "no answer") }, "a"), Env{})
+			Expect(outcomes(r)).To(Equal(map[string]Outcome{"synthetic/a": Errored}))
+		})
+	})
+
 	g.It("skips the checks not yet judged with the reason when the body calls SkipRest", func() {
 		after := false
 		r := Execute(ctx, synthetic(func(t *T) {
@@ -375,9 +410,11 @@ var _ = g.Describe("Execute", func() {
 		r := Execute(ctx, synthetic(func(t *T) {
 			t.Pass(named(t, "a"))
 			t.Unreachable("initialize was not answered")
-		}, "a", "b"), Env{Gate: gate, Transport: "stdio", Version: "2025-11-25"})
-		Expect(outcomes(r)).To(Equal(map[string]Outcome{"synthetic/a": Pass, "synthetic/b": Errored}))
-		Expect(messages(r)["synthetic/b"]).To(Equal("not judged: initialize was not answered"))
+		}, "a", "b", "c"), Env{Gate: gate, Transport: "stdio", Version: "2025-11-25"})
+		Expect(outcomes(r)).To(Equal(map[string]Outcome{"synthetic/a": Pass, "synthetic/b": Fail, "synthetic/c": Errored}),
+			"the check that was running fails: a target that cannot be reached must not pass")
+		Expect(messages(r)["synthetic/b"]).To(Equal("Expected: the handshake to complete\nActual:   initialize was not answered"))
+		Expect(messages(r)["synthetic/c"]).To(Equal("not judged: initialize was not answered"))
 		reason, closed := gate.Closed()
 		Expect(closed).To(BeTrue())
 		Expect(reason).To(Equal("the target could not complete the handshake in synthetic over stdio at 2025-11-25: initialize was not answered"))
