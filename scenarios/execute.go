@@ -56,6 +56,8 @@ type T struct {
 	levels   map[*Check]Level
 	cleanups []func()
 	stderr   []string
+	lastStep string
+	sealed   bool
 }
 
 // abort unwinds a body; reason says why the rest was not judged.
@@ -83,13 +85,15 @@ func Execute(ctx context.Context, s *Scenario, env Env) *Result {
 			rest.outcome = Skip
 		}
 	} else {
-		rest = t.runBody(rest)
+		rest = t.runBounded(rest)
 	}
-	t.runCleanups()
 	if ctx.Err() != nil && rest.outcome != Skip && !strings.HasPrefix(rest.reason, "not judged: ") {
 		rest = abort{Errored, "the scenario deadline passed before this check was judged (raise --timeout?)"}
 	}
 	res := &Result{Scenario: s, Duration: time.Since(t.start)}
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	t.sealed = true // an abandoned body judges nothing from here on
 	for _, c := range s.Checks {
 		v, ok := t.verdicts[c]
 		judged := *c
@@ -110,6 +114,49 @@ func Execute(ctx context.Context, s *Scenario, env Env) *Result {
 	res.Transcript = t.transcript.String()
 	res.Stderr = strings.Join(t.stderr, "")
 	return res
+}
+
+// OverrunGrace is how long past the scenario's deadline a body and its
+// cleanups are given to stop before the scenario is reported without them:
+// every wait in mcpconform is bounded by the deadline, so a body still
+// running then is stuck in something a target controls, and a stuck body
+// must not hold up the run (it is left behind; its later verdicts are not
+// reported).
+const OverrunGrace = 2 * time.Second
+
+// runBounded runs the body and then the cleanups, and returns by the
+// scenario's deadline plus OverrunGrace for each, whatever they do.
+func (t *T) runBounded(rest abort) abort {
+	body := make(chan abort, 1)
+	go func() { body <- t.runBody(rest) }()
+	out, finished := waitBounded(t.Ctx, body)
+	if !finished {
+		out = abort{Errored, fmt.Sprintf("not judged: the scenario was still running %s after its deadline, stuck waiting on the target "+
+			"(step: %s); it was abandoned", OverrunGrace, t.LastStep())}
+	}
+	cleaned := make(chan abort, 1)
+	go func() { t.runCleanups(); cleaned <- abort{} }()
+	if _, ok := waitBounded(t.Ctx, cleaned); !ok {
+		t.transcript.Eventf("", "the scenario's cleanup (closing sessions, stopping processes) was still running %s after the deadline; abandoned", OverrunGrace)
+	}
+	return out
+}
+
+// waitBounded waits for ch until ctx ends and then for OverrunGrace more.
+func waitBounded(ctx context.Context, ch <-chan abort) (abort, bool) {
+	select {
+	case a := <-ch:
+		return a, true
+	case <-ctx.Done():
+	}
+	grace := time.NewTimer(OverrunGrace)
+	defer grace.Stop()
+	select {
+	case a := <-ch:
+		return a, true
+	case <-grace.C:
+		return abort{}, false
+	}
 }
 
 func (t *T) runBody(rest abort) (out abort) {
@@ -158,10 +205,20 @@ func (t *T) AddStderr(text string) {
 // Step announces what the body does next.
 func (t *T) Step(format string, args ...any) {
 	text := fmt.Sprintf(format, args...)
+	t.mu.Lock()
+	t.lastStep = text
+	t.mu.Unlock()
 	t.transcript.Eventf("", "step: %s", text)
 	if t.Env.Step != nil {
 		t.Env.Step(text)
 	}
+}
+
+// LastStep is what the body announced last with Step ("" before any).
+func (t *T) LastStep() string {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	return t.lastStep
 }
 
 // Transcript is the scenario's transcript (shared by its sessions).
@@ -197,6 +254,9 @@ func (t *T) record(c *Check, o Outcome, msg string) {
 	}
 	t.mu.Lock()
 	defer t.mu.Unlock()
+	if t.sealed {
+		return
+	}
 	judged := *c
 	if l, ok := t.levels[c]; ok {
 		judged.Level = l

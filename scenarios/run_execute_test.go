@@ -184,6 +184,22 @@ var _ = g.Describe("Execute", func() {
 		Expect(messages(r)["synthetic/d"]).To(Equal("not judged: the initialize handshake failed: error -32600"))
 	})
 
+	g.It("abandons a body still stuck after the deadline and its grace, and reports without it", func() {
+		stuck := make(chan struct{})
+		defer close(stuck)
+		short, cancel := context.WithTimeout(ctx, 50*time.Millisecond)
+		defer cancel()
+		r := Execute(short, synthetic(func(t *T) {
+			t.Pass(named(t, "a"))
+			t.Step("wait on a target that never lets go")
+			<-stuck // ignores t.Ctx, as a read no deadline bounds would
+			t.Pass(named(t, "b"))
+		}, "a", "b"), Env{})
+		Expect(outcomes(r)).To(Equal(map[string]Outcome{"synthetic/a": Pass, "synthetic/b": Errored}))
+		Expect(messages(r)["synthetic/b"]).To(ContainSubstring("still running 2s after its deadline"))
+		Expect(messages(r)["synthetic/b"]).To(ContainSubstring("step: wait on a target that never lets go"))
+	})
+
 	g.Describe("Lost", func() {
 		g.It("fails the check that was running and leaves the rest not judged", func() {
 			r := Execute(ctx, synthetic(func(t *T) {

@@ -42,7 +42,10 @@ func (t *T) ListTools(s *client.Session) (map[string]ToolInfo, error) {
 			params["cursor"] = cursor
 		}
 		resp, err := t.Request(s, protocol.MethodToolsList, params)
-		if err != nil || resp.Error != nil {
+		if err != nil {
+			return nil, fmt.Errorf("tools/list: %w", err)
+		}
+		if resp.Error != nil {
 			return nil, fmt.Errorf("tools/list: %s", judge.Describe(resp, err))
 		}
 		var page struct {
@@ -67,6 +70,7 @@ func (t *T) RequireTool(s *client.Session, fixture string, defaults map[string]a
 	t.Step("list tools to find the fixture %s", fixture)
 	tools, err := t.ListTools(s)
 	if err != nil {
+		t.needAnswer(s, "tools/list", err)
 		t.SkipRest(fmt.Sprintf("the fixture %s could not be looked up: %v", fixture, err))
 	}
 	fx := t.Env.Fixture(fixture, defaults)
