@@ -1,6 +1,7 @@
 package transport
 
 import (
+	"bufio"
 	"bytes"
 	"context"
 	"errors"
@@ -11,6 +12,7 @@ import (
 	"net/url"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/mcpconform/mcpconform/jsonrpc"
@@ -54,6 +56,8 @@ type HTTPClientConn struct {
 	sessionID   string
 	statuses    map[string]int
 	inflight    map[string]context.CancelFunc
+	awaits      map[string]*httpAwait // by request id: responses due on a POST's SSE stream
+	lostKeys    []string              // awaits decided lost, oldest first (bounded)
 	lastStatus  int
 	lastEventID string
 }
@@ -63,6 +67,7 @@ var _ interface {
 	VersionSetter
 	StatusReporter
 	LastStatusReporter
+	ResponseWatcher
 } = (*HTTPClientConn)(nil)
 
 // DialHTTP prepares a 2025-11-25 Streamable HTTP client connection to url.
@@ -108,6 +113,7 @@ func dialHTTP(ctx context.Context, rawURL string, opts Options, stateless bool) 
 		version:   opts.ProtocolVersion,
 		statuses:  map[string]int{},
 		inflight:  map[string]context.CancelFunc{},
+		awaits:    map[string]*httpAwait{},
 	}, nil
 }
 
@@ -169,6 +175,12 @@ func (c *HTTPClientConn) LastEventID() string {
 // streaming into Recv in the background. A non-2xx answer whose body is a
 // JSON-RPC message is delivered to Recv like any frame and Send returns nil;
 // any other non-2xx answer makes Send return *HTTPStatusError.
+//
+// ctx bounds the wait for the headers and the read of a JSON body: a server
+// that stalls or trickles makes Send return a *StallError naming the shape
+// by then. For an SSE answer to a request, ctx is taken as the deadline of
+// the step waiting for the response: a stream still without it then is
+// recorded as stalled (see ResponseWatcher).
 func (c *HTTPClientConn) Send(ctx context.Context, frame []byte) error {
 	return c.SendWithHeaders(ctx, frame, nil)
 }
@@ -192,11 +204,17 @@ func (c *HTTPClientConn) SendWithHeaders(ctx context.Context, frame []byte, h ht
 	c.setHeaders(req.Header, fi, true)
 	httpApplyOverrides(req.Header, h)
 
+	reqStart := time.Now()
 	resp, err := c.do(ctx, req, reqCancel)
 	if err != nil {
+		if ctx.Err() != nil && errors.Is(err, ctx.Err()) {
+			err = &StallError{Shape: StallNoHeaders, Err: err, Detail: fmt.Sprintf(
+				"no HTTP response to POST %s in %s", fi.describe(), stallDur(time.Since(reqStart)))}
+		}
 		c.opts.Transcript.Eventf(c.opts.Session, "HTTP POST %s failed: %v", fi.describe(), err)
 		return err
 	}
+	headersAt := time.Now()
 	status, mt := resp.StatusCode, httpMediaType(resp.Header)
 	c.opts.Transcript.Eventf(c.opts.Session, "HTTP %d POST %s (%s)", status, fi.describe(), httpOrNone(mt))
 
@@ -214,49 +232,91 @@ func (c *HTTPClientConn) SendWithHeaders(ctx context.Context, frame []byte, h ht
 	}
 	c.mu.Unlock()
 
-	if mt == "text/event-stream" {
+	// Every read of the body before Send returns is bounded by ctx: when
+	// it ends, the request is cancelled, which ends the read.
+	stop := context.AfterFunc(ctx, reqCancel)
+	var n atomic.Int64
+	var body io.ReadCloser = readCloser{countingReader{resp.Body, &n}, resp.Body}
+	sse := mt == "text/event-stream"
+	if !sse && mt != "application/json" && fi.isRequest() && status == http.StatusOK {
+		// transports.mdx: the answer to a request MUST be text/event-stream
+		// or application/json. Noted, then read as what the body looks
+		// like, so the scenario goes on and the check can judge it.
+		br := bufio.NewReader(body)
+		if first, perr := httpFirstByte(br); perr == nil {
+			ct := "no Content-Type"
+			if v := resp.Header.Get("Content-Type"); v != "" {
+				ct = fmt.Sprintf("Content-Type %q", v)
+			}
+			c.opts.noteWire(NoteContentType, fmt.Sprintf("%s on the answer to POST of %s", ct, fi.describe()))
+			sse = sseStart(first)
+		}
+		body = readCloser{br, resp.Body}
+	}
+
+	if sse {
+		if !stop() && c.ctx.Err() == nil {
+			// ctx ended while the body was being sniffed.
+			resp.Body.Close()
+			reqCancel()
+			err := bodyStall(status, "POST "+fi.describe(), n.Load(), time.Since(headersAt), ctx.Err())
+			c.opts.Transcript.Eventf(c.opts.Session, "%v", err)
+			return err
+		}
+		var a *httpAwait
 		if requestKey != "" {
 			c.mu.Lock()
 			c.inflight[requestKey] = reqCancel
 			c.mu.Unlock()
+			a = c.watch(ctx, requestKey, "POST "+fi.msg.Method)
+			body = readCloser{countingReader{body, &a.read}, resp.Body}
 		}
 		if !c.startReader() {
 			resp.Body.Close()
 			reqCancel()
 			return ErrClosed
 		}
-		go c.readStream(resp, reqCtx, reqCancel, "POST "+fi.describe(), requestKey)
+		go c.readStream(body, reqCtx, reqCancel, "POST "+fi.describe(), requestKey, a)
 		return nil
 	}
 
 	defer reqCancel()
-	body, err := io.ReadAll(io.LimitReader(resp.Body, maxHTTPBody))
+	raw, err := io.ReadAll(io.LimitReader(body, maxHTTPBody))
 	resp.Body.Close()
+	ctxEnded := !stop()
 	if err != nil {
+		if c.ctx.Err() != nil {
+			return ErrClosed
+		}
+		if ctxEnded {
+			err := bodyStall(status, "POST "+fi.describe(), n.Load(), time.Since(headersAt), ctx.Err())
+			c.opts.Transcript.Eventf(c.opts.Session, "%v", err)
+			return err
+		}
 		c.opts.Transcript.Eventf(c.opts.Session, "HTTP POST %s: reading body: %v", fi.describe(), err)
 		if status/100 != 2 {
-			return &HTTPStatusError{Status: status, Body: httpTrimBody(body)}
+			return &HTTPStatusError{Status: status, Body: httpTrimBody(raw)}
 		}
 		return err
 	}
 	if status/100 == 2 {
-		if len(bytes.TrimSpace(body)) > 0 {
-			c.q.push(httpQueuedFrame{frame: bytes.TrimSpace(body)})
+		if len(bytes.TrimSpace(raw)) > 0 {
+			c.q.push(httpQueuedFrame{frame: bytes.TrimSpace(raw)})
 		}
 		return nil
 	}
-	if httpIsJSONRPC(body) {
-		c.q.push(httpQueuedFrame{frame: bytes.TrimSpace(body)})
+	if httpIsJSONRPC(raw) {
+		c.q.push(httpQueuedFrame{frame: bytes.TrimSpace(raw)})
 		// An error without an id answers no request by id: for a POST that
 		// carried one, report the refusal itself, or the caller would wait
 		// for an answer that is not coming (transports.mdx: the body of such
 		// a 4xx MAY be a JSON-RPC error that has no id).
-		if answered := httpInspect(bytes.TrimSpace(body)); fi.isRequest() && answered.idKey == "" {
-			return &HTTPStatusError{Status: status, Body: httpTrimBody(body)}
+		if answered := httpInspect(bytes.TrimSpace(raw)); fi.isRequest() && answered.idKey == "" {
+			return &HTTPStatusError{Status: status, Body: httpTrimBody(raw)}
 		}
 		return nil
 	}
-	return &HTTPStatusError{Status: status, Body: httpTrimBody(body)}
+	return &HTTPStatusError{Status: status, Body: httpTrimBody(raw)}
 }
 
 // CancelRequest closes the SSE response stream of the POST that carried the
@@ -295,7 +355,7 @@ func (c *HTTPClientConn) OpenStream(ctx context.Context) error {
 		cancel()
 		return ErrClosed
 	}
-	go c.readStream(resp, streamCtx, cancel, "GET", "")
+	go c.readStream(resp.Body, streamCtx, cancel, "GET", "", nil)
 	return nil
 }
 
@@ -501,7 +561,7 @@ func (c *HTTPClientConn) get(ctx, streamCtx context.Context, cancel context.Canc
 // after asking for reconnection (GET: a retry field or event ids), it
 // resumes with GET and Last-Event-ID, as 2025-11-25 "Resumability and
 // Redelivery" describes; three attempts in a row without an event end it.
-func (c *HTTPClientConn) readStream(resp *http.Response, streamCtx context.Context, cancel context.CancelFunc, label, awaitKey string) {
+func (c *HTTPClientConn) readStream(body io.ReadCloser, streamCtx context.Context, cancel context.CancelFunc, label, awaitKey string, a *httpAwait) {
 	defer c.wg.Done()
 	defer cancel()
 	if awaitKey != "" {
@@ -511,13 +571,19 @@ func (c *HTTPClientConn) readStream(resp *http.Response, streamCtx context.Conte
 			c.mu.Unlock()
 		}()
 	}
+	// lose tells a caller waiting for the response that it is not coming.
+	lose := func(why string) {
+		if a != nil {
+			c.lost(awaitKey, a, why)
+		}
+	}
 	var (
 		lastID     string
 		gotResp    bool
 		noProgress int
 	)
 	for {
-		r := newSSEReader(resp.Body)
+		r := newSSEReader(body)
 		progress := false
 		var err error
 		for {
@@ -527,6 +593,9 @@ func (c *HTTPClientConn) readStream(resp *http.Response, streamCtx context.Conte
 				break
 			}
 			progress = true
+			if a != nil {
+				a.event()
+			}
 			if ev.HasID {
 				lastID = ev.ID
 				c.mu.Lock()
@@ -546,9 +615,16 @@ func (c *HTTPClientConn) readStream(resp *http.Response, streamCtx context.Conte
 				}
 			}
 			c.q.push(httpQueuedFrame{frame: frame})
+			if gotResp && a != nil {
+				c.answered(awaitKey, a)
+				a = nil
+			}
 		}
-		resp.Body.Close()
+		body.Close()
 		if streamCtx.Err() != nil {
+			if a != nil {
+				c.unwatch(awaitKey, a) // cancelled or closed: nobody is told
+			}
 			if c.ctx.Err() == nil {
 				c.opts.Transcript.Eventf(c.opts.Session, "SSE %s: closed by client", label)
 			}
@@ -556,6 +632,7 @@ func (c *HTTPClientConn) readStream(resp *http.Response, streamCtx context.Conte
 		}
 		if err != io.EOF {
 			c.opts.Transcript.Eventf(c.opts.Session, "SSE %s: stream broken: %v", label, err)
+			lose(fmt.Sprintf("broke (%v)", err))
 			c.peerGone("SSE stream broken")
 			return
 		}
@@ -568,7 +645,7 @@ func (c *HTTPClientConn) readStream(resp *http.Response, streamCtx context.Conte
 		case awaitKey != "" && gotResp:
 			return
 		case awaitKey != "" && lastID == "":
-			c.opts.Transcript.Eventf(c.opts.Session, "SSE %s: ended without the response and without an event id to resume from", label)
+			lose("ended, without an event id to resume from,")
 			return
 		case awaitKey == "" && lastID == "" && retry == 0:
 			return
@@ -577,6 +654,7 @@ func (c *HTTPClientConn) readStream(resp *http.Response, streamCtx context.Conte
 			noProgress = 0
 		} else if noProgress++; noProgress >= 3 {
 			c.opts.Transcript.Eventf(c.opts.Session, "SSE %s: giving up resumption", label)
+			lose("ended, and three resumptions in a row brought nothing,")
 			return
 		}
 		delay := time.Duration(retry) * time.Millisecond
@@ -598,10 +676,30 @@ func (c *HTTPClientConn) readStream(resp *http.Response, streamCtx context.Conte
 			if errors.As(gerr, &se) && se.Status == http.StatusNotFound && c.SessionID() != "" {
 				c.peerGone("session not found")
 			}
+			lose(fmt.Sprintf("ended, and resuming it failed (%v),", gerr))
 			return
 		}
-		resp = next
+		body = next.Body
+		if a != nil {
+			body = readCloser{countingReader{next.Body, &a.read}, next.Body}
+		}
 		label = "GET (resumed)"
+	}
+}
+
+// httpFirstByte returns the first byte of a body that is not white space,
+// leaving it unread.
+func httpFirstByte(br *bufio.Reader) (byte, error) {
+	for {
+		b, err := br.ReadByte()
+		if err != nil {
+			return 0, err
+		}
+		switch b {
+		case ' ', '\t', '\r', '\n':
+			continue
+		}
+		return b, br.UnreadByte()
 	}
 }
 

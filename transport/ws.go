@@ -40,6 +40,8 @@ type WSConn struct {
 	onClose func()      // server side: drop from the server's set
 	binary  bool        // Send uses binary frames (WSServerOptions.BinaryFrames)
 
+	received int // messages read so far (the reader goroutine's own)
+
 	wsem    chan struct{} // write lock that a waiting Send can give up on
 	frames  chan []byte
 	rdDone  chan struct{} // the reader ended; rdErr says why
@@ -107,6 +109,13 @@ func DialWebSocket(ctx context.Context, url string, opts Options) (*WSConn, erro
 	opts.Transcript.Eventf(opts.Session, "websocket connected to %s (subprotocol %q)", url, ws.Subprotocol())
 	if ws.Subprotocol() != WebSocketSubprotocol {
 		opts.Transcript.Eventf(opts.Session, "websocket: server did not select subprotocol %q (got %q)", WebSocketSubprotocol, ws.Subprotocol())
+		if d.Subprotocols != nil { // we asked for it (not a caller's own offer)
+			got := "none"
+			if ws.Subprotocol() != "" {
+				got = fmt.Sprintf("%q", ws.Subprotocol())
+			}
+			opts.noteWire(NoteSubprotocol, fmt.Sprintf("the upgrade to %s selected subprotocol %s, not %q", url, got, WebSocketSubprotocol))
+		}
 	}
 	return newWSConn(ws, opts, "client", 0), nil
 }
@@ -132,7 +141,10 @@ func (c *WSConn) read() {
 		}
 		if typ == websocket.BinaryMessage {
 			c.eventf("websocket %s: binary frame received (%d bytes); MCP over WebSocket uses text frames", c.side, len(b))
+			c.opts.noteWire(NoteBinaryFrame, fmt.Sprintf("binary frame (%d bytes, message %d received) carrying %s",
+				len(b), c.received+1, httpInspect(b).describe()))
 		}
+		c.received++
 		select {
 		case c.frames <- b:
 		case <-c.closed:

@@ -1,0 +1,214 @@
+package transport
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/mcpconform/mcpconform/jsonrpc"
+)
+
+// httpAwait follows the SSE stream of a POST that carried a request until
+// the response to that request arrives on it: it counts what the stream
+// delivers, so that a caller who gives up can be told how the stream
+// stalled, and it tells the caller at once when the stream ends without the
+// response (ResponseWatcher).
+type httpAwait struct {
+	label string // "POST tools/list"
+	id    string // the request id's JSON text
+	start time.Time
+	read  atomic.Int64 // body bytes read on the stream (and its resumptions)
+
+	mu        sync.Mutex
+	lastEvent time.Time // when the last event was dispatched (start if none)
+	atEvent   int64     // read when it was
+	answered  bool
+	err       error      // the stall or loss, once decided
+	lost      chan error // yields err when the stream ended without the response
+	stopDL    func() bool
+}
+
+// maxLostAwaits bounds how many decided awaits a connection keeps for
+// callers that have not asked about them yet.
+const maxLostAwaits = 256
+
+func newHTTPAwait(label, id string) *httpAwait {
+	now := time.Now()
+	return &httpAwait{label: label, id: id, start: now, lastEvent: now, lost: make(chan error, 1)}
+}
+
+// event notes a dispatched event.
+func (a *httpAwait) event() {
+	a.mu.Lock()
+	a.lastEvent, a.atEvent = time.Now(), a.read.Load()
+	a.mu.Unlock()
+}
+
+// answer notes that the response arrived: nothing more to watch.
+func (a *httpAwait) answer() {
+	a.mu.Lock()
+	a.answered = true
+	stop := a.stopDL
+	a.mu.Unlock()
+	if stop != nil {
+		stop()
+	}
+}
+
+// stall decides, once, what a caller whose wait ended (cause) is told;
+// decided reports whether this call decided it (and should record it).
+func (a *httpAwait) stall(cause error) (decided bool, err error) {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	if a.answered {
+		return false, nil
+	}
+	if a.err != nil {
+		return false, a.err
+	}
+	now := time.Now()
+	if since := a.read.Load() - a.atEvent; since > 0 {
+		a.err = &StallError{Shape: StallTrickle, Err: cause, Detail: fmt.Sprintf(
+			"SSE stream of %s trickled: %d bytes in %s since the last event, the JSON-RPC message is incomplete (no response to id %s)",
+			a.label, since, stallDur(now.Sub(a.lastEvent)), a.id)}
+	} else {
+		a.err = &StallError{Shape: StallStreamOpen, Err: cause, Detail: fmt.Sprintf(
+			"SSE stream of %s stays open: no response to id %s in %s",
+			a.label, a.id, stallDur(now.Sub(a.start)))}
+	}
+	return true, a.err
+}
+
+// lose decides that the response is not coming (the stream ended without
+// it: why) and tells a waiting caller.
+func (a *httpAwait) lose(why string) (decided bool, err error) {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	if a.answered || a.err != nil {
+		return false, nil
+	}
+	a.err = &StallError{Shape: StallStreamEnded, Err: errResponseLost, Detail: fmt.Sprintf(
+		"the SSE stream of %s %s without the response to id %s", a.label, why, a.id)}
+	a.lost <- a.err
+	if a.stopDL != nil {
+		a.stopDL()
+	}
+	return true, a.err
+}
+
+// errResponseLost is the cause of a StallStreamEnded error.
+var errResponseLost = errors.New("transport: the response is not coming")
+
+// watch starts following the request with this key on a POST's SSE stream.
+// When ctx (the Send's, which is the caller's step) reaches its deadline
+// before the response, the stall is recorded then, so the transcript shows
+// it even for a caller that does not ask NoResponse.
+func (c *HTTPClientConn) watch(ctx context.Context, key, label string) *httpAwait {
+	a := newHTTPAwait(label, key)
+	if ctx.Done() != nil {
+		a.stopDL = context.AfterFunc(ctx, func() {
+			if errors.Is(ctx.Err(), context.DeadlineExceeded) && c.ctx.Err() == nil {
+				c.stalled(a, ctx.Err())
+			}
+		})
+	}
+	c.mu.Lock()
+	if old := c.awaits[key]; old != nil && old.stopDL != nil {
+		old.stopDL()
+	}
+	c.awaits[key] = a
+	c.mu.Unlock()
+	return a
+}
+
+// answered ends the watch of a response that arrived.
+func (c *HTTPClientConn) answered(key string, a *httpAwait) { c.unwatch(key, a) }
+
+// unwatch ends a watch with nothing to tell.
+func (c *HTTPClientConn) unwatch(key string, a *httpAwait) {
+	a.answer()
+	c.mu.Lock()
+	if c.awaits[key] == a {
+		delete(c.awaits, key)
+	}
+	c.mu.Unlock()
+}
+
+// stalled decides and records the stall of a watched response.
+func (c *HTTPClientConn) stalled(a *httpAwait, cause error) error {
+	decided, err := a.stall(cause)
+	if decided {
+		c.opts.Transcript.Eventf(c.opts.Session, "%v", err)
+	}
+	return err
+}
+
+// lost decides and records that a watched response is not coming; the
+// await stays known (up to maxLostAwaits) for a caller that asks late.
+func (c *HTTPClientConn) lost(key string, a *httpAwait, why string) {
+	decided, err := a.lose(why)
+	if !decided {
+		return
+	}
+	c.opts.Transcript.Eventf(c.opts.Session, "%v", err)
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.awaits[key] != a {
+		return
+	}
+	c.lostKeys = append(c.lostKeys, key)
+	if len(c.lostKeys) > maxLostAwaits {
+		old := c.lostKeys[0]
+		c.lostKeys = c.lostKeys[1:]
+		if o := c.awaits[old]; o != nil && o.decided() {
+			delete(c.awaits, old)
+		}
+	}
+}
+
+func (a *httpAwait) decided() bool {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	return a.err != nil || a.answered
+}
+
+// ResponseLost implements ResponseWatcher.
+func (c *HTTPClientConn) ResponseLost(id jsonrpc.ID) <-chan error {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if a := c.awaits[id.Key()]; a != nil {
+		return a.lost
+	}
+	return nil
+}
+
+// NoResponse implements ResponseWatcher.
+func (c *HTTPClientConn) NoResponse(id jsonrpc.ID, cause error) error {
+	c.mu.Lock()
+	a := c.awaits[id.Key()]
+	c.mu.Unlock()
+	if a == nil {
+		return nil
+	}
+	return c.stalled(a, cause)
+}
+
+// bodyStall names how a response body failed to arrive in time: n bytes
+// came in d after the headers.
+func bodyStall(status int, label string, n int64, d time.Duration, cause error) *StallError {
+	if n == 0 {
+		return &StallError{Shape: StallBody, Err: cause, Detail: fmt.Sprintf(
+			"HTTP %d headers of %s arrived, then the body stalled: 0 bytes in %s", status, label, stallDur(d))}
+	}
+	return &StallError{Shape: StallTrickle, Err: cause, Detail: fmt.Sprintf(
+		"HTTP %d headers of %s arrived, then the body trickled: %d bytes in %s, the JSON-RPC message is incomplete",
+		status, label, n, stallDur(d))}
+}
+
+// sseStart reports whether the first byte of a body labelled neither JSON
+// nor SSE begins an event stream rather than JSON.
+func sseStart(b byte) bool { return strings.IndexByte(":deir", b) >= 0 }
