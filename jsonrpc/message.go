@@ -149,10 +149,15 @@ func (m *Message) Encode() ([]byte, error) {
 	if m.JSONRPC == "" {
 		m.JSONRPC = Version
 	}
-	b, err := json.Marshal(m)
-	if err != nil {
+	// Without HTML escaping: json.Marshal would rewrite an id "a&b" as
+	// "a\u0026b", and ids are compared byte for byte.
+	var buf bytes.Buffer
+	enc := json.NewEncoder(&buf)
+	enc.SetEscapeHTML(false)
+	if err := enc.Encode(m); err != nil {
 		return nil, err
 	}
+	b := bytes.TrimSuffix(buf.Bytes(), []byte("\n"))
 	m.Raw = b
 	return b, nil
 }

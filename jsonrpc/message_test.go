@@ -161,6 +161,36 @@ var _ = Describe("Decode", func() {
 		Expect(m.ID.String()).To(Equal("7"))
 	})
 
+	It("reads members by their exact names only: JSON-RPC names are case-sensitive", func() {
+		m, err := jsonrpc.Decode([]byte(`{"jsonrpc":"2.0","ID":1,"Method":"ping"}`))
+		Expect(err).NotTo(HaveOccurred())
+		Expect(m.ID.IsZero()).To(BeTrue())
+		Expect(m.Method).To(BeEmpty())
+		Expect(m.Kind()).To(Equal(jsonrpc.KindInvalid))
+
+		m, err = jsonrpc.Decode([]byte(`{"jsonrpc":"2.0","id":1,"method":"a","Method":"b"}`))
+		Expect(err).NotTo(HaveOccurred())
+		Expect(m.Method).To(Equal("a"))
+
+		m, err = jsonrpc.Decode([]byte(`{"jsonrpc":"2.0","id":7,"error":{"Code":-32600,"message":"x"}}`))
+		Expect(err).NotTo(HaveOccurred())
+		Expect(m.Error).NotTo(BeNil())
+		Expect(m.Error.Code).To(BeZero(), `"Code" is not "code"`)
+		Expect(m.Error.Message).To(Equal("x"))
+
+		m, err = jsonrpc.Decode([]byte(`{"jsonrpc":"2.0","\u0069d":2,"method":"ping"}`))
+		Expect(err).NotTo(HaveOccurred())
+		Expect(m.ID.String()).To(Equal("2"), "an escaped key is still its name")
+	})
+
+	It("encodes an id with &, < and > byte for byte", func() {
+		m, err := jsonrpc.Decode([]byte(`{"jsonrpc":"2.0","id":"a&b<c>","method":"x","params":{"q":"<&>"}}`))
+		Expect(err).NotTo(HaveOccurred())
+		out, err := m.Encode()
+		Expect(err).NotTo(HaveOccurred())
+		Expect(string(out)).To(Equal(`{"jsonrpc":"2.0","id":"a&b<c>","method":"x","params":{"q":"<&>"}}`))
+	})
+
 	It("does not judge the version member", func() {
 		m, err := jsonrpc.Decode([]byte(`{"jsonrpc":"1.0","id":1,"method":"ping"}`))
 		Expect(err).NotTo(HaveOccurred())

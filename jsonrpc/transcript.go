@@ -2,9 +2,11 @@ package jsonrpc
 
 import (
 	"fmt"
+	"strconv"
 	"strings"
 	"sync"
 	"time"
+	"unicode/utf8"
 )
 
 // Direction says who sent a frame, seen from mcpconform.
@@ -26,7 +28,9 @@ type Frame struct {
 }
 
 // Transcript records every frame in order. It is safe for concurrent use and
-// bounded, so a target that floods output cannot exhaust memory.
+// bounded twice, so a target that floods output cannot exhaust memory: each
+// entry keeps at most DefaultEntryLimit bytes (a longer frame keeps its head
+// and notes its full length), and the whole at most DefaultTranscriptLimit.
 type Transcript struct {
 	mu      sync.Mutex
 	start   time.Time
@@ -39,24 +43,71 @@ type Transcript struct {
 // DefaultTranscriptLimit bounds the bytes a transcript keeps.
 const DefaultTranscriptLimit = 4 << 20
 
+// DefaultEntryLimit bounds one recorded frame. A report reader needs the
+// start of a multi-megabyte frame to see what it was, not all of it, and
+// without this cap a single 3.9 MB line fills a transcript that every report
+// file then repeats.
+const DefaultEntryLimit = 64 << 10
+
 // NewTranscript starts an empty transcript.
 func NewTranscript() *Transcript {
 	return &Transcript{start: time.Now(), limit: DefaultTranscriptLimit}
 }
 
-// Record appends a frame; the bytes are copied.
+// Record appends a frame; the bytes are copied, a frame longer than
+// DefaultEntryLimit cut (see CutEntry).
 func (t *Transcript) Record(dir Direction, session string, raw []byte) {
 	if t == nil {
 		return
 	}
+	entry := CutEntry(raw, DefaultEntryLimit)
 	t.mu.Lock()
 	defer t.mu.Unlock()
-	if t.bytes+len(raw) > t.limit {
+	if t.bytes+len(entry) > t.limit {
 		t.dropped++
 		return
 	}
-	t.bytes += len(raw)
-	t.frames = append(t.frames, Frame{At: time.Now(), Direction: dir, Session: session, Raw: append([]byte(nil), raw...)})
+	t.bytes += len(entry)
+	if len(entry) == len(raw) {
+		entry = append([]byte(nil), raw...) // CutEntry did not copy
+	}
+	t.frames = append(t.frames, Frame{At: time.Now(), Direction: dir, Session: session, Raw: entry})
+}
+
+// CutEntry returns raw itself when it has at most limit bytes; otherwise a
+// new slice with its first bytes (ending on a character boundary) and a note
+// of the full length, "…[cut: 3,900,112 bytes]", at most limit bytes in all.
+func CutEntry(raw []byte, limit int) []byte {
+	if len(raw) <= limit {
+		return raw
+	}
+	note := "…[cut: " + Thousands(len(raw)) + " bytes]"
+	n := max(0, limit-len(note))
+	for n > 0 && n < len(raw) && !utf8.RuneStart(raw[n]) {
+		n--
+	}
+	out := make([]byte, 0, n+len(note))
+	return append(append(out, raw[:n]...), note...)
+}
+
+// Thousands formats n with commas between groups of three digits.
+func Thousands(n int) string {
+	s := strconv.Itoa(n)
+	neg := strings.HasPrefix(s, "-")
+	if neg {
+		s = s[1:]
+	}
+	var b strings.Builder
+	if neg {
+		b.WriteByte('-')
+	}
+	for i, c := range s {
+		if i > 0 && (len(s)-i)%3 == 0 {
+			b.WriteByte(',')
+		}
+		b.WriteRune(c)
+	}
+	return b.String()
 }
 
 // Eventf records a transport event.

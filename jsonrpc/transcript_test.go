@@ -77,7 +77,7 @@ var _ = Describe("Transcript", func() {
 	})
 
 	It("bounds the bytes it keeps, drops what does not fit, and says so", func() {
-		chunk := bytes.Repeat([]byte("x"), 1<<20)
+		chunk := bytes.Repeat([]byte("x"), jsonrpc.DefaultEntryLimit)
 		for range jsonrpc.DefaultTranscriptLimit / len(chunk) {
 			t.Record(jsonrpc.Received, "A", chunk)
 		}
@@ -92,6 +92,37 @@ var _ = Describe("Transcript", func() {
 		Expect(out).NotTo(ContainSubstring("one byte too many"))
 		Expect(t.Since(kept)).To(Equal(fmt.Sprintf("… 2 further frames dropped (transcript limit %d bytes)\n", jsonrpc.DefaultTranscriptLimit)),
 			"the drop notice is part of every formatted tail")
+	})
+
+	It("cuts a long entry to its head and notes the full length", func() {
+		long := append(bytes.Repeat([]byte("é"), 1_950_056), 'x') // 3,900,113 bytes; é is 2 bytes
+		t.Record(jsonrpc.Received, "A", long)
+		t.Record(jsonrpc.Received, "A", []byte("short"))
+		fs := t.Frames()
+		Expect(fs).To(HaveLen(2))
+		Expect(len(fs[0].Raw)).To(BeNumerically("<=", jsonrpc.DefaultEntryLimit))
+		Expect(string(fs[0].Raw)).To(HaveSuffix("é…[cut: 3,900,113 bytes]"), "cut on a character boundary")
+		Expect(string(fs[0].Raw)).To(HavePrefix("éé"))
+		Expect(string(fs[1].Raw)).To(Equal("short"))
+		Expect(lines(t.String())).To(HaveLen(2))
+	})
+
+	It("keeps at most the transcript limit however many long lines arrive", func() {
+		long := bytes.Repeat([]byte("y"), 3_900_112)
+		for range 200 {
+			t.Record(jsonrpc.Received, "A", long)
+		}
+		Expect(len(t.String())).To(BeNumerically("<", jsonrpc.DefaultTranscriptLimit+64<<10))
+		Expect(t.String()).To(ContainSubstring("…[cut: 3,900,112 bytes]"))
+		Expect(t.String()).To(ContainSubstring("further frames dropped"))
+	})
+
+	It("formats thousands", func() {
+		Expect(jsonrpc.Thousands(0)).To(Equal("0"))
+		Expect(jsonrpc.Thousands(999)).To(Equal("999"))
+		Expect(jsonrpc.Thousands(1000)).To(Equal("1,000"))
+		Expect(jsonrpc.Thousands(3900112)).To(Equal("3,900,112"))
+		Expect(jsonrpc.Thousands(-1234567)).To(Equal("-1,234,567"))
 	})
 
 	It("is race-free under concurrent Record, Eventf and readers", func() {
