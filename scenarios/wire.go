@@ -2,12 +2,14 @@ package scenarios
 
 import "sync"
 
-// WireLedger collects what the target sent that its schema refuses, across
-// every session of every scenario on one transport and version, so that one
-// check (wire-schema, which runs last there) can judge all of the traffic.
+// WireLedger collects what the target sent that its schema refuses, and the
+// wire rules it broke, across every session of every scenario on one
+// transport and version, so that the scenarios that run last there
+// (wire-schema, wire-rules) can judge all of the traffic.
 type WireLedger struct {
 	mu      sync.Mutex
 	entries []WireViolation
+	rules   map[string]*ruleTally // breaches of the wire rules, by rule
 }
 
 // WireViolation is one message that does not validate.
@@ -36,4 +38,70 @@ func (l *WireLedger) All() []WireViolation {
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	return append([]WireViolation(nil), l.entries...)
+}
+
+// WireBreach is one place where what the target sent broke a wire rule that
+// every message must keep (a line on stdout that is not JSON-RPC, invalid
+// UTF-8, a jsonrpc member other than "2.0", a null request id, a request
+// for a capability the client never declared, an HTTP Content-Type, a
+// binary WebSocket frame…). wire-rules, which runs last on each transport
+// and version, judges them all.
+type WireBreach struct {
+	Scenario string // the scenario whose session saw it
+	Rule     string // the rule broken: the name of the check that judges it ("utf8", "request-id")
+	What     string // what was seen, for the report
+	Raw      []byte // the start of the frame, when there is one
+	// Also counts further breaches of the same rule that the session saw
+	// but did not keep.
+	Also int
+}
+
+// WireBreachKeep is how many breaches of one rule a ledger keeps; beyond it
+// they are only counted.
+const WireBreachKeep = 20
+
+// ruleTally is what a ledger knows of one rule.
+type ruleTally struct {
+	kept  []WireBreach
+	total int
+}
+
+// AddBreach records breaches of the wire rules, keeping the first
+// WireBreachKeep of each rule and counting the rest; a nil ledger records
+// nothing.
+func (l *WireLedger) AddBreach(b ...WireBreach) {
+	if l == nil {
+		return
+	}
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	if l.rules == nil {
+		l.rules = map[string]*ruleTally{}
+	}
+	for _, x := range b {
+		t := l.rules[x.Rule]
+		if t == nil {
+			t = &ruleTally{}
+			l.rules[x.Rule] = t
+		}
+		t.total += 1 + max(x.Also, 0)
+		if len(t.kept) < WireBreachKeep {
+			t.kept = append(t.kept, x)
+		}
+	}
+}
+
+// Breaches returns the breaches of one rule kept so far and how many were
+// recorded in all (kept or only counted).
+func (l *WireLedger) Breaches(rule string) (kept []WireBreach, total int) {
+	if l == nil {
+		return nil, 0
+	}
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	t := l.rules[rule]
+	if t == nil {
+		return nil, 0
+	}
+	return append([]WireBreach(nil), t.kept...), t.total
 }

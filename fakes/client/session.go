@@ -47,6 +47,10 @@ type Options struct {
 	// Poll is how often to poll a task whose server suggests no
 	// pollInterval; zero means DefaultPoll.
 	Poll time.Duration
+	// OnWireNote, if set, is told what the connection saw on the wire that
+	// its frames cannot show (transport.WireNote); the session keeps them
+	// as wire breaches (WireBreaches) either way.
+	OnWireNote func(transport.WireNote)
 }
 
 // DefaultPoll is the task poll interval when neither the server nor the
@@ -74,6 +78,11 @@ type Session struct {
 	violationsMu sync.Mutex
 	violations   []SchemaViolation
 
+	kind         transport.Kind
+	wire         wireLog // what broke the wire rules (wire.go)
+	overlongMu   sync.Mutex
+	overlongSeen int // stdout lines discarded as too long, already in wire
+
 	// Negotiated after Initialize.
 	ServerVersion      string
 	ServerCapabilities map[string]any
@@ -96,16 +105,26 @@ func Connect(ctx context.Context, target Target, opts Options) (*Session, error)
 	if opts.Poll <= 0 {
 		opts.Poll = DefaultPoll
 	}
+	s := &Session{kind: target.Kind}
+	user := opts.OnWireNote
+	opts.OnWireNote = func(n transport.WireNote) {
+		s.wire.note(n)
+		if user != nil {
+			user(n)
+		}
+	}
+	s.opts = opts
 	conn, err := target.Dial(ctx, opts)
 	if err != nil {
 		return nil, err
 	}
-	s := &Session{opts: opts, conn: transport.Record(conn, opts.Transcript, opts.Label)}
+	s.conn = transport.Record(conn, opts.Transcript, opts.Label)
 	handlers := map[string]peer.Handler{}
 	for m, h := range opts.Handlers {
 		handlers[m] = peer.Handler(h)
 	}
 	s.peer = peer.New(context.Background(), s.conn, peer.Options{
+		Classify:  s.classify,
 		OnInvalid: s.keepGarbage,
 		OnMessage: s.observe,
 		Handlers:  handlers,
@@ -212,6 +231,7 @@ func (s *Session) Do(ctx context.Context, c Call) (*jsonrpc.Message, error) {
 	if err != nil {
 		return nil, err
 	}
+	s.noteDeclared(c.Method, params)
 	resp, err := s.peer.Do(ctx, peer.Call{ID: c.ID, Method: c.Method, Params: params, Send: s.sender(c.Header)})
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", c.Method, err)

@@ -53,7 +53,7 @@ func (t Target) Dial(ctx context.Context, opts Options) (transport.Conn, error) 
 		}
 		header[k] = v
 	}
-	topts := transport.Options{Transcript: opts.Transcript, Session: opts.Label, Header: header}
+	topts := transport.Options{Transcript: opts.Transcript, Session: opts.Label, Header: header, OnWireNote: opts.OnWireNote}
 	stateless := protocol.IsStateless(opts.Version)
 	if stateless {
 		topts.ProtocolVersion = opts.Version

@@ -50,6 +50,12 @@ type Engine struct {
 	// RespondAfterCancel answers requests even after the client cancelled
 	// them with notifications/cancelled (a fault; the rule is a SHOULD NOT).
 	RespondAfterCancel bool
+	// WrapConn, if set, wraps every connection before it is served (faults
+	// that change how frames are written).
+	WrapConn func(transport.Conn) transport.Conn
+	// NumericIDs numbers the server's own requests 1, 2, 3 instead of
+	// "srv-1", "srv-2"… (both are allowed: a string or integer id).
+	NumericIDs bool
 	// OnStrayResponse receives responses that answer no pending request
 	// (a late answer to an abandoned elicitation, for example).
 	OnStrayResponse func(p *Peer, msg *jsonrpc.Message)
@@ -103,6 +109,9 @@ type notificationRefuser interface {
 func (e *Engine) ServeConn(ctx context.Context, conn transport.Conn) error {
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
+	if e.WrapConn != nil {
+		conn = e.WrapConn(conn)
+	}
 	label := fmt.Sprintf("peer-%d", e.peers.Add(1))
 	p := &Peer{
 		ID:     label,
@@ -131,8 +140,12 @@ func (e *Engine) ServeConn(ctx context.Context, conn transport.Conn) error {
 
 // peerOptions binds the engine's handlers and hooks to one connection.
 func (e *Engine) peerOptions(p *Peer) peer.Options {
+	prefix := "srv-"
+	if e.NumericIDs {
+		prefix = ""
+	}
 	opts := peer.Options{
-		IDPrefix: "srv-",
+		IDPrefix: prefix,
 		Classify: classify,
 		OnInvalid: func(ctx context.Context, frame []byte, code int) {
 			if e.OnInvalid != nil {

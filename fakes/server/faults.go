@@ -19,12 +19,12 @@ var (
 
 // Faults lists the reference server's faults sorted by name.
 func Faults() fault.Set {
-	return append(append(append(fault.Set(nil), lifecycleFaults...), taskFaults...), versionFaults...).Sorted()
+	return append(append(append(append(fault.Set(nil), lifecycleFaults...), taskFaults...), versionFaults...), wireFaults...).Sorted()
 }
 
 // Liberties lists the reference server's conformant variants sorted by name.
 func Liberties() fault.Set {
-	return append(append(append(fault.Set(nil), lifecycleLiberties...), taskLiberties...), versionLiberties...).Sorted()
+	return append(append(append(append(fault.Set(nil), lifecycleLiberties...), taskLiberties...), versionLiberties...), wireLiberties...).Sorted()
 }
 
 // Variants lists faults and liberties: everything --fault or --liberty may name.

@@ -90,7 +90,9 @@ func NewReference(opts ReferenceOptions) (*Engine, error) {
 		OnPeerDone:         r.tasks.removePeer,
 		OnStrayResponse:    r.strayResponse,
 		RespondAfterCancel: opts.Variant == RespondsAfterCancel,
+		NumericIDs:         opts.Variant == IntegerRequestIDs,
 	}
+	e.WrapConn = r.wrapConn
 	e.Middleware = r.middleware
 	if r.is(RefusesUnknownNotifications) {
 		e.RefuseNotification = func(method string) *jsonrpc.Error {
@@ -126,6 +128,7 @@ func requestMeta(req *jsonrpc.Message) (map[string]json.RawMessage, bool) {
 
 func (r *reference) middleware(next Handler) Handler {
 	return func(ctx context.Context, p *Peer, req *jsonrpc.Message) (any, *jsonrpc.Error) {
+		r.beforeFirstAnswer(ctx, p)
 		meta, _ := requestMeta(req)
 		rawVersion, modern := meta[protocol.MetaProtocolVersion]
 		if !modern {
@@ -272,7 +275,8 @@ func (r *reference) invalid(ctx context.Context, p *Peer, frame []byte, code int
 	}
 }
 
-func (r *reference) outgoing(_ *Peer, msg *jsonrpc.Message) *jsonrpc.Message {
+func (r *reference) outgoing(p *Peer, msg *jsonrpc.Message) *jsonrpc.Message {
+	msg = r.wireFaultOutgoing(p, msg)
 	if r.is(IdNumericStringUnquoted) && msg.Method == "" {
 		var s string
 		if json.Unmarshal(msg.ID, &s) == nil && s != "" && strings.Trim(s, "0123456789") == "" {

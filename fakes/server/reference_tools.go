@@ -52,7 +52,8 @@ var referenceTools = []refTool{
 	{name: "test_task_forbidden", description: "Must not be called as a task.", taskSupport: taskForbidden},
 }
 
-func (r *reference) toolsList(ctx context.Context, _ *Peer, _ *jsonrpc.Message) (any, *jsonrpc.Error) {
+func (r *reference) toolsList(ctx context.Context, p *Peer, req *jsonrpc.Message) (any, *jsonrpc.Error) {
+	r.wireFaultsInToolsList(ctx, p, req)
 	tools := make([]any, 0, len(referenceTools))
 	for _, t := range referenceTools {
 		props := t.properties
@@ -208,6 +209,11 @@ func (r *reference) elicit(ctx context.Context, p *Peer, args json.RawMessage) (
 	if a.Message == "" {
 		a.Message = "Please provide your details."
 	}
+	if !declared(ctx, p, "elicitation") {
+		// Only use capabilities that were successfully negotiated
+		// (2025-11-25/basic/lifecycle.mdx#operation).
+		return textResult(ctx, "This tool needs the client's elicitation capability.", true), nil
+	}
 	resp, err := p.Request(ctx, protocol.MethodElicitationCreate, elicitationParams(a.Message, nil))
 	if err != nil {
 		if ctx.Err() != nil && !r.is(RespondsAfterCancel) {
@@ -284,6 +290,10 @@ func (r *reference) taskElicitation(p *Peer, t *task, args json.RawMessage) {
 	_ = json.Unmarshal(args, &a)
 	if a.Message == "" {
 		a.Message = "Confirm to continue the task."
+	}
+	if !declared(context.Background(), p, "elicitation") {
+		r.tasks.finish(t, textResult(context.Background(), "This tool needs the client's elicitation capability.", true), nil)
+		return
 	}
 	if !r.is(SkipInputRequired) {
 		r.tasks.setStatus(t, statusInputRequired, "Waiting for the user's confirmation.")
@@ -385,4 +395,16 @@ func isClosed(ch <-chan struct{}) bool {
 	default:
 		return false
 	}
+}
+
+// declared reports whether the client declared a capability in its
+// initialize request (sessions) or, in 2026-07-28, in the current request's
+// _meta.
+func declared(ctx context.Context, p *Peer, capability string) bool {
+	if isModern(ctx) {
+		return true // judged by the 2026-07-28 rules (-32021) where a tool needs it
+	}
+	caps, _ := p.Get("clientCapabilities").(map[string]any)
+	_, ok := caps[capability]
+	return ok
 }

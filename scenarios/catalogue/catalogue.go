@@ -11,6 +11,7 @@ import (
 	clientlifecycle "github.com/mcpconform/mcpconform/scenarios/client/lifecycle"
 	serverlifecycle "github.com/mcpconform/mcpconform/scenarios/server/lifecycle"
 	"github.com/mcpconform/mcpconform/scenarios/server/tasks"
+	"github.com/mcpconform/mcpconform/scenarios/server/wire"
 )
 
 var all = func() scenarios.Catalogue {
@@ -18,6 +19,7 @@ var all = func() scenarios.Catalogue {
 	for _, family := range []scenarios.Catalogue{
 		serverlifecycle.Scenarios(),
 		tasks.Scenarios(),
+		wire.Scenarios(),
 		clientlifecycle.Scenarios(),
 	} {
 		c = append(c, family...)

@@ -1,0 +1,346 @@
+package client
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"strings"
+	"sync"
+	"unicode/utf8"
+
+	"github.com/mcpconform/mcpconform/fakes/peer"
+	"github.com/mcpconform/mcpconform/jsonrpc"
+	"github.com/mcpconform/mcpconform/protocol"
+	"github.com/mcpconform/mcpconform/transport"
+)
+
+// WireRule names a rule of the wire that every message the server sends must
+// keep, whatever the scenario. The names are those of the wire-rules checks
+// that judge them.
+type WireRule string
+
+const (
+	// RuleJSONRPCOnly: every frame is a JSON-RPC message (over stdio,
+	// nothing else on stdout: no banner, no line over the reader's limit).
+	RuleJSONRPCOnly WireRule = "jsonrpc-only"
+	// RuleUTF8: every frame is UTF-8.
+	RuleUTF8 WireRule = "utf8"
+	// RuleJSONRPCVersion: every message has "jsonrpc": "2.0".
+	RuleJSONRPCVersion WireRule = "jsonrpc-version"
+	// RuleRequestID: a request has a string or integer id, never null.
+	RuleRequestID WireRule = "request-id"
+	// RuleNegotiatedCapabilities: sampling, elicitation and roots requests
+	// only to a client that declared the capability.
+	RuleNegotiatedCapabilities WireRule = "negotiated-capabilities"
+	// RuleContentType: an HTTP answer that carries JSON-RPC has Content-Type
+	// application/json or text/event-stream.
+	RuleContentType WireRule = "content-type"
+	// RuleWSTextFrames: one message per WebSocket text frame.
+	RuleWSTextFrames WireRule = "ws-text-frames"
+	// RuleWSSubprotocol: the WebSocket handshake selects subprotocol "mcp".
+	RuleWSSubprotocol WireRule = "ws-subprotocol"
+)
+
+// WireRules lists every rule, in the order the checks are listed.
+var WireRules = []WireRule{RuleJSONRPCOnly, RuleUTF8, RuleJSONRPCVersion, RuleRequestID,
+	RuleNegotiatedCapabilities, RuleContentType, RuleWSTextFrames, RuleWSSubprotocol}
+
+// WireBreach is one frame (or transport fact) that broke a wire rule.
+type WireBreach struct {
+	Rule WireRule
+	What string // what was seen: "a line that is not JSON", "jsonrpc is \"1.0\" in the result of tools/list"
+	Raw  []byte // the start of the frame, at most WireRawKeep bytes; nil for transport facts
+	// Also counts further breaches of the same rule in this session that
+	// were not kept (on the last kept breach of the rule only).
+	Also int
+}
+
+// WireBreachKeep is how many breaches of each rule a session keeps; the
+// rest are counted.
+const WireBreachKeep = 10
+
+// WireRawKeep is how much of a frame a breach keeps.
+const WireRawKeep = 200
+
+// capabilityOf maps the server-to-client requests to the client capability
+// each needs (2025-11-25/client/sampling.mdx, elicitation.mdx, roots.mdx).
+var capabilityOf = map[string]string{
+	protocol.MethodSamplingCreateMessage: "sampling",
+	protocol.MethodElicitationCreate:     "elicitation",
+	protocol.MethodRootsList:             "roots",
+}
+
+// wireLog keeps what a session saw that breaks the wire rules, bounded per
+// rule.
+type wireLog struct {
+	mu     sync.Mutex
+	kept   map[WireRule][]WireBreach
+	counts map[WireRule]int
+	// declared is the client capabilities the session declared (initialize
+	// params, or the per-request _meta of stateless versions); nil before.
+	declared map[string]any
+	sent     bool // the session declared its capabilities
+}
+
+func (w *wireLog) add(rule WireRule, what string, raw []byte) {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	if w.kept == nil {
+		w.kept, w.counts = map[WireRule][]WireBreach{}, map[WireRule]int{}
+	}
+	w.counts[rule]++
+	if len(w.kept[rule]) >= WireBreachKeep {
+		return
+	}
+	if len(raw) > WireRawKeep {
+		raw = raw[:WireRawKeep]
+	}
+	w.kept[rule] = append(w.kept[rule], WireBreach{Rule: rule, What: what, Raw: bytes.Clone(raw)})
+}
+
+func (w *wireLog) all() []WireBreach {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	var out []WireBreach
+	for _, rule := range WireRules {
+		kept := w.kept[rule]
+		for i, b := range kept {
+			if i == len(kept)-1 {
+				b.Also = w.counts[rule] - len(kept)
+			}
+			out = append(out, b)
+		}
+	}
+	return out
+}
+
+// declare records the capabilities the session declares to the server.
+func (w *wireLog) declare(caps map[string]any) {
+	w.mu.Lock()
+	w.declared, w.sent = caps, true
+	w.mu.Unlock()
+}
+
+func (w *wireLog) declaredCapability(name string) (map[string]any, bool) {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	if !w.sent {
+		return nil, false
+	}
+	v, ok := w.declared[name]
+	if !ok {
+		return nil, false
+	}
+	m, _ := v.(map[string]any)
+	return m, true
+}
+
+// note turns what the transport saw into a breach.
+func (w *wireLog) note(n transport.WireNote) {
+	rule, ok := map[transport.WireNoteKind]WireRule{
+		transport.NoteContentType: RuleContentType,
+		transport.NoteBinaryFrame: RuleWSTextFrames,
+		transport.NoteSubprotocol: RuleWSSubprotocol,
+	}[n.Kind]
+	if ok {
+		w.add(rule, n.Detail, nil)
+	}
+}
+
+// WireBreaches lists what the server sent in this session that breaks the
+// wire rules: the first WireBreachKeep of each rule, the last of them
+// counting the rest (Also). Over stdio this includes the lines the
+// transport discarded for exceeding its length limit (recorded as events in
+// the session's transcript).
+func (s *Session) WireBreaches() []WireBreach {
+	s.collectOverlong()
+	return s.wire.all()
+}
+
+// overlongEvent is how the stdio transport records a line it discarded
+// (transport/stdio.go, pumpStdioLines).
+const overlongEvent = "stdout: line of "
+
+// collectOverlong adds the stdout lines the stdio transport discarded as
+// too long and that are not in yet: they never reach the read loop, only
+// the transcript.
+func (s *Session) collectOverlong() {
+	if s.kind.ProcessesPerSession() == 0 {
+		return
+	}
+	s.overlongMu.Lock()
+	defer s.overlongMu.Unlock()
+	n := 0
+	for _, f := range s.opts.Transcript.Frames() {
+		if f.Direction != jsonrpc.Event || f.Session != s.opts.Label {
+			continue
+		}
+		text := string(f.Raw)
+		if !strings.HasPrefix(text, overlongEvent) || !strings.Contains(text, "exceeds the limit") {
+			continue
+		}
+		if n++; n > s.overlongSeen {
+			s.wire.add(RuleJSONRPCOnly, "a line on stdout over the transport's limit, discarded unread ("+
+				strings.TrimPrefix(text, "stdout: ")+")", nil)
+		}
+	}
+	s.overlongSeen = max(s.overlongSeen, n)
+}
+
+// classify is the read loop's decoder: it judges every frame the server
+// sends against the wire rules (the answers to our own requests included,
+// and before the handshake too), then decodes it as usual.
+func (s *Session) classify(frame []byte) (*jsonrpc.Message, int) {
+	s.inspect(frame)
+	return peer.Decode(frame)
+}
+
+// inspect records the wire rules a frame breaks.
+func (s *Session) inspect(frame []byte) {
+	if !utf8.Valid(frame) {
+		s.wire.add(RuleUTF8, fmt.Sprintf("a frame that is not valid UTF-8 (the first invalid byte at offset %d)", invalidUTF8At(frame)), frame)
+	}
+	trimmed := bytes.TrimSpace(frame)
+	if !json.Valid(trimmed) {
+		what := "a frame that is not JSON"
+		if s.kind.ProcessesPerSession() > 0 {
+			what = "a line on stdout that is not JSON"
+		}
+		s.wire.add(RuleJSONRPCOnly, what, frame)
+		return
+	}
+	var fields map[string]json.RawMessage
+	if err := json.Unmarshal(trimmed, &fields); err != nil {
+		if trimmed[0] == '[' && s.opts.Version == protocol.V20250326 && isBatch(trimmed) {
+			return // a JSON-RPC batch, which 2025-03-26 allows
+		}
+		s.wire.add(RuleJSONRPCOnly, "JSON that is not a JSON-RPC message object", frame)
+		return
+	}
+	what := describeFields(fields)
+	if v, ok := fields["jsonrpc"]; !ok {
+		s.wire.add(RuleJSONRPCVersion, "no jsonrpc member in the "+what, frame)
+	} else if version := ""; json.Unmarshal(v, &version) != nil || version != jsonrpc.Version {
+		s.wire.add(RuleJSONRPCVersion, fmt.Sprintf("jsonrpc is %s in the %s", v, what), frame)
+	}
+	method, hasMethod := fields["method"]
+	id, hasID := fields["id"]
+	_, hasResult := fields["result"]
+	_, hasError := fields["error"]
+	var name string
+	switch {
+	case hasMethod && json.Unmarshal(method, &name) != nil:
+		s.wire.add(RuleJSONRPCOnly, fmt.Sprintf("a message whose method is %s, not a string", method), frame)
+		return
+	case hasMethod:
+		if !hasID {
+			return // a notification
+		}
+	case hasResult && hasError:
+		s.wire.add(RuleJSONRPCOnly, "a response with both result and error", frame)
+		return
+	case hasResult && !hasID:
+		s.wire.add(RuleJSONRPCOnly, "a result without an id", frame)
+		return
+	case hasResult || hasError:
+		return // a response
+	default:
+		s.wire.add(RuleJSONRPCOnly, "a JSON object that is neither a request, a notification nor a response", frame)
+		return
+	}
+	// A request from the server.
+	if !jsonrpc.ID(id).Valid() {
+		s.wire.add(RuleRequestID, fmt.Sprintf("the request %s has id %s", name, id), frame)
+	}
+	if capability, ok := capabilityOf[name]; ok {
+		s.judgeCapability(name, capability, fields["params"], frame)
+	}
+}
+
+// judgeCapability records a request for a client capability the session
+// did not declare (2025-11-25/basic/lifecycle.mdx#operation), and an
+// elicitation in a mode the client did not declare
+// (2025-11-25/client/elicitation.mdx#capabilities: an empty elicitation
+// capability means form mode only).
+func (s *Session) judgeCapability(method, capability string, params json.RawMessage, frame []byte) {
+	declared, ok := s.wire.declaredCapability(capability)
+	if !ok {
+		s.wire.add(RuleNegotiatedCapabilities, fmt.Sprintf("%s sent to a client that did not declare the %s capability", method, capability), frame)
+		return
+	}
+	if method != protocol.MethodElicitationCreate || s.opts.Version != protocol.V20251125 {
+		return
+	}
+	var p struct {
+		Mode string `json:"mode"`
+	}
+	_ = json.Unmarshal(params, &p)
+	if p.Mode == "" {
+		p.Mode = "form"
+	}
+	_, form := declared["form"]
+	_, url := declared["url"]
+	if !form && !url {
+		form = true
+	}
+	if (p.Mode == "form" && !form) || (p.Mode == "url" && !url) {
+		s.wire.add(RuleNegotiatedCapabilities, fmt.Sprintf("elicitation/create in %s mode sent to a client whose elicitation capability does not declare it", p.Mode), frame)
+	}
+}
+
+// noteDeclared records the capabilities a request declares: the params of
+// initialize, or the per-request _meta of stateless versions.
+func (s *Session) noteDeclared(method string, params json.RawMessage) {
+	if len(params) == 0 {
+		return
+	}
+	var p struct {
+		Capabilities map[string]any `json:"capabilities"`
+		Meta         map[string]any `json:"_meta"`
+	}
+	if json.Unmarshal(params, &p) != nil {
+		return
+	}
+	if method == protocol.MethodInitialize {
+		s.wire.declare(p.Capabilities)
+		return
+	}
+	if caps, ok := p.Meta[protocol.MetaClientCapabilities].(map[string]any); ok {
+		s.wire.declare(caps)
+	}
+}
+
+// describeFields names a message for the report by its members.
+func describeFields(fields map[string]json.RawMessage) string {
+	var method string
+	_ = json.Unmarshal(fields["method"], &method)
+	_, hasID := fields["id"]
+	switch {
+	case method != "" && hasID:
+		return "request " + method
+	case method != "":
+		return "notification " + method
+	case fields["error"] != nil:
+		return "error response"
+	default:
+		return "result"
+	}
+}
+
+// isBatch reports a JSON array of JSON-RPC objects.
+func isBatch(b []byte) bool {
+	var items []map[string]json.RawMessage
+	return json.Unmarshal(b, &items) == nil && len(items) > 0
+}
+
+// invalidUTF8At is the offset of the first byte that is not UTF-8.
+func invalidUTF8At(b []byte) int {
+	for i := 0; i < len(b); {
+		r, size := utf8.DecodeRune(b[i:])
+		if r == utf8.RuneError && size <= 1 {
+			return i
+		}
+		i += size
+	}
+	return -1
+}
