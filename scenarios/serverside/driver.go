@@ -135,8 +135,9 @@ func (t *T) closeSessions() {
 }
 
 // recordWire adds what each closed session received that the schema of its
-// version refuses to the ledger of this transport and version, under the
-// scenario's id, for wire-schema, which runs last there and judges it all.
+// version refuses, and the wire rules it broke, to the ledger of this
+// transport and version, under the scenario's id, for wire-schema and
+// wire-rules, which run last there and judge it all.
 // A session's read loop is given up to one answer timeout to end, so that
 // every message it read has been checked. The results of the handshake
 // (initialize, server/discover) are left out: the handshake's own scenario
@@ -161,6 +162,7 @@ func (t *T) recordWire() {
 			}
 			t.Env.Wire.Add(scenarios.WireViolation{Scenario: id, What: sv.What, Err: sv.Err.Error(), Raw: sv.Raw})
 		}
+		t.Env.Wire.AddBreach(Breaches(id, s)...)
 	}
 }
 
