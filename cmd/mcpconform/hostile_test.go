@@ -1,0 +1,433 @@
+package main_test
+
+import (
+	"context"
+	"crypto/rand"
+	"encoding/hex"
+	"encoding/json"
+	"fmt"
+	"io/fs"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"regexp"
+	"strconv"
+	"strings"
+	"sync"
+	"syscall"
+	"time"
+
+	. "github.com/onsi/ginkgo/v2"
+	. "github.com/onsi/gomega"
+	"github.com/onsi/gomega/gbytes"
+	"github.com/onsi/gomega/gexec"
+)
+
+// Hostile targets (issue 8): internal/hostile is an MCP server that
+// misbehaves in one way per mode, written apart from the suite. Each entry
+// of the table below runs mcpconform against one mode over real pipes or
+// loopback sockets and states the verdict it must get: the exit code, the
+// check that must fail (or the words the failure must use), reports that
+// exist, parse and stay small, no process left behind, and a bound on
+// mcpconform's peak memory. Time is never asserted: a generous deadline
+// kills a run that hangs and fails the entry saying so. With
+// HOSTILE_BENCH=FILE each entry appends its wall time, peak RSS and report
+// size to FILE (bench/hostile.sh prints them).
+
+// hostileBin is the hostile program, built once (by the first entry).
+var (
+	hostileBin     string
+	hostileBuild   sync.Once
+	hostileBuildEr error
+)
+
+func buildHostile() string {
+	GinkgoHelper()
+	hostileBuild.Do(func() {
+		hostileBin, hostileBuildEr = gexec.Build("github.com/mcpconform/mcpconform/internal/hostile")
+	})
+	Expect(hostileBuildEr).NotTo(HaveOccurred(), "building internal/hostile")
+	return hostileBin
+}
+
+const (
+	// hostileRSS bounds mcpconform's peak resident memory in every entry.
+	hostileRSS = 512 << 20
+	// hostileReports bounds the size of the whole -o directory.
+	hostileReports = 64 << 20
+	// hostileDeadline ends a run that hangs; it is far above what any entry
+	// needs, and reaching it fails the entry.
+	hostileDeadline = 4 * time.Minute
+	// stallWords: a stall is named as such.
+	stallWords = `(?i)stall|trickl|sse|stream|upgrade|handshake|no answer|not answer|did not answer|unanswered`
+)
+
+type hostileCase struct {
+	transport string   // stdio, http or ws: how mcpconform reaches the target
+	mode      string   // hostile --mode
+	hostile   []string // more hostile flags
+	args      []string // more mcpconform flags (--scenario, --label-filter, --profile)
+
+	exit     []int  // the exit codes allowed
+	fails    string // a check id that must be failed in results.json
+	notFails string // a check id that must not be failed
+	// words must match the message of a failed check (fails's own, when
+	// fails is set) or, when failedOrError, of a failed or errored check.
+	words         string
+	failedOrError bool
+	children      bool // the mode starts children: none may be alive after the run
+
+	interrupt  bool // SIGINT twice once the target runs
+	unwritable bool // -o under a regular file: exit 2 before the target starts
+}
+
+// hostileResults is what the entries read of results.json.
+type hostileResults struct {
+	Outcome     string `json:"outcome"`
+	Interrupted bool   `json:"interrupted"`
+	Counts      struct {
+		Passed, Failed, Warning, Skipped, Errored, Total int
+	} `json:"counts"`
+	Scenarios []struct {
+		ID     string `json:"id"`
+		Checks []struct {
+			ID      string `json:"id"`
+			Status  string `json:"status"`
+			Message string `json:"message"`
+		} `json:"checks"`
+	} `json:"scenarios"`
+}
+
+func readResults(dir string) hostileResults {
+	GinkgoHelper()
+	b, err := os.ReadFile(filepath.Join(dir, "results.json"))
+	Expect(err).NotTo(HaveOccurred(), "results.json is written")
+	var r hostileResults
+	Expect(json.Unmarshal(b, &r)).To(Succeed(), "results.json parses")
+	return r
+}
+
+// messages lists "id [status]: message" of the checks with one of statuses.
+func (r hostileResults) messages(statuses ...string) []string {
+	var out []string
+	for _, sc := range r.Scenarios {
+		for _, c := range sc.Checks {
+			for _, st := range statuses {
+				if c.Status == st {
+					out = append(out, fmt.Sprintf("%s [%s]: %s", c.ID, c.Status, c.Message))
+				}
+			}
+		}
+	}
+	return out
+}
+
+func (r hostileResults) failed(id string) (string, bool) {
+	for _, sc := range r.Scenarios {
+		for _, c := range sc.Checks {
+			if c.ID == id && c.Status == "failed" {
+				return c.Message, true
+			}
+		}
+	}
+	return "", false
+}
+
+// tagged lists the pids of live processes whose command line carries
+// "--tag tag", except skip.
+func tagged(tag string, skip int) []int {
+	var out []int
+	ents, _ := os.ReadDir("/proc")
+	for _, e := range ents {
+		pid, err := strconv.Atoi(e.Name())
+		if err != nil || pid == skip {
+			continue
+		}
+		b, err := os.ReadFile(filepath.Join("/proc", e.Name(), "cmdline"))
+		if err != nil {
+			continue
+		}
+		args := strings.Split(string(b), "\x00")
+		for i := 0; i+1 < len(args); i++ {
+			if args[i] == "--tag" && args[i+1] == tag {
+				out = append(out, pid)
+				break
+			}
+		}
+	}
+	return out
+}
+
+// alive reports whether pid names a live process (a zombie is not).
+func alive(pid int) bool {
+	b, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", pid))
+	if err != nil {
+		return false
+	}
+	s := string(b)
+	i := strings.LastIndexByte(s, ')')
+	return i < 0 || i+2 >= len(s) || s[i+2] != 'Z'
+}
+
+// pidsIn reads the "role PID" lines of a hostile --pidfile.
+func pidsIn(path, role string) []int {
+	b, _ := os.ReadFile(path)
+	var out []int
+	for _, line := range strings.Split(string(b), "\n") {
+		f := strings.Fields(line)
+		if len(f) == 2 && f[0] == role {
+			if pid, err := strconv.Atoi(f[1]); err == nil {
+				out = append(out, pid)
+			}
+		}
+	}
+	return out
+}
+
+func dirSize(dir string) int64 {
+	var n int64
+	_ = filepath.WalkDir(dir, func(_ string, d fs.DirEntry, err error) error {
+		if err == nil && !d.IsDir() {
+			if fi, err := d.Info(); err == nil {
+				n += fi.Size()
+			}
+		}
+		return nil
+	})
+	return n
+}
+
+func newTag() string {
+	b := make([]byte, 6)
+	_, _ = rand.Read(b)
+	return "hostile-" + hex.EncodeToString(b)
+}
+
+var urlLine = regexp.MustCompile(`listening on ((?:http|ws)://127\.0\.0\.1:\d+/mcp)`)
+
+func runHostile(name string, c hostileCase) {
+	bin := buildHostile()
+	tmp := GinkgoT().TempDir()
+	dir := filepath.Join(tmp, "out")
+	pidfile := filepath.Join(tmp, "pids")
+	tag := newTag()
+	target := append([]string{bin, "--mode", c.mode, "--transport", c.transport, "--tag", tag, "--pidfile", pidfile}, c.hostile...)
+
+	// Whatever happens, every process of this entry ends: found by its tag
+	// (the target and its children) and by the pids it wrote, killed by pid.
+	serverPid := 0
+	DeferCleanup(func() {
+		for _, pid := range append(tagged(tag, serverPid), pidsIn(pidfile, "child")...) {
+			_ = syscall.Kill(pid, syscall.SIGKILL)
+		}
+	})
+
+	args := []string{"server", "--timeout", "10s", "--response-timeout", "1s"}
+	if c.interrupt {
+		args = []string{"server", "--timeout", "120s", "--response-timeout", "60s"}
+	}
+	if c.unwritable {
+		file := filepath.Join(tmp, "a-file")
+		Expect(os.WriteFile(file, []byte("not a directory\n"), 0o644)).To(Succeed())
+		dir = filepath.Join(file, "out")
+	}
+	args = append(args, "-o", dir)
+	args = append(args, c.args...)
+	switch c.transport {
+	case "stdio":
+		args = append(append(args, "--stdio", "--"), target...)
+	case "http", "ws":
+		srv := start(exec.Command(target[0], target[1:]...))
+		serverPid = srv.Command.Process.Pid
+		Eventually(srv.Err).WithTimeout(exitWithin).Should(gbytes.Say(urlLine.String()), "the hostile target prints its URL")
+		url := urlLine.FindStringSubmatch(string(srv.Err.Contents()))[1]
+		flag := "--url"
+		if c.transport == "ws" {
+			flag = "--ws"
+		}
+		args = append(args, flag, url)
+	}
+
+	ctx, cancel := context.WithTimeout(context.Background(), hostileDeadline)
+	defer cancel()
+	cmd := exec.CommandContext(ctx, exe, args...)
+	started := time.Now()
+	s := start(cmd)
+	if c.interrupt {
+		Eventually(func() []int { return pidsIn(pidfile, "main") }).WithTimeout(exitWithin).ShouldNot(BeEmpty(), "the target starts")
+		s.Interrupt()
+		s.Interrupt()
+	}
+	Eventually(s).WithTimeout(hostileDeadline + time.Minute).Should(gexec.Exit())
+	wall := time.Since(started)
+	Expect(ctx.Err()).NotTo(HaveOccurred(), "%s: mcpconform did not end by itself within %s and was killed: the run hangs\nstdout:\n%s\nstderr:\n%s",
+		name, hostileDeadline, s.Out.Contents(), s.Err.Contents())
+	code := s.ExitCode()
+	rss := int64(cmd.ProcessState.SysUsage().(*syscall.Rusage).Maxrss) << 10 // KiB on Linux
+	size := dirSize(dir)
+	line := fmt.Sprintf("%-48s exit %d  wall %8.2fs  peak RSS %7.1f MB  reports %7.2f MB", name, code, wall.Seconds(), float64(rss)/(1<<20), float64(size)/(1<<20))
+	GinkgoWriter.Println("hostile:", line)
+	AddReportEntry("hostile "+name, line)
+	if path := os.Getenv("HOSTILE_BENCH"); path != "" {
+		if f, err := os.OpenFile(path, os.O_WRONLY|os.O_CREATE|os.O_APPEND, 0o644); err == nil {
+			fmt.Fprintln(f, line)
+			f.Close()
+		}
+	}
+	out := fmt.Sprintf("mcpconform %s\nstdout:\n%s\nstderr:\n%s", strings.Join(args, " "), s.Out.Contents(), s.Err.Contents())
+
+	Expect(c.exit).To(ContainElement(code), "exit code of %s\n%s", name, out)
+	Expect(rss).To(BeNumerically("<", hostileRSS), "mcpconform's peak RSS stays under %d MB", hostileRSS>>20)
+
+	// No process of the entry is left: the target, and every child it
+	// started, even one in its own session.
+	Eventually(func() []int { return tagged(tag, serverPid) }).WithTimeout(exitWithin).Should(BeEmpty(),
+		"processes of the target left running after mcpconform exited")
+	if c.children {
+		kids := pidsIn(pidfile, "child")
+		Expect(kids).NotTo(BeEmpty(), "the target started children")
+		Eventually(func() []int {
+			var live []int
+			for _, pid := range kids {
+				if alive(pid) {
+					live = append(live, pid)
+				}
+			}
+			return live
+		}).WithTimeout(exitWithin).Should(BeEmpty(), "children of the target (setsid) left running")
+	}
+
+	if c.unwritable {
+		Expect(pidsIn(pidfile, "main")).To(BeEmpty(), "the target was never started")
+		Expect(pidfile).NotTo(BeAnExistingFile())
+		Expect(string(s.Err.Contents())).To(ContainSubstring(dir), "the error names the report directory")
+		return
+	}
+
+	// The reports exist, parse and stay small.
+	readJUnit(dir)
+	Expect(filepath.Join(dir, "summary.md")).To(BeARegularFile())
+	Expect(filepath.Join(dir, "report.html")).To(BeARegularFile())
+	res := readResults(dir)
+	Expect(size).To(BeNumerically("<", hostileReports), "the reports stay under %d MB", hostileReports>>20)
+
+	if c.fails != "" {
+		msg, ok := res.failed(c.fails)
+		Expect(ok).To(BeTrue(), "%s fails; failures: %q\n%s", c.fails, res.messages("failed"), out)
+		if c.words != "" {
+			Expect(msg).To(MatchRegexp(c.words), "the failure of %s", c.fails)
+		}
+	} else if c.words != "" {
+		statuses := []string{"failed"}
+		if c.failedOrError {
+			statuses = append(statuses, "error")
+		}
+		msgs := res.messages(statuses...)
+		Expect(msgs).To(ContainElement(MatchRegexp(c.words)), "a %v check's message matches %s\n%s", statuses, c.words, out)
+	}
+	if c.notFails != "" {
+		_, failed := res.failed(c.notFails)
+		Expect(failed).To(BeFalse(), "%s is not failed without its opt-in profile", c.notFails)
+	}
+	if c.interrupt {
+		Expect(res.Interrupted).To(BeTrue(), "results.json says interrupted: true")
+		for _, f := range []string{"junit.xml", "summary.md", "report.html"} {
+			b, err := os.ReadFile(filepath.Join(dir, f))
+			Expect(err).NotTo(HaveOccurred())
+			Expect(strings.ToLower(string(b))).To(ContainSubstring("interrupted"), "%s says the run was interrupted", f)
+		}
+		Expect(pidsIn(pidfile, "main")).NotTo(BeEmpty())
+		for _, pid := range pidsIn(pidfile, "main") {
+			Expect(alive(pid)).To(BeFalse(), "the target (pid %d) is gone", pid)
+		}
+	}
+}
+
+var _ = Describe("hostile targets", Label("hostile"), func() {
+	var (
+		tasksOnly = []string{"--label-filter", "family: tasks"}
+		wsProfile = []string{"--profile", "websocket"}
+		ok        = []int{0}
+		failed    = []int{1}
+		unjudged  = []int{1, 3} // a stall: failed, or not judged; never 0
+		ends      = []int{0, 1, 3}
+		flood     = []string{"--flood-mb", "128"}
+	)
+	entry := func(c hostileCase) TableEntry {
+		name := c.mode + " over " + c.transport
+		if len(c.args) > 0 {
+			name += " (" + strings.Join(c.args, " ") + ")"
+		}
+		if c.interrupt {
+			name += ", SIGINT twice"
+		}
+		if c.unwritable {
+			name += ", -o unwritable"
+		}
+		return Entry(name, name, c)
+	}
+
+	DescribeTable("get the verdict they must get", runHostile,
+		// Controls: the hostile program without a misbehaviour passes.
+		entry(hostileCase{transport: "stdio", mode: "conformant", exit: ok}),
+		entry(hostileCase{transport: "http", mode: "conformant", exit: ok}),
+		entry(hostileCase{transport: "ws", mode: "conformant", exit: ok}),
+
+		// Stalls: the run ends by itself and names the stall.
+		entry(hostileCase{transport: "http", mode: "headers-then-stall", exit: unjudged, words: stallWords, failedOrError: true}),
+		entry(hostileCase{transport: "http", mode: "headers-then-stall-sse", exit: unjudged, words: stallWords, failedOrError: true}),
+		entry(hostileCase{transport: "http", mode: "body-trickle", exit: unjudged, words: `(?i)trickl|stall|slow|body`, failedOrError: true}),
+		entry(hostileCase{transport: "http", mode: "sse-open-forever", exit: unjudged, words: `(?i)sse|stream`, failedOrError: true}),
+		entry(hostileCase{transport: "http", mode: "sse-close-without-response", exit: unjudged, words: `(?i)sse|stream`, failedOrError: true}),
+		entry(hostileCase{transport: "ws", mode: "ws-upgrade-stall", exit: unjudged, words: `(?i)upgrade|handshake|stall`, failedOrError: true}),
+		entry(hostileCase{transport: "stdio", mode: "hang", exit: failed, words: stallWords, failedOrError: true}),
+		entry(hostileCase{transport: "http", mode: "hang", exit: failed, words: stallWords, failedOrError: true}),
+		entry(hostileCase{transport: "ws", mode: "hang", exit: failed, words: stallWords, failedOrError: true}),
+		entry(hostileCase{transport: "stdio", mode: "garbage-then-hang", exit: failed, words: stallWords, failedOrError: true}),
+
+		// Crashes and hangs are failures, never a pass.
+		entry(hostileCase{transport: "stdio", mode: "crash-on-tools-list", exit: failed, words: `(?i)exit|crash`}),
+		entry(hostileCase{transport: "stdio", mode: "exit-at-once", args: []string{"--scenario", "lifecycle-ping"}, exit: failed}),
+		entry(hostileCase{transport: "stdio", mode: "hang", args: tasksOnly, exit: unjudged}),
+		entry(hostileCase{transport: "stdio", mode: "hang-after-initialize", args: tasksOnly, exit: unjudged}),
+
+		// Wire rules.
+		entry(hostileCase{transport: "stdio", mode: "banner", exit: failed, fails: "wire-rules/jsonrpc-only"}),
+		entry(hostileCase{transport: "stdio", mode: "huge-line", exit: failed, fails: "wire-rules/jsonrpc-only"}),
+		entry(hostileCase{transport: "stdio", mode: "invalid-utf8", exit: failed, fails: "wire-rules/utf8"}),
+		entry(hostileCase{transport: "http", mode: "invalid-utf8", exit: failed, fails: "wire-rules/utf8"}),
+		entry(hostileCase{transport: "ws", mode: "invalid-utf8", exit: failed, fails: "wire-rules/utf8"}),
+		entry(hostileCase{transport: "stdio", mode: "jsonrpc-missing", exit: failed, fails: "wire-rules/jsonrpc-version"}),
+		entry(hostileCase{transport: "http", mode: "jsonrpc-missing", exit: failed, fails: "wire-rules/jsonrpc-version"}),
+		entry(hostileCase{transport: "ws", mode: "jsonrpc-missing", exit: failed, fails: "wire-rules/jsonrpc-version"}),
+		entry(hostileCase{transport: "stdio", mode: "jsonrpc-1.0", exit: failed, fails: "wire-rules/jsonrpc-version"}),
+		entry(hostileCase{transport: "http", mode: "jsonrpc-1.0", exit: failed, fails: "wire-rules/jsonrpc-version"}),
+		entry(hostileCase{transport: "ws", mode: "jsonrpc-1.0", exit: failed, fails: "wire-rules/jsonrpc-version"}),
+		entry(hostileCase{transport: "stdio", mode: "null-id-request", exit: failed, fails: "wire-rules/request-id"}),
+		entry(hostileCase{transport: "http", mode: "null-id-request", exit: failed, fails: "wire-rules/request-id"}),
+		entry(hostileCase{transport: "ws", mode: "null-id-request", exit: failed, fails: "wire-rules/request-id"}),
+		entry(hostileCase{transport: "stdio", mode: "undeclared-sampling", exit: failed, fails: "wire-rules/negotiated-capabilities"}),
+		entry(hostileCase{transport: "http", mode: "undeclared-sampling", exit: failed, fails: "wire-rules/negotiated-capabilities"}),
+		entry(hostileCase{transport: "ws", mode: "undeclared-sampling", exit: failed, fails: "wire-rules/negotiated-capabilities"}),
+		entry(hostileCase{transport: "http", mode: "content-type-html", exit: failed, fails: "wire-rules/content-type"}),
+		entry(hostileCase{transport: "http", mode: "content-type-none", exit: failed, fails: "wire-rules/content-type"}),
+		entry(hostileCase{transport: "ws", mode: "ws-binary-frames", args: wsProfile, exit: failed, fails: "wire-rules/ws-text-frames"}),
+		entry(hostileCase{transport: "ws", mode: "ws-no-subprotocol", args: wsProfile, exit: failed, fails: "wire-rules/ws-subprotocol"}),
+		// The WebSocket rules are an opt-in profile: without it, no failure.
+		entry(hostileCase{transport: "ws", mode: "ws-binary-frames", exit: ok, notFails: "wire-rules/ws-text-frames"}),
+		entry(hostileCase{transport: "ws", mode: "ws-no-subprotocol", exit: ok, notFails: "wire-rules/ws-subprotocol"}),
+
+		// Bounded memory and reports.
+		entry(hostileCase{transport: "stdio", mode: "flood", hostile: flood, exit: ends}),
+		entry(hostileCase{transport: "http", mode: "flood", hostile: flood, exit: ends}),
+		entry(hostileCase{transport: "ws", mode: "flood", hostile: flood, exit: ends}),
+		entry(hostileCase{transport: "stdio", mode: "long-lines", exit: ends}),
+		entry(hostileCase{transport: "http", mode: "long-lines", exit: ends}),
+		entry(hostileCase{transport: "ws", mode: "long-lines", exit: ends}),
+
+		// Processes and signals.
+		entry(hostileCase{transport: "stdio", mode: "setsid-children", exit: failed, children: true}),
+		entry(hostileCase{transport: "stdio", mode: "conformant", exit: []int{2}, unwritable: true}),
+		entry(hostileCase{transport: "stdio", mode: "hang", exit: []int{3}, interrupt: true}),
+	)
+})
