@@ -15,44 +15,113 @@ import (
 // on, with a deadline.
 //
 // Positions (marks) count every message ever filed, from 0. The inbox keeps
-// only the newest messages up to its limit, so a peer flooding notifications
-// cannot exhaust memory; Dropped says how many of the oldest are gone, and
-// waits and lookups see only what is kept.
+// only the newest messages, at most Limit of them and ByteLimit bytes
+// (always the newest one, however large), so a peer flooding notifications
+// cannot exhaust memory; Dropped and DroppedBytes say how much of the oldest
+// is gone, and lookups see only what is kept. A waiter sees every message
+// filed while it waits, kept or not: each is matched against the waiting
+// predicates as it is filed, so a flood cannot push the awaited message out
+// before its waiter looks.
 type Inbox struct {
-	mu      sync.Mutex
-	limit   int
-	buf     []*jsonrpc.Message // a ring once full: the oldest is buf[start]
-	start   int
-	total   int // messages ever filed
-	changed chan struct{}
-	closed  bool
-	err     error
-	onFull  func(limit int)
+	mu        sync.Mutex
+	limit     int
+	byteLimit int
+	buf       []*jsonrpc.Message // kept messages, oldest first, from buf[head]
+	head      int
+	bytes     int // sizes of the kept messages
+	total     int // messages ever filed
+	dropBytes int
+	waiters   map[*inboxWaiter]struct{}
+	closed    bool
+	closedCh  chan struct{}
+	err       error
+	onDrop    func(InboxDrop)
 }
 
-func newInbox(limit int, onFull func(int)) *Inbox {
+type inboxWaiter struct {
+	mark int // positions before it are not for this waiter
+	pred func(*jsonrpc.Message) bool
+	got  chan *jsonrpc.Message // buffered: one match
+}
+
+// InboxDrop describes the first message an inbox dropped: the bounds it
+// keeps to and what it held then.
+type InboxDrop struct {
+	Limit, ByteLimit int // the bounds
+	Kept, KeptBytes  int // what the inbox holds after the drop
+}
+
+// String is the line a transcript shows, once, when the inbox starts dropping.
+func (d InboxDrop) String() string {
+	return fmt.Sprintf("inbox: more than %s messages or %s bytes arrived unread; the oldest are dropped from now on (a wait still sees every new message)",
+		jsonrpc.Thousands(d.Limit), jsonrpc.Thousands(d.ByteLimit))
+}
+
+func newInbox(limit, byteLimit int, onDrop func(InboxDrop)) *Inbox {
 	if limit <= 0 {
 		limit = DefaultInboxLimit
 	}
-	return &Inbox{limit: limit, changed: make(chan struct{}), onFull: onFull}
+	if byteLimit <= 0 {
+		byteLimit = DefaultInboxBytes
+	}
+	return &Inbox{limit: limit, byteLimit: byteLimit, waiters: map[*inboxWaiter]struct{}{},
+		closedCh: make(chan struct{}), onDrop: onDrop}
 }
 
+// messageSize estimates the memory one message holds: its raw bytes, the
+// members decoded from them (copies), and the structure itself.
+func messageSize(m *jsonrpc.Message) int {
+	n := 160 + len(m.Raw) + len(m.ID) + len(m.Method) + len(m.Params) + len(m.Result) + len(m.JSONRPC)
+	if m.Error != nil {
+		n += 48 + len(m.Error.Message) + len(m.Error.Data)
+	}
+	return n
+}
+
+// add files m. It is called from the read loop only, one message at a time:
+// waiters see messages in order.
 func (in *Inbox) add(m *jsonrpc.Message) {
 	in.mu.Lock()
-	firstDrop := false
-	if len(in.buf) < in.limit {
-		in.buf = append(in.buf, m)
-	} else {
-		firstDrop = in.total == in.limit
-		in.buf[in.start] = m
-		in.start = (in.start + 1) % in.limit
-	}
+	in.buf = append(in.buf, m)
+	in.bytes += messageSize(m)
+	pos := in.total
 	in.total++
-	close(in.changed)
-	in.changed = make(chan struct{})
+	firstDrop := false
+	for in.kept() > 1 && (in.kept() > in.limit || in.bytes > in.byteLimit) {
+		firstDrop = firstDrop || in.dropped() == 0
+		old := in.buf[in.head]
+		in.buf[in.head] = nil
+		in.head++
+		in.bytes -= messageSize(old)
+		in.dropBytes += messageSize(old)
+	}
+	if in.head > len(in.buf)/2 && in.head > 64 {
+		// Compact, so the backing array stays about twice what is kept.
+		in.buf = append(in.buf[:0:0], in.buf[in.head:]...)
+		in.head = 0
+	}
+	var waiting []*inboxWaiter
+	for w := range in.waiters {
+		if pos >= w.mark {
+			waiting = append(waiting, w)
+		}
+	}
+	drop := InboxDrop{Limit: in.limit, ByteLimit: in.byteLimit, Kept: in.kept(), KeptBytes: in.bytes}
 	in.mu.Unlock()
-	if firstDrop && in.onFull != nil {
-		in.onFull(in.limit)
+
+	// Predicates run outside the lock: one may look at the inbox itself.
+	for _, w := range waiting {
+		if w.pred(m) {
+			in.mu.Lock()
+			if _, ok := in.waiters[w]; ok {
+				delete(in.waiters, w)
+				w.got <- m
+			}
+			in.mu.Unlock()
+		}
+	}
+	if firstDrop && in.onDrop != nil {
+		in.onDrop(drop)
 	}
 }
 
@@ -60,28 +129,46 @@ func (in *Inbox) close(err error) {
 	in.mu.Lock()
 	if !in.closed {
 		in.closed, in.err = true, err
-		close(in.changed)
-		in.changed = make(chan struct{})
+		close(in.closedCh)
 	}
 	in.mu.Unlock()
 }
 
-// dropped and at are called with mu held. at takes a position in
+// kept, dropped and at are called with mu held. at takes a position in
 // [dropped, total).
-func (in *Inbox) dropped() int { return in.total - len(in.buf) }
+func (in *Inbox) kept() int    { return len(in.buf) - in.head }
+func (in *Inbox) dropped() int { return in.total - in.kept() }
 
 func (in *Inbox) at(pos int) *jsonrpc.Message {
-	return in.buf[(in.start+pos-in.dropped())%len(in.buf)]
+	return in.buf[in.head+pos-in.dropped()]
 }
 
 // Limit is how many messages the inbox keeps at most.
 func (in *Inbox) Limit() int { return in.limit }
 
-// Dropped is how many of the oldest messages were dropped to keep the limit.
+// ByteLimit is how many bytes of messages the inbox keeps at most (the
+// newest message is kept whatever its size).
+func (in *Inbox) ByteLimit() int { return in.byteLimit }
+
+// Bytes is the estimated size of the messages kept.
+func (in *Inbox) Bytes() int {
+	in.mu.Lock()
+	defer in.mu.Unlock()
+	return in.bytes
+}
+
+// Dropped is how many of the oldest messages were dropped to keep the limits.
 func (in *Inbox) Dropped() int {
 	in.mu.Lock()
 	defer in.mu.Unlock()
 	return in.dropped()
+}
+
+// DroppedBytes is the estimated size of the messages dropped.
+func (in *Inbox) DroppedBytes() int {
+	in.mu.Lock()
+	defer in.mu.Unlock()
+	return in.dropBytes
 }
 
 // Mark is the position of the next message; pass it to WaitFrom or Matching
@@ -96,20 +183,20 @@ func (in *Inbox) Mark() int {
 func (in *Inbox) Messages() []*jsonrpc.Message {
 	in.mu.Lock()
 	defer in.mu.Unlock()
-	out := make([]*jsonrpc.Message, 0, len(in.buf))
-	for pos := in.dropped(); pos < in.total; pos++ {
-		out = append(out, in.at(pos))
-	}
-	return out
+	return append([]*jsonrpc.Message(nil), in.buf[in.head:]...)
 }
 
 // Matching returns the kept messages from mark on that satisfy pred.
 func (in *Inbox) Matching(mark int, pred func(*jsonrpc.Message) bool) []*jsonrpc.Message {
 	in.mu.Lock()
-	defer in.mu.Unlock()
+	var kept []*jsonrpc.Message
+	if mark < in.total {
+		kept = append(kept, in.buf[in.head+max(0, mark-in.dropped()):]...)
+	}
+	in.mu.Unlock()
 	var out []*jsonrpc.Message
-	for pos := max(mark, in.dropped()); pos < in.total; pos++ {
-		if m := in.at(pos); pred(m) {
+	for _, m := range kept {
+		if pred(m) {
 			out = append(out, m)
 		}
 	}
@@ -123,27 +210,44 @@ func (in *Inbox) WaitFor(ctx context.Context, pred func(*jsonrpc.Message) bool) 
 
 // WaitFrom waits until a message at a position ≥ mark satisfies pred, the
 // connection closes (an error, once what arrived before was looked at), or
-// ctx ends (ctx.Err()).
+// ctx ends (ctx.Err()). Of the messages filed before the call it sees those
+// still kept; of those filed during it, every one.
 func (in *Inbox) WaitFrom(ctx context.Context, mark int, pred func(*jsonrpc.Message) bool) (*jsonrpc.Message, error) {
-	for {
+	// Register first, then look at what is kept: a message filed after the
+	// registration reaches the waiter through add, one filed before is in
+	// the look (if still kept); none falls in between.
+	w := &inboxWaiter{mark: mark, pred: pred, got: make(chan *jsonrpc.Message, 1)}
+	in.mu.Lock()
+	in.waiters[w] = struct{}{}
+	in.mu.Unlock()
+	defer func() {
 		in.mu.Lock()
-		for pos := max(mark, in.dropped()); pos < in.total; pos++ {
-			if m := in.at(pos); pred(m) {
-				in.mu.Unlock()
-				return m, nil
-			}
-		}
-		mark = in.total
-		closed, err, changed := in.closed, in.err, in.changed
+		delete(in.waiters, w)
 		in.mu.Unlock()
-		if closed {
-			return nil, fmt.Errorf("connection closed while waiting: %w", err)
-		}
+	}()
+	if found := in.Matching(mark, pred); len(found) > 0 {
+		return found[0], nil
+	}
+	select {
+	case m := <-w.got:
+		return m, nil
+	case <-ctx.Done():
 		select {
-		case <-ctx.Done():
-			return nil, ctx.Err()
-		case <-changed:
+		case m := <-w.got:
+			return m, nil
+		default:
 		}
+		return nil, ctx.Err()
+	case <-in.closedCh:
+		select {
+		case m := <-w.got:
+			return m, nil
+		default:
+		}
+		in.mu.Lock()
+		err := in.err
+		in.mu.Unlock()
+		return nil, fmt.Errorf("connection closed while waiting: %w", err)
 	}
 }
 

@@ -66,6 +66,11 @@ const (
 // DefaultInboxLimit is how many messages an Inbox keeps unless told otherwise.
 const DefaultInboxLimit = 10000
 
+// DefaultInboxBytes is how many bytes of messages an Inbox keeps unless told
+// otherwise. A count alone does not bound memory: 10,000 notifications of
+// 16 KiB held 350 MB while a target flooded (issue 8).
+const DefaultInboxBytes = 8 << 20
+
 // Options configure a Peer; every field is optional.
 type Options struct {
 	// IDPrefix styles the ids of our own requests: "" numbers them 1, 2,
@@ -105,10 +110,16 @@ type Options struct {
 	// recorded in is the order they go out. Leave it off where a Send can
 	// block for a while (an HTTP client's POST waits for its response).
 	SerializeSends bool
-	// InboxLimit bounds the inbox: beyond it the oldest messages are dropped
-	// (Inbox.Dropped counts them). Zero or less means DefaultInboxLimit.
+	// InboxLimit and InboxBytes bound the inbox by count and by bytes:
+	// beyond either the oldest messages are dropped (Inbox.Dropped counts
+	// them). Zero or less means DefaultInboxLimit, DefaultInboxBytes.
 	InboxLimit int
-	// OnInboxFull is called once, when the inbox drops its first message.
+	InboxBytes int
+	// OnInboxDrop is called once, when the inbox drops its first message;
+	// its String is the line for a transcript. Without it OnInboxFull is.
+	OnInboxDrop func(InboxDrop)
+	// OnInboxFull is called once, when the inbox drops its first message
+	// (and OnInboxDrop is nil).
 	OnInboxFull func(limit int)
 }
 
@@ -153,7 +164,7 @@ func New(ctx context.Context, conn transport.Conn, opts Options) *Peer {
 	p := &Peer{
 		conn:          conn,
 		opts:          opts,
-		inbox:         newInbox(opts.InboxLimit, opts.OnInboxFull),
+		inbox:         newInbox(opts.InboxLimit, opts.InboxBytes, inboxDropHook(opts)),
 		pending:       map[string]chan *jsonrpc.Message{},
 		handlers:      map[string]Handler{},
 		notifications: map[string]NotificationHandler{},
@@ -168,6 +179,17 @@ func New(ctx context.Context, conn transport.Conn, opts Options) *Peer {
 		p.notifications[m] = h
 	}
 	return p
+}
+
+// inboxDropHook is OnInboxDrop, or OnInboxFull in its place.
+func inboxDropHook(opts Options) func(InboxDrop) {
+	if opts.OnInboxDrop != nil {
+		return opts.OnInboxDrop
+	}
+	if opts.OnInboxFull != nil {
+		return func(d InboxDrop) { opts.OnInboxFull(d.Limit) }
+	}
+	return nil
 }
 
 // Decode is the default Classify: whatever jsonrpc.Decode reads is a

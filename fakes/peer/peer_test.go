@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -586,9 +587,69 @@ var _ = Describe("Inbox", func() {
 		Expect(full).NotTo(Receive(), "OnInboxFull is called once")
 	})
 
-	It("keeps 10 000 messages unless told otherwise", func() {
+	It("keeps 10 000 messages and 8 MiB unless told otherwise", func() {
 		Expect(peer.DefaultInboxLimit).To(Equal(10000))
-		Expect(onWire(peer.Options{}).peer.Inbox().Limit()).To(Equal(peer.DefaultInboxLimit))
+		Expect(peer.DefaultInboxBytes).To(Equal(8 << 20))
+		in := onWire(peer.Options{}).peer.Inbox()
+		Expect(in.Limit()).To(Equal(peer.DefaultInboxLimit))
+		Expect(in.ByteLimit()).To(Equal(peer.DefaultInboxBytes))
+	})
+
+	It("keeps at most its byte limit, dropping the oldest, always the newest, and says so once", func() {
+		drops := make(chan peer.InboxDrop, 4)
+		w := onWire(peer.Options{InboxBytes: 64 << 10, OnInboxDrop: func(d peer.InboxDrop) { drops <- d }})
+		in := w.peer.Inbox()
+		big := func(n, size int) string {
+			return fmt.Sprintf(`{"jsonrpc":"2.0","method":"note","params":{"n":%d,"pad":"%s"}}`, n, strings.Repeat("x", size))
+		}
+		for n := 1; n <= 10; n++ {
+			w.send(big(n, 16<<10))
+		}
+		_, err := in.WaitFor(stepCtx(), isNote(10))
+		Expect(err).NotTo(HaveOccurred())
+		Expect(in.Bytes()).To(BeNumerically("<=", 64<<10))
+		Expect(len(in.Messages())).To(BeNumerically("<", 4), "a message of 16 KiB costs its raw bytes and its decoded params")
+		Expect(in.Dropped()).To(Equal(10 - len(in.Messages())))
+		Expect(in.DroppedBytes()).To(BeNumerically(">", 7*32<<10))
+		var d peer.InboxDrop
+		Expect(drops).To(Receive(&d))
+		Expect(d.String()).To(Equal("inbox: more than 10,000 messages or 65,536 bytes arrived unread; the oldest are dropped from now on (a wait still sees every new message)"))
+
+		w.send(big(11, 1<<20))
+		_, err = in.WaitFor(stepCtx(), isNote(11))
+		Expect(err).NotTo(HaveOccurred(), "a message over the limit alone is still kept: it is the newest")
+		Expect(in.Messages()).To(HaveLen(1))
+		Expect(drops).NotTo(Receive(), "the drop is said once")
+	})
+
+	It("hands a waiter its message even when a flood pushes it out before the waiter looks", func() {
+		w := onWire(peer.Options{InboxLimit: 2})
+		in := w.peer.Inbox()
+		mark := in.Mark()
+		looked := make(chan struct{})
+		var once sync.Once
+		got := make(chan *jsonrpc.Message, 1)
+		go func() {
+			defer GinkgoRecover()
+			m, err := in.WaitFrom(stepCtx(), mark, func(m *jsonrpc.Message) bool {
+				once.Do(func() { close(looked) })
+				return isNote(1)(m)
+			})
+			Expect(err).NotTo(HaveOccurred())
+			got <- m
+		}()
+		w.send(note(0))
+		Eventually(looked).WithTimeout(wait).Should(BeClosed(), "the waiter waits")
+		var burst strings.Builder
+		for n := 1; n <= 500; n++ {
+			burst.WriteString(note(n) + "\n")
+		}
+		_, err := io.WriteString(w.in, burst.String())
+		Expect(err).NotTo(HaveOccurred())
+		var m *jsonrpc.Message
+		Eventually(got).WithTimeout(wait).Should(Receive(&m))
+		Expect(nOf(m)).To(Equal(1.0))
+		Expect(in.Matching(0, isNote(1))).To(BeEmpty(), "note 1 itself is long dropped")
 	})
 })
 
