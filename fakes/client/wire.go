@@ -217,12 +217,6 @@ func (s *Session) inspect(frame []byte) {
 		s.wire.add(RuleJSONRPCOnly, "JSON that is not a JSON-RPC message object", frame)
 		return
 	}
-	what := describeFields(fields)
-	if v, ok := fields["jsonrpc"]; !ok {
-		s.wire.add(RuleJSONRPCVersion, "no jsonrpc member in the "+what, frame)
-	} else if version := ""; json.Unmarshal(v, &version) != nil || version != jsonrpc.Version {
-		s.wire.add(RuleJSONRPCVersion, fmt.Sprintf("jsonrpc is %s in the %s", v, what), frame)
-	}
 	method, hasMethod := fields["method"]
 	id, hasID := fields["id"]
 	_, hasResult := fields["result"]
@@ -233,19 +227,24 @@ func (s *Session) inspect(frame []byte) {
 		s.wire.add(RuleJSONRPCOnly, fmt.Sprintf("a message whose method is %s, not a string", method), frame)
 		return
 	case hasMethod:
-		if !hasID {
-			return // a notification
-		}
 	case hasResult && hasError:
 		s.wire.add(RuleJSONRPCOnly, "a response with both result and error", frame)
 		return
 	case hasResult && !hasID:
 		s.wire.add(RuleJSONRPCOnly, "a result without an id", frame)
 		return
-	case hasResult || hasError:
-		return // a response
-	default:
+	case !hasResult && !hasError:
 		s.wire.add(RuleJSONRPCOnly, "a JSON object that is neither a request, a notification nor a response", frame)
+		return
+	}
+	// A request, a notification or a response.
+	what := describeFields(fields)
+	if v, ok := fields["jsonrpc"]; !ok {
+		s.wire.add(RuleJSONRPCVersion, "no jsonrpc member in the "+what, frame)
+	} else if version := ""; json.Unmarshal(v, &version) != nil || version != jsonrpc.Version {
+		s.wire.add(RuleJSONRPCVersion, fmt.Sprintf("jsonrpc is %s in the %s", v, what), frame)
+	}
+	if !hasMethod || !hasID {
 		return
 	}
 	// A request from the server.

@@ -90,15 +90,17 @@ var ruleChecks = []struct {
 	check *scenarios.Check
 	// only: the transport the rule exists on; "" for every transport.
 	only transport.Kind
+	// expected is the report's Expected line.
+	expected string
 }{
-	{client.RuleJSONRPCOnly, rulesJSONRPCOnly, ""},
-	{client.RuleUTF8, rulesUTF8, ""},
-	{client.RuleJSONRPCVersion, rulesJSONRPCVersion, ""},
-	{client.RuleRequestID, rulesRequestID, ""},
-	{client.RuleNegotiatedCapabilities, rulesNegotiatedCapabilities, ""},
-	{client.RuleContentType, rulesContentType, transport.HTTP},
-	{client.RuleWSTextFrames, rulesWSTextFrames, transport.WS},
-	{client.RuleWSSubprotocol, rulesWSSubprotocol, transport.WS},
+	{client.RuleJSONRPCOnly, rulesJSONRPCOnly, "", "every frame (every stdout line) a JSON-RPC message"},
+	{client.RuleUTF8, rulesUTF8, "", "every frame UTF-8"},
+	{client.RuleJSONRPCVersion, rulesJSONRPCVersion, "", `"jsonrpc": "2.0" in every message`},
+	{client.RuleRequestID, rulesRequestID, "", "a string or integer id on every request the server sends"},
+	{client.RuleNegotiatedCapabilities, rulesNegotiatedCapabilities, "", "sampling, elicitation and roots requests only to a client that declared them"},
+	{client.RuleContentType, rulesContentType, transport.HTTP, "Content-Type application/json or text/event-stream on every answer to a request"},
+	{client.RuleWSTextFrames, rulesWSTextFrames, transport.WS, "every message in a text frame"},
+	{client.RuleWSSubprotocol, rulesWSSubprotocol, transport.WS, `the subprotocol "mcp" selected by the upgrade`},
 }
 
 var rulesScenario = &scenarios.Scenario{
@@ -145,7 +147,7 @@ var rulesScenario = &scenarios.Scenario{
 			all := append(mine, kept...)
 			t.Step("%s: %d breach(es) in this scenario and the ledger", rc.check.ID, total)
 			if total > 0 {
-				t.Fail(rc.check, "no "+string(rc.rule)+" breach in any session of any scenario", Describe(all, total))
+				t.Fail(rc.check, rc.expected+", in every session of every scenario", Describe(all, total))
 				continue
 			}
 			t.Pass(rc.check)
