@@ -27,8 +27,9 @@ type LaunchOptions struct {
 // Process is a program the suite started that speaks no JSON-RPC on its
 // own pipes: a client under test, which connects to the fake server by the
 // address it was given. Its stdout and stderr are kept (the last 64 KiB)
-// and recorded in the transcript; it runs in a process group of its own so
-// Stop takes down whatever it started.
+// and recorded in the transcript; it runs in a process group of its own and
+// carries a launch token in its environment (LaunchEnv), so Stop, or its
+// own exit, takes down whatever it started, even what left the group.
 type Process struct {
 	cmd    *exec.Cmd
 	pid    int
@@ -37,9 +38,8 @@ type Process struct {
 	exited chan struct{}
 	pumps  sync.WaitGroup
 
-	mu      sync.Mutex
+	tree    *procTree // signals the group and what escaped it
 	exitErr error
-	reaped  bool
 }
 
 // Launch starts argv. A missing command is an error before anything runs.
@@ -50,8 +50,9 @@ func Launch(argv []string, opts LaunchOptions) (*Process, error) {
 	if err := resolveCommand(argv[0], opts.Dir); err != nil {
 		return nil, err
 	}
+	token := prepareLaunch()
 	cmd := exec.Command(argv[0], argv[1:]...)
-	cmd.Env = append(os.Environ(), opts.Env...)
+	cmd.Env = launchEnv(opts.Env, token)
 	cmd.Dir = opts.Dir
 	cmd.SysProcAttr = processAttr()
 	cmd.Stdin = nil // the null device: a client under test reads no input from us
@@ -67,6 +68,7 @@ func Launch(argv []string, opts LaunchOptions) (*Process, error) {
 		return nil, fmt.Errorf("transport: start %q: %w", argv[0], err)
 	}
 	p := &Process{cmd: cmd, pid: cmd.Process.Pid, opts: opts, output: &byteRing{max: stderrRingBytes}, exited: make(chan struct{})}
+	p.tree = newProcTree(cmd.Process, token, p.exited)
 	opts.Transcript.Eventf(opts.Label, "process started: pid %d: %s", p.pid, formatArgv(argv))
 	p.pumps.Add(1)
 	go func() {
@@ -80,18 +82,9 @@ func Launch(argv []string, opts LaunchOptions) (*Process, error) {
 
 func (p *Process) reap() {
 	defer close(p.exited)
-	leaderExited := waitExitedNoReap(p.pid)
-	p.mu.Lock()
-	if leaderExited {
-		// The leader is a zombie, so its pgid is still ours: take down
-		// whatever it left running in its group, then reap it.
-		_ = killGroup(p.cmd.Process)
-	}
-	p.mu.Unlock()
-	err := p.cmd.Wait()
-	p.mu.Lock()
-	p.exitErr, p.reaped = err, true
-	p.mu.Unlock()
+	// Whatever it left running, in its group or escaped from it, is killed
+	// once it has exited.
+	p.exitErr = p.tree.leaderExited(waitExitedNoReap(p.pid), p.cmd.Wait)
 	// What it wrote before exiting belongs with its exit: let the pump
 	// drain the pipe, unless something it started still holds it open.
 	drained := make(chan struct{})
@@ -129,10 +122,12 @@ func (p *Process) ExitCode() int {
 // Output returns the last 64 KiB the process wrote to stdout and stderr.
 func (p *Process) Output() string { return p.output.String() }
 
-// Stop ends the process: SIGTERM to its group, then SIGKILL after grace.
+// Stop ends the process: SIGTERM to its group and to the descendants that
+// left it, then SIGKILL to all of them after grace.
 // It returns once the process is reaped (or a further grace has passed for
 // one that survives SIGKILL), and does nothing to a process already gone.
 func (p *Process) Stop(grace time.Duration) {
+	grace = shutdownWait(grace)
 	select {
 	case <-p.exited:
 	default:
@@ -160,15 +155,4 @@ func (p *Process) waitExit(d time.Duration) bool {
 	}
 }
 
-func (p *Process) signal(kill bool) {
-	p.mu.Lock()
-	defer p.mu.Unlock()
-	if p.reaped {
-		return // its pgid might belong to someone else by now
-	}
-	if kill {
-		_ = killGroup(p.cmd.Process)
-	} else {
-		_ = terminateGroup(p.cmd.Process)
-	}
-}
+func (p *Process) signal(kill bool) { _ = p.tree.signal(kill) }

@@ -56,10 +56,12 @@ func orDefault(d, def time.Duration) time.Duration {
 // spawned: frames go to its stdin and come from its stdout, newline
 // delimited; its stderr goes to the transcript and to Stderr.
 //
-// The target runs in a process group of its own. When it exits, whatever
-// is left in its group is killed (on Linux); Close runs the shutdown
-// sequence: close stdin, wait, SIGTERM to the group, wait, SIGKILL to the
-// group, wait.
+// The target runs in a process group of its own, with a launch token in its
+// environment (LaunchEnv). When it exits, whatever is left in its group is
+// killed, and on Linux so is every descendant that left the group (setsid,
+// double forks: found by the token and by parent links, reaped by us as
+// their subreaper). Close runs the shutdown sequence: close stdin, wait,
+// SIGTERM to the group and the escaped, wait, SIGKILL to all, wait.
 type StdioConn struct {
 	opts    StdioOptions
 	argv    []string
@@ -76,8 +78,7 @@ type StdioConn struct {
 	errDone chan struct{} // the stderr pump ended
 	ring    *byteRing
 
-	sigMu   sync.Mutex // held while signalling, and while reaping (Linux)
-	reaped  bool
+	tree    *procTree // signals the group and what escaped it
 	exited  chan struct{}
 	exitErr error
 
@@ -114,8 +115,9 @@ func DialStdio(ctx context.Context, argv []string, opts StdioOptions) (*StdioCon
 		opts.MaxLineBytes = DefaultMaxLineBytes
 	}
 
+	token := prepareLaunch()
 	cmd := exec.Command(argv[0], argv[1:]...)
-	cmd.Env = append(os.Environ(), opts.Env...)
+	cmd.Env = launchEnv(opts.Env, token)
 	cmd.Dir = opts.Dir
 	cmd.SysProcAttr = processAttr()
 
@@ -178,6 +180,7 @@ func DialStdio(ctx context.Context, argv []string, opts StdioOptions) (*StdioCon
 		exited:  make(chan struct{}),
 		closed:  make(chan struct{}),
 	}
+	c.tree = newProcTree(cmd.Process, token, c.exited)
 	c.eventf("process started: pid %d: %s", c.pid, formatArgv(argv))
 	go c.reap()
 	go func() {
@@ -199,24 +202,12 @@ func (c *StdioConn) eventf(format string, args ...any) {
 	c.opts.Transcript.Eventf(c.opts.Session, format, args...)
 }
 
-// reap waits for the process and records its exit.
+// reap waits for the process and records its exit, once whatever it left
+// running (in its group or escaped from it) is killed too.
 func (c *StdioConn) reap() {
 	defer close(c.exited)
-	if waitExitedNoReap(c.pid) {
-		// The leader is a zombie, so its pgid is still ours: take down
-		// whatever it left running in its group, then reap it.
-		c.sigMu.Lock()
-		_ = killGroup(c.cmd.Process)
-		c.exitErr = c.cmd.Wait()
-		c.reaped = true
-		c.sigMu.Unlock()
-	} else {
-		err := c.cmd.Wait()
-		c.sigMu.Lock()
-		c.exitErr = err
-		c.reaped = true
-		c.sigMu.Unlock()
-	}
+	zombie := waitExitedNoReap(c.pid)
+	c.exitErr = c.tree.leaderExited(zombie, c.cmd.Wait)
 	status := "unknown status"
 	if ps := c.cmd.ProcessState; ps != nil {
 		status = ps.String()
@@ -227,18 +218,9 @@ func (c *StdioConn) reap() {
 }
 
 // signal sends a shutdown signal to the process group, unless the leader
-// has been reaped already (its pgid might then belong to someone else).
-func (c *StdioConn) signal(kill bool) error {
-	c.sigMu.Lock()
-	defer c.sigMu.Unlock()
-	if c.reaped {
-		return nil
-	}
-	if kill {
-		return killGroup(c.cmd.Process)
-	}
-	return terminateGroup(c.cmd.Process)
-}
+// has been reaped already (its pgid might then belong to someone else), and
+// to every descendant that left the group.
+func (c *StdioConn) signal(kill bool) error { return c.tree.signal(kill) }
 
 // Pid is the target's process id, which is also its process group id.
 func (c *StdioConn) Pid() int { return c.pid }
@@ -404,28 +386,29 @@ func (c *StdioConn) shutdown() error {
 	close(c.closed) // Recv and Send stop; stdout is drained from now on
 	_ = c.CloseStdin()
 
+	stdinWait, termWait, killWait := shutdownWait(c.opts.StdinCloseWait), shutdownWait(c.opts.TermWait), c.opts.KillWait
 	var err error
 	switch {
-	case c.waitExit(c.opts.StdinCloseWait):
+	case c.waitExit(stdinWait):
 		if e := c.ExitErr(); e != nil {
 			err = fmt.Errorf("transport: target exited: %w", e)
 		}
 	default:
-		c.eventf("process still running %s after stdin was closed; sending %s to process group %d", c.opts.StdinCloseWait, termSignalName, c.pid)
+		c.eventf("process still running %s after stdin was closed; sending %s to process group %d", stdinWait, termSignalName, c.pid)
 		_ = c.signal(false)
-		if c.waitExit(c.opts.TermWait) {
+		if c.waitExit(termWait) {
 			err = fmt.Errorf("transport: target did not exit within %s of stdin being closed; stopped by %s (%v)",
-				c.opts.StdinCloseWait, termSignalName, c.ExitErr())
+				stdinWait, termSignalName, c.ExitErr())
 			break
 		}
-		c.eventf("process still running %s after %s; sending %s to process group %d", c.opts.TermWait, termSignalName, killSignalName, c.pid)
+		c.eventf("process still running %s after %s; sending %s to process group %d", termWait, termSignalName, killSignalName, c.pid)
 		_ = c.signal(true)
-		if c.waitExit(c.opts.KillWait) {
+		if c.waitExit(killWait) {
 			err = fmt.Errorf("transport: target ignored stdin close and %s; killed by %s", termSignalName, killSignalName)
 			break
 		}
-		c.eventf("process %d still not reaped %s after %s", c.pid, c.opts.KillWait, killSignalName)
-		err = fmt.Errorf("transport: target process %d did not exit within %s of %s", c.pid, c.opts.KillWait, killSignalName)
+		c.eventf("process %d still not reaped %s after %s", c.pid, killWait, killSignalName)
+		err = fmt.Errorf("transport: target process %d did not exit within %s of %s", c.pid, killWait, killSignalName)
 	}
 
 	// Closing our read ends stops the pumps even if some process outside

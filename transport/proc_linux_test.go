@@ -1,0 +1,135 @@
+package transport_test
+
+import (
+	"context"
+	"errors"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"syscall"
+	"time"
+
+	. "github.com/onsi/ginkgo/v2"
+	. "github.com/onsi/gomega"
+
+	"github.com/mcpconform/mcpconform/transport"
+)
+
+// escapingTarget is a target whose children leave its process group in
+// every way a shell can: setsid, a parent that exits at once (an orphan), a
+// setsid'd shell that ignores SIGTERM and whose child clears its
+// environment, and a plain double fork. Each writes its pid to $PIDS; the
+// target itself then runs ("hang") or exits ("exit").
+const escapingTarget = `
+setsid sleep 300 & echo $! >> "$PIDS"
+sh -c 'setsid sleep 301 & echo $! >> "$PIDS"' &
+setsid sh -c 'trap "" TERM; env -i sleep 302 & echo $! >> "$PIDS"; echo $$ >> "$PIDS"; wait' &
+( ( exec sleep 303 ) & echo $! >> "$PIDS" ) &
+`
+
+const escapingPids = 5
+
+// startEscaping writes the script and returns its path, the pid file and a
+// function reading the pids once all are written.
+func startEscaping(tail string) (script, pidFile string, pids func() []int) {
+	dir := GinkgoT().TempDir()
+	script = filepath.Join(dir, "target.sh")
+	Expect(os.WriteFile(script, []byte("#!/bin/sh\n"+escapingTarget+tail+"\n"), 0o755)).To(Succeed())
+	pidFile = filepath.Join(dir, "pids")
+	read := func() []int {
+		b, _ := os.ReadFile(pidFile)
+		var out []int
+		for _, f := range strings.Fields(string(b)) {
+			if n, err := strconv.Atoi(f); err == nil {
+				out = append(out, n)
+			}
+		}
+		return out
+	}
+	pids = func() []int {
+		GinkgoHelper()
+		Eventually(read).WithTimeout(10*time.Second).Should(HaveLen(escapingPids), "the target's children wrote their pids")
+		got := read()
+		// Should the code under test leave them, the test does not.
+		DeferCleanup(func() {
+			for _, pid := range got {
+				_ = syscall.Kill(pid, syscall.SIGKILL)
+			}
+		})
+		return got
+	}
+	return script, pidFile, pids
+}
+
+// running lists the pids that still exist (zombies included: as their
+// subreaper, the code under test must reap the ones it adopted).
+func running(pids []int) func() []int {
+	return func() []int {
+		var out []int
+		for _, pid := range pids {
+			if err := syscall.Kill(pid, 0); !errors.Is(err, syscall.ESRCH) {
+				b, _ := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/stat")
+				GinkgoWriter.Printf("still there: %s", b)
+				out = append(out, pid)
+			}
+		}
+		return out
+	}
+}
+
+var _ = Describe("Descendants that leave the process group", func() {
+	It("are killed and reaped when a stdio target is closed", func() {
+		script, pidFile, pids := startEscaping("exec sleep 600")
+		c, err := transport.DialStdio(context.Background(), []string{script},
+			transport.StdioOptions{Env: []string{"PIDS=" + pidFile}, StdinCloseWait: 100 * time.Millisecond, TermWait: time.Second})
+		Expect(err).NotTo(HaveOccurred())
+		escaped := pids()
+		Expect(running(escaped)()).To(HaveLen(escapingPids))
+		_ = c.Close()
+		Expect(running(escaped)()).To(BeEmpty(), "every descendant is gone once Close returns")
+	})
+
+	It("are killed and reaped when a stdio target exits by itself", func() {
+		script, pidFile, pids := startEscaping(`while [ "$(wc -l < "$PIDS")" -lt 5 ]; do sleep 0.05; done; exit 0`)
+		c, err := transport.DialStdio(context.Background(), []string{script}, transport.StdioOptions{Env: []string{"PIDS=" + pidFile}})
+		Expect(err).NotTo(HaveOccurred())
+		defer c.Close()
+		escaped := pids()
+		Eventually(c.Exited()).WithTimeout(10 * time.Second).Should(BeClosed())
+		Expect(running(escaped)()).To(BeEmpty(), "every descendant is gone once the exit is reported")
+	})
+
+	It("are killed and reaped when a launched client is stopped", func() {
+		script, pidFile, pids := startEscaping("exec sleep 600")
+		p, err := transport.Launch([]string{script}, transport.LaunchOptions{Env: []string{"PIDS=" + pidFile}})
+		Expect(err).NotTo(HaveOccurred())
+		escaped := pids()
+		p.Stop(time.Second)
+		Expect(p.Exited()).To(BeClosed())
+		Expect(running(escaped)()).To(BeEmpty(), "every descendant is gone once Stop returns")
+	})
+
+	It("are killed by StopAll, with their leaders, when nobody closed them", Serial, func() {
+		script, pidFile, pids := startEscaping("trap '' TERM; sleep 600 & wait")
+		c, err := transport.DialStdio(context.Background(), []string{script}, transport.StdioOptions{Env: []string{"PIDS=" + pidFile}})
+		Expect(err).NotTo(HaveOccurred())
+		defer c.Close()
+		escaped := append(pids(), c.Pid())
+		Expect(transport.StopAll(200 * time.Millisecond)).To(BeNumerically(">=", 1))
+		Expect(c.Exited()).To(BeClosed())
+		Expect(running(escaped)()).To(BeEmpty())
+	})
+
+	It("carry the launch token in their environment", func() {
+		dir := GinkgoT().TempDir()
+		out := filepath.Join(dir, "env")
+		p, err := transport.Launch([]string{"sh", "-c", `printf %s "$` + transport.LaunchEnv + `" > "$OUT"`},
+			transport.LaunchOptions{Env: []string{"OUT=" + out, transport.LaunchEnv + "=inherited"}})
+		Expect(err).NotTo(HaveOccurred())
+		Eventually(p.Exited()).WithTimeout(10 * time.Second).Should(BeClosed())
+		b, err := os.ReadFile(out)
+		Expect(err).NotTo(HaveOccurred())
+		Expect(string(b)).To(MatchRegexp(`^[0-9a-f]{32}$`), "a fresh token replaces one the environment already had")
+	})
+})
