@@ -11,7 +11,9 @@ import (
 //   - ANSI CSI sequences (colours, cursor moves) are removed whole, because
 //     dropping only the ESC would leave "[31m" litter;
 //   - other characters XML 1.0 forbids (C0 controls except \t \n \r,
-//     U+FFFE, U+FFFF) are dropped;
+//     U+FFFE, U+FFFF) are dropped, and so are DEL and the C1 controls,
+//     which XML only discourages but a terminal obeys (U+009B opens an
+//     escape sequence like ESC [) when someone cats summary.md;
 //   - each run of invalid UTF-8 becomes one U+FFFD so the reader can see
 //     that bytes were lost.
 func cleanText(s string) string {
@@ -36,7 +38,7 @@ func cleanText(s string) string {
 		case r == 0x1b:
 			i += csiLen(s[i:])
 			continue
-		case xmlChar(r):
+		case xmlChar(r) && !isControl(r):
 			b.WriteString(s[i : i+w])
 		}
 		i += w
@@ -48,12 +50,15 @@ func isClean(s string) bool {
 	for _, r := range s {
 		// range yields RuneError for invalid bytes; a genuine U+FFFD is
 		// harmless to reprocess, so treating it as unclean is fine.
-		if r == utf8.RuneError || r == 0x1b || !xmlChar(r) {
+		if r == utf8.RuneError || r == 0x1b || !xmlChar(r) || isControl(r) {
 			return false
 		}
 	}
 	return true
 }
+
+// isControl reports DEL and the C1 controls (U+0080–U+009F).
+func isControl(r rune) bool { return r >= 0x7f && r <= 0x9f }
 
 // xmlChar reports whether r is a Char in the XML 1.0 grammar.
 func xmlChar(r rune) bool {
