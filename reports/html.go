@@ -58,6 +58,7 @@ type (
 		Duration     string
 		Outcome      htmlStatus
 		OutcomeText  string
+		Interrupted  string // the banner of an interrupted run; empty otherwise
 		Counts       []htmlCount
 		Total        int
 		Matrix       htmlMatrix
@@ -148,7 +149,7 @@ var htmlStatuses = []struct {
 
 func htmlFromRun(r *Run) htmlPage {
 	total := r.Counts()
-	outcome := total.Outcome()
+	outcome := r.Outcome()
 	heading := r.tool()
 	if r.Side != "" {
 		heading += " " + r.Side
@@ -165,6 +166,7 @@ func htmlFromRun(r *Run) htmlPage {
 		Duration:     mdDuration(r.Duration),
 		Outcome:      htmlStatusOf(outcome),
 		OutcomeText:  htmlOutcomeText(outcome, total),
+		Interrupted:  oneLine(htmlText(r.InterruptedNote())),
 		Counts:       htmlCounts(total),
 		Total:        total.Total,
 		Scenarios:    make([]htmlScenario, 0, len(r.Scenarios)),

@@ -26,6 +26,8 @@ type (
 		Strict        bool           `json:"strict"`
 		Started       string         `json:"started,omitempty"`
 		DurationMs    float64        `json:"durationMs"`
+		Interrupted   bool           `json:"interrupted"`
+		InterruptedBy string         `json:"interruptedBy,omitempty"`
 		Outcome       Status         `json:"outcome"`
 		Counts        jsonCounts     `json:"counts"`
 		Scenarios     []jsonScenario `json:"scenarios"`
@@ -110,6 +112,10 @@ func ReadJSON(rd io.Reader) (*Run, error) {
 		Strict:      in.Strict,
 		Started:     started,
 		Duration:    fromMillis(in.DurationMs),
+		Interrupted: in.InterruptedBy,
+	}
+	if in.Interrupted && r.Interrupted == "" {
+		r.Interrupted = "an interrupt"
 	}
 	for _, s := range in.Scenarios {
 		st, err := parseJSONTime(s.Started)
@@ -159,7 +165,9 @@ func jsonFromRun(r *Run) jsonRun {
 		Strict:        r.Strict,
 		Started:       jsonTime(r.Started),
 		DurationMs:    millis(r.Duration),
-		Outcome:       c.Outcome(),
+		Interrupted:   r.Interrupted != "",
+		InterruptedBy: r.Interrupted,
+		Outcome:       r.Outcome(),
 		Counts:        jsonCounts(c),
 		Scenarios:     make([]jsonScenario, 0, len(r.Scenarios)), // [] rather than null
 	}

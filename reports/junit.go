@@ -13,15 +13,18 @@ import (
 // system-err) so strict consumers accept it.
 type (
 	junitSuites struct {
-		XMLName   xml.Name     `xml:"testsuites"`
-		Name      string       `xml:"name,attr"`
-		Tests     int          `xml:"tests,attr"`
-		Failures  int          `xml:"failures,attr"`
-		Errors    int          `xml:"errors,attr"`
-		Skipped   int          `xml:"skipped,attr"`
-		Time      string       `xml:"time,attr"`
-		Timestamp string       `xml:"timestamp,attr,omitempty"`
-		Suites    []junitSuite `xml:"testsuite"`
+		XMLName   xml.Name `xml:"testsuites"`
+		Name      string   `xml:"name,attr"`
+		Tests     int      `xml:"tests,attr"`
+		Failures  int      `xml:"failures,attr"`
+		Errors    int      `xml:"errors,attr"`
+		Skipped   int      `xml:"skipped,attr"`
+		Time      string   `xml:"time,attr"`
+		Timestamp string   `xml:"timestamp,attr,omitempty"`
+		// Properties carries "interrupted" for a run stopped by a signal,
+		// so a CI panel can tell an incomplete run from a complete one.
+		Properties *junitProperties `xml:"properties,omitempty"`
+		Suites     []junitSuite     `xml:"testsuite"`
 	}
 	junitSuite struct {
 		Name       string           `xml:"name,attr"`
@@ -114,6 +117,12 @@ func junitFromRun(r *Run) junitSuites {
 		Time:      junitSeconds(r.Duration),
 		Timestamp: junitTimestamp(r.Started),
 		Suites:    make([]junitSuite, 0, len(r.Scenarios)),
+	}
+	if r.Interrupted != "" {
+		doc.Properties = &junitProperties{Items: []junitProperty{
+			{Name: "interrupted", Value: cleanText(r.Interrupted)},
+			{Name: "note", Value: cleanText(r.InterruptedNote())},
+		}}
 	}
 	classnames := map[string]int{}
 	for i := range r.Scenarios {

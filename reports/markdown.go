@@ -50,7 +50,10 @@ func WriteMarkdown(w io.Writer, r *Run) error {
 	if r.Side != "" {
 		side = " " + mdText(r.Side)
 	}
-	fmt.Fprintf(&b, "# %s%s conformance: %s\n\n", mdText(r.tool()), side, statusLabel(total.Outcome()))
+	fmt.Fprintf(&b, "# %s%s conformance: %s\n\n", mdText(r.tool()), side, statusLabel(r.Outcome()))
+	if note := r.InterruptedNote(); note != "" {
+		fmt.Fprintf(&b, "> [!WARNING]\n> **INTERRUPTED.** %s\n\n", mdText(note))
+	}
 
 	b.WriteString("| Target | Transport | Spec | Strict | Started | Duration | Version |\n")
 	b.WriteString("|---|---|---|---|---|---|---|\n")

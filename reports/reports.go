@@ -42,6 +42,10 @@ type Run struct {
 	Strict      bool
 	Started     time.Time
 	Duration    time.Duration
+	// Interrupted names what stopped the run before it had judged every
+	// check ("SIGINT", "SIGTERM"); empty for a run that finished. The checks
+	// it never judged are in Scenarios, as errors saying so.
+	Interrupted string
 	Scenarios   []Scenario
 }
 
@@ -90,6 +94,25 @@ func (r *Run) Counts() Counts {
 		c = c.plus(r.Scenarios[i].Counts())
 	}
 	return c
+}
+
+// Outcome is the run's overall status: that of its counts, but never better
+// than Errored for an interrupted run (not everything was judged).
+func (r *Run) Outcome() Status {
+	o := r.Counts().Outcome()
+	if r != nil && r.Interrupted != "" && o != Failed {
+		return Errored
+	}
+	return o
+}
+
+// InterruptedNote is the sentence every format shows for an interrupted run.
+func (r *Run) InterruptedNote() string {
+	if r == nil || r.Interrupted == "" {
+		return ""
+	}
+	return fmt.Sprintf("Interrupted by %s: the run stopped before judging every check; %d checks were not judged and are reported as errors.",
+		r.Interrupted, r.Counts().Errored)
 }
 
 // Counts returns per-status totals over the scenario's checks.
