@@ -1,7 +1,7 @@
 package reports
 
 import (
-	"bytes"
+	"bufio"
 	"fmt"
 	"io"
 	"os"
@@ -18,9 +18,12 @@ const (
 
 // WriteAll writes junit.xml, results.json, summary.md and report.html into dir
 // (created if missing) and returns the paths, in that order. Each file is
-// rendered fully in memory and then renamed into place, so a CI step reading
-// the directory never sees a half-written report. On error the paths already
-// written are returned with it.
+// written to a temporary file and then renamed into place, so a CI step
+// reading the directory never sees a half-written report. The target text
+// of the run (transcripts, stderr, check messages) is held to RunTextBudget
+// per file, the largest texts trimmed first (see budgetRun), so neither the
+// files nor the memory needed to write them grow with what a target sends.
+// On error the paths already written are returned with it.
 func WriteAll(dir string, r *Run) ([]string, error) {
 	if r == nil {
 		return nil, errNilRun
@@ -28,6 +31,7 @@ func WriteAll(dir string, r *Run) ([]string, error) {
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return nil, fmt.Errorf("reports: %w", err)
 	}
+	r = budgetRun(r, RunTextBudget)
 	outputs := []struct {
 		name  string
 		write func(io.Writer, *Run) error
@@ -39,35 +43,42 @@ func WriteAll(dir string, r *Run) ([]string, error) {
 	}
 	var paths []string
 	for _, o := range outputs {
-		var buf bytes.Buffer
-		if err := o.write(&buf, r); err != nil {
-			return paths, err
-		}
 		p := filepath.Join(dir, o.name)
-		if err := writeFileAtomic(p, buf.Bytes()); err != nil {
-			return paths, fmt.Errorf("reports: %w", err)
+		if err := writeFileAtomic(p, func(w io.Writer) error { return o.write(w, r) }); err != nil {
+			return paths, err
 		}
 		paths = append(paths, p)
 	}
 	return paths, nil
 }
 
-func writeFileAtomic(path string, data []byte) error {
+// writeFileAtomic streams what render writes into a temporary file beside
+// path and renames it into place once complete: no copy of the whole file
+// is held in memory.
+func writeFileAtomic(path string, render func(io.Writer) error) error {
 	tmp, err := os.CreateTemp(filepath.Dir(path), "."+filepath.Base(path)+".*")
 	if err != nil {
-		return err
+		return fmt.Errorf("reports: %w", err)
 	}
 	defer os.Remove(tmp.Name()) // no-op after a successful rename
-	if _, err := tmp.Write(data); err != nil {
+	bw := bufio.NewWriterSize(tmp, 256<<10)
+	if err := render(bw); err != nil {
 		tmp.Close()
 		return err
 	}
+	if err := bw.Flush(); err != nil {
+		tmp.Close()
+		return fmt.Errorf("reports: %w", err)
+	}
 	if err := tmp.Close(); err != nil {
-		return err
+		return fmt.Errorf("reports: %w", err)
 	}
 	// CreateTemp makes 0600 files; reports are meant to be shared artefacts.
 	if err := os.Chmod(tmp.Name(), 0o644); err != nil {
-		return err
+		return fmt.Errorf("reports: %w", err)
 	}
-	return os.Rename(tmp.Name(), path)
+	if err := os.Rename(tmp.Name(), path); err != nil {
+		return fmt.Errorf("reports: %w", err)
+	}
+	return nil
 }

@@ -1,0 +1,138 @@
+package reports
+
+import (
+	"fmt"
+	"sort"
+	"strings"
+
+	"github.com/mcpconform/mcpconform/jsonrpc"
+)
+
+// RunTextBudget bounds the target-controlled text of one report file: the
+// transcripts, stderr and check messages of all its scenarios together. A
+// transcript is capped per scenario (jsonrpc.DefaultTranscriptLimit), but a
+// run has hundreds of scenarios and three files repeat every transcript:
+// 3.9 MB lines once made 436 MB of reports and 1.2 GB of memory. 16 MiB per
+// file keeps the directory under about 50 MiB and the memory needed to write
+// it under about 100 MiB, while a normal run (kilobytes per scenario) is
+// never trimmed.
+const RunTextBudget = 16 << 20
+
+// trimmedText is one text of a run that budgetRun may cut.
+type trimmedText struct {
+	what string  // "transcript", "stderr", "message"
+	s    *string // in the copy of the run
+}
+
+// budgetRun returns r itself when the transcripts, stderr and check messages
+// of its scenarios fit in budget bytes together. Otherwise it returns a copy
+// (r is not changed) whose largest texts are cut, largest first, to one
+// common size at which the whole fits: a big transcript gives way before
+// any small one is touched. Each cut text keeps its head and its end (where
+// a failure shows) and says in its middle how much was left out and why.
+func budgetRun(r *Run, budget int) *Run {
+	total := 0
+	for i := range r.Scenarios {
+		s := &r.Scenarios[i]
+		total += len(s.Transcript) + len(s.Stderr)
+		for j := range s.Checks {
+			total += len(s.Checks[j].Message)
+		}
+	}
+	if total <= budget {
+		return r
+	}
+
+	cp := *r
+	cp.Scenarios = append([]Scenario(nil), r.Scenarios...)
+	var texts []trimmedText
+	for i := range cp.Scenarios {
+		s := &cp.Scenarios[i]
+		s.Checks = append([]Check(nil), s.Checks...)
+		texts = append(texts, trimmedText{"transcript", &s.Transcript}, trimmedText{"stderr", &s.Stderr})
+		for j := range s.Checks {
+			texts = append(texts, trimmedText{"message", &s.Checks[j].Message})
+		}
+	}
+	limit := budgetCap(texts, budget)
+	for _, t := range texts {
+		if len(*t.s) > limit {
+			*t.s = trimText(*t.s, limit, t.what, budget)
+		}
+	}
+	return &cp
+}
+
+// budgetCap is the largest size such that every text cut to it (with room
+// for the note a cut adds) fits in budget.
+func budgetCap(texts []trimmedText, budget int) int {
+	sizes := make([]int, len(texts))
+	for i, t := range texts {
+		sizes[i] = len(*t.s)
+	}
+	sort.Ints(sizes)
+	fits := func(c int) bool {
+		sum := 0
+		for _, n := range sizes {
+			if n > c {
+				sum += c + trimNoteReserve
+			} else {
+				sum += n
+			}
+			if sum > budget {
+				return false
+			}
+		}
+		return true
+	}
+	lo, hi := 0, sizes[len(sizes)-1]
+	for lo < hi {
+		mid := lo + (hi-lo+1)/2
+		if fits(mid) {
+			lo = mid
+		} else {
+			hi = mid - 1
+		}
+	}
+	return lo
+}
+
+// trimNoteReserve is room for the note a cut adds.
+const trimNoteReserve = 256
+
+// trimText cuts s to about limit bytes: its first quarter and its last
+// three quarters, each ending on a line break where one is near, and a
+// note between them.
+func trimText(s string, limit int, what string, budget int) string {
+	headEnd := cutBefore(s, max(0, limit)/4)
+	tailStart := cutAfter(s, len(s)-(max(0, limit)-headEnd))
+	note := fmt.Sprintf("\n… [trimmed: %s of %s bytes of this %s left out to keep the run's reports under %d MiB; the largest texts are trimmed first]\n",
+		jsonrpc.Thousands(tailStart-headEnd), jsonrpc.Thousands(len(s)), what, budget>>20)
+	return s[:headEnd] + note + s[tailStart:]
+}
+
+// cutBefore returns an index ≤ n ending a line (just after '\n') if one is
+// within the last quarter before n, else n moved back to a character
+// boundary.
+func cutBefore(s string, n int) int {
+	if i := strings.LastIndexByte(s[:n], '\n'); i >= 0 && i+1 >= n-n/4 {
+		return i + 1
+	}
+	for n > 0 && !isRuneStart(s[n]) {
+		n--
+	}
+	return n
+}
+
+// cutAfter returns an index ≥ n starting a line if one begins within a
+// quarter of what follows n, else n moved forward to a character boundary.
+func cutAfter(s string, n int) int {
+	rest := len(s) - n
+	if i := strings.IndexByte(s[n:], '\n'); i >= 0 && i < rest/4 {
+		return n + i + 1
+	}
+	for n < len(s) && !isRuneStart(s[n]) {
+		n++
+	}
+	return n
+}
