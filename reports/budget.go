@@ -25,34 +25,60 @@ type trimmedText struct {
 }
 
 // budgetRun returns r itself when the transcripts, stderr and check messages
-// of its scenarios fit in budget bytes together. Otherwise it returns a copy
-// (r is not changed) whose largest texts are cut, largest first, to one
-// common size at which the whole fits: a big transcript gives way before
-// any small one is touched. Each cut text keeps its head and its end (where
-// a failure shows) and says in its middle how much was left out and why.
+// of its scenarios fit in budget bytes together; otherwise a copy (r is not
+// changed) trimmed by TrimToBudget.
 func budgetRun(r *Run, budget int) *Run {
+	if textBytes(r.Scenarios) <= budget {
+		return r
+	}
+	cp := *r
+	cp.Scenarios = append([]Scenario(nil), r.Scenarios...)
+	ptrs := make([]*Scenario, len(cp.Scenarios))
+	for i := range cp.Scenarios {
+		s := &cp.Scenarios[i]
+		s.Checks = append([]Check(nil), s.Checks...)
+		ptrs[i] = s
+	}
+	TrimToBudget(budget, ptrs...)
+	return &cp
+}
+
+func textBytes(scenarios []Scenario) int {
+	n := 0
+	for i := range scenarios {
+		s := &scenarios[i]
+		n += len(s.Transcript) + len(s.Stderr)
+		for j := range s.Checks {
+			n += len(s.Checks[j].Message)
+		}
+	}
+	return n
+}
+
+// TrimToBudget trims, in place, the transcripts, stderr and check messages
+// of scenarios so that together they fit in budget bytes, and reports
+// whether it cut anything. The largest texts are cut first, to one common
+// size at which the whole fits: a big transcript gives way before any small
+// one is touched. Each cut text keeps its head and its end (where a failure
+// shows) and says in its middle how much was left out and why.
+//
+// WriteAll applies it to a copy of the run. A collector holding a run's
+// scenarios in memory can apply it as they arrive (with a budget of, say,
+// twice RunTextBudget), so that a long run's memory is bounded before the
+// reports are written too.
+func TrimToBudget(budget int, scenarios ...*Scenario) bool {
+	var texts []trimmedText
 	total := 0
-	for i := range r.Scenarios {
-		s := &r.Scenarios[i]
+	for _, s := range scenarios {
+		texts = append(texts, trimmedText{"transcript", &s.Transcript}, trimmedText{"stderr", &s.Stderr})
 		total += len(s.Transcript) + len(s.Stderr)
 		for j := range s.Checks {
+			texts = append(texts, trimmedText{"message", &s.Checks[j].Message})
 			total += len(s.Checks[j].Message)
 		}
 	}
 	if total <= budget {
-		return r
-	}
-
-	cp := *r
-	cp.Scenarios = append([]Scenario(nil), r.Scenarios...)
-	var texts []trimmedText
-	for i := range cp.Scenarios {
-		s := &cp.Scenarios[i]
-		s.Checks = append([]Check(nil), s.Checks...)
-		texts = append(texts, trimmedText{"transcript", &s.Transcript}, trimmedText{"stderr", &s.Stderr})
-		for j := range s.Checks {
-			texts = append(texts, trimmedText{"message", &s.Checks[j].Message})
-		}
+		return false
 	}
 	limit := budgetCap(texts, budget)
 	for _, t := range texts {
@@ -60,7 +86,7 @@ func budgetRun(r *Run, budget int) *Run {
 			*t.s = trimText(*t.s, limit, t.what, budget)
 		}
 	}
-	return &cp
+	return true
 }
 
 // budgetCap is the largest size such that every text cut to it (with room

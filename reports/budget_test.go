@@ -130,6 +130,24 @@ var _ = Describe("the run's text budget", Serial, func() {
 	})
 })
 
+var _ = Describe("TrimToBudget", func() {
+	It("trims scenarios in place, for a collector that holds them, and says whether it cut", func() {
+		a := &reports.Scenario{ID: "a", Transcript: strings.Repeat("a\n", 3<<20), Stderr: "e"}
+		b := &reports.Scenario{ID: "b", Transcript: "short", Checks: []reports.Check{{Message: strings.Repeat("m", 1<<20)}}}
+		Expect(reports.TrimToBudget(16<<20, a, b)).To(BeFalse(), "within the budget nothing changes")
+		Expect(a.Transcript).To(HaveLen(6 << 20))
+
+		Expect(reports.TrimToBudget(2<<20, a, b)).To(BeTrue())
+		Expect(len(a.Transcript) + len(a.Stderr) + len(b.Transcript) + len(b.Checks[0].Message)).To(BeNumerically("<=", 2<<20))
+		Expect(a.Transcript).To(ContainSubstring("of this transcript left out to keep the run's reports under 2 MiB"))
+		Expect(b.Checks[0].Message).To(ContainSubstring("of this message left out"))
+		Expect(b.Transcript).To(Equal("short"))
+		Expect(a.Stderr).To(Equal("e"))
+		Expect(a.Transcript).To(HavePrefix("a\na\n"))
+		Expect(a.Transcript).To(HaveSuffix("a\na\n"), "cut on line boundaries")
+	})
+})
+
 // heapWatch samples the heap in use until stopped and keeps the peak.
 type heapWatch struct {
 	base, peak uint64
