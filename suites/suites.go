@@ -36,6 +36,9 @@ type Config struct {
 	Select func(*scenarios.Scenario) bool
 	// Progress receives one line per scenario; nil for none.
 	Progress io.Writer
+	// LabelFilter is the run's Ginkgo label filter, so that an interrupted
+	// run reports as unjudged only the checks it would have judged.
+	LabelFilter string
 }
 
 // Applicable lists the scenarios this config runs.
@@ -73,12 +76,68 @@ func (c Config) side() scenarios.Side {
 	return c.Side
 }
 
-// Collector gathers what the specs concluded, for the report files.
+// Collector gathers what the specs concluded, for the report files. It also
+// knows every scenario and check the plan selected, so that an interrupted
+// run reports the ones it never judged (Interrupted).
 type Collector struct {
 	mu        sync.Mutex
 	scenarios map[string]*reports.Scenario
 	order     []string
 	noticed   map[string]bool
+	planned   []plannedScenario
+}
+
+// plannedScenario is a scenario the run selected, with the checks it would
+// judge (their statuses unset).
+type plannedScenario struct {
+	key      string
+	scenario reports.Scenario
+}
+
+// plan records a scenario the run selected, before anything runs.
+func (c *Collector) plan(key string, s reports.Scenario) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.planned = append(c.planned, plannedScenario{key: key, scenario: s})
+}
+
+// InterruptedReason is the message of a check an interrupt left unjudged.
+func InterruptedReason(signal string) string {
+	return fmt.Sprintf("interrupted by %s before this check was judged", signal)
+}
+
+// Interrupted returns every scenario the plan selected, in plan order, for
+// a run that signal stopped: what was judged as it was judged, and every
+// check that was not (in the scenario in flight and in those never reached)
+// as an error giving InterruptedReason.
+func (c *Collector) Interrupted(signal string) []reports.Scenario {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	reason := InterruptedReason(signal)
+	out := make([]reports.Scenario, 0, len(c.planned))
+	for _, p := range c.planned {
+		s := p.scenario
+		s.Checks = nil
+		var judged map[string]reports.Check
+		if got := c.scenarios[p.key]; got != nil {
+			s = *got
+			judged = map[string]reports.Check{}
+			for _, ch := range got.Checks {
+				judged[ch.ID] = ch
+			}
+			s.Checks = nil
+		}
+		for _, ch := range p.scenario.Checks {
+			if j, ok := judged[ch.ID]; ok {
+				s.Checks = append(s.Checks, j)
+				continue
+			}
+			ch.Status, ch.Message = reports.Errored, reason
+			s.Checks = append(s.Checks, ch)
+		}
+		out = append(out, s)
+	}
+	return out
 }
 
 // NewCollector makes an empty collector.
@@ -170,6 +229,7 @@ func CheckLabels(s *scenarios.Scenario, c *scenarios.Check, version string, kind
 // Define registers the specs of every config. Call it at tree-construction
 // time (top level of a _test file, or before RunSpecs).
 func Define(configs []Config, col *Collector) bool {
+	filters := map[string]types.LabelFilter{}
 	// One top-level container: Ginkgo shuffles only top-level containers,
 	// so runs keep the catalogue's order and reports compare across runs.
 	order := 0
@@ -183,9 +243,17 @@ func Define(configs []Config, col *Collector) bool {
 			if cfg.Env.Wire == nil {
 				cfg.Env.Wire = &scenarios.WireLedger{}
 			}
+			filter, ok := filters[cfg.LabelFilter]
+			if !ok {
+				// A filter Ginkgo refuses fails the run anyway; here it
+				// selects everything.
+				filter, _ = types.ParseLabelFilter(cfg.LabelFilter)
+				filters[cfg.LabelFilter] = filter
+			}
 			Describe(cfg.Name, func() {
 				for _, s := range cfg.Applicable() {
 					order++
+					planScenario(cfg, s, col, filter)
 					defineScenario(cfg, s, col, order)
 				}
 			})
@@ -194,13 +262,43 @@ func Define(configs []Config, col *Collector) bool {
 	return true
 }
 
+// scenarioKey names one scenario run in the collector.
+func scenarioKey(cfg Config, s *scenarios.Scenario) string { return cfg.Name + "|" + s.ID }
+
+// checkReport is what the reports say of check c of a scenario run by cfg,
+// before its verdict.
+func checkReport(cfg Config, c *scenarios.Check) reports.Check {
+	return reports.Check{
+		ID: c.ID, Title: c.Title, Level: string(c.Level), SpecRef: protocol.PageFor(c.Spec, cfg.Env.Version),
+		Quote: c.Quote, Source: c.Source,
+	}
+}
+
+// planScenario tells the collector which of the scenario's checks the run
+// will judge: those the label filter selects.
+func planScenario(cfg Config, s *scenarios.Scenario, col *Collector, filter types.LabelFilter) {
+	p := reports.Scenario{
+		ID: s.ID, Title: s.Title, Family: s.Family, Side: string(s.Side),
+		Transport: string(cfg.Env.Transport), SpecVersion: cfg.Env.Version,
+	}
+	for _, c := range s.Checks {
+		if filter != nil && !filter(CheckLabels(s, c, cfg.Env.Version, cfg.Env.Transport)) {
+			continue
+		}
+		p.Checks = append(p.Checks, checkReport(cfg, c))
+	}
+	if len(p.Checks) > 0 {
+		col.plan(scenarioKey(cfg, s), p)
+	}
+}
+
 // defineScenario defines one scenario's specs. Ginkgo orders specs by code
 // location, and every scenario is defined on the same lines here, so each
 // gets a location of its own, numbered in plan order: the handshake's
 // scenario must run first on its transport and version.
 func defineScenario(cfg Config, s *scenarios.Scenario, col *Collector, order int) {
 	at := types.CodeLocation{FileName: "mcpconform plan", LineNumber: order}
-	key := cfg.Name + "|" + s.ID
+	key := scenarioKey(cfg, s)
 	timeout := cfg.Env.Timing.OrDefaults().ScenarioTimeout
 	Describe(s.ID, Ordered, ContinueOnFailure, at, func() {
 		var res *scenarios.Result
@@ -230,11 +328,9 @@ func defineScenario(cfg Config, s *scenarios.Scenario, col *Collector, order int
 			It(c.ID, CheckLabels(s, c, cfg.Env.Version, cfg.Env.Transport), at, func() {
 				v := res.Verdicts[i]
 				status := Status(v, cfg.Strict)
-				col.addCheck(key, reports.Check{
-					ID: c.ID, Title: c.Title, Level: string(v.Check.Level), SpecRef: protocol.PageFor(c.Spec, cfg.Env.Version),
-					Quote: c.Quote, Source: c.Source,
-					Status: status, Message: v.Message, Duration: v.At,
-				})
+				rc := checkReport(cfg, c)
+				rc.Level, rc.Status, rc.Message, rc.Duration = string(v.Check.Level), status, v.Message, v.At
+				col.addCheck(key, rc)
 				switch status {
 				case reports.Passed:
 				case reports.Warning:

@@ -149,6 +149,10 @@ func (p *plan) check() error {
 			return fmt.Errorf("--label-filter: %v", err)
 		}
 	}
+	// Last, once the rest is known to be valid: it creates the directory.
+	if err := reports.CheckOutDir(p.flags.outDir); err != nil {
+		return fmt.Errorf("-o: %v", err)
+	}
 	return nil
 }
 
@@ -162,11 +166,12 @@ func (p *plan) configs(progress io.Writer) []suites.Config {
 			env.VersionExplicit = p.flags.specVersion != "" && p.flags.specVersion != "all"
 			env.Profiles = p.flags.profiles
 			cfg := suites.Config{
-				Name:     string(p.side) + " " + string(tr) + " " + v,
-				Side:     p.side,
-				Env:      env,
-				Strict:   p.flags.strict,
-				Progress: progress,
+				Name:        string(p.side) + " " + string(tr) + " " + v,
+				Side:        p.side,
+				Env:         env,
+				Strict:      p.flags.strict,
+				Progress:    progress,
+				LabelFilter: p.flags.labelFilter,
 			}
 			if ids := p.flags.scenarioIDs; len(ids) > 0 {
 				cfg.Select = func(s *scenarios.Scenario) bool { return slices.Contains(ids, s.ID) }
@@ -183,28 +188,47 @@ func (p *plan) execute(cmd *cobra.Command) (int, error) {
 	fmt.Fprintf(out, "mcpconform %s: judging %s at %s\n", toolVersion, p.describe, strings.Join(p.versions, ", "))
 	started := time.Now()
 	col := suites.NewCollector()
-	interrupted := runGinkgo(p.configs(out), col, p.flags.labelFilter, p.flags.verbose)
+	sigs := catchSignals(cmd.ErrOrStderr())
+	ginkgoSaw := runGinkgo(p.configs(out), col, p.flags.labelFilter, p.flags.verbose)
+	interruptedBy := sigs.interruptedBy(ginkgoSaw)
+	// Whatever a scenario left running (one abandoned by a second signal,
+	// or one that never closed its target) is stopped before the report.
+	if n := transport.StopAll(sigs.stopGrace()); n > 0 {
+		fmt.Fprintf(cmd.ErrOrStderr(), "mcpconform: stopped %d target processes still running at the end of the run\n", n)
+	}
+	scenarios := col.Scenarios()
+	if interruptedBy != "" {
+		scenarios = col.Interrupted(interruptedBy)
+	}
 	run := &reports.Run{
 		Tool: "mcpconform", ToolVersion: toolVersion, Side: string(p.side), Target: p.describe,
 		Transport: strings.Join(kindNames(p.transports), ","), SpecVersion: strings.Join(p.versions, ","),
-		Strict: p.flags.strict, Started: started, Duration: time.Since(started), Scenarios: col.Scenarios(),
+		Strict: p.flags.strict, Started: started, Duration: time.Since(started), Scenarios: scenarios,
+		Interrupted: interruptedBy,
 	}
 	paths, werr := reports.WriteAll(p.flags.outDir, run)
 	counts := run.Counts()
 	fmt.Fprintf(out, "\n%d checks: %d passed, %d failed, %d warnings, %d skipped, %d errors (%s)\n",
 		counts.Total, counts.Passed, counts.Failed, counts.Warning, counts.Skipped, counts.Errored, run.Duration.Round(time.Millisecond))
 	if werr != nil {
-		return exitUsage, &exitError{code: exitUsage, err: fmt.Errorf("writing reports to %s: %w", p.flags.outDir, werr)}
+		// -o was writable when the run started; a verdict of failure
+		// still stands.
+		code := exitUsage
+		if counts.Failed > 0 {
+			code = exitFail
+		}
+		return code, &exitError{code: code, err: fmt.Errorf("writing reports to %s: %w", p.flags.outDir, werr)}
 	}
 	fmt.Fprintf(out, "reports: %s\n", strings.Join(paths, ", "))
 	if counts.Errored > 0 {
 		fmt.Fprintf(cmd.ErrOrStderr(), "mcpconform: %d checks could not be judged; the first reason: %s\n", counts.Errored, firstError(run))
 	}
+	interrupted := interruptedBy != ""
 	switch {
 	case counts.Failed > 0:
 		return exitFail, nil
 	case interrupted:
-		return exitUnjudged, &exitError{code: exitUnjudged, err: fmt.Errorf("interrupted: the report holds what was judged so far")}
+		return exitUnjudged, &exitError{code: exitUnjudged, err: fmt.Errorf("interrupted by %s: the report holds what was judged so far", interruptedBy)}
 	case counts.Errored > 0:
 		return exitUnjudged, nil
 	case counts.Total == 0:
@@ -247,6 +271,9 @@ func runGinkgo(configs []suites.Config, col *suites.Collector, labelFilter strin
 	suiteConfig, reporterConfig := ginkgo.GinkgoConfiguration()
 	suiteConfig.LabelFilter = labelFilter
 	suiteConfig.Timeout = 24 * time.Hour // scenarios carry their own deadlines
+	// Ginkgo's default of 30 s is how long an interrupted scenario that does
+	// not unwind would hold a SIGTERM; the run stops the targets itself.
+	suiteConfig.GracePeriod = ginkgoGrace
 	reporterConfig.NoColor = true
 	if verbose {
 		formatter.ColorableStdOut = os.Stderr
