@@ -200,13 +200,16 @@ func (c *HTTPClientConn) NoResponse(id jsonrpc.ID, cause error) error {
 // bodyStall names how a response body failed to arrive in time: n bytes
 // came in d after the headers.
 func bodyStall(status int, label string, n int64, d time.Duration, cause error) *StallError {
+	shape, tail := bodyStallTail(n, d)
+	return &StallError{Shape: shape, Err: cause, Detail: fmt.Sprintf("HTTP %d headers of %s arrived, then the body %s", status, label, tail)}
+}
+
+// bodyStallTail is how a body that stopped after n bytes in d is described.
+func bodyStallTail(n int64, d time.Duration) (StallShape, string) {
 	if n == 0 {
-		return &StallError{Shape: StallBody, Err: cause, Detail: fmt.Sprintf(
-			"HTTP %d headers of %s arrived, then the body stalled: 0 bytes in %s", status, label, stallDur(d))}
+		return StallBody, "stalled: 0 bytes in " + stallDur(d)
 	}
-	return &StallError{Shape: StallTrickle, Err: cause, Detail: fmt.Sprintf(
-		"HTTP %d headers of %s arrived, then the body trickled: %d bytes in %s, the JSON-RPC message is incomplete",
-		status, label, n, stallDur(d))}
+	return StallTrickle, fmt.Sprintf("trickled: %d bytes in %s, the JSON-RPC message is incomplete", n, stallDur(d))
 }
 
 // sseStart reports whether the first byte of a body labelled neither JSON

@@ -7,6 +7,7 @@ import (
 	"net"
 	"net/http"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/mcpconform/mcpconform/jsonrpc"
@@ -309,11 +310,31 @@ func (s *HTTPServer) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	}
 }
 
-// readBody reads a POST body of at most maxHTTPBody bytes, answering 400 or
-// 413 itself when it cannot.
+// readBody reads a POST body of at most maxHTTPBody bytes, answering 400,
+// 408 or 413 itself when it cannot. A client that sends its headers and
+// then stalls or trickles the body gets ResponseTimeout to finish it.
 func (s *HTTPServer) readBody(w http.ResponseWriter, r *http.Request) ([]byte, bool) {
-	body, err := io.ReadAll(io.LimitReader(r.Body, maxHTTPBody+1))
+	rc := http.NewResponseController(w)
+	start := time.Now()
+	deadline := rc.SetReadDeadline(start.Add(s.opts.ResponseTimeout)) == nil
+	var n atomic.Int64
+	body, err := io.ReadAll(io.LimitReader(countingReader{r.Body, &n}, maxHTTPBody+1))
+	if deadline && err == nil {
+		// Lifted again: net/http reads on after the body to notice a client
+		// that goes away, and a long SSE answer must not end at this deadline.
+		// After a failure it stays, or net/http would wait for ever to
+		// discard the rest of the body before answering.
+		_ = rc.SetReadDeadline(time.Time{})
+	}
 	if err != nil {
+		w.Header().Set("Connection", "close")
+		var ne net.Error
+		if errors.As(err, &ne) && ne.Timeout() {
+			_, tail := bodyStallTail(n.Load(), time.Since(start))
+			s.eventf("HTTP 408 POST: the request headers arrived, then the body %s", tail)
+			http.Error(w, "request body not received in time", http.StatusRequestTimeout)
+			return nil, false
+		}
 		s.eventf("HTTP POST: reading body: %v", err)
 		http.Error(w, "cannot read body", http.StatusBadRequest)
 		return nil, false

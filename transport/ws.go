@@ -88,7 +88,18 @@ func DialWebSocket(ctx context.Context, url string, opts Options) (*WSConn, erro
 	if header.Get("Sec-WebSocket-Protocol") != "" {
 		d.Subprotocols = nil // the caller's own offer, for negotiation tests
 	}
+	start := time.Now()
 	ws, resp, err := d.DialContext(ctx, url, header)
+	if err != nil && resp == nil && wsTimedOut(ctx, err) {
+		cause := ctx.Err()
+		if cause == nil {
+			cause = err
+		}
+		se := &StallError{Shape: StallUpgrade, Err: cause, Detail: fmt.Sprintf(
+			"WebSocket upgrade to %s not completed in %s", url, stallDur(time.Since(start)))}
+		opts.Transcript.Eventf(opts.Session, "%v", se)
+		return nil, se
+	}
 	if err != nil {
 		if resp != nil {
 			body := ""
@@ -118,6 +129,13 @@ func DialWebSocket(ctx context.Context, url string, opts Options) (*WSConn, erro
 		}
 	}
 	return newWSConn(ws, opts, "client", 0), nil
+}
+
+// wsTimedOut reports a dial that failed because time ran out (the caller's
+// ctx or the handshake timeout), not because it was refused.
+func wsTimedOut(ctx context.Context, err error) bool {
+	var ne net.Error
+	return ctx.Err() != nil || errors.Is(err, context.DeadlineExceeded) || (errors.As(err, &ne) && ne.Timeout())
 }
 
 func (c *WSConn) eventf(format string, args ...any) {
