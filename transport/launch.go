@@ -37,6 +37,7 @@ type Process struct {
 	output *byteRing
 	exited chan struct{}
 	pumps  sync.WaitGroup
+	outR   *os.File // the read end of its output, closed once it is drained or given up on
 
 	tree    *procTree // signals the group and what escaped it
 	exitErr error
@@ -69,6 +70,7 @@ func Launch(argv []string, opts LaunchOptions) (*Process, error) {
 	}
 	p := &Process{cmd: cmd, pid: cmd.Process.Pid, opts: opts, output: &byteRing{max: stderrRingBytes}, exited: make(chan struct{})}
 	p.tree = newProcTree(cmd.Process, token, p.exited)
+	p.outR = outR
 	opts.Transcript.Eventf(opts.Label, "process started: pid %d: %s", p.pid, formatArgv(argv))
 	p.pumps.Add(1)
 	go func() {
@@ -138,7 +140,15 @@ func (p *Process) Stop(grace time.Duration) {
 			p.waitExit(grace)
 		}
 	}
-	p.pumps.Wait()
+	// A process that escaped every search (it cleared its environment and
+	// left the group) may still hold the output pipe open: read what is
+	// left for a moment, then stop reading.
+	drained := make(chan struct{})
+	go func() { p.pumps.Wait(); close(drained) }()
+	if !waitClosed(drained, outputDrainWait) {
+		p.outR.Close()
+		<-drained
+	}
 }
 
 // Wait waits for the process to exit by itself, up to d, and reports whether it did.

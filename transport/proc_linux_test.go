@@ -121,6 +121,31 @@ var _ = Describe("Descendants that leave the process group", func() {
 		Expect(running(escaped)()).To(BeEmpty())
 	})
 
+	It("cannot hold Stop of a launched client by keeping its output open, even when nothing finds them", func() {
+		// This child clears its environment, leaves the group and loses its
+		// parent at once: no search finds it, but it holds the output pipe.
+		dir := GinkgoT().TempDir()
+		pidFile := filepath.Join(dir, "pid")
+		p, err := transport.Launch([]string{"sh", "-c", `sh -c 'setsid env -i sleep 304 & echo $! > "$PIDS"'; exec sleep 600`},
+			transport.LaunchOptions{Env: []string{"PIDS=" + pidFile}})
+		Expect(err).NotTo(HaveOccurred())
+		var pid int
+		Eventually(func() error {
+			b, err := os.ReadFile(pidFile)
+			if err == nil {
+				pid, err = strconv.Atoi(strings.TrimSpace(string(b)))
+			}
+			return err
+		}).WithTimeout(10 * time.Second).Should(Succeed())
+		DeferCleanup(func() { _ = syscall.Kill(pid, syscall.SIGKILL) })
+		stopped := make(chan struct{})
+		go func() {
+			defer close(stopped)
+			p.Stop(time.Second)
+		}()
+		Eventually(stopped).WithTimeout(30*time.Second).Should(BeClosed(), "Stop returns while the child still runs")
+	})
+
 	It("carry the launch token in their environment", func() {
 		dir := GinkgoT().TempDir()
 		out := filepath.Join(dir, "env")
