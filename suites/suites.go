@@ -366,17 +366,31 @@ func defineScenario(cfg Config, s *scenarios.Scenario, col *Collector, order int
 func printProgress(w io.Writer, col *Collector, key, config string) {
 	col.mu.Lock()
 	s := col.scenarios[key]
+	planned := 0
+	for _, p := range col.planned {
+		if p.key == key {
+			planned = len(p.scenario.Checks)
+		}
+	}
 	col.mu.Unlock()
 	if s == nil {
 		return
 	}
 	counts := s.Counts()
-	fmt.Fprintf(w, "%-5s %-16s %-34s %d/%d passed", statusWord(counts.Outcome()), config, s.ID, counts.Passed, counts.Total)
+	word := statusWord(counts.Outcome())
+	if counts.Total < planned {
+		// Only an interrupt leaves a selected check without its spec run.
+		word = "STOP"
+	}
+	fmt.Fprintf(w, "%-5s %-16s %-34s %d/%d passed", word, config, s.ID, counts.Passed, max(counts.Total, planned))
 	if counts.Warning > 0 {
 		fmt.Fprintf(w, ", %d warning", counts.Warning)
 	}
 	if counts.Skipped > 0 {
 		fmt.Fprintf(w, ", %d skipped", counts.Skipped)
+	}
+	if word == "STOP" {
+		fmt.Fprintf(w, ", %d not judged: interrupted", planned-counts.Total)
 	}
 	fmt.Fprintf(w, "  (%s)\n", s.Duration.Round(time.Millisecond))
 }
