@@ -74,9 +74,15 @@ func (t *T) Open(label string, opts client.Options) *client.Session {
 	if _, err := s.Open(ctx); err != nil {
 		t.abortIfUnreachable(err)
 		if Unanswered(s, err) {
-			t.Unreachable("the %s handshake was not answered: %v", t.Version().Handshake, err)
+			why := fmt.Sprintf("the %s handshake was not answered within %s (%v)", t.Version().Handshake, t.Env.Timing.ResponseTimeout, err)
+			if gone := t.goneNote(); gone != "" {
+				why = fmt.Sprintf("%s before answering the %s handshake (%v)", gone, t.Version().Handshake, err)
+			}
+			t.Unreachable("%s", why)
 		}
-		t.Blocked("the %s handshake failed: %v", t.Version().Handshake, err)
+		// A handshake refused in a scenario other than the handshake's own
+		// is a failure here too: the target cannot be judged past it.
+		t.lose(fmt.Sprintf("the %s handshake failed: %v", t.Version().Handshake, err), "the handshake failed")
 	}
 	return s
 }
@@ -171,6 +177,7 @@ func (t *T) recordWire() {
 func (t *T) Barrier(s *client.Session) {
 	method := t.Version().Probe
 	if _, err := t.Request(s, method, map[string]any{}); err != nil {
+		t.needAnswer(s, method+" (used as a barrier)", err)
 		t.Blocked("%s (used as a barrier) was not answered: %v", method, err)
 	}
 }
