@@ -20,6 +20,7 @@ import (
 	. "github.com/onsi/gomega"
 
 	"github.com/mcpconform/mcpconform/fakes/client"
+	"github.com/mcpconform/mcpconform/fakes/peer"
 	"github.com/mcpconform/mcpconform/jsonrpc"
 	"github.com/mcpconform/mcpconform/transport"
 )
@@ -92,6 +93,30 @@ var _ = Describe("a target that floods notifications", Serial, func() {
 			Expect(strings.Count(transcript.String(), "inbox: ")).To(Equal(1), "the drop is said once in the transcript")
 		})...)
 	}
+})
+
+var _ = Describe("a target that floods requests and reads no answers", Serial, func() {
+	It("keeps the memory of a stdio session bounded: requests beyond those served at once are left unserved", func() {
+		target := client.Target{Kind: transport.Stdio, Argv: []string{os.Args[0]}, Env: []string{floodEnv + "=stdio-requests"}}
+		transcript := jsonrpc.NewTranscript()
+		ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+		DeferCleanup(cancel)
+
+		heap := watchHeap()
+		s, err := client.Connect(ctx, target, client.Options{Transcript: transcript, Label: "A"})
+		Expect(err).NotTo(HaveOccurred())
+		DeferCleanup(s.Close)
+		_, err = s.Initialize(ctx)
+		Expect(err).NotTo(HaveOccurred())
+		_, err = s.Inbox().WaitFor(ctx, isFloodMarker)
+		Expect(err).NotTo(HaveOccurred())
+		base, peak := heap.stop()
+		GinkgoWriter.Printf("stdio, requests: heap in use %d MiB at the start, peak %d MiB (+%d MiB); %d goroutines\n",
+			base>>20, peak>>20, (peak-base)>>20, runtime.NumGoroutine())
+		AddReportEntry("request flood stdio: peak heap over baseline (MiB)", (peak-base)>>20)
+		Expect(peak-base).To(BeNumerically("<", floodHeapBound), "peak heap in use over the baseline")
+		Expect(runtime.NumGoroutine()).To(BeNumerically("<", 2*peer.DefaultMaxServing), "a goroutine per request served, not per request")
+	})
 })
 
 func isFloodMarker(m *jsonrpc.Message) bool {
@@ -227,6 +252,8 @@ func runFlooder(mode string) error {
 		return floodHTTP()
 	case "ws":
 		return floodWS()
+	case "stdio-requests":
+		return floodStdioRequests()
 	}
 	return fmt.Errorf("unknown mode %q", mode)
 }
@@ -278,6 +305,48 @@ func floodStdio() error {
 	}
 	<-eof
 	return nil
+}
+
+// floodStdioRequests answers initialize, stops reading stdin once
+// notifications/initialized arrived, and floods requests (each answer the
+// session writes then waits on a full pipe), then sends the marker.
+func floodStdioRequests() error {
+	w := bufio.NewWriterSize(os.Stdout, 64<<10)
+	write := func(b []byte) error {
+		if _, err := w.Write(append(b, '\n')); err != nil {
+			return err
+		}
+		return w.Flush()
+	}
+	sc := bufio.NewScanner(os.Stdin)
+	sc.Buffer(make([]byte, 64<<10), 16<<20)
+	for sc.Scan() {
+		var m struct{ Method string }
+		_ = json.Unmarshal(sc.Bytes(), &m)
+		if m.Method == "notifications/initialized" {
+			break
+		}
+		if a := floodAnswer(sc.Bytes()); a != nil {
+			if err := write(a); err != nil {
+				return err
+			}
+		}
+	}
+	pad := strings.Repeat("x", floodNoteBytes-100)
+	id := 0
+	for sent := 0; sent < 2*floodPhaseBytes; {
+		id++
+		b := []byte(fmt.Sprintf(`{"jsonrpc":"2.0","id":%d,"method":"ping","params":{"_meta":{"pad":"%s"}}}`, id, pad))
+		if err := write(b); err != nil {
+			return err
+		}
+		sent += len(b)
+	}
+	if err := write(floodNote(floodMarker)); err != nil {
+		return err
+	}
+	_, err := io.Copy(io.Discard, os.Stdin) // the end of stdin ends the flooder
+	return err
 }
 
 // floodHTTP serves Streamable HTTP: the POST carrying initialize gets an SSE

@@ -121,7 +121,21 @@ type Options struct {
 	// OnInboxFull is called once, when the inbox drops its first message
 	// (and OnInboxDrop is nil).
 	OnInboxFull func(limit int)
+	// MaxServing bounds the incoming requests served at once (their
+	// handlers, and their answers waiting to be written). A request beyond
+	// it is filed in the inbox but not served: a target that floods
+	// requests and never reads the answers would otherwise hold a goroutine
+	// and a message per request for ever. Zero or less means
+	// DefaultMaxServing.
+	MaxServing int
+	// OnServeLimit is called once, when a request is first left unserved
+	// because MaxServing requests are being served.
+	OnServeLimit func(limit int)
 }
+
+// DefaultMaxServing is how many incoming requests a peer serves at once
+// unless told otherwise: far more than any scenario has outstanding.
+const DefaultMaxServing = 1024
 
 // Peer is one JSON-RPC peer on one connection.
 type Peer struct {
@@ -145,10 +159,13 @@ type Peer struct {
 	inflightMu sync.Mutex
 	inflight   map[string]*inflight
 
-	started atomic.Bool
-	running sync.WaitGroup // request handlers
-	done    chan struct{}
-	err     error // why the read loop ended; read after done
+	started   atomic.Bool
+	running   sync.WaitGroup // request handlers
+	serving   atomic.Int64   // request handlers running or writing
+	unserved  atomic.Int64   // requests left unserved (MaxServing)
+	limitOnce sync.Once
+	done      chan struct{}
+	err       error // why the read loop ended; read after done
 }
 
 // New makes a peer on conn. Nothing is read until Run (or Start). ctx is the
@@ -160,6 +177,9 @@ func New(ctx context.Context, conn transport.Conn, opts Options) *Peer {
 	}
 	if opts.Classify == nil {
 		opts.Classify = Decode
+	}
+	if opts.MaxServing <= 0 {
+		opts.MaxServing = DefaultMaxServing
 	}
 	p := &Peer{
 		conn:          conn,
@@ -211,6 +231,10 @@ func (p *Peer) Conn() transport.Conn { return p.conn }
 // Inbox holds every incoming message that was not the answer to one of our
 // requests.
 func (p *Peer) Inbox() *Inbox { return p.inbox }
+
+// Unserved is how many incoming requests were left unserved because
+// MaxServing requests were being served.
+func (p *Peer) Unserved() int { return int(p.unserved.Load()) }
 
 // Context ends when the read loop ends (or the ctx given to New ends).
 func (p *Peer) Context() context.Context { return p.ctx }

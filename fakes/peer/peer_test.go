@@ -653,6 +653,52 @@ var _ = Describe("Inbox", func() {
 	})
 })
 
+var _ = Describe("serving requests", func() {
+	It("serves at most MaxServing requests at once, files the rest unserved, and says so once", func() {
+		release := make(chan struct{})
+		started := make(chan string, 16)
+		limits := make(chan int, 4)
+		w := onWire(peer.Options{
+			MaxServing:   3,
+			OnServeLimit: func(limit int) { limits <- limit },
+			Handlers: map[string]peer.Handler{"block": func(ctx context.Context, req *jsonrpc.Message) (any, *jsonrpc.Error) {
+				started <- req.ID.String()
+				<-release
+				return map[string]any{}, nil
+			}},
+		})
+		for id := 1; id <= 5; id++ {
+			w.send(request(fmt.Sprint(id), "block", nil))
+		}
+		w.send(`{"jsonrpc":"2.0","method":"after"}`)
+		_, err := w.peer.Inbox().WaitFor(stepCtx(), peer.Method("after"))
+		Expect(err).NotTo(HaveOccurred())
+		Expect(w.peer.Inbox().Matching(0, peer.Method("block"))).To(HaveLen(5), "every request is filed")
+		Expect(w.peer.Unserved()).To(Equal(2))
+		Expect(limits).To(Receive(Equal(3)))
+		var ids []string
+		for range 3 {
+			var id string
+			Eventually(started).WithTimeout(wait).Should(Receive(&id))
+			ids = append(ids, id)
+		}
+		Expect(ids).To(ConsistOf("1", "2", "3"))
+		close(release)
+		var answered []string
+		for range 3 {
+			answered = append(answered, w.next().ID.String())
+		}
+		Expect(answered).To(ConsistOf("1", "2", "3"))
+		Expect(w.rest()).To(BeEmpty(), "only the served requests are answered")
+		Expect(started).NotTo(Receive(), "no handler ran for the unserved requests")
+		Expect(limits).NotTo(Receive(), "the limit is said once")
+	})
+
+	It("serves 1024 requests at once unless told otherwise", func() {
+		Expect(peer.DefaultMaxServing).To(Equal(1024))
+	})
+})
+
 var _ = Describe("Run", func() {
 	It("ends the handlers' contexts when input ends, waits for them, then returns", func() {
 		started := make(chan struct{})

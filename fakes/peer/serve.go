@@ -32,6 +32,16 @@ func (p *Peer) receive(frame []byte) {
 	p.inbox.add(msg)
 	switch msg.Kind() {
 	case jsonrpc.KindRequest:
+		if p.serving.Add(1) > int64(p.opts.MaxServing) {
+			p.serving.Add(-1)
+			p.unserved.Add(1)
+			p.limitOnce.Do(func() {
+				if p.opts.OnServeLimit != nil {
+					p.opts.OnServeLimit(p.opts.MaxServing)
+				}
+			})
+			return
+		}
 		p.running.Add(1)
 		go p.serve(msg)
 	case jsonrpc.KindNotification:
@@ -81,6 +91,7 @@ type writtenKey struct{}
 
 func (p *Peer) serve(req *jsonrpc.Message) {
 	defer p.running.Done()
+	defer p.serving.Add(-1)
 	written := make(chan struct{})
 	defer close(written)
 	ctx, fl := p.track(req.ID)
