@@ -26,6 +26,7 @@ func becomeSubreaper() {
 type procStat struct {
 	ppid, pgrp int
 	zombie     bool
+	start      uint64 // clock ticks after boot
 }
 
 func readProcStat(pid int) (procStat, bool) {
@@ -40,16 +41,18 @@ func readProcStat(pid int) (procStat, bool) {
 		return procStat{}, false
 	}
 	fields := bytes.Fields(b[i+2:])
-	if len(fields) < 3 {
+	if len(fields) < 20 {
 		return procStat{}, false
 	}
+	// fields[0] is field 3 of proc(5): state, ppid, pgrp, … starttime (22).
 	ppid, err1 := strconv.Atoi(string(fields[1]))
 	pgrp, err2 := strconv.Atoi(string(fields[2]))
-	if err1 != nil || err2 != nil {
+	start, err3 := strconv.ParseUint(string(fields[19]), 10, 64)
+	if err1 != nil || err2 != nil || err3 != nil {
 		return procStat{}, false
 	}
 	state := fields[0][0]
-	return procStat{ppid: ppid, pgrp: pgrp, zombie: state == 'Z' || state == 'X'}, true
+	return procStat{ppid: ppid, pgrp: pgrp, zombie: state == 'Z' || state == 'X', start: start}, true
 }
 
 // carriesToken reports whether pid's environment holds LaunchEnv=token.
@@ -82,7 +85,11 @@ func carriesToken(pid int, entry []byte) bool {
 // counts for zombies the group signal made, whose environment is gone and
 // whose parent may be us.) alive are the ones worth a signal; zombies are
 // listed too, so that those adopted by us can be reaped.
-func escapedProcs(token string, leader int, known map[int]bool) (alive, zombies []int) {
+//
+// since is the leader's start time (0 when unknown): a process started
+// before it can be neither its descendant nor carry its token, so most of
+// the system costs one read of its stat.
+func escapedProcs(token string, leader int, known map[int]bool, since uint64) (alive, zombies []int) {
 	d, err := os.Open("/proc")
 	if err != nil {
 		return nil, nil
@@ -100,7 +107,7 @@ func escapedProcs(token string, leader int, known map[int]bool) (alive, zombies 
 			continue
 		}
 		st, ok := readProcStat(pid)
-		if !ok {
+		if !ok || st.start < since {
 			continue
 		}
 		stats[pid] = st
@@ -135,6 +142,12 @@ func escapedProcs(token string, leader int, known map[int]bool) (alive, zombies 
 		}
 	}
 	return alive, zombies
+}
+
+// startTime is when pid started, or 0 if that cannot be read.
+func startTime(pid int) uint64 {
+	st, _ := readProcStat(pid)
+	return st.start
 }
 
 func signalPid(pid int, kill bool) {

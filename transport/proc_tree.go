@@ -32,6 +32,7 @@ type procTree struct {
 	leader *os.Process
 	pid    int
 	token  string
+	since  uint64          // the leader's start time, which bounds the search
 	exited <-chan struct{} // closed by the owner once the leader is reaped and the tree swept
 
 	mu     sync.Mutex // held while signalling and while reaping the leader
@@ -62,7 +63,7 @@ func prepareLaunch() string {
 }
 
 func newProcTree(p *os.Process, token string, exited <-chan struct{}) *procTree {
-	t := &procTree{leader: p, pid: p.Pid, token: token, exited: exited, seen: map[int]bool{}}
+	t := &procTree{leader: p, pid: p.Pid, token: token, since: startTime(p.Pid), exited: exited, seen: map[int]bool{}}
 	registry.add(t)
 	return t
 }
@@ -140,7 +141,7 @@ func (t *procTree) scan() []int {
 	}
 	known := maps.Clone(t.seen)
 	t.mu.Unlock()
-	alive, zombies := escapedProcs(t.token, leader, known)
+	alive, zombies := escapedProcs(t.token, leader, known, t.since)
 	t.mu.Lock()
 	for _, pid := range alive {
 		t.seen[pid] = true
@@ -189,16 +190,18 @@ func (t *procTree) reapAdopted() {
 
 // stop is the forced shutdown of StopAll: SIGTERM to the tree, grace, then
 // SIGKILL to the tree, then waiting for the owner to reap the leader.
-func (t *procTree) stop(grace time.Duration) {
+// It reports whether the tree was still running.
+func (t *procTree) stop(grace time.Duration) bool {
 	if isClosed(t.exited) {
-		return
+		return false
 	}
 	_ = t.signal(false)
 	if waitClosed(t.exited, grace) {
-		return
+		return true
 	}
 	_ = t.signal(true)
 	waitClosed(t.exited, sweepWait)
+	return true
 }
 
 func waitClosed(ch <-chan struct{}, d time.Duration) bool {
@@ -248,17 +251,19 @@ func (r *treeRegistry) snapshot() []*procTree {
 // interrupted run, whose scenarios may have been abandoned before closing
 // their connections. It returns how many were still running.
 func StopAll(grace time.Duration) int {
-	live := registry.snapshot()
 	var wg sync.WaitGroup
-	for _, t := range live {
+	var running atomic.Int32
+	for _, t := range registry.snapshot() {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			t.stop(grace)
+			if t.stop(grace) {
+				running.Add(1)
+			}
 		}()
 	}
 	wg.Wait()
-	return len(live)
+	return int(running.Load())
 }
 
 var hurried atomic.Bool
