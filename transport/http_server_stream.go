@@ -2,7 +2,9 @@ package transport
 
 import (
 	"context"
+	"errors"
 	"fmt"
+	"net"
 	"net/http"
 	"sync"
 	"time"
@@ -20,6 +22,10 @@ type httpOutMsg struct {
 	frame []byte
 	final bool // ends the stream once written
 	errc  chan error
+	// deadline bounds the write (the sender's ctx deadline; zero: the
+	// server's ResponseTimeout), so a client that stops reading cannot
+	// keep a Send past it.
+	deadline time.Time
 }
 
 type httpStream struct {
@@ -59,6 +65,9 @@ func (st *httpStream) finish(status int, msg string) {
 // deliver hands one message to the stream's handler and waits for the write.
 // ok is false if the stream ended before taking the message.
 func (st *httpStream) deliver(ctx context.Context, m *httpOutMsg) (ok bool, err error) {
+	if dl, has := ctx.Deadline(); has {
+		m.deadline = dl
+	}
 	select {
 	case st.out <- m:
 		return true, <-m.errc
@@ -83,6 +92,23 @@ type httpServeConfig struct {
 func (s *HTTPServer) serve(w http.ResponseWriter, r *http.Request, st *httpStream, cfg httpServeConfig) {
 	rc := http.NewResponseController(w)
 	started := false
+	// bound sets the write deadline of what comes next: dl, or the response
+	// timeout when there is none.
+	bound := func(dl time.Time) {
+		if dl.IsZero() {
+			dl = time.Now().Add(s.opts.ResponseTimeout)
+		}
+		_ = rc.SetWriteDeadline(dl)
+	}
+	// unread names a write that a client which stopped reading let time out.
+	unread := func(err error, start time.Time) error {
+		var ne net.Error
+		if !errors.As(err, &ne) || !ne.Timeout() {
+			return err
+		}
+		return &StallError{Shape: StallUnread, Err: err, Detail: fmt.Sprintf(
+			"the client stopped reading the response to %s %s: write not completed in %s", st.kind, st.label, stallDur(time.Since(start)))}
+	}
 	defer func() {
 		if cfg.onEnd != nil {
 			cfg.onEnd()
@@ -105,6 +131,7 @@ func (s *HTTPServer) serve(w http.ResponseWriter, r *http.Request, st *httpStrea
 		}
 		return rc.Flush()
 	}
+	bound(time.Time{})
 	if cfg.sseNow {
 		if err := startSSE(); err != nil {
 			return
@@ -126,6 +153,8 @@ func (s *HTTPServer) serve(w http.ResponseWriter, r *http.Request, st *httpStrea
 	for {
 		select {
 		case m := <-st.out:
+			begun := time.Now()
+			bound(m.deadline)
 			if !started && m.final {
 				status := http.StatusOK
 				if cfg.statusFor != nil {
@@ -133,8 +162,10 @@ func (s *HTTPServer) serve(w http.ResponseWriter, r *http.Request, st *httpStrea
 				}
 				s.setBodyType(w.Header(), st.kind, "application/json")
 				w.WriteHeader(status)
+				// Not flushed: net/http then sends a Content-Length; the
+				// deadline still bounds what it writes after us.
 				_, err := w.Write(m.frame)
-				m.errc <- err
+				m.errc <- unread(err, begun)
 				s.eventf("HTTP %d %s %s (%s)", status, st.kind, st.label, s.bodyTypeName(st.kind, "application/json"))
 				return
 			}
@@ -145,11 +176,13 @@ func (s *HTTPServer) serve(w http.ResponseWriter, r *http.Request, st *httpStrea
 			if err == nil {
 				err = writeEvent(m.frame)
 			}
+			err = unread(err, begun)
 			m.errc <- err
 			if err != nil {
 				s.eventf("SSE %s %s: write failed: %v", st.kind, st.label, err)
 				return
 			}
+			bound(time.Time{}) // for whatever net/http writes after us
 			if m.final {
 				return
 			}
@@ -160,12 +193,14 @@ func (s *HTTPServer) serve(w http.ResponseWriter, r *http.Request, st *httpStrea
 			s.eventf("SSE %s %s: client went away", st.kind, st.label)
 			return
 		case <-st.end:
+			bound(time.Time{})
 			if !started {
 				s.eventf("HTTP %d %s %s: %s", st.endStatus, st.kind, st.label, st.endMessage)
 				http.Error(w, st.endMessage, st.endStatus)
 			}
 			return
 		case <-timeout:
+			bound(time.Time{})
 			if !started {
 				s.eventf("HTTP 504 %s %s: no response within %s", st.kind, st.label, cfg.timeout)
 				http.Error(w, fmt.Sprintf("no response within %s", cfg.timeout), http.StatusGatewayTimeout)

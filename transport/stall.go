@@ -25,6 +25,9 @@ const (
 	StallStreamEnded StallShape = "stream-ended"
 	// StallUpgrade: a WebSocket opening handshake was not completed in time.
 	StallUpgrade StallShape = "upgrade"
+	// StallUnread: the peer stopped reading, so a write could not complete
+	// in time.
+	StallUnread StallShape = "unread"
 )
 
 // StallError is the error a caller sees when the peer stalled, trickled or

@@ -12,6 +12,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/gorilla/websocket"
 	. "github.com/onsi/ginkgo/v2"
 	. "github.com/onsi/gomega"
 
@@ -275,6 +276,63 @@ var _ = Describe("Stalls", func() {
 			err = within(func() error { _, err := c.Recv(ctx); return err })
 			Expect(err).To(MatchError(context.DeadlineExceeded))
 			Expect(c.Close()).To(Succeed())
+		})
+	})
+
+	// sendUntilStuck sends big frames to a peer that reads nothing, each
+	// Send under a short ctx, until one fails; it returns that error.
+	sendUntilStuck := func(send func(ctx context.Context, frame []byte) error) error {
+		GinkgoHelper()
+		big := []byte(`{"jsonrpc":"2.0","method":"notifications/message","params":{"data":"` + strings.Repeat("x", 1<<20) + `"}}`)
+		for range 256 { // far more than loopback buffers hold
+			ctx, cancel := context.WithTimeout(context.Background(), stallCtx)
+			err := within(func() error { return send(ctx, big) })
+			cancel()
+			if err != nil {
+				return err
+			}
+		}
+		Fail("every Send succeeded although the peer reads nothing")
+		return nil
+	}
+
+	Describe("our servers, against a client that stops reading", func() {
+		It("ends an HTTP server Send on a POST's SSE stream", func() {
+			t := jsonrpc.NewTranscript()
+			srv := listen(HTTPServerOptions{Transcript: t})
+			conn, err := net.Dial("tcp", strings.TrimSuffix(strings.TrimPrefix(srv.Addr(), "http://"), "/mcp"))
+			Expect(err).NotTo(HaveOccurred())
+			DeferCleanup(conn.Close)
+			body := string(request("1", "initialize", initParams))
+			_, err = fmt.Fprintf(conn, "POST /mcp HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\n"+
+				"Accept: application/json, text/event-stream\r\nContent-Length: %d\r\n\r\n%s", len(body), body)
+			Expect(err).NotTo(HaveOccurred())
+			sc, err := srv.Accept(tpCtx(5 * time.Second))
+			Expect(err).NotTo(HaveOccurred())
+			_, err = sc.Recv(tpCtx(5 * time.Second))
+			Expect(err).NotTo(HaveOccurred())
+			err = sendUntilStuck(func(ctx context.Context, frame []byte) error {
+				return sc.Send(WithRelatedRequest(ctx, jsonrpc.NumberID(1)), frame)
+			})
+			stallShape(err, StallUnread, `^the client stopped reading the response to POST initialize id=1: write not completed in \d`)
+			Expect(eventsOf(t)()).To(ContainElement(ContainSubstring("write failed: the client stopped reading")))
+		})
+
+		It("ends a WebSocket Send", func() {
+			srv, err := ListenWebSocket(tpCtx(5*time.Second), "127.0.0.1:0", WSServerOptions{})
+			Expect(err).NotTo(HaveOccurred())
+			DeferCleanup(func() { srv.Close() })
+			d := websocket.Dialer{Subprotocols: []string{WebSocketSubprotocol}}
+			ws, resp, err := d.DialContext(tpCtx(5*time.Second), srv.Addr(), nil)
+			Expect(err).NotTo(HaveOccurred())
+			resp.Body.Close()
+			DeferCleanup(ws.Close) // never reads
+			sc, err := srv.Accept(tpCtx(5 * time.Second))
+			Expect(err).NotTo(HaveOccurred())
+			DeferCleanup(sc.Close)
+			err = sendUntilStuck(sc.Send)
+			stallShape(err, StallUnread, `^the WebSocket peer stopped reading: a message of \d+ bytes not sent in \d`)
+			Expect(errors.Is(err, context.DeadlineExceeded)).To(BeTrue())
 		})
 	})
 

@@ -92,6 +92,9 @@ func DialWebSocket(ctx context.Context, url string, opts Options) (*WSConn, erro
 	ws, resp, err := d.DialContext(ctx, url, header)
 	if err != nil && resp == nil && wsTimedOut(ctx, err) {
 		cause := ctx.Err()
+		if dl, has := ctx.Deadline(); cause == nil && has && !time.Now().Before(dl) {
+			cause = context.DeadlineExceeded // ctx's deadline, not marked done yet
+		}
 		if cause == nil {
 			cause = err
 		}
@@ -222,6 +225,7 @@ func (c *WSConn) write(ctx context.Context, typ int, b []byte) error {
 		dl = time.Now().Add(wsWriteTimeout)
 	}
 	_ = c.ws.SetWriteDeadline(dl)
+	start := time.Now()
 	err := c.ws.WriteMessage(typ, b)
 	if err == nil {
 		return nil
@@ -230,6 +234,18 @@ func (c *WSConn) write(ctx context.Context, typ int, b []byte) error {
 	case <-c.closed:
 		return ErrClosed
 	default:
+	}
+	var ne net.Error
+	if errors.As(err, &ne) && ne.Timeout() {
+		cause := err
+		if ok {
+			// The deadline was ctx's, which may not have been marked done yet.
+			cause = context.DeadlineExceeded
+		}
+		se := &StallError{Shape: StallUnread, Err: cause, Detail: fmt.Sprintf(
+			"the WebSocket peer stopped reading: a message of %d bytes not sent in %s", len(b), stallDur(time.Since(start)))}
+		c.eventf("websocket %s: %v", c.side, se)
+		return se
 	}
 	if ctx.Err() != nil {
 		return ctx.Err()
