@@ -44,14 +44,15 @@ func gone(pid int) bool {
 // interruptedRun starts mcpconform against hangingTarget, waits until the
 // target and its child run, and returns the session, the report directory
 // and their pids (killed by pid at the end of the spec, should they live).
-func interruptedRun() (*gexec.Session, string, []int) {
+func interruptedRun(extra ...string) (*gexec.Session, string, []int) {
 	GinkgoHelper()
 	tmp := GinkgoT().TempDir()
 	script := filepath.Join(tmp, "hang.sh")
 	Expect(os.WriteFile(script, []byte(hangingTarget), 0o755)).To(Succeed())
 	pidFile := filepath.Join(tmp, "pids")
 	dir := filepath.Join(tmp, "reports")
-	cmd := exec.Command(exe, "server", "--spec-version", "2025-11-25", "--response-timeout", "60s", "-o", dir, "--stdio", "--", script)
+	args := append([]string{"server", "--spec-version", "2025-11-25", "--response-timeout", "60s", "-o", dir}, extra...)
+	cmd := exec.Command(exe, append(args, "--stdio", "--", script)...)
 	cmd.Env = append(os.Environ(), "PIDS="+pidFile)
 	s := start(cmd)
 	var pids []int
@@ -75,7 +76,7 @@ func interruptedRun() (*gexec.Session, string, []int) {
 
 // expectInterruptedReports checks every report says the run was interrupted
 // by sig, with the scenario in flight and the unrun ones as not judged.
-func expectInterruptedReports(dir, sig string) {
+func expectInterruptedReports(dir, sig string) []string {
 	GinkgoHelper()
 	b, err := os.ReadFile(filepath.Join(dir, "results.json"))
 	Expect(err).NotTo(HaveOccurred(), "results.json is written")
@@ -116,6 +117,11 @@ func expectInterruptedReports(dir, sig string) {
 	html, err := os.ReadFile(filepath.Join(dir, "report.html"))
 	Expect(err).NotTo(HaveOccurred())
 	Expect(string(html)).To(ContainSubstring(`<p class="interrupted" role="alert"><b>INTERRUPTED.</b> Interrupted by ` + sig))
+	var ids []string
+	for _, sc := range doc.Scenarios {
+		ids = append(ids, sc.ID)
+	}
+	return ids
 }
 
 var _ = Describe("an interrupted run", func() {
@@ -132,7 +138,7 @@ var _ = Describe("an interrupted run", func() {
 	})
 
 	It("honours SIGTERM: stops the target, writes the report and exits 3", func() {
-		s, dir, pids := interruptedRun()
+		s, dir, pids := interruptedRun("--label-filter", "scenario: containsAny {lifecycle-initialize, lifecycle-ping}")
 		sent := time.Now()
 		Expect(s.Command.Process.Signal(syscall.SIGTERM)).To(Succeed())
 		Eventually(s).WithTimeout(exitWithin).Should(gexec.Exit())
@@ -143,7 +149,8 @@ var _ = Describe("an interrupted run", func() {
 		for _, pid := range pids {
 			Eventually(func() bool { return gone(pid) }).WithTimeout(10*time.Second).Should(BeTrue(), "process %d is stopped", pid)
 		}
-		expectInterruptedReports(dir, "SIGTERM")
+		Expect(expectInterruptedReports(dir, "SIGTERM")).To(Equal([]string{"lifecycle-initialize", "lifecycle-ping"}),
+			"only what the label filter selected is reported as not judged")
 	})
 })
 
