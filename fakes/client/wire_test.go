@@ -4,6 +4,10 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"io"
+	"net"
+	"net/http"
+	"net/http/httptest"
 	"strings"
 	"sync/atomic"
 
@@ -177,6 +181,38 @@ var _ = Describe("the wire rules a session judges every frame by", func() {
 		check(transport.WS, server.WSNoSubprotocol.Name, client.RuleWSSubprotocol)
 		check(transport.HTTP, server.ContentTypeHTML.Name, client.RuleContentType)
 		check(transport.HTTP, server.ContentTypeMissing.Name, client.RuleContentType)
+	})
+
+	It("takes Content-Type application/json with a charset parameter as application/json (a liberty)", func() {
+		srv := httptest.NewUnstartedServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+			if r.Method != http.MethodPost {
+				w.WriteHeader(http.StatusMethodNotAllowed)
+				return
+			}
+			body, _ := io.ReadAll(r.Body)
+			msg, err := jsonrpc.Decode(body)
+			if err != nil || msg.ID.IsZero() {
+				w.WriteHeader(http.StatusAccepted)
+				return
+			}
+			resp, _ := jsonrpc.NewResult(msg.ID, map[string]any{"protocolVersion": protocol.V20251125, "capabilities": map[string]any{},
+				"serverInfo": map[string]any{"name": "charset", "version": "0"}})
+			frame, _ := resp.Encode()
+			w.Header().Set("Content-Type", "application/json; charset=utf-8")
+			w.Header().Set("Mcp-Session-Id", "s1")
+			_, _ = w.Write(frame)
+		}))
+		l, err := net.Listen("tcp", "127.0.0.1:0")
+		Expect(err).NotTo(HaveOccurred())
+		srv.Listener = l
+		srv.Start()
+		DeferCleanup(srv.Close)
+		s := connect(client.Target{Kind: transport.HTTP, URL: srv.URL + "/mcp"}, client.Options{Version: protocol.V20251125})
+		_, err = s.Open(stepCtx())
+		Expect(err).NotTo(HaveOccurred())
+		_, err = s.Request(stepCtx(), "ping", map[string]any{})
+		Expect(err).NotTo(HaveOccurred())
+		Expect(s.WireBreaches()).To(BeEmpty())
 	})
 
 	It("counts a stdout line the stdio transport discarded as too long, and the banner before the handshake", func() {
