@@ -82,7 +82,13 @@ type hostileCase struct {
 	failedOrError bool
 	children      bool // the mode starts children: none may be alive after the run
 
-	interrupt  bool // SIGINT twice once the target runs
+	// signals are sent to mcpconform, one after the other, once the
+	// target's --pidfile holds a line of role signalAt ("main" when unset:
+	// the target started; "stalling": an HTTP stall began). The run must
+	// then end as interrupted: exit 3, every report saying so, the target
+	// gone.
+	signals    []syscall.Signal
+	signalAt   string
 	unwritable bool // -o under a regular file: exit 2 before the target starts
 }
 
@@ -222,6 +228,17 @@ func lowerPeakRSS() int64 {
 	return 0
 }
 
+// unix names a signal as kill(1) does.
+func unix(sig syscall.Signal) string {
+	switch sig {
+	case syscall.SIGINT:
+		return "SIGINT"
+	case syscall.SIGTERM:
+		return "SIGTERM"
+	}
+	return sig.String()
+}
+
 func newTag() string {
 	b := make([]byte, 6)
 	_, _ = rand.Read(b)
@@ -248,7 +265,7 @@ func runHostile(name string, c hostileCase) {
 	})
 
 	args := []string{"server", "--timeout", "10s", "--response-timeout", "1s"}
-	if c.interrupt {
+	if len(c.signals) > 0 {
 		args = []string{"server", "--timeout", "120s", "--response-timeout", "60s"}
 	}
 	if c.unwritable {
@@ -279,10 +296,15 @@ func runHostile(name string, c hostileCase) {
 	floor := lowerPeakRSS()
 	started := time.Now()
 	s := start(cmd)
-	if c.interrupt {
-		Eventually(func() []int { return pidsIn(pidfile, "main") }).WithTimeout(exitWithin).ShouldNot(BeEmpty(), "the target starts")
-		s.Interrupt()
-		s.Interrupt()
+	if len(c.signals) > 0 {
+		at := c.signalAt
+		if at == "" {
+			at = "main"
+		}
+		Eventually(func() []int { return pidsIn(pidfile, at) }).WithTimeout(exitWithin).ShouldNot(BeEmpty(), "the target notes %q", at)
+		for _, sig := range c.signals {
+			s.Signal(sig)
+		}
 	}
 	Eventually(s).WithTimeout(hostileDeadline + time.Minute).Should(gexec.Exit())
 	wall := time.Since(started)
@@ -363,7 +385,7 @@ func judgeHostile(c hostileCase, code int, rss, size int64, dir, tag string, ser
 		_, failed := res.failed(c.notFails)
 		Expect(failed).To(BeFalse(), "%s is not failed without its opt-in profile", c.notFails)
 	}
-	if c.interrupt {
+	if len(c.signals) > 0 {
 		Expect(res.Interrupted).To(BeTrue(), "results.json says interrupted: true")
 		for _, f := range []string{"junit.xml", "summary.md", "report.html"} {
 			b, _ := os.ReadFile(filepath.Join(dir, f))
@@ -371,8 +393,10 @@ func judgeHostile(c hostileCase, code int, rss, size int64, dir, tag string, ser
 		}
 		main := pidsIn(pidfile, "main")
 		Expect(main).NotTo(BeEmpty(), "the target started")
-		for _, pid := range main {
-			Expect(alive(pid)).To(BeFalse(), "the target (pid %d) is gone", pid)
+		if c.transport == "stdio" { // an HTTP or WebSocket target is the test's own, not mcpconform's
+			for _, pid := range main {
+				Expect(alive(pid)).To(BeFalse(), "the target (pid %d) is gone", pid)
+			}
 		}
 	}
 }
@@ -386,14 +410,19 @@ var _ = Describe("hostile targets", Label("hostile"), func() {
 		unjudged  = []int{1, 3} // a stall: failed, or not judged; never 0
 		ends      = []int{0, 1, 3}
 		flood     = []string{"--flood-mb", "128"}
+		bigFlood  = []string{"--flood-mb", "2048"}
+		longWait  = []string{"--response-timeout", "5s"}
 	)
 	entry := func(c hostileCase) TableEntry {
 		name := c.mode + " over " + c.transport
 		if len(c.args) > 0 {
 			name += " (" + strings.Join(c.args, " ") + ")"
 		}
-		if c.interrupt {
-			name += ", SIGINT twice"
+		switch {
+		case len(c.signals) == 2 && c.signals[0] == c.signals[1]:
+			name += ", " + unix(c.signals[0]) + " twice"
+		case len(c.signals) == 1:
+			name += ", " + unix(c.signals[0])
 		}
 		if c.unwritable {
 			name += ", -o unwritable"
@@ -455,6 +484,11 @@ var _ = Describe("hostile targets", Label("hostile"), func() {
 		entry(hostileCase{transport: "stdio", mode: "flood", hostile: flood, exit: ends}),
 		entry(hostileCase{transport: "http", mode: "flood", hostile: flood, exit: ends}),
 		entry(hostileCase{transport: "ws", mode: "flood", hostile: flood, exit: ends}),
+		// A flood that lasts: the target never answers, and floods until the
+		// answer timeout gives up on it (the 1.57 GB in 60 s).
+		entry(hostileCase{transport: "stdio", mode: "flood-hang", hostile: bigFlood, args: longWait, exit: failed}),
+		entry(hostileCase{transport: "http", mode: "flood-hang", hostile: bigFlood, args: longWait, exit: failed}),
+		entry(hostileCase{transport: "ws", mode: "flood-hang", hostile: bigFlood, args: longWait, exit: failed}),
 		entry(hostileCase{transport: "stdio", mode: "long-lines", exit: ends}),
 		entry(hostileCase{transport: "http", mode: "long-lines", exit: ends}),
 		entry(hostileCase{transport: "ws", mode: "long-lines", exit: ends}),
@@ -462,6 +496,9 @@ var _ = Describe("hostile targets", Label("hostile"), func() {
 		// Processes and signals.
 		entry(hostileCase{transport: "stdio", mode: "setsid-children", exit: failed, children: true}),
 		entry(hostileCase{transport: "stdio", mode: "conformant", exit: []int{2}, unwritable: true}),
-		entry(hostileCase{transport: "stdio", mode: "hang", exit: []int{3}, interrupt: true}),
+		entry(hostileCase{transport: "stdio", mode: "hang", exit: []int{3}, signals: []syscall.Signal{syscall.SIGINT, syscall.SIGINT}}),
+		entry(hostileCase{transport: "stdio", mode: "hang", exit: []int{3}, signals: []syscall.Signal{syscall.SIGTERM}}),
+		entry(hostileCase{transport: "http", mode: "headers-then-stall", exit: []int{3}, signals: []syscall.Signal{syscall.SIGTERM}, signalAt: "stalling"}),
+		entry(hostileCase{transport: "http", mode: "hang", exit: []int{3}, signals: []syscall.Signal{syscall.SIGINT, syscall.SIGINT}, signalAt: "stalling"}),
 	)
 })

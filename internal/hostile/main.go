@@ -14,7 +14,7 @@
 //
 // --pidfile appends "main PID" (and "child PID" for every child a mode
 // starts) to FILE when the process starts, so a test knows what to look
-// for. --tag is ignored: a test puts a unique word in every command line it
+// for; an HTTP stall appends "stalling PID" when it begins. --tag is ignored: a test puts a unique word in every command line it
 // starts, to find its processes in /proc afterwards.
 package main
 
@@ -72,6 +72,7 @@ var modes = map[string][]string{
 	"null-id-request":       {"stdio", "http", "ws"},
 	"undeclared-sampling":   {"stdio", "http", "ws"},
 	"flood":                 {"stdio", "http", "ws"},
+	"flood-hang":            {"stdio", "http", "ws"},
 	"long-lines":            {"stdio", "http", "ws"},
 	"setsid-children":       {"stdio"},
 	"garbage-then-hang":     {"stdio"},
@@ -416,7 +417,7 @@ func flooder(send func([]byte) error, budget int64, stop <-chan struct{}) {
 // startup act).
 func hangs() bool {
 	switch *mode {
-	case "hang", "setsid-children", "garbage-then-hang":
+	case "hang", "setsid-children", "garbage-then-hang", "flood-hang":
 		return true
 	}
 	return false
@@ -453,7 +454,7 @@ func serveStdio() {
 		startSetsidChildren()
 	}
 	stop := make(chan struct{})
-	if *mode == "flood" {
+	if *mode == "flood" || *mode == "flood-hang" {
 		go flooder(write, int64(*floodMB)<<20, stop)
 	}
 	s := &session{}
@@ -556,7 +557,25 @@ func (h *httpServer) serve(w http.ResponseWriter, r *http.Request) {
 	}
 	sid := r.Header.Get("Mcp-Session-Id")
 	s := h.session(sid)
+	if *mode == "flood-hang" {
+		// Every request gets a stream of notifications and never its answer.
+		w.Header().Set("Content-Type", "text/event-stream")
+		w.WriteHeader(http.StatusOK)
+		flusher, _ := w.(http.Flusher)
+		flooder(func(b []byte) error {
+			if _, err := fmt.Fprintf(w, "event: message\ndata: %s\n\n", b); err != nil {
+				return err
+			}
+			if flusher != nil {
+				flusher.Flush()
+			}
+			return nil
+		}, int64(*floodMB)<<20, r.Context().Done())
+		<-r.Context().Done()
+		return
+	}
 	if *mode == "hang" || (*mode == "hang-after-initialize" && s.afterInit()) {
+		notePid("stalling", os.Getpid())
 		<-r.Context().Done()
 		return
 	}
@@ -607,6 +626,7 @@ func (h *httpServer) serve(w http.ResponseWriter, r *http.Request) {
 		w.Header().Set("Content-Type", ct)
 		w.WriteHeader(http.StatusOK)
 		flush()
+		notePid("stalling", os.Getpid())
 		<-ctx.Done()
 		return
 	case "body-trickle":
@@ -746,7 +766,7 @@ func serveWSConn(c *websocket.Conn) {
 	}
 	stop := make(chan struct{})
 	defer close(stop)
-	if *mode == "flood" {
+	if *mode == "flood" || *mode == "flood-hang" {
 		go flooder(send, int64(*floodMB)<<20, stop)
 	}
 	for {
@@ -754,7 +774,7 @@ func serveWSConn(c *websocket.Conn) {
 		if err != nil {
 			return
 		}
-		if *mode == "hang" || (*mode == "hang-after-initialize" && s.afterInit()) {
+		if hangs() || (*mode == "hang-after-initialize" && s.afterInit()) {
 			continue
 		}
 		r := handle(s, b)
