@@ -55,13 +55,14 @@ func readProcStat(pid int) (procStat, bool) {
 	return procStat{ppid: ppid, pgrp: pgrp, zombie: state == 'Z' || state == 'X', start: start}, true
 }
 
-// carriesToken reports whether pid's environment holds LaunchEnv=token.
+// carriesToken reports whether pid's environment holds token in LaunchEnv.
 // (A zombie's environment is gone; it is found through its parent.)
-func carriesToken(pid int, entry []byte) bool {
+func carriesToken(pid int, token []byte) bool {
 	b, err := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/environ")
 	if err != nil || len(b) == 0 {
 		return false
 	}
+	prefix := []byte(LaunchEnv + "=")
 	for len(b) > 0 {
 		var e []byte
 		if i := bytes.IndexByte(b, 0); i >= 0 {
@@ -69,8 +70,12 @@ func carriesToken(pid int, entry []byte) bool {
 		} else {
 			e, b = b, nil
 		}
-		if bytes.Equal(e, entry) {
-			return true
+		if v, ok := bytes.CutPrefix(e, prefix); ok {
+			for t := range bytes.SplitSeq(v, []byte(",")) {
+				if bytes.Equal(t, token) {
+					return true
+				}
+			}
 		}
 	}
 	return false
@@ -97,7 +102,7 @@ func escapedProcs(token string, leader int, known map[int]bool, since uint64) (a
 	names, _ := d.Readdirnames(-1)
 	d.Close()
 	self := os.Getpid()
-	entry := []byte(LaunchEnv + "=" + token)
+	tok := []byte(token)
 	stats := map[int]procStat{}
 	children := map[int][]int{}
 	var roots []int
@@ -112,7 +117,7 @@ func escapedProcs(token string, leader int, known map[int]bool, since uint64) (a
 		}
 		stats[pid] = st
 		children[st.ppid] = append(children[st.ppid], pid)
-		if known[pid] || (leader > 0 && st.pgrp == leader) || (!st.zombie && carriesToken(pid, entry)) {
+		if known[pid] || (leader > 0 && st.pgrp == leader) || (!st.zombie && carriesToken(pid, tok)) {
 			roots = append(roots, pid)
 		}
 	}

@@ -19,16 +19,18 @@ import (
 // escapingTarget is a target whose children leave its process group in
 // every way a shell can: setsid, a parent that exits at once (an orphan), a
 // setsid'd shell that ignores SIGTERM and whose child clears its
-// environment, and a plain double fork. Each writes its pid to $PIDS; the
+// environment, a plain double fork, and an orphan launched in turn (by a
+// nested launch, its token after ours). Each writes its pid to $PIDS; the
 // target itself then runs ("hang") or exits ("exit").
 const escapingTarget = `
 setsid sleep 300 & echo $! >> "$PIDS"
 sh -c 'setsid sleep 301 & echo $! >> "$PIDS"' &
 setsid sh -c 'trap "" TERM; env -i sleep 302 & echo $! >> "$PIDS"; echo $$ >> "$PIDS"; wait' &
 ( ( exec sleep 303 ) & echo $! >> "$PIDS" ) &
+MCPCONFORM_LAUNCH="$MCPCONFORM_LAUNCH,inner" sh -c 'setsid sleep 305 & echo $! >> "$PIDS"' &
 `
 
-const escapingPids = 5
+const escapingPids = 6
 
 // startEscaping writes the script and returns its path, the pid file and a
 // function reading the pids once all are written.
@@ -91,7 +93,7 @@ var _ = Describe("Descendants that leave the process group", func() {
 	})
 
 	It("are killed and reaped when a stdio target exits by itself", func() {
-		script, pidFile, pids := startEscaping(`while [ "$(wc -l < "$PIDS")" -lt 5 ]; do sleep 0.05; done; exit 0`)
+		script, pidFile, pids := startEscaping(`while [ "$(wc -l < "$PIDS")" -lt 6 ]; do sleep 0.05; done; exit 0`)
 		c, err := transport.DialStdio(context.Background(), []string{script}, transport.StdioOptions{Env: []string{"PIDS=" + pidFile}})
 		Expect(err).NotTo(HaveOccurred())
 		defer c.Close()
@@ -146,15 +148,16 @@ var _ = Describe("Descendants that leave the process group", func() {
 		Eventually(stopped).WithTimeout(30*time.Second).Should(BeClosed(), "Stop returns while the child still runs")
 	})
 
-	It("carry the launch token in their environment", func() {
+	It("carry the launch token in their environment, after those of the launches we belong to", func() {
 		dir := GinkgoT().TempDir()
 		out := filepath.Join(dir, "env")
+		GinkgoT().Setenv(transport.LaunchEnv, "outer")
 		p, err := transport.Launch([]string{"sh", "-c", `printf %s "$` + transport.LaunchEnv + `" > "$OUT"`},
-			transport.LaunchOptions{Env: []string{"OUT=" + out, transport.LaunchEnv + "=inherited"}})
+			transport.LaunchOptions{Env: []string{"OUT=" + out, transport.LaunchEnv + "=forged"}})
 		Expect(err).NotTo(HaveOccurred())
 		Eventually(p.Exited()).WithTimeout(10 * time.Second).Should(BeClosed())
 		b, err := os.ReadFile(out)
 		Expect(err).NotTo(HaveOccurred())
-		Expect(string(b)).To(MatchRegexp(`^[0-9a-f]{32}$`), "a fresh token replaces one the environment already had")
+		Expect(string(b)).To(MatchRegexp(`^outer,[0-9a-f]{32}$`), "a fresh token, after ours; Env cannot replace them")
 	})
 })

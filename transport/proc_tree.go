@@ -50,10 +50,17 @@ func newLaunchToken() string {
 	return hex.EncodeToString(b)
 }
 
-// launchEnv returns the environment of a process about to be launched, with
-// our token last, so it wins over one we inherited ourselves.
+// launchEnv returns the environment of a process about to be launched: ours,
+// extra, and last (so it wins) LaunchEnv holding the tokens of the launches
+// we belong to ourselves, if any, followed by token, comma-separated. A
+// process that a launched mcpconform launches in turn thus still belongs to
+// the outer launch as well.
 func launchEnv(extra []string, token string) []string {
-	return append(append(os.Environ(), extra...), LaunchEnv+"="+token)
+	tokens := token
+	if inherited := os.Getenv(LaunchEnv); inherited != "" {
+		tokens = inherited + "," + token
+	}
+	return append(append(os.Environ(), extra...), LaunchEnv+"="+tokens)
 }
 
 // prepareLaunch makes this process a subreaper (once) and returns a token.
