@@ -57,15 +57,22 @@ const (
 	hostileRSS = 512 << 20
 	// hostileReports bounds the size of the whole -o directory.
 	hostileReports = 64 << 20
-	// hostileDeadline ends a run that hangs; it is far above what any entry
-	// needs, and reaching it fails the entry.
-	hostileDeadline = 4 * time.Minute
 	// leftWithin: how long the processes of a finished run may take to
 	// disappear from /proc.
 	leftWithin = 15 * time.Second
 	// stallWords: a stall is named as such.
 	stallWords = `(?i)stall|trickl|sse|stream|upgrade|handshake|no answer|not answer|did not answer|unanswered`
 )
+
+// hostileDeadline ends a run that hangs; it is far above what any entry
+// needs, and reaching it fails the entry. HOSTILE_DEADLINE overrides it
+// (e.g. to run the table against an older mcpconform, where runs hang).
+var hostileDeadline = func() time.Duration {
+	if d, err := time.ParseDuration(os.Getenv("HOSTILE_DEADLINE")); err == nil && d > 0 {
+		return d
+	}
+	return 4 * time.Minute
+}()
 
 type hostileCase struct {
 	transport string   // stdio, http or ws: how mcpconform reaches the target
