@@ -32,6 +32,7 @@ var _ = Describe("Counts", func() {
 		Entry("pass beats skip", reports.Counts{Passed: 1, Skipped: 1, Total: 2}, reports.Passed),
 		Entry("warning", reports.Counts{Passed: 1, Warning: 1, Total: 2}, reports.Warning),
 		Entry("failure", reports.Counts{Failed: 1, Warning: 1, Total: 2}, reports.Failed),
-		Entry("error", reports.Counts{Failed: 1, Errored: 1, Total: 2}, reports.Errored),
+		Entry("failure beats error, as in the exit code", reports.Counts{Failed: 1, Errored: 1, Total: 2}, reports.Failed),
+		Entry("error", reports.Counts{Passed: 1, Errored: 1, Warning: 1, Total: 3}, reports.Errored),
 	)
 })

@@ -344,6 +344,9 @@ func htmlOutcomeText(s Status, c Counts) string {
 	case Errored:
 		return fmt.Sprintf("%d of %d checks could not be judged", c.Errored, c.Total)
 	case Failed:
+		if c.Errored > 0 {
+			return fmt.Sprintf("%d of %d checks failed; %d could not be judged", c.Failed, c.Total, c.Errored)
+		}
 		return fmt.Sprintf("%d of %d checks failed", c.Failed, c.Total)
 	case Warning:
 		return fmt.Sprintf("nothing failed; %d SHOULD warnings", c.Warning)

@@ -153,7 +153,7 @@ var _ = Describe("WriteHTML", func() {
 		out := renderHTML(r)
 		header, _, _ := strings.Cut(out, "</header>")
 		for _, want := range []string{
-			"<title>mcpconform server conformance: ERROR · stdio: ./srv --flag</title>",
+			"<title>mcpconform server conformance: FAIL · stdio: ./srv --flag</title>",
 			"<tr><th>Tool</th><td>mcpconform 0.1.0</td></tr>",
 			"<tr><th>Target</th><td><code>stdio: ./srv --flag</code></td></tr>",
 			"<tr><th>Transports</th><td>stdio, http</td></tr>",
@@ -161,7 +161,7 @@ var _ = Describe("WriteHTML", func() {
 			"<tr><th>Strict</th><td>yes (SHOULD violations fail)</td></tr>",
 			"<tr><th>Started</th><td>2026-01-02 03:04:05 UTC</td></tr>",
 			"<tr><th>Duration</th><td>1.235s</td></tr>",
-			`<span class="badge st-error">ERROR</span> 1 of 6 checks could not be judged`,
+			`<span class="badge st-failed">FAIL</span> 1 of 6 checks failed; 1 could not be judged`,
 		} {
 			Expect(header).To(ContainSubstring(want))
 		}
@@ -199,7 +199,7 @@ var _ = Describe("WriteHTML", func() {
 		} {
 			Expect(body).To(ContainSubstring(want))
 		}
-		Expect(foot).To(ContainSubstring(`<td class="cell" title="stdio · 2025-11-25: 1 passed, 1 failed, 1 warning, 1 skipped, 1 error"><span class="badge st-error">ERROR</span></td>`))
+		Expect(foot).To(ContainSubstring(`<td class="cell" title="stdio · 2025-11-25: 1 passed, 1 failed, 1 warning, 1 skipped, 1 error"><span class="badge st-failed">FAIL</span></td>`))
 		Expect(foot).To(ContainSubstring(`<td class="cell" title="stdio · 2025-06-18: 1 warning"><span class="badge st-warning">WARN</span></td>`))
 		for _, anchor := range []string{"s1-lifecycle-initialize", "s2-tools-list", "s3-transport-stdio-newline"} {
 			Expect(strings.Count(out, `<section class="scenario`)).To(Equal(3))
@@ -232,7 +232,7 @@ var _ = Describe("WriteHTML", func() {
 		Expect(r.Scenarios[9].Transport + " " + r.Scenarios[9].SpecVersion + " " + r.Scenarios[9].ID).To(Equal("http 2025-11-25 lifecycle-ping"))
 		Expect(body).To(ContainSubstring(`<td class="cell st-failed" title="http · 2025-11-25: 1 passed, 1 failed"><a href="#s10-lifecycle-ping">FAIL</a></td>`))
 		Expect(regexp.MustCompile(`badge st-(\w+)`).FindAllStringSubmatch(foot, -1)).To(Equal([][]string{
-			{"badge st-error", "error"}, // the run's outcome
+			{"badge st-failed", "failed"}, // the run's outcome
 			{"badge st-passed", "passed"}, {"badge st-passed", "passed"},
 			{"badge st-passed", "passed"}, {"badge st-failed", "failed"},
 			{"badge st-error", "error"}, {"badge st-passed", "passed"},

@@ -31,7 +31,7 @@ var _ = Describe("WriteJSON", func() {
 		Expect(doc).To(HaveKeyWithValue("specVersion", "2025-11-25"))
 		Expect(doc).To(HaveKeyWithValue("durationMs", 1234.567))
 		Expect(doc).To(HaveKeyWithValue("started", "2026-01-02T03:04:05Z"))
-		Expect(doc).To(HaveKeyWithValue("outcome", "error"))
+		Expect(doc).To(HaveKeyWithValue("outcome", "failed"))
 		Expect(doc["counts"]).To(Equal(map[string]any{
 			"passed": 1.0, "failed": 1.0, "warning": 2.0, "skipped": 1.0, "errored": 1.0, "total": 6.0,
 		}))

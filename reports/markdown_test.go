@@ -27,7 +27,7 @@ var _ = Describe("WriteMarkdown", func() {
 
 	It("starts with a title and a totals table", func() {
 		out := renderMarkdown(sampleRun())
-		Expect(out).To(HavePrefix("# mcpconform server conformance: ERROR\n"))
+		Expect(out).To(HavePrefix("# mcpconform server conformance: FAIL\n"))
 		Expect(out).To(ContainSubstring("| Passed | Failed | Warning | Skipped | Error | Total |"))
 		Expect(out).To(ContainSubstring("| 1 | 1 | 2 | 1 | 1 | 6 |"))
 	})

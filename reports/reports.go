@@ -126,13 +126,16 @@ func (s *Scenario) Counts() Counts {
 }
 
 // Outcome folds the counts into one status, worst first:
-// Errored, Failed, Warning, Passed; Skipped when nothing ran (including no checks).
+// Failed, Errored, Warning, Passed; Skipped when nothing ran (including no
+// checks). A failure outranks what could not be judged, as in the exit code:
+// a target that crashed fails the check it crashed on, and the checks after
+// it are errors.
 func (c Counts) Outcome() Status {
 	switch {
-	case c.Errored > 0:
-		return Errored
 	case c.Failed > 0:
 		return Failed
+	case c.Errored > 0:
+		return Errored
 	case c.Warning > 0:
 		return Warning
 	case c.Passed > 0:

@@ -289,17 +289,32 @@ var _ = Describe("mcpconform", func() {
 			}
 		})
 
-		It("says a client that never connects could not be judged, with its output, and exits 3", func() {
+		It("fails a client that exits without connecting on the check it never reached, with its output, and exits 1", func() {
 			script := filepath.Join(GinkgoT().TempDir(), "no-client.sh")
 			Expect(os.WriteFile(script, []byte("#!/bin/sh\necho 'cannot parse' \"$1\" >&2\nexit 4\n"), 0o755)).To(Succeed())
-			s := run(3, "client", "--transport", "http", "-o", dir, "--", script)
-			Expect(string(s.Out.Contents())).To(MatchRegexp(`(?m)^ERROR\s+client http`))
+			s := run(1, "client", "--transport", "http", "-o", dir, "--", script)
+			Expect(string(s.Out.Contents())).To(MatchRegexp(`(?m)^FAIL\s+client http`))
 			doc := readJUnit(dir)
-			Expect(doc.Errors).To(Equal(4))
+			Expect(doc.Failures).To(Equal(1), "the check that was running fails")
+			Expect(doc.Errors).To(Equal(3), "the rest are not judged")
 			for _, c := range doc.cases() {
-				Expect(c.Error.Message + c.Error.Text).To(ContainSubstring("the client exited with code 4 without connecting"))
-				Expect(c.Error.Message + c.Error.Text).To(ContainSubstring("cannot parse"))
+				text := ""
+				if c.Failure != nil {
+					text = c.Failure.Message + c.Failure.Text
+				} else {
+					Expect(c.Error).NotTo(BeNil())
+					text = c.Error.Message + c.Error.Text
+				}
+				Expect(text).To(ContainSubstring("the client exited with code 4 without connecting"))
+				Expect(text).To(ContainSubstring("cannot parse"))
 			}
+		})
+
+		It("exits 3, not 0, when every selected check was skipped: nothing was judged", func() {
+			s := run(3, "server", "--reference", "--transport", "stdio", "--scenario", "tasks-failing",
+				"--fixture", "test_task_failing=no-such-tool", "-o", dir)
+			Expect(string(s.Err.Contents())).To(ContainSubstring("nothing could be judged: all 2 selected checks were skipped"))
+			Expect(filepath.Join(dir, "results.json")).To(BeARegularFile())
 		})
 
 		It("exits 2 for a missing client command or a server-side scenario", func() {

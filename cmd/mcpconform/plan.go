@@ -233,6 +233,10 @@ func (p *plan) execute(cmd *cobra.Command) (int, error) {
 		return exitUnjudged, nil
 	case counts.Total == 0:
 		return exitUsage, usageErr("no check applies: the selection (--scenario, --label-filter, --spec-version, transport) matches nothing")
+	case counts.Passed+counts.Warning == 0:
+		// A gate must not pass a target nothing was judged on.
+		return exitUnjudged, &exitError{code: exitUnjudged, err: fmt.Errorf(
+			"nothing could be judged: all %d selected checks were skipped; the first reason: %s", counts.Total, firstOf(run, reports.Skipped))}
 	}
 	return exitPass, nil
 }
@@ -293,10 +297,13 @@ func runGinkgo(configs []suites.Config, col *suites.Collector, labelFilter strin
 	return interrupted
 }
 
-func firstError(run *reports.Run) string {
+func firstError(run *reports.Run) string { return firstOf(run, reports.Errored) }
+
+// firstOf is the message of the first check with the given status.
+func firstOf(run *reports.Run, status reports.Status) string {
 	for _, s := range run.Scenarios {
 		for _, c := range s.Checks {
-			if c.Status == reports.Errored {
+			if c.Status == status {
 				return c.Message
 			}
 		}
