@@ -2,6 +2,7 @@ package client_test
 
 import (
 	"bufio"
+	"bytes"
 	"context"
 	"encoding/json"
 	"fmt"
@@ -33,7 +34,8 @@ import (
 // in notifications of floodNoteBytes, then a marker the session waits for:
 // the run stops by itself once everything was pushed.
 const (
-	floodEnv        = "MCPCONFORM_TEST_FLOODER" // stdio, http or ws
+	floodEnv        = "MCPCONFORM_TEST_FLOODER"     // stdio, http, ws or stdio-requests
+	floodShapeEnv   = "MCPCONFORM_TEST_FLOOD_SHAPE" // what floods: "" (valid notifications), schema-invalid, garbage
 	floodPhaseBytes = 24 << 20
 	floodNoteBytes  = 8 << 10
 	floodMarker     = "flood-done"
@@ -92,6 +94,33 @@ var _ = Describe("a target that floods notifications", Serial, func() {
 			Expect(in.Dropped()).To(BeNumerically(">", 0))
 			Expect(strings.Count(transcript.String(), "inbox: ")).To(Equal(1), "the drop is said once in the transcript")
 		})...)
+	}
+})
+
+var _ = Describe("a stdio target that floods what the session keeps apart from the inbox", Serial, func() {
+	// Both pending on fakes/client/session.go, whose lists grow with the
+	// flood: the schema violations (each with the message's raw bytes;
+	// measured +103 MiB for 48 MB of invalid notifications) and the garbage
+	// frames (up to InboxLimit frames of any size: 10,000 lines of 16 MiB
+	// would be 160 GB).
+	for _, shape := range []string{"schema-invalid", "garbage"} {
+		It(fmt.Sprintf("keeps the memory bounded under a flood of %s lines", shape), Pending, func() {
+			target := client.Target{Kind: transport.Stdio, Argv: []string{os.Args[0]},
+				Env: []string{floodEnv + "=stdio", floodShapeEnv + "=" + shape}}
+			ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+			DeferCleanup(cancel)
+			heap := watchHeap()
+			s, err := client.Connect(ctx, target, client.Options{Transcript: jsonrpc.NewTranscript(), Label: "A"})
+			Expect(err).NotTo(HaveOccurred())
+			DeferCleanup(s.Close)
+			_, err = s.Initialize(ctx)
+			Expect(err).NotTo(HaveOccurred())
+			_, err = s.Inbox().WaitFor(ctx, isFloodMarker)
+			Expect(err).NotTo(HaveOccurred())
+			base, peak := heap.stop()
+			GinkgoWriter.Printf("stdio, %s: heap in use %d MiB at the start, peak %d MiB (+%d MiB)\n", shape, base>>20, peak>>20, (peak-base)>>20)
+			Expect(peak-base).To(BeNumerically("<", floodHeapBound), "peak heap in use over the baseline")
+		})
 	}
 })
 
@@ -233,10 +262,20 @@ func isInitialize(frame []byte) bool {
 	return json.Unmarshal(frame, &req) == nil && req.Method == "initialize"
 }
 
-// flood writes floodPhaseBytes of notes with write.
+// flood writes floodPhaseBytes of notes with write: valid notifications,
+// or what floodShapeEnv asks for.
 func flood(write func([]byte) error) error {
-	note := floodNote("")
-	for sent := 0; sent < floodPhaseBytes; sent += len(note) {
+	note, volume := floodNote(""), floodPhaseBytes
+	switch os.Getenv(floodShapeEnv) {
+	case "schema-invalid":
+		note = bytes.Replace(note, []byte(`"level":"info"`), []byte(`"level":5`), 1)
+	case "garbage":
+		// Three times the volume: what keeps garbage is bounded by count
+		// only, and garbage is cheap to receive.
+		note = bytes.Repeat([]byte("g"), 32<<10)
+		volume = 3 * floodPhaseBytes
+	}
+	for sent := 0; sent < volume; sent += len(note) {
 		if err := write(note); err != nil {
 			return err
 		}
