@@ -37,7 +37,7 @@ type procTree struct {
 
 	mu     sync.Mutex // held while signalling and while reaping the leader
 	reaped bool
-	// seen holds every escaped pid signalled so far: only those are reaped
+	// seen holds every pid of the tree found so far: only those are reaped
 	// with wait4 when they turn out to be orphans adopted by us, so the wait
 	// status of a child os/exec waits for is never stolen.
 	seen map[int]bool
@@ -80,7 +80,7 @@ func newProcTree(p *os.Process, token string, exited <-chan struct{}) *procTree 
 func (t *procTree) signal(kill bool) error {
 	// Find them before the group signal turns some into zombies, whose
 	// environment no longer shows the token.
-	t.scan()
+	alive := t.scan()
 	t.mu.Lock()
 	var err error
 	if !t.reaped {
@@ -91,7 +91,9 @@ func (t *procTree) signal(kill bool) error {
 		}
 	}
 	t.mu.Unlock()
-	t.signalEscaped(kill)
+	for _, pid := range alive {
+		signalPid(pid, kill)
+	}
 	return err
 }
 
