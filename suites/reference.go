@@ -45,7 +45,7 @@ func StartReference(ctx context.Context, kind transport.Kind, opts server.Refere
 		return nil, err
 	}
 	ctx, cancel := context.WithCancel(ctx)
-	l, err := kind.Listen(ctx, "127.0.0.1:0", transport.Options{})
+	l, err := server.Listen(ctx, kind, "127.0.0.1:0", opts.Variant, transport.Options{})
 	if err != nil {
 		cancel()
 		return nil, err

@@ -146,9 +146,9 @@ func fakeServerCmd() *cobra.Command {
 			}
 			var l transport.Listener
 			if httpAddr != "" {
-				l, err = transport.ListenHTTP(ctx, httpAddr, transport.HTTPServerOptions{})
+				l, err = server.Listen(ctx, transport.HTTP, httpAddr, f, transport.Options{})
 			} else {
-				l, err = transport.ListenWebSocket(ctx, wsAddr, transport.WSServerOptions{})
+				l, err = server.Listen(ctx, transport.WS, wsAddr, f, transport.Options{})
 			}
 			if err != nil {
 				return &exitError{code: exitUsage, err: err}
