@@ -41,7 +41,15 @@ type Inbox struct {
 type inboxWaiter struct {
 	mark int // positions before it are not for this waiter
 	pred func(*jsonrpc.Message) bool
-	got  chan *jsonrpc.Message // buffered: one match
+	got  chan inboxMatch // buffered: one match
+}
+
+// inboxMatch is what add hands a waiter: the match, or the panic of its
+// predicate, which the waiter raises in its own goroutine (a scenario's
+// recover turns it into a verdict; on the read loop it would end the run).
+type inboxMatch struct {
+	m        *jsonrpc.Message
+	panicked any
 }
 
 // InboxDrop describes the first message an inbox dropped: the bounds it
@@ -111,11 +119,11 @@ func (in *Inbox) add(m *jsonrpc.Message) {
 
 	// Predicates run outside the lock: one may look at the inbox itself.
 	for _, w := range waiting {
-		if w.pred(m) {
+		if match, ok := w.try(m); ok {
 			in.mu.Lock()
 			if _, ok := in.waiters[w]; ok {
 				delete(in.waiters, w)
-				w.got <- m
+				w.got <- match
 			}
 			in.mu.Unlock()
 		}
@@ -123,6 +131,19 @@ func (in *Inbox) add(m *jsonrpc.Message) {
 	if firstDrop && in.onDrop != nil {
 		in.onDrop(drop)
 	}
+}
+
+// try runs the waiter's predicate on m; a panic is a match that carries it.
+func (w *inboxWaiter) try(m *jsonrpc.Message) (match inboxMatch, ok bool) {
+	defer func() {
+		if p := recover(); p != nil {
+			match, ok = inboxMatch{panicked: p}, true
+		}
+	}()
+	if w.pred(m) {
+		return inboxMatch{m: m}, true
+	}
+	return inboxMatch{}, false
 }
 
 func (in *Inbox) close(err error) {
@@ -211,12 +232,14 @@ func (in *Inbox) WaitFor(ctx context.Context, pred func(*jsonrpc.Message) bool) 
 // WaitFrom waits until a message at a position ≥ mark satisfies pred, the
 // connection closes (an error, once what arrived before was looked at), or
 // ctx ends (ctx.Err()). Of the messages filed before the call it sees those
-// still kept; of those filed during it, every one.
+// still kept; of those filed during it, every one. pred is also run by the
+// read loop as messages arrive, so it must be quick and must not block; if
+// it panics, WaitFrom panics.
 func (in *Inbox) WaitFrom(ctx context.Context, mark int, pred func(*jsonrpc.Message) bool) (*jsonrpc.Message, error) {
 	// Register first, then look at what is kept: a message filed after the
 	// registration reaches the waiter through add, one filed before is in
 	// the look (if still kept); none falls in between.
-	w := &inboxWaiter{mark: mark, pred: pred, got: make(chan *jsonrpc.Message, 1)}
+	w := &inboxWaiter{mark: mark, pred: pred, got: make(chan inboxMatch, 1)}
 	in.mu.Lock()
 	in.waiters[w] = struct{}{}
 	in.mu.Unlock()
@@ -229,19 +252,19 @@ func (in *Inbox) WaitFrom(ctx context.Context, mark int, pred func(*jsonrpc.Mess
 		return found[0], nil
 	}
 	select {
-	case m := <-w.got:
-		return m, nil
+	case got := <-w.got:
+		return got.message()
 	case <-ctx.Done():
 		select {
-		case m := <-w.got:
-			return m, nil
+		case got := <-w.got:
+			return got.message()
 		default:
 		}
 		return nil, ctx.Err()
 	case <-in.closedCh:
 		select {
-		case m := <-w.got:
-			return m, nil
+		case got := <-w.got:
+			return got.message()
 		default:
 		}
 		in.mu.Lock()
@@ -249,6 +272,13 @@ func (in *Inbox) WaitFrom(ctx context.Context, mark int, pred func(*jsonrpc.Mess
 		in.mu.Unlock()
 		return nil, fmt.Errorf("connection closed while waiting: %w", err)
 	}
+}
+
+func (g inboxMatch) message() (*jsonrpc.Message, error) {
+	if g.panicked != nil {
+		panic(g.panicked)
+	}
+	return g.m, nil
 }
 
 // Method matches notifications and requests by method name.

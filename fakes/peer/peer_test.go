@@ -622,6 +622,31 @@ var _ = Describe("Inbox", func() {
 		Expect(drops).NotTo(Receive(), "the drop is said once")
 	})
 
+	It("raises a waiter's panicking predicate in the waiter, not in the read loop", func() {
+		w := onWire(peer.Options{})
+		in := w.peer.Inbox()
+		waiting := make(chan struct{})
+		var once sync.Once
+		panicked := make(chan any, 1)
+		go func() {
+			defer func() { panicked <- recover() }()
+			_, _ = in.WaitFrom(stepCtx(), in.Mark(), func(m *jsonrpc.Message) bool {
+				if m.Method == "ready" {
+					once.Do(func() { close(waiting) }) // the read loop and the waiter may both look
+					return false
+				}
+				panic("a broken predicate")
+			})
+		}()
+		w.send(`{"jsonrpc":"2.0","method":"ready"}`)
+		Eventually(waiting).WithTimeout(wait).Should(BeClosed())
+		w.send(note(1))
+		Eventually(panicked).WithTimeout(wait).Should(Receive(Equal("a broken predicate")))
+		w.send(note(2))
+		_, err := in.WaitFor(stepCtx(), isNote(2))
+		Expect(err).NotTo(HaveOccurred(), "the read loop goes on")
+	})
+
 	It("hands a waiter its message even when a flood pushes it out before the waiter looks", func() {
 		w := onWire(peer.Options{InboxLimit: 2})
 		in := w.peer.Inbox()
