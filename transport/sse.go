@@ -3,6 +3,8 @@ package transport
 import (
 	"bufio"
 	"bytes"
+	"errors"
+	"fmt"
 	"io"
 	"strconv"
 	"strings"
@@ -20,6 +22,10 @@ import (
 // maxSSELine bounds one line of an event stream (a whole JSON-RPC frame fits
 // on one line, so this is also the frame size limit on SSE).
 const maxSSELine = 32 << 20
+
+// errSSEEventTooLarge ends a stream whose event grows past the reader's
+// bound: many data lines add up even when each line is short.
+var errSSEEventTooLarge = errors.New("SSE event larger than the frame size limit")
 
 // sseEvent is one dispatched event.
 type sseEvent struct {
@@ -40,6 +46,8 @@ type sseReader struct {
 	sc    *bufio.Scanner
 	first bool
 	retry int
+	// maxEvent bounds the data of one event (default maxSSELine).
+	maxEvent int
 	// Partial reports, after Next returned io.EOF, whether the stream ended
 	// with an undispatched event (fields seen after the last blank line).
 	Partial bool
@@ -49,7 +57,7 @@ func newSSEReader(r io.Reader) *sseReader {
 	sc := bufio.NewScanner(r)
 	sc.Buffer(make([]byte, 0, 64<<10), maxSSELine)
 	sc.Split(scanSSELines)
-	return &sseReader{sc: sc, first: true}
+	return &sseReader{sc: sc, first: true, maxEvent: maxSSELine}
 }
 
 // scanSSELines splits on CRLF, LF or lone CR.
@@ -115,6 +123,9 @@ func (r *sseReader) Next() (sseEvent, error) {
 		}
 		switch field {
 		case "data":
+			if data.Len()+len(value)+1 > r.maxEvent {
+				return sseEvent{}, fmt.Errorf("%w (%d bytes)", errSSEEventTooLarge, r.maxEvent)
+			}
 			if hasData {
 				data.WriteByte('\n')
 			}

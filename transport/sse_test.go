@@ -93,6 +93,16 @@ var _ = Describe("SSE reader", func() {
 	})
 })
 
+var _ = Describe("SSE reader bounds", func() {
+	It("ends a stream whose event grows past the bound in many short data lines", func() {
+		sr := newSSEReader(strings.NewReader(strings.Repeat("data: xxxxxxxxx\n", 100) + "\n"))
+		sr.maxEvent = 500
+		_, err := sr.Next()
+		Expect(err).To(MatchError(errSSEEventTooLarge))
+		Expect(err.Error()).To(Equal("SSE event larger than the frame size limit (500 bytes)"))
+	})
+})
+
 var _ = Describe("HTTP header helpers", func() {
 	It("base64-encodes unsafe Mcp-Name values per the 2026-07-28 Value Encoding table", func() {
 		Expect(EncodeHeaderValue("us-west1")).To(Equal("us-west1"))
