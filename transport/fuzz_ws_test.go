@@ -83,7 +83,7 @@ func FuzzWSReader(f *testing.F) {
 		cat(wsFrame(websocket.TextMessage, false, json[:10]), wsFrame(websocket.PingMessage, true, []byte("p")), wsFrame(0, true, json[10:])),
 		cat(wsFrame(websocket.TextMessage, true, json), wsFrame(websocket.CloseMessage, true, []byte{0x03, 0xe8})),
 		wsFrame(websocket.TextMessage, true, []byte(strings.Repeat("x", 300))),
-		{0x81, 0x7f, 0x7f, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff}, // a length of 2^63-1
+		{0x81, 0x7f, 0x7f, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff},          // a length of 2^63-1
 		{0x81, 0x85, 1, 2, 3, 4, 'h' ^ 1, 'e' ^ 2, 'l' ^ 3, 'l' ^ 4, 'o' ^ 1}, // masked: servers must not mask
 		{0xf1, 0x00}, // reserved bits
 		wsFrame(websocket.TextMessage, true, []byte{0xff, 0xfe}), // invalid UTF-8 in a text frame
