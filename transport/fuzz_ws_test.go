@@ -108,7 +108,7 @@ func FuzzWSReader(f *testing.F) {
 		_ = cliEnd.SetDeadline(time.Time{})
 		var mu sync.Mutex
 		notes := 0
-		c := newWSConn(ws, Options{OnWireNote: func(WireNote) { mu.Lock(); notes++; mu.Unlock() }}, "client", wsFuzzMax)
+		c := newWSConn(ws, Options{OnWireNote: func(WireNote) { mu.Lock(); notes++; mu.Unlock() }}, "client", wsFuzzMax).start()
 		defer c.Close()
 
 		ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)

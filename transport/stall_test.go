@@ -265,6 +265,89 @@ var _ = Describe("Stalls", func() {
 			Expect(eventsOf(t)()).To(ContainElement(err.Error()))
 		})
 
+		It("names a message that trickles in when the caller gives up on its response", func() {
+			release := make(chan struct{})
+			up := websocket.Upgrader{Subprotocols: []string{WebSocketSubprotocol}}
+			ts := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+				ws, err := up.Upgrade(w, r, nil)
+				if err != nil {
+					return
+				}
+				defer ws.Close()
+				// A whole message, then a text frame announcing 200 bytes
+				// whose payload comes one byte per tick.
+				_ = ws.WriteMessage(websocket.TextMessage, []byte(`{"jsonrpc":"2.0","method":"notifications/progress"}`))
+				raw := ws.UnderlyingConn()
+				if _, err := raw.Write([]byte{0x81, 126, 0, 200}); err != nil {
+					return
+				}
+				tk := time.NewTicker(10 * time.Millisecond)
+				defer tk.Stop()
+				for range 200 {
+					select {
+					case <-release:
+						return
+					case <-tk.C:
+					}
+					if _, err := raw.Write([]byte("x")); err != nil {
+						return
+					}
+				}
+			}))
+			DeferCleanup(ts.Close)
+			DeferCleanup(func() { close(release) })
+			t := jsonrpc.NewTranscript()
+			c, err := DialWebSocket(tpCtx(5*time.Second), "ws"+strings.TrimPrefix(ts.URL, "http")+"/mcp", Options{Transcript: t})
+			Expect(err).NotTo(HaveOccurred())
+			DeferCleanup(c.Close)
+			b, err := c.Recv(tpCtx(5 * time.Second))
+			Expect(err).NotTo(HaveOccurred())
+			Expect(string(b)).To(ContainSubstring("progress"))
+			ctx, cancel := context.WithTimeout(context.Background(), stallCtx)
+			defer cancel()
+			err = within(func() error { _, err := c.Recv(ctx); return err })
+			Expect(err).To(MatchError(context.DeadlineExceeded))
+			err = c.NoResponse(jsonrpc.NumberID(3), err)
+			stallShape(err, StallTrickle, `^WebSocket message trickled: [1-9]\d* bytes in \d.* since the last whole message, the JSON-RPC message is incomplete \(no response to id 3\)$`)
+			Expect(errors.Is(err, context.DeadlineExceeded)).To(BeTrue())
+			Expect(eventsOf(t)()).To(ContainElement(err.Error()))
+			Expect(c.ResponseLost(jsonrpc.NumberID(3))).To(BeNil())
+		})
+
+		It("names nothing on a connection that is merely silent", func() {
+			srv, err := ListenWebSocket(tpCtx(5*time.Second), "127.0.0.1:0", WSServerOptions{})
+			Expect(err).NotTo(HaveOccurred())
+			DeferCleanup(func() { srv.Close() })
+			c, err := DialWebSocket(tpCtx(5*time.Second), srv.Addr(), Options{})
+			Expect(err).NotTo(HaveOccurred())
+			DeferCleanup(c.Close)
+			sc, err := srv.Accept(tpCtx(5 * time.Second))
+			Expect(err).NotTo(HaveOccurred())
+			Expect(sc.Send(tpCtx(5*time.Second), []byte(`{"jsonrpc":"2.0","method":"m"}`))).To(Succeed())
+			_, err = c.Recv(tpCtx(5 * time.Second))
+			Expect(err).NotTo(HaveOccurred())
+			Expect(c.NoResponse(jsonrpc.NumberID(3), context.DeadlineExceeded)).To(Succeed())
+		})
+
+		It("does not let a client that stalls its upgrade hold Accept or Close", func() {
+			srv, err := ListenWebSocket(tpCtx(5*time.Second), "127.0.0.1:0", WSServerOptions{})
+			Expect(err).NotTo(HaveOccurred())
+			conn, err := net.Dial("tcp", strings.TrimSuffix(strings.TrimPrefix(srv.Addr(), "ws://"), "/mcp"))
+			Expect(err).NotTo(HaveOccurred())
+			DeferCleanup(conn.Close)
+			_, err = io.WriteString(conn, "GET /mcp HTTP/1.1\r\nHost: x\r\nUpgrade: websocket\r\n") // and no more
+			Expect(err).NotTo(HaveOccurred())
+			ctx, cancel := context.WithTimeout(context.Background(), stallCtx)
+			defer cancel()
+			err = within(func() error { _, err := srv.Accept(ctx); return err })
+			Expect(err).To(MatchError(context.DeadlineExceeded))
+			Expect(within(srv.Close)).To(Succeed())
+			// The server dropped the stalled connection.
+			Expect(conn.SetReadDeadline(time.Now().Add(hangBound))).To(Succeed())
+			_, err = conn.Read(make([]byte, 1))
+			Expect(err).To(MatchError(io.EOF))
+		})
+
 		It("ends a Recv on a connection where nothing comes, and closing ends the reader", func() {
 			srv, err := ListenWebSocket(tpCtx(5*time.Second), "127.0.0.1:0", WSServerOptions{})
 			Expect(err).NotTo(HaveOccurred())

@@ -9,9 +9,11 @@ import (
 	"net/http"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/gorilla/websocket"
+	"github.com/mcpconform/mcpconform/jsonrpc"
 )
 
 // WebSocketSubprotocol is the subprotocol both sides ask for. WebSocket is
@@ -42,6 +44,13 @@ type WSConn struct {
 
 	received int // messages read so far (the reader goroutine's own)
 
+	// Client side: bytes read from the network, and how many of them had
+	// been read when the last whole message was, so that a caller who gave
+	// up waiting can be told of a message still trickling in (NoResponse).
+	rx      *atomic.Int64
+	atMsg   atomic.Int64
+	lastMsg atomic.Int64 // unix nanoseconds of the last whole message (or the upgrade)
+
 	wsem    chan struct{} // write lock that a waiting Send can give up on
 	frames  chan []byte
 	rdDone  chan struct{} // the reader ended; rdErr says why
@@ -54,6 +63,7 @@ type WSConn struct {
 var _ interface {
 	Conn
 	HandshakeCarrier
+	ResponseWatcher
 } = (*WSConn)(nil)
 
 func newWSConn(ws *websocket.Conn, opts Options, side string, maxMsg int64) *WSConn {
@@ -70,6 +80,12 @@ func newWSConn(ws *websocket.Conn, opts Options, side string, maxMsg int64) *WSC
 		rdDone: make(chan struct{}),
 		closed: make(chan struct{}),
 	}
+	c.lastMsg.Store(time.Now().UnixNano())
+	return c // the caller sets its fields, then calls start
+}
+
+// start runs the reader.
+func (c *WSConn) start() *WSConn {
 	go c.read()
 	return c
 }
@@ -79,10 +95,19 @@ func newWSConn(ws *websocket.Conn, opts Options, side string, maxMsg int64) *WSC
 // not select "mcp" is recorded as an event, not refused. A handshake
 // answered with an HTTP status wraps an *HTTPStatusError.
 func DialWebSocket(ctx context.Context, url string, opts Options) (*WSConn, error) {
+	rx := new(atomic.Int64)
 	d := websocket.Dialer{
 		Proxy:            http.ProxyFromEnvironment,
 		HandshakeTimeout: wsHandshakeTimeout,
 		Subprotocols:     []string{WebSocketSubprotocol},
+		NetDialContext: func(ctx context.Context, network, addr string) (net.Conn, error) {
+			var nd net.Dialer
+			conn, err := nd.DialContext(ctx, network, addr)
+			if err != nil {
+				return nil, err
+			}
+			return wsCountingConn{conn, rx}, nil
+		},
 	}
 	header := opts.Header.Clone()
 	if header.Get("Sec-WebSocket-Protocol") != "" {
@@ -131,7 +156,10 @@ func DialWebSocket(ctx context.Context, url string, opts Options) (*WSConn, erro
 			opts.noteWire(NoteSubprotocol, fmt.Sprintf("the upgrade to %s selected subprotocol %s, not %q", url, got, WebSocketSubprotocol))
 		}
 	}
-	return newWSConn(ws, opts, "client", 0), nil
+	c := newWSConn(ws, opts, "client", 0)
+	c.rx = rx
+	c.atMsg.Store(rx.Load())
+	return c.start(), nil
 }
 
 // wsTimedOut reports a dial that failed because time ran out (the caller's
@@ -166,11 +194,49 @@ func (c *WSConn) read() {
 				len(b), c.received+1, httpInspect(b).describe()))
 		}
 		c.received++
+		if c.rx != nil {
+			c.atMsg.Store(c.rx.Load())
+		}
+		c.lastMsg.Store(time.Now().UnixNano())
 		select {
 		case c.frames <- b:
 		case <-c.closed:
 		}
 	}
+}
+
+// ResponseLost implements ResponseWatcher: a WebSocket carries no stream
+// per request, so it never knows a response is lost before the connection is.
+func (c *WSConn) ResponseLost(jsonrpc.ID) <-chan error { return nil }
+
+// NoResponse implements ResponseWatcher: on the client side, when bytes
+// arrived since the last whole message, the response may be the message
+// still trickling in, and the error says so; plain silence returns nil.
+func (c *WSConn) NoResponse(id jsonrpc.ID, cause error) error {
+	if c.rx == nil {
+		return nil
+	}
+	since := c.rx.Load() - c.atMsg.Load()
+	if since <= 0 {
+		return nil
+	}
+	se := &StallError{Shape: StallTrickle, Err: cause, Detail: fmt.Sprintf(
+		"WebSocket message trickled: %d bytes in %s since the last whole message, the JSON-RPC message is incomplete (no response to id %s)",
+		since, stallDur(time.Since(time.Unix(0, c.lastMsg.Load()))), id.Key())}
+	c.eventf("%v", se)
+	return se
+}
+
+// wsCountingConn counts the bytes read from a client's network connection.
+type wsCountingConn struct {
+	net.Conn
+	n *atomic.Int64
+}
+
+func (c wsCountingConn) Read(p []byte) (int, error) {
+	n, err := c.Conn.Read(p)
+	c.n.Add(int64(n))
+	return n, err
 }
 
 // Subprotocol is the negotiated subprotocol ("" if none).

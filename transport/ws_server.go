@@ -157,6 +157,7 @@ func (s *WSServer) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	c.header = r.Header.Clone()
 	c.binary = s.opts.BinaryFrames
 	c.onClose = func() { s.forget(c) }
+	c.start()
 	s.eventf("websocket connection from %s (subprotocol %q)", r.RemoteAddr, ws.Subprotocol())
 	if ws.Subprotocol() != WebSocketSubprotocol && !s.opts.NoSubprotocol {
 		s.eventf("websocket: client %s did not offer subprotocol %q (offered %q)",
