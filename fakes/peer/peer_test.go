@@ -628,9 +628,10 @@ var _ = Describe("Inbox", func() {
 		waiting := make(chan struct{})
 		var once sync.Once
 		panicked := make(chan any, 1)
+		mark := in.Mark()
 		go func() {
 			defer func() { panicked <- recover() }()
-			_, _ = in.WaitFrom(stepCtx(), in.Mark(), func(m *jsonrpc.Message) bool {
+			_, _ = in.WaitFrom(stepCtx(), mark, func(m *jsonrpc.Message) bool {
 				if m.Method == "ready" {
 					once.Do(func() { close(waiting) }) // the read loop and the waiter may both look
 					return false
