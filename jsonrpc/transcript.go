@@ -60,17 +60,18 @@ func (t *Transcript) Record(dir Direction, session string, raw []byte) {
 	if t == nil {
 		return
 	}
-	entry := CutEntry(raw, DefaultEntryLimit)
 	t.mu.Lock()
 	defer t.mu.Unlock()
-	if t.bytes+len(entry) > t.limit {
+	// A full transcript drops before copying: a flood costs no garbage.
+	if t.bytes+min(len(raw), DefaultEntryLimit) > t.limit {
 		t.dropped++
 		return
 	}
-	t.bytes += len(entry)
+	entry := CutEntry(raw, DefaultEntryLimit)
 	if len(entry) == len(raw) {
 		entry = append([]byte(nil), raw...) // CutEntry did not copy
 	}
+	t.bytes += len(entry)
 	t.frames = append(t.frames, Frame{At: time.Now(), Direction: dir, Session: session, Raw: entry})
 }
 
