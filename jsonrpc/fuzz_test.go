@@ -3,7 +3,9 @@ package jsonrpc_test
 import (
 	"bytes"
 	"encoding/json"
+	"strings"
 	"testing"
+	"unicode/utf8"
 
 	"github.com/mcpconform/mcpconform/jsonrpc"
 )
@@ -139,4 +141,35 @@ func jsonType(raw []byte) string {
 	default:
 		return "number"
 	}
+}
+
+// FuzzCutEntry checks the cut of a long transcript entry: never longer than
+// the limit, the full length noted, and valid UTF-8 kept valid.
+//
+// Short run for CI: go test ./jsonrpc -run '^$' -fuzz '^FuzzCutEntry$' -fuzztime 10s
+func FuzzCutEntry(f *testing.F) {
+	f.Add([]byte("short"), 64)
+	f.Add([]byte(strings.Repeat("é", 100)), 40)
+	f.Add([]byte("\xff\xfe"+strings.Repeat("€", 50)), 33)
+	f.Fuzz(func(t *testing.T, raw []byte, limit int) {
+		if limit < 32 || limit > 1<<20 {
+			return // the note itself needs room
+		}
+		out := jsonrpc.CutEntry(raw, limit)
+		if len(raw) <= limit {
+			if !bytes.Equal(out, raw) {
+				t.Fatalf("an entry within the limit was changed: %q → %q", raw, out)
+			}
+			return
+		}
+		if len(out) > limit {
+			t.Fatalf("cut to %d bytes, over the limit %d", len(out), limit)
+		}
+		if want := "…[cut: " + jsonrpc.Thousands(len(raw)) + " bytes]"; !bytes.HasSuffix(out, []byte(want)) {
+			t.Fatalf("no note of the full length: %q", out)
+		}
+		if utf8.Valid(raw) && !utf8.Valid(out) {
+			t.Fatalf("valid UTF-8 cut into invalid: %q", out)
+		}
+	})
 }
