@@ -9,8 +9,6 @@ import (
 	"io"
 	"sync"
 	"time"
-
-	"github.com/mcpconform/mcpconform/jsonrpc"
 )
 
 // DefaultMaxLineBytes bounds one newline-delimited stdio frame. A longer line
@@ -113,8 +111,9 @@ func (lr *stdioLineReader) next() (stdioLine, error) {
 // delivered; pumpStdioLines then returns at once unless drain is set, in
 // which case it keeps reading (so a writer never blocks on a full pipe)
 // until r fails. It returns the error that ended the stream.
-func pumpStdioLines(r io.Reader, max int, t *jsonrpc.Transcript, session, what string,
+func pumpStdioLines(r io.Reader, max int, opts Options, what string,
 	out chan<- []byte, stop <-chan struct{}, drain bool) error {
+	t, session := opts.Transcript, opts.Session
 	lr := newStdioLineReader(r, max)
 	for {
 		l, err := lr.next()
@@ -123,6 +122,8 @@ func pumpStdioLines(r io.Reader, max int, t *jsonrpc.Transcript, session, what s
 		}
 		if l.discarded > 0 {
 			t.Eventf(session, "%s: line of %d bytes exceeds the limit of %d bytes; discarded", what, l.discarded, lr.max)
+			// The transcript may be full by then; the note still counts.
+			opts.noteWire(NoteOverlongLine, fmt.Sprintf("a line of %d bytes on %s, over the limit of %d bytes, discarded unread", l.discarded, what, lr.max))
 			continue
 		}
 		if l.unterminated {
@@ -223,7 +224,7 @@ func (c *stdioServerConn) startReader() {
 	c.start.Do(func() {
 		go func() {
 			defer close(c.done)
-			err := pumpStdioLines(c.r, DefaultMaxLineBytes, c.opts.Transcript, c.opts.Session, "stdin", c.frames, c.closed, false)
+			err := pumpStdioLines(c.r, DefaultMaxLineBytes, c.opts, "stdin", c.frames, c.closed, false)
 			if errors.Is(err, io.EOF) {
 				c.opts.Transcript.Eventf(c.opts.Session, "stdin closed by the client")
 			}

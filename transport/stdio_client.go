@@ -185,7 +185,7 @@ func DialStdio(ctx context.Context, argv []string, opts StdioOptions) (*StdioCon
 	go c.reap()
 	go func() {
 		defer close(c.outDone)
-		err := pumpStdioLines(outR, opts.MaxLineBytes, opts.Transcript, opts.Session, "stdout", c.frames, c.closed, true)
+		err := pumpStdioLines(outR, opts.MaxLineBytes, opts.Options, "stdout", c.frames, c.closed, true)
 		if errors.Is(err, io.EOF) {
 			c.eventf("stdout closed")
 		}

@@ -24,6 +24,9 @@ const (
 	// NoteSubprotocol: the WebSocket handshake did not select the "mcp"
 	// subprotocol the client asked for.
 	NoteSubprotocol WireNoteKind = "subprotocol"
+	// NoteOverlongLine: a stdio line longer than the transport's limit,
+	// discarded unread (it never becomes a frame).
+	NoteOverlongLine WireNoteKind = "overlong-line"
 )
 
 // noteWire reports a note when the connection's owner asked for them.

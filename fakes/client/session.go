@@ -78,10 +78,8 @@ type Session struct {
 	violationsMu sync.Mutex
 	violations   []SchemaViolation
 
-	kind         transport.Kind
-	wire         wireLog // what broke the wire rules (wire.go)
-	overlongMu   sync.Mutex
-	overlongSeen int // stdout lines discarded as too long, already in wire
+	kind transport.Kind
+	wire wireLog // what broke the wire rules (wire.go)
 
 	// Negotiated after Initialize.
 	ServerVersion      string

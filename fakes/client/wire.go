@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
-	"strings"
 	"sync"
 	"unicode/utf8"
 
@@ -138,9 +137,10 @@ func (w *wireLog) declaredCapability(name string) (map[string]any, bool) {
 // note turns what the transport saw into a breach.
 func (w *wireLog) note(n transport.WireNote) {
 	rule, ok := map[transport.WireNoteKind]WireRule{
-		transport.NoteContentType: RuleContentType,
-		transport.NoteBinaryFrame: RuleWSTextFrames,
-		transport.NoteSubprotocol: RuleWSSubprotocol,
+		transport.NoteContentType:  RuleContentType,
+		transport.NoteBinaryFrame:  RuleWSTextFrames,
+		transport.NoteSubprotocol:  RuleWSSubprotocol,
+		transport.NoteOverlongLine: RuleJSONRPCOnly,
 	}[n.Kind]
 	if ok {
 		w.add(rule, n.Detail, nil)
@@ -150,41 +150,9 @@ func (w *wireLog) note(n transport.WireNote) {
 // WireBreaches lists what the server sent in this session that breaks the
 // wire rules: the first WireBreachKeep of each rule, the last of them
 // counting the rest (Also). Over stdio this includes the lines the
-// transport discarded for exceeding its length limit (recorded as events in
-// the session's transcript).
+// transport discarded for exceeding its length limit (NoteOverlongLine).
 func (s *Session) WireBreaches() []WireBreach {
-	s.collectOverlong()
 	return s.wire.all()
-}
-
-// overlongEvent is how the stdio transport records a line it discarded
-// (transport/stdio.go, pumpStdioLines).
-const overlongEvent = "stdout: line of "
-
-// collectOverlong adds the stdout lines the stdio transport discarded as
-// too long and that are not in yet: they never reach the read loop, only
-// the transcript.
-func (s *Session) collectOverlong() {
-	if s.kind.ProcessesPerSession() == 0 {
-		return
-	}
-	s.overlongMu.Lock()
-	defer s.overlongMu.Unlock()
-	n := 0
-	for _, f := range s.opts.Transcript.Frames() {
-		if f.Direction != jsonrpc.Event || f.Session != s.opts.Label {
-			continue
-		}
-		text := string(f.Raw)
-		if !strings.HasPrefix(text, overlongEvent) || !strings.Contains(text, "exceeds the limit") {
-			continue
-		}
-		if n++; n > s.overlongSeen {
-			s.wire.add(RuleJSONRPCOnly, "a line on stdout over the transport's limit, discarded unread ("+
-				strings.TrimPrefix(text, "stdout: ")+")", nil)
-		}
-	}
-	s.overlongSeen = max(s.overlongSeen, n)
 }
 
 // classify is the read loop's decoder: it judges every frame the server
