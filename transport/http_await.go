@@ -73,8 +73,8 @@ func (a *httpAwait) stall(cause error) (decided bool, err error) {
 	now := time.Now()
 	if since := a.read.Load() - a.atEvent; since > 0 {
 		a.err = &StallError{Shape: StallTrickle, Err: cause, Detail: fmt.Sprintf(
-			"SSE stream of %s trickled: %d bytes in %s since the last event, the JSON-RPC message is incomplete (no response to id %s)",
-			a.label, since, stallDur(now.Sub(a.lastEvent)), a.id)}
+			"SSE stream of %s trickled: %s in %s since the last event, the JSON-RPC message is incomplete (no response to id %s)",
+			a.label, stallBytes(since), stallDur(now.Sub(a.lastEvent)), a.id)}
 	} else {
 		a.err = &StallError{Shape: StallStreamOpen, Err: cause, Detail: fmt.Sprintf(
 			"SSE stream of %s stays open: no response to id %s in %s",
@@ -209,7 +209,7 @@ func bodyStallTail(n int64, d time.Duration) (StallShape, string) {
 	if n == 0 {
 		return StallBody, "stalled: 0 bytes in " + stallDur(d)
 	}
-	return StallTrickle, fmt.Sprintf("trickled: %d bytes in %s, the JSON-RPC message is incomplete", n, stallDur(d))
+	return StallTrickle, fmt.Sprintf("trickled: %s in %s, the JSON-RPC message is incomplete", stallBytes(n), stallDur(d))
 }
 
 // sseStart reports whether the first byte of a body labelled neither JSON

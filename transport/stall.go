@@ -1,6 +1,7 @@
 package transport
 
 import (
+	"fmt"
 	"io"
 	"sync/atomic"
 	"time"
@@ -80,6 +81,14 @@ func (c countingReader) Read(p []byte) (int, error) {
 type readCloser struct {
 	io.Reader
 	io.Closer
+}
+
+// stallBytes formats a byte count ("1 byte", "37 bytes").
+func stallBytes(n int64) string {
+	if n == 1 {
+		return "1 byte"
+	}
+	return fmt.Sprintf("%d bytes", n)
 }
 
 // stallDur formats how long a peer had, at a precision a reader can use.

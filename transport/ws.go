@@ -221,8 +221,8 @@ func (c *WSConn) NoResponse(id jsonrpc.ID, cause error) error {
 		return nil
 	}
 	se := &StallError{Shape: StallTrickle, Err: cause, Detail: fmt.Sprintf(
-		"WebSocket message trickled: %d bytes in %s since the last whole message, the JSON-RPC message is incomplete (no response to id %s)",
-		since, stallDur(time.Since(time.Unix(0, c.lastMsg.Load()))), id.Key())}
+		"WebSocket message trickled: %s in %s since the last whole message, the JSON-RPC message is incomplete (no response to id %s)",
+		stallBytes(since), stallDur(time.Since(time.Unix(0, c.lastMsg.Load()))), id.Key())}
 	c.eventf("%v", se)
 	return se
 }
