@@ -162,10 +162,12 @@ func (s *HTTPServer) serve(w http.ResponseWriter, r *http.Request, st *httpStrea
 				}
 				s.setBodyType(w.Header(), st.kind, "application/json")
 				w.WriteHeader(status)
-				// Not flushed: net/http then sends a Content-Length; the
-				// deadline still bounds what it writes after us.
+				// Not flushed, so net/http sends a Content-Length and writes
+				// what is buffered after we return, under a fresh deadline:
+				// the sender's may be about to pass.
 				_, err := w.Write(m.frame)
 				m.errc <- unread(err, begun)
+				bound(time.Time{})
 				s.eventf("HTTP %d %s %s (%s)", status, st.kind, st.label, s.bodyTypeName(st.kind, "application/json"))
 				return
 			}

@@ -6,6 +6,17 @@
 // scenario may send malformed JSON on purpose), record transport events
 // (HTTP status, process exit, close) in the transcript, and leave every
 // verdict to the scenarios.
+//
+// Nothing a peer does keeps a caller past its ctx: every dial, read and
+// write a caller waits on is bounded by the caller's deadline (on the server
+// side, where no caller waits, by the server's response timeout), and a peer
+// that stalls or trickles makes the call fail with a *StallError that names
+// the shape ("HTTP 200 headers of POST tools/list id=3 arrived, then the body
+// stalled: 0 bytes in 5s"), also recorded in the transcript. A caller
+// waiting for a response uses ResponseWatcher to fail at once when the
+// stream that had to carry it ended without it. What a connection sees on
+// the wire that its frames cannot show (a wrong Content-Type, a binary
+// WebSocket frame) goes to Options.OnWireNote.
 package transport
 
 import (
