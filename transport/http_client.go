@@ -528,8 +528,13 @@ func (c *HTTPClientConn) get(ctx, streamCtx context.Context, cancel context.Canc
 	if lastEventID != "" {
 		req.Header.Set(HeaderLastEventID, lastEventID)
 	}
+	start := time.Now()
 	resp, err := c.do(ctx, req, cancel)
 	if err != nil {
+		if ctx.Err() != nil && errors.Is(err, ctx.Err()) {
+			err = &StallError{Shape: StallNoHeaders, Err: err, Detail: fmt.Sprintf(
+				"no HTTP response to GET (the SSE stream) in %s", stallDur(time.Since(start)))}
+		}
 		c.opts.Transcript.Eventf(c.opts.Session, "HTTP GET failed: %v", err)
 		return nil, err
 	}

@@ -39,7 +39,10 @@ type HTTPServerOptions struct {
 	AllowedOrigins []string
 	// ResponseTimeout bounds how long a POST waits for the next message of
 	// its request (the timer restarts with every SSE event); when it runs out
-	// before anything was written the POST ends with 504. Default 30s.
+	// before anything was written the POST ends with 504. It also bounds
+	// reading a request body (a client that stalls it gets 408) and a write
+	// whose sender set no deadline (a client that stops reading). Default
+	// 30s.
 	ResponseTimeout time.Duration
 	// DisableGET answers every GET with 405 (no standalone SSE stream).
 	DisableGET bool

@@ -137,6 +137,17 @@ var _ = Describe("Stalls", func() {
 				Expect(eventsOf(t)()).To(ContainElement(ContainSubstring("no HTTP response to POST tools/list id=1")))
 			})
 
+			if flavour == "session" {
+				It("ends a GET whose headers never come", func() {
+					url := stallServer(func(w http.ResponseWriter, r *http.Request, hold func()) { hold() })
+					c, _ := dial(url)
+					ctx, cancel := context.WithTimeout(context.Background(), stallCtx)
+					defer cancel()
+					err := within(func() error { return c.OpenStream(ctx) })
+					stallShape(err, StallNoHeaders, `^no HTTP response to GET \(the SSE stream\) in \d`)
+				})
+			}
+
 			It("ends a POST whose headers came and whose body then stalled", func() {
 				url := stallServer(func(w http.ResponseWriter, r *http.Request, hold func()) {
 					w.Header().Set("Content-Type", "application/json")
