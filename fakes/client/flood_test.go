@@ -98,13 +98,13 @@ var _ = Describe("a target that floods notifications", Serial, func() {
 })
 
 var _ = Describe("a stdio target that floods what the session keeps apart from the inbox", Serial, func() {
-	// Both pending on fakes/client/session.go, whose lists grow with the
-	// flood: the schema violations (each with the message's raw bytes;
-	// measured +103 MiB for 48 MB of invalid notifications) and the garbage
-	// frames (up to InboxLimit frames of any size: 10,000 lines of 16 MiB
-	// would be 160 GB).
+	// The session's schema violations and garbage frames are bounded by
+	// count and each cut: before, they grew with the flood (the violations
+	// each with the message's raw bytes: +103 MiB for 48 MB of invalid
+	// notifications; the garbage up to InboxLimit frames of any size:
+	// 10,000 lines of 16 MiB would be 160 GB).
 	for _, shape := range []string{"schema-invalid", "garbage"} {
-		It(fmt.Sprintf("keeps the memory bounded under a flood of %s lines", shape), Pending, func() {
+		It(fmt.Sprintf("keeps the memory bounded under a flood of %s lines", shape), func() {
 			target := client.Target{Kind: transport.Stdio, Argv: []string{os.Args[0]},
 				Env: []string{floodEnv + "=stdio", floodShapeEnv + "=" + shape}}
 			ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
@@ -118,8 +118,26 @@ var _ = Describe("a stdio target that floods what the session keeps apart from t
 			_, err = s.Inbox().WaitFor(ctx, isFloodMarker)
 			Expect(err).NotTo(HaveOccurred())
 			base, peak := heap.stop()
-			GinkgoWriter.Printf("stdio, %s: heap in use %d MiB at the start, peak %d MiB (+%d MiB)\n", shape, base>>20, peak>>20, (peak-base)>>20)
+			violations, garbage := s.SchemaViolations(), s.Garbage()
+			GinkgoWriter.Printf("stdio, %s: heap in use %d MiB at the start, peak %d MiB (+%d MiB); kept %d violations (%d more counted), %d garbage frames\n",
+				shape, base>>20, peak>>20, (peak-base)>>20, len(violations), s.SchemaViolationsDropped(), len(garbage))
+			AddReportEntry(fmt.Sprintf("flood stdio %s: peak heap over baseline (MiB)", shape), (peak-base)>>20)
 			Expect(peak-base).To(BeNumerically("<", floodHeapBound), "peak heap in use over the baseline")
+			Expect(len(violations)).To(BeNumerically("<=", 1000))
+			Expect(len(garbage)).To(BeNumerically("<=", 1000))
+			for _, v := range violations {
+				Expect(len(v.Raw)).To(BeNumerically("<=", 4<<10))
+			}
+			for _, g := range garbage {
+				Expect(len(g)).To(BeNumerically("<=", 4<<10))
+			}
+			if shape == "schema-invalid" {
+				Expect(violations).To(HaveLen(1000))
+				Expect(s.SchemaViolationsDropped()).To(BeNumerically(">", 0), "the violations beyond those kept are counted")
+			} else {
+				Expect(garbage).To(HaveLen(1000))
+				Expect(string(garbage[0])).To(HaveSuffix(" bytes]"), "a long frame is kept cut, with its length")
+			}
 		})
 	}
 })

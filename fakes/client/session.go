@@ -71,12 +71,13 @@ type Session struct {
 	inbox *Inbox
 
 	garbageMu sync.Mutex
-	garbage   [][]byte // frames that were not JSON-RPC objects, the newest up to the inbox limit
+	garbage   [][]byte // frames that were not JSON-RPC objects, the newest up to min(inbox limit, maxKept), each cut to keptFrameBytes
 
 	tasks taskLog
 
-	violationsMu sync.Mutex
-	violations   []SchemaViolation
+	violationsMu      sync.Mutex
+	violations        []SchemaViolation // the first maxKept, each message cut to keptFrameBytes
+	violationsDropped int               // violations seen beyond maxKept, counted only
 
 	kind transport.Kind
 	wire wireLog // what broke the wire rules (wire.go)
@@ -134,8 +135,9 @@ func Connect(ctx context.Context, target Target, opts Options) (*Session, error)
 		// send on purpose); the handler's context ends all the same.
 		AfterCancel: peer.SendAnswer,
 		InboxLimit:  opts.InboxLimit,
-		OnInboxFull: func(limit int) {
-			opts.Transcript.Eventf(opts.Label, "inbox: more than %d messages; the oldest are dropped", limit)
+		OnInboxDrop: inboxDropNote(opts.Transcript, opts.Label),
+		OnServeLimit: func(limit int) {
+			opts.Transcript.Eventf(opts.Label, "more than %d requests from the server at once; the rest are left unanswered", limit)
 		},
 	})
 	s.inbox = s.peer.Inbox()
@@ -179,15 +181,35 @@ func (s *Session) Err() error { return s.peer.Err() }
 // Close ends the session (DELETE for HTTP, shutdown sequence for stdio).
 func (s *Session) Close() error { return s.conn.Close() }
 
+// What a session keeps apart from its inbox (garbage frames, schema
+// violations) is bounded by count and by size, so that a target flooding
+// either costs a bounded amount of memory: the first lines of a report say
+// all there is to say, and the transcript and the wire notes keep the rest.
+const (
+	// maxKept bounds the garbage frames (with the inbox limit, if lower)
+	// and the schema violations a session keeps.
+	maxKept = 1000
+	// keptFrameBytes bounds each frame kept (jsonrpc.CutEntry notes the
+	// length of what was cut).
+	keptFrameBytes = 4 << 10
+)
+
 // keepGarbage keeps a frame that is not a JSON-RPC object, the newest up to
-// the inbox limit.
+// min(InboxLimit, maxKept), each cut to keptFrameBytes.
 func (s *Session) keepGarbage(_ context.Context, frame []byte, _ int) {
+	kept := jsonrpc.CutEntry(frame, keptFrameBytes)
+	if len(kept) == len(frame) {
+		// The reader may reuse what it handed us: keep a copy of our own,
+		// never more than keptFrameBytes of it.
+		kept = append([]byte(nil), frame...)
+	}
 	s.garbageMu.Lock()
 	defer s.garbageMu.Unlock()
-	if len(s.garbage) >= s.opts.InboxLimit {
+	if len(s.garbage) >= min(s.opts.InboxLimit, maxKept) {
+		s.garbage[0] = nil
 		s.garbage = s.garbage[1:]
 	}
-	s.garbage = append(s.garbage, frame)
+	s.garbage = append(s.garbage, kept)
 }
 
 // observe sees every message that is not the answer to one of our requests,
@@ -345,11 +367,21 @@ type SchemaViolation struct {
 	Raw  []byte
 }
 
-// SchemaViolations lists what the server sent that failed schema validation.
+// SchemaViolations lists what the server sent that failed schema
+// validation: the first maxKept, each message cut to keptFrameBytes.
+// SchemaViolationsDropped counts the rest.
 func (s *Session) SchemaViolations() []SchemaViolation {
 	s.violationsMu.Lock()
 	defer s.violationsMu.Unlock()
 	return append([]SchemaViolation(nil), s.violations...)
+}
+
+// SchemaViolationsDropped is how many schema violations the session saw
+// beyond those SchemaViolations keeps: counted, not kept.
+func (s *Session) SchemaViolationsDropped() int {
+	s.violationsMu.Lock()
+	defer s.violationsMu.Unlock()
+	return s.violationsDropped
 }
 
 // checkSchema validates one message against the schema of the session's
@@ -362,7 +394,11 @@ func (s *Session) checkSchema(what string, raw []byte, validate func(version str
 		return
 	}
 	s.violationsMu.Lock()
-	s.violations = append(s.violations, SchemaViolation{What: what, Err: err, Raw: raw})
+	if len(s.violations) < maxKept {
+		s.violations = append(s.violations, SchemaViolation{What: what, Err: err, Raw: jsonrpc.CutEntry(raw, keptFrameBytes)})
+	} else {
+		s.violationsDropped++
+	}
 	s.violationsMu.Unlock()
 	s.opts.Transcript.Eventf(s.opts.Label, "schema: the %s is invalid: %v", what, err)
 }

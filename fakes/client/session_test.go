@@ -471,7 +471,7 @@ var _ = Describe("Session", func() {
 		Expect(s.Inbox().Messages()[1]).To(BeIdenticalTo(m))
 		Expect(s.Inbox().Dropped()).To(Equal(1))
 		Expect(s.Inbox().Mark()).To(Equal(3))
-		Expect(t.String()).To(ContainSubstring("inbox: more than 2 messages; the oldest are dropped"))
+		Expect(t.String()).To(ContainSubstring("inbox: more than 2 messages or 8,388,608 bytes arrived unread; the oldest are dropped"))
 	})
 
 	It("records every frame in the transcript under its label", func() {
