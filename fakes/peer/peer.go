@@ -371,13 +371,32 @@ func (p *Peer) Do(ctx context.Context, c Call) (*jsonrpc.Message, error) {
 			return nil, err
 		}
 	}
+	// An HTTP or WebSocket connection knows the stream that must carry the
+	// response: it says at once when that stream ended without it, and
+	// names the stall when the wait runs out.
+	w, watched := transport.As[transport.ResponseWatcher](p.conn)
+	var lost <-chan error
+	if watched {
+		lost = w.ResponseLost(id)
+	}
 	select {
 	case resp := <-ch:
 		return resp, nil
+	case err := <-lost:
+		forget()
+		if resp, ok := received(ch); ok {
+			return resp, nil
+		}
+		return nil, fmt.Errorf("no response: %w", err)
 	case <-ctx.Done():
 		forget()
 		if resp, ok := received(ch); ok {
 			return resp, nil
+		}
+		if watched {
+			if err := w.NoResponse(id, ctx.Err()); err != nil {
+				return nil, fmt.Errorf("no response: %w", err)
+			}
 		}
 		return nil, fmt.Errorf("no response: %w", ctx.Err())
 	case <-p.done:

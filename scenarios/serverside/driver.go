@@ -97,6 +97,10 @@ func Unanswered(s *client.Session, err error) bool {
 	if errors.As(err, &hs) {
 		return false
 	}
+	var stall *transport.StallError
+	if errors.As(err, &stall) {
+		return true // the stream that had to carry the answer stalled or ended without it
+	}
 	select {
 	case <-s.Done():
 		return true
