@@ -1,6 +1,10 @@
 package scenarios
 
-import "sync"
+import (
+	"sync"
+
+	"github.com/mcpconform/mcpconform/jsonrpc"
+)
 
 // WireLedger collects what the target sent that its schema refuses, and the
 // wire rules it broke, across every session of every scenario on one
@@ -8,7 +12,8 @@ import "sync"
 // (wire-schema, wire-rules) can judge all of the traffic.
 type WireLedger struct {
 	mu      sync.Mutex
-	entries []WireViolation
+	entries []WireViolation       // the first WireViolationKeep
+	total   int                   // every violation recorded, kept or only counted
 	rules   map[string]*ruleTally // breaches of the wire rules, by rule
 }
 
@@ -20,24 +25,66 @@ type WireViolation struct {
 	Raw      []byte
 }
 
-// Add records violations; a nil ledger records nothing.
+// WireViolationKeep is how many schema violations a ledger keeps, each
+// message cut to WireViolationBytes (and its error to WireViolationErrBytes);
+// beyond it they are only counted. A target that sends every message
+// invalid would otherwise have the ledger hold all of its traffic for the
+// whole run, and the wire-schema check shows only the first few anyway.
+const (
+	WireViolationKeep     = 1000
+	WireViolationBytes    = 4 << 10
+	WireViolationErrBytes = 1 << 10
+)
+
+// Add records violations, keeping the first WireViolationKeep (cut) and
+// counting the rest; a nil ledger records nothing.
 func (l *WireLedger) Add(v ...WireViolation) {
 	if l == nil {
 		return
 	}
 	l.mu.Lock()
-	l.entries = append(l.entries, v...)
+	defer l.mu.Unlock()
+	for _, x := range v {
+		l.total++
+		if len(l.entries) >= WireViolationKeep {
+			continue
+		}
+		x.Raw = jsonrpc.CutEntry(x.Raw, WireViolationBytes)
+		if len(x.Err) > WireViolationErrBytes {
+			x.Err = string(jsonrpc.CutEntry([]byte(x.Err), WireViolationErrBytes))
+		}
+		l.entries = append(l.entries, x)
+	}
+}
+
+// Count records n violations a session saw but did not keep (see
+// client.Session.SchemaViolationsDropped): counted, like those beyond
+// WireViolationKeep.
+func (l *WireLedger) Count(n int) {
+	if l == nil || n <= 0 {
+		return
+	}
+	l.mu.Lock()
+	l.total += n
 	l.mu.Unlock()
 }
 
-// All returns what was recorded so far.
-func (l *WireLedger) All() []WireViolation {
+// Violations returns the schema violations kept so far and how many were
+// recorded in all (kept or only counted).
+func (l *WireLedger) Violations() (kept []WireViolation, total int) {
 	if l == nil {
-		return nil
+		return nil, 0
 	}
 	l.mu.Lock()
 	defer l.mu.Unlock()
-	return append([]WireViolation(nil), l.entries...)
+	return append([]WireViolation(nil), l.entries...), l.total
+}
+
+// All returns the schema violations kept so far (Violations without the
+// count).
+func (l *WireLedger) All() []WireViolation {
+	kept, _ := l.Violations()
+	return kept
 }
 
 // WireBreach is one place where what the target sent broke a wire rule that

@@ -194,6 +194,10 @@ const (
 	keptFrameBytes = 4 << 10
 )
 
+// MaxKeptViolations is how many schema violations a session keeps
+// (SchemaViolations); SchemaViolationsDropped counts the rest.
+const MaxKeptViolations = maxKept
+
 // keepGarbage keeps a frame that is not a JSON-RPC object, the newest up to
 // min(InboxLimit, maxKept), each cut to keptFrameBytes.
 func (s *Session) keepGarbage(_ context.Context, frame []byte, _ int) {

@@ -9,6 +9,7 @@ import (
 	"github.com/mcpconform/mcpconform/fakes/client"
 	"github.com/mcpconform/mcpconform/fakes/fault"
 	"github.com/mcpconform/mcpconform/fakes/server"
+	"github.com/mcpconform/mcpconform/jsonrpc"
 	"github.com/mcpconform/mcpconform/protocol"
 	"github.com/mcpconform/mcpconform/scenarios"
 	"github.com/mcpconform/mcpconform/scenarios/serverside"
@@ -89,11 +90,16 @@ var wireSchemaScenario = &scenarios.Scenario{
 		for _, v := range s.SchemaViolations()[handshake:] {
 			all = append(all, scenarios.WireViolation{Scenario: t.Scenario().ID, What: v.What, Err: v.Err.Error(), Raw: v.Raw})
 		}
-		all = append(all, t.Env.Wire.All()...)
-		t.Step("%d invalid message(s) in this scenario and the ledger", len(all))
-		if len(all) > 0 {
+		// Both the session and the ledger keep the first violations and
+		// only count the rest.
+		unkept := s.SchemaViolationsDropped()
+		kept, total := t.Env.Wire.Violations()
+		all = append(all, kept...)
+		unkept += total - len(kept)
+		t.Step("%d invalid message(s) in this scenario and the ledger", len(all)+unkept)
+		if len(all) > 0 || unkept > 0 {
 			t.Fail(wireSchemaMessagesValid, "every message the server sent valid against the "+protocol.SchemaFor(t.Env.Version)+" schema",
-				describeWire(all))
+				describeWire(all)+describeUnkept(unkept))
 			return
 		}
 		t.Pass(wireSchemaMessagesValid)
@@ -105,6 +111,16 @@ const wireShown = 3
 
 // wireRawLimit bounds the excerpt of each message shown.
 const wireRawLimit = 300
+
+// describeUnkept says how many more violations were seen than were kept
+// for describeWire to sum up; empty for none.
+func describeUnkept(n int) string {
+	if n <= 0 {
+		return ""
+	}
+	return fmt.Sprintf("\nand %s more invalid message(s) counted but not kept (a session keeps its first %s, the ledger of a transport and version its first %s)",
+		jsonrpc.Thousands(n), jsonrpc.Thousands(client.MaxKeptViolations), jsonrpc.Thousands(scenarios.WireViolationKeep))
+}
 
 // describeWire sums up schema violations, bounded: the first few distinct
 // ones in full (the scenario that saw it, the message, the JSON path and
