@@ -619,7 +619,9 @@ func (c *HTTPClientConn) readStream(body io.ReadCloser, streamCtx context.Contex
 					gotResp = true
 				}
 			}
-			c.q.push(httpQueuedFrame{frame: frame})
+			if err = c.q.pushWait(streamCtx, httpQueuedFrame{frame: frame}); err != nil {
+				break // the connection is closing while the target floods it
+			}
 			if gotResp && a != nil {
 				c.answered(awaitKey, a)
 				a = nil

@@ -14,23 +14,54 @@ type httpQueuedFrame struct {
 	header http.Header
 }
 
-// httpFrameQueue is an unbounded FIFO of frames with a blocking, cancellable pop.
-// Once ended, pop drains what is left and then returns io.EOF.
+// httpFrameQueue is a FIFO of frames with a blocking, cancellable pop.
+// Once ended, pop drains what is left and then returns io.EOF. push never
+// blocks; pushWait holds a stream's reader while httpQueueBytes are
+// waiting, so a peer that floods faster than frames are consumed is slowed
+// down by TCP instead of filling our memory.
 type httpFrameQueue struct {
 	mu    sync.Mutex
 	items []httpQueuedFrame
+	bytes int
 	ended bool
 	sig   chan struct{} // closed and replaced on every push and on end
+	room  chan struct{} // closed and replaced on every pop and on end
 }
 
-func newHTTPFrameQueue() *httpFrameQueue { return &httpFrameQueue{sig: make(chan struct{})} }
+// httpQueueBytes is how many frame bytes a queue holds before pushWait waits.
+const httpQueueBytes = 4 << 20
+
+func newHTTPFrameQueue() *httpFrameQueue {
+	return &httpFrameQueue{sig: make(chan struct{}), room: make(chan struct{})}
+}
 
 func (q *httpFrameQueue) push(f httpQueuedFrame) {
 	q.mu.Lock()
 	defer q.mu.Unlock()
 	q.items = append(q.items, f)
+	q.bytes += len(f.frame)
 	close(q.sig)
 	q.sig = make(chan struct{})
+}
+
+// pushWait pushes f once fewer than httpQueueBytes are waiting (or the
+// queue has ended), or returns ctx's error.
+func (q *httpFrameQueue) pushWait(ctx context.Context, f httpQueuedFrame) error {
+	for {
+		q.mu.Lock()
+		if q.bytes < httpQueueBytes || q.ended {
+			q.mu.Unlock()
+			q.push(f)
+			return nil
+		}
+		room := q.room
+		q.mu.Unlock()
+		select {
+		case <-ctx.Done():
+			return ctx.Err()
+		case <-room:
+		}
+	}
 }
 
 // end makes pop return io.EOF once the queue is empty. Idempotent.
@@ -43,6 +74,8 @@ func (q *httpFrameQueue) end() {
 	q.ended = true
 	close(q.sig)
 	q.sig = make(chan struct{})
+	close(q.room)
+	q.room = make(chan struct{})
 }
 
 func (q *httpFrameQueue) isEnded() bool {
@@ -58,6 +91,9 @@ func (q *httpFrameQueue) pop(ctx context.Context) (httpQueuedFrame, error) {
 			f := q.items[0]
 			q.items[0] = httpQueuedFrame{}
 			q.items = q.items[1:]
+			q.bytes -= len(f.frame)
+			close(q.room)
+			q.room = make(chan struct{})
 			q.mu.Unlock()
 			return f, nil
 		}

@@ -243,7 +243,9 @@ func (s *HTTPServer) serveSessionPOST(w http.ResponseWriter, r *http.Request, bo
 		return
 	}
 	if fi.isNotification() || fi.isResponse() {
-		ss.conn.q.push(httpQueuedFrame{frame: body, header: header})
+		if err := ss.conn.q.pushWait(r.Context(), httpQueuedFrame{frame: body, header: header}); err != nil {
+			return // the client gave up on its POST while we were full
+		}
 		s.eventf("HTTP 202 POST %s", fi.describe())
 		w.WriteHeader(http.StatusAccepted)
 		return
