@@ -10,12 +10,15 @@ import (
 	"fmt"
 	"io"
 	"slices"
+	"strings"
 	"sync"
 	"time"
+	"unicode/utf8"
 
 	. "github.com/onsi/ginkgo/v2"
 	"github.com/onsi/ginkgo/v2/types"
 
+	"github.com/mcpconform/mcpconform/jsonrpc"
 	"github.com/mcpconform/mcpconform/protocol"
 	"github.com/mcpconform/mcpconform/reports"
 	"github.com/mcpconform/mcpconform/scenarios"
@@ -152,6 +155,7 @@ func (c *Collector) scenario(key string, make func() *reports.Scenario) *reports
 	s := make()
 	c.scenarios[key] = s
 	c.order = append(c.order, key)
+	c.trimLocked()
 	return s
 }
 
@@ -160,6 +164,37 @@ func (c *Collector) addCheck(key string, check reports.Check) {
 	defer c.mu.Unlock()
 	s := c.scenarios[key]
 	s.Checks = append(s.Checks, check)
+	if check.Message != "" {
+		c.trimLocked()
+	}
+}
+
+// CollectorTextBudget bounds the target text (transcripts, stderr, check
+// messages) a collector holds for the whole run: hundreds of scenarios of
+// a flooding target, each with a transcript of up to 4 MiB, would
+// otherwise be held until the reports are written, which trim them to
+// reports.RunTextBudget anyway.
+const CollectorTextBudget = 2 * reports.RunTextBudget
+
+// trimLocked trims the collected text to CollectorTextBudget, the largest
+// texts first (reports.TrimToBudget); c.mu is held.
+func (c *Collector) trimLocked() {
+	held := 0
+	for _, k := range c.order {
+		s := c.scenarios[k]
+		held += len(s.Transcript) + len(s.Stderr)
+		for i := range s.Checks {
+			held += len(s.Checks[i].Message)
+		}
+	}
+	if held <= CollectorTextBudget {
+		return
+	}
+	all := make([]*reports.Scenario, 0, len(c.order))
+	for _, k := range c.order {
+		all = append(all, c.scenarios[k])
+	}
+	reports.TrimToBudget(CollectorTextBudget, all...)
 }
 
 // failed reports whether a scenario has a failed check.
@@ -303,6 +338,7 @@ func defineScenario(cfg Config, s *scenarios.Scenario, col *Collector, order int
 	Describe(s.ID, Ordered, ContinueOnFailure, at, func() {
 		var res *scenarios.Result
 		var started time.Time
+		transcriptShown := "" // the check whose failure shows the transcript
 		BeforeAll(func(ctx SpecContext) {
 			env := cfg.Env
 			env.Step = func(text string) { By(text) }
@@ -338,16 +374,20 @@ func defineScenario(cfg Config, s *scenarios.Scenario, col *Collector, order int
 				case reports.Skipped:
 					Skip(v.Message)
 				case reports.Errored:
-					AddReportEntry("transcript", res.Transcript, ReportEntryVisibilityFailureOrVerbose)
+					addTranscriptEntry(res.Transcript, c.ID, &transcriptShown)
 					Fail(fmt.Sprintf("harness error, check not judged: %s", v.Message))
 				default:
-					AddReportEntry("transcript", res.Transcript, ReportEntryVisibilityFailureOrVerbose)
+					addTranscriptEntry(res.Transcript, c.ID, &transcriptShown)
 					Fail(fmt.Sprintf("%s [%s %s]\n%s", c.Title, c.Level, c.Spec, v.Message))
 				}
 			})
 		}
 
 		AfterAll(func() {
+			// Every check is reported: the collector holds what the
+			// reports need, and this closure, which lives as long as the
+			// spec tree, lets go of the transcript.
+			res = nil
 			if cfg.Progress == nil {
 				return
 			}
@@ -361,6 +401,43 @@ func defineScenario(cfg Config, s *scenarios.Scenario, col *Collector, order int
 			printProgress(cfg.Progress, col, key, cfg.Name)
 		})
 	})
+}
+
+// TranscriptEntryBytes bounds the transcript a failing check attaches to
+// Ginkgo's report (shown with -v and on failure): Ginkgo holds every entry
+// for the whole run, and a scenario's transcript may have 4 MiB.
+const TranscriptEntryBytes = 64 << 10
+
+// addTranscriptEntry attaches the end of a scenario's transcript to the
+// report of the first of its checks that fails (*shown names it then);
+// the checks that fail after it point to it.
+func addTranscriptEntry(transcript, check string, shown *string) {
+	if *shown != "" {
+		AddReportEntry("transcript", "attached to "+*shown+" above",
+			ReportEntryVisibilityFailureOrVerbose)
+		return
+	}
+	*shown = check
+	AddReportEntry("transcript", TranscriptTail(transcript, TranscriptEntryBytes), ReportEntryVisibilityFailureOrVerbose)
+}
+
+// TranscriptTail returns the end of a transcript in about limit bytes,
+// from the start of a line, after a line saying how much was left out and
+// where the whole is; a transcript that fits is returned as it is.
+func TranscriptTail(t string, limit int) string {
+	if len(t) <= limit {
+		return t
+	}
+	start := len(t) - limit
+	if i := strings.IndexByte(t[start:], '\n'); i >= 0 && i < limit/4 {
+		start += i + 1
+	} else {
+		for start < len(t) && !utf8.RuneStart(t[start]) {
+			start++
+		}
+	}
+	return fmt.Sprintf("… [the first %s of %s bytes of this transcript are left out here; the report files (-o) hold its beginning as well]\n",
+		jsonrpc.Thousands(start), jsonrpc.Thousands(len(t))) + t[start:]
 }
 
 func printProgress(w io.Writer, col *Collector, key, config string) {

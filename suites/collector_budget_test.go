@@ -1,0 +1,84 @@
+package suites
+
+import (
+	"fmt"
+	"runtime"
+	"strings"
+
+	. "github.com/onsi/ginkgo/v2"
+	. "github.com/onsi/gomega"
+
+	"github.com/mcpconform/mcpconform/reports"
+)
+
+// floodedTranscript is a fresh transcript of about n bytes, in lines.
+func floodedTranscript(n int, name string) string {
+	var b strings.Builder
+	line := `recv   [A] {"jsonrpc":"2.0","method":"notifications/message","params":{"data":"` + strings.Repeat("x", 200) + `"}}` + "\n"
+	for b.Len() < n {
+		b.WriteString(line)
+	}
+	fmt.Fprintf(&b, "event  [A] the end of %s\n", name)
+	return b.String()
+}
+
+var _ = Describe("the collector's text budget", Serial, func() {
+	// Serial: the memory measured is the process's.
+	It("holds at most CollectorTextBudget of target text, however many scenarios bring multi-megabyte transcripts", func() {
+		const scenarios = 40
+		runtime.GC()
+		var before, after runtime.MemStats
+		runtime.ReadMemStats(&before)
+		col := NewCollector()
+		for i := range scenarios {
+			key := fmt.Sprint("flooded-", i)
+			transcript := floodedTranscript(4<<20, key)
+			col.scenario(key, func() *reports.Scenario { return &reports.Scenario{ID: key, Transcript: transcript} })
+			col.addCheck(key, reports.Check{ID: key + "/x", Status: reports.Failed, Message: "Actual: " + transcript[:1<<20]})
+		}
+		col.scenario("small", func() *reports.Scenario { return &reports.Scenario{ID: "small", Transcript: "short"} })
+		runtime.GC()
+		runtime.ReadMemStats(&after)
+		held := int64(after.HeapInuse) - int64(before.HeapInuse)
+
+		got := col.Scenarios()
+		text := 0
+		for _, s := range got {
+			text += len(s.Transcript) + len(s.Stderr)
+			for _, c := range s.Checks {
+				text += len(c.Message)
+			}
+		}
+		GinkgoWriter.Printf("collector of %d scenarios with %d MiB of text: holds %d MiB of text, heap in use +%d MiB\n",
+			scenarios+1, scenarios*5, text>>20, held>>20)
+		Expect(text).To(BeNumerically("<=", CollectorTextBudget))
+		Expect(held).To(BeNumerically("<", CollectorTextBudget+16<<20), "heap in use after a collection, over the baseline")
+		Expect(got[0].Transcript).To(HaveSuffix("the end of flooded-0\n"), "the end of a transcript, where a failure shows, is kept")
+		Expect(got[0].Transcript).To(ContainSubstring("of this transcript left out to keep the run's reports under 32 MiB"))
+		Expect(got[scenarios].Transcript).To(Equal("short"), "a small transcript is not trimmed")
+	})
+})
+
+var _ = Describe("TranscriptTail", func() {
+	It("returns a transcript that fits as it is", func() {
+		Expect(TranscriptTail("a\nb\n", 10)).To(Equal("a\nb\n"))
+	})
+
+	It("keeps the end of a long one, from the start of a line, saying what was left out", func() {
+		t := floodedTranscript(4<<20, "a flooded scenario")
+		tail := TranscriptTail(t, TranscriptEntryBytes)
+		Expect(len(tail)).To(BeNumerically("<=", TranscriptEntryBytes+200))
+		Expect(tail).To(MatchRegexp(`^… \[the first [\d,]+ of 4,[\d,]+ bytes of this transcript are left out here; the report files \(-o\) hold its beginning as well\]\nrecv   \[A\] \{`))
+		Expect(tail).To(HaveSuffix("the end of a flooded scenario\n"))
+		kept := tail[strings.IndexByte(tail, '\n')+1:]
+		Expect(t).To(HaveSuffix(kept))
+		Expect(t[:len(t)-len(kept)]).To(HaveSuffix("\n"), "the tail starts a line")
+	})
+
+	It("cuts on a character boundary when no line ends near the cut", func() {
+		t := strings.Repeat("é", 100<<10)
+		tail := TranscriptTail(t, TranscriptEntryBytes)
+		Expect(tail).To(HaveSuffix("éé"))
+		Expect(strings.ToValidUTF8(tail, "?")).To(Equal(tail))
+	})
+})
