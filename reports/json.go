@@ -1,6 +1,7 @@
 package reports
 
 import (
+	"bytes"
 	"encoding/json"
 	"fmt"
 	"io"
@@ -76,14 +77,86 @@ func WriteJSON(w io.Writer, r *Run) error {
 	if r == nil {
 		return errNilRun
 	}
-	enc := json.NewEncoder(w)
-	enc.SetIndent("", "  ")
-	// Transcripts are full of <, > and &; \u003c escapes only hurt readability.
-	enc.SetEscapeHTML(false)
-	if err := enc.Encode(jsonFromRun(r)); err != nil {
+	// The run is written scenario by scenario: indenting the whole run at
+	// once held its encoding three times over (compact, indented, and the
+	// encoder's buffer). The bytes are those of one indented encoding:
+	// "scenarios" is the run's last member, so the head is the run encoded
+	// with no scenarios up to its "[", and each scenario is encoded as an
+	// element of that array, two levels deep, by one encoder whose buffers
+	// serve every scenario in turn.
+	var head bytes.Buffer
+	if err := newIndentEncoder(&head, "").Encode(jsonRunHead(r)); err != nil {
 		return fmt.Errorf("reports: encoding JSON: %w", err)
 	}
+	const emptyTail = "[]\n}\n"
+	if !bytes.HasSuffix(head.Bytes(), []byte(emptyTail)) {
+		return fmt.Errorf("reports: encoding JSON: the run does not end with its scenarios")
+	}
+	if _, err := w.Write(head.Bytes()[:head.Len()-len(emptyTail)+1]); err != nil { // up to "["
+		return fmt.Errorf("reports: writing JSON: %w", err)
+	}
+	const elementIndent = "    " // an element of the run's "scenarios"
+	elem := &holdNewline{w: w}
+	enc := newIndentEncoder(elem, elementIndent)
+	for i := range r.Scenarios {
+		sep := ",\n" + elementIndent
+		if i == 0 {
+			sep = sep[1:]
+		}
+		if _, err := io.WriteString(w, sep); err != nil {
+			return fmt.Errorf("reports: writing JSON: %w", err)
+		}
+		if err := enc.Encode(jsonFromScenario(r, &r.Scenarios[i])); err != nil {
+			return fmt.Errorf("reports: encoding JSON: %w", err)
+		}
+		elem.held = false // the encoder's newline: the array goes on
+	}
+	end := "]\n}\n"
+	if len(r.Scenarios) > 0 {
+		end = "\n  ]\n}\n"
+	}
+	if _, err := io.WriteString(w, end); err != nil {
+		return fmt.Errorf("reports: writing JSON: %w", err)
+	}
 	return nil
+}
+
+// newIndentEncoder encodes into w indented by two spaces, every line after
+// the first starting with prefix.
+func newIndentEncoder(w io.Writer, prefix string) *json.Encoder {
+	enc := json.NewEncoder(w)
+	enc.SetIndent(prefix, "  ")
+	// Transcripts are full of <, > and &; \u003c escapes only hurt readability.
+	enc.SetEscapeHTML(false)
+	return enc
+}
+
+// holdNewline passes writes on to w, holding back a newline that ends one
+// until more follows: what an encoder writes, without the newline it ends
+// each value with once held is cleared.
+type holdNewline struct {
+	w    io.Writer
+	held bool
+}
+
+func (h *holdNewline) Write(b []byte) (int, error) {
+	n := len(b)
+	if n == 0 {
+		return 0, nil
+	}
+	if h.held {
+		if _, err := io.WriteString(h.w, "\n"); err != nil {
+			return 0, err
+		}
+		h.held = false
+	}
+	if b[n-1] == '\n' {
+		h.held, b = true, b[:n-1]
+	}
+	if _, err := h.w.Write(b); err != nil {
+		return 0, err
+	}
+	return n, nil
 }
 
 // ReadJSON parses a results.json written by WriteJSON back into a Run, so a
@@ -152,7 +225,9 @@ func ReadJSON(rd io.Reader) (*Run, error) {
 	return r, nil
 }
 
-func jsonFromRun(r *Run) jsonRun {
+// jsonRunHead is the wire shape of r without its scenarios (an empty
+// list), which WriteJSON writes one by one (jsonFromScenario).
+func jsonRunHead(r *Run) jsonRun {
 	c := r.Counts()
 	out := jsonRun{
 		FormatVersion: JSONFormatVersion,
@@ -169,44 +244,45 @@ func jsonFromRun(r *Run) jsonRun {
 		InterruptedBy: r.Interrupted,
 		Outcome:       r.Outcome(),
 		Counts:        jsonCounts(c),
-		Scenarios:     make([]jsonScenario, 0, len(r.Scenarios)), // [] rather than null
-	}
-	for i := range r.Scenarios {
-		s := &r.Scenarios[i]
-		sc := s.Counts()
-		js := jsonScenario{
-			ID:          s.ID,
-			Title:       s.Title,
-			Family:      s.Family,
-			Side:        s.side(r),
-			Transport:   s.transport(r),
-			SpecVersion: s.specVersion(r),
-			Started:     jsonTime(s.Started),
-			DurationMs:  millis(s.Duration),
-			Outcome:     sc.Outcome(),
-			Counts:      jsonCounts(sc),
-			Checks:      make([]jsonCheck, 0, len(s.Checks)),
-			Transcript:  s.Transcript,
-			Stderr:      s.Stderr,
-		}
-		for j := range s.Checks {
-			c := &s.Checks[j]
-			status, msg := c.effective()
-			js.Checks = append(js.Checks, jsonCheck{
-				ID:         c.ID,
-				Title:      c.Title,
-				Level:      c.Level,
-				SpecRef:    c.SpecRef,
-				Quote:      c.Quote,
-				Source:     c.Source,
-				Status:     status,
-				Message:    msg,
-				DurationMs: millis(c.Duration),
-			})
-		}
-		out.Scenarios = append(out.Scenarios, js)
+		Scenarios:     []jsonScenario{}, // [] rather than null
 	}
 	return out
+}
+
+// jsonFromScenario is the wire shape of one scenario of r.
+func jsonFromScenario(r *Run, s *Scenario) jsonScenario {
+	sc := s.Counts()
+	js := jsonScenario{
+		ID:          s.ID,
+		Title:       s.Title,
+		Family:      s.Family,
+		Side:        s.side(r),
+		Transport:   s.transport(r),
+		SpecVersion: s.specVersion(r),
+		Started:     jsonTime(s.Started),
+		DurationMs:  millis(s.Duration),
+		Outcome:     sc.Outcome(),
+		Counts:      jsonCounts(sc),
+		Checks:      make([]jsonCheck, 0, len(s.Checks)),
+		Transcript:  s.Transcript,
+		Stderr:      s.Stderr,
+	}
+	for j := range s.Checks {
+		c := &s.Checks[j]
+		status, msg := c.effective()
+		js.Checks = append(js.Checks, jsonCheck{
+			ID:         c.ID,
+			Title:      c.Title,
+			Level:      c.Level,
+			SpecRef:    c.SpecRef,
+			Quote:      c.Quote,
+			Source:     c.Source,
+			Status:     status,
+			Message:    msg,
+			DurationMs: millis(c.Duration),
+		})
+	}
+	return js
 }
 
 func millis(d time.Duration) float64 {
