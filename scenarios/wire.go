@@ -26,15 +26,26 @@ type WireViolation struct {
 }
 
 // WireViolationKeep is how many schema violations a ledger keeps, each
-// message cut to WireViolationBytes (and its error to WireViolationErrBytes);
+// message cut to WireViolationBytes (and its error to WireTextBytes);
 // beyond it they are only counted. A target that sends every message
 // invalid would otherwise have the ledger hold all of its traffic for the
 // whole run, and the wire-schema check shows only the first few anyway.
 const (
-	WireViolationKeep     = 1000
-	WireViolationBytes    = 4 << 10
-	WireViolationErrBytes = 1 << 10
+	WireViolationKeep  = 1000
+	WireViolationBytes = 4 << 10
+	// WireTextBytes bounds the texts a ledger keeps with each entry (a
+	// violation's error, a breach's description), which may quote what the
+	// target sent: a method that is not a string, an id, a jsonrpc value.
+	WireTextBytes = 1 << 10
 )
+
+// cutText is s cut to WireTextBytes (jsonrpc.CutEntry), or s itself.
+func cutText(s string) string {
+	if len(s) <= WireTextBytes {
+		return s
+	}
+	return string(jsonrpc.CutEntry([]byte(s), WireTextBytes))
+}
 
 // Add records violations, keeping the first WireViolationKeep (cut) and
 // counting the rest; a nil ledger records nothing.
@@ -50,9 +61,7 @@ func (l *WireLedger) Add(v ...WireViolation) {
 			continue
 		}
 		x.Raw = jsonrpc.CutEntry(x.Raw, WireViolationBytes)
-		if len(x.Err) > WireViolationErrBytes {
-			x.Err = string(jsonrpc.CutEntry([]byte(x.Err), WireViolationErrBytes))
-		}
+		x.Err = cutText(x.Err)
 		l.entries = append(l.entries, x)
 	}
 }
@@ -114,7 +123,8 @@ type ruleTally struct {
 }
 
 // AddBreach records breaches of the wire rules, keeping the first
-// WireBreachKeep of each rule and counting the rest; a nil ledger records
+// WireBreachKeep of each rule (their texts cut to WireTextBytes, their
+// frames to WireViolationBytes) and counting the rest; a nil ledger records
 // nothing.
 func (l *WireLedger) AddBreach(b ...WireBreach) {
 	if l == nil {
@@ -133,6 +143,8 @@ func (l *WireLedger) AddBreach(b ...WireBreach) {
 		}
 		t.total += 1 + max(x.Also, 0)
 		if len(t.kept) < WireBreachKeep {
+			x.What = cutText(x.What)
+			x.Raw = jsonrpc.CutEntry(x.Raw, WireViolationBytes)
 			t.kept = append(t.kept, x)
 		}
 	}

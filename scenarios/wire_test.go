@@ -25,7 +25,7 @@ var _ = g.Describe("WireLedger's schema violations", func() {
 		Expect(kept[0].Scenario).To(Equal("s-0"), "the first are kept")
 		for _, v := range kept {
 			Expect(len(v.Raw)).To(BeNumerically("<=", WireViolationBytes))
-			Expect(len(v.Err)).To(BeNumerically("<=", WireViolationErrBytes))
+			Expect(len(v.Err)).To(BeNumerically("<=", WireTextBytes))
 		}
 		Expect(string(kept[0].Raw)).To(HavePrefix(`{"jsonrpc":"2.0","method":"notifications/message"`))
 		Expect(string(kept[0].Raw)).To(HaveSuffix("[cut: " + jsonrpc.Thousands(len(big)) + " bytes]"))
@@ -50,6 +50,23 @@ var _ = g.Describe("WireLedger's schema violations", func() {
 		Expect(held).To(BeNumerically("<", 16<<20))
 		_, total := l.Violations()
 		Expect(total).To(Equal(20000))
+	})
+
+	g.It("keeps the first WireBreachKeep breaches of a rule with their texts cut, and counts the rest", func() {
+		l := &WireLedger{}
+		huge := strings.Repeat("[", 1<<20) // a method that is not a string, quoted in What
+		for range WireBreachKeep + 5 {
+			l.AddBreach(WireBreach{Scenario: "s", Rule: "jsonrpc-only", What: "a message whose method is " + huge + ", not a string",
+				Raw: []byte(huge), Also: 2})
+		}
+		kept, total := l.Breaches("jsonrpc-only")
+		Expect(kept).To(HaveLen(WireBreachKeep))
+		Expect(total).To(Equal(3 * (WireBreachKeep + 5)))
+		for _, b := range kept {
+			Expect(len(b.What)).To(BeNumerically("<=", WireTextBytes))
+			Expect(len(b.Raw)).To(BeNumerically("<=", WireViolationBytes))
+		}
+		Expect(kept[0].What).To(HavePrefix("a message whose method is [[["))
 	})
 
 	g.It("records nothing in a nil ledger", func() {
