@@ -192,6 +192,9 @@ const (
 	// keptFrameBytes bounds each frame kept (jsonrpc.CutEntry notes the
 	// length of what was cut).
 	keptFrameBytes = 4 << 10
+	// keptErrBytes bounds the error kept with a schema violation, which may
+	// quote what the server sent (a member's name in its JSON path, a value).
+	keptErrBytes = 1 << 10
 )
 
 // MaxKeptViolations is how many schema violations a session keeps
@@ -372,7 +375,8 @@ type SchemaViolation struct {
 }
 
 // SchemaViolations lists what the server sent that failed schema
-// validation: the first maxKept, each message cut to keptFrameBytes.
+// validation: the first maxKept, each message cut to keptFrameBytes and
+// each error to keptErrBytes.
 // SchemaViolationsDropped counts the rest.
 func (s *Session) SchemaViolations() []SchemaViolation {
 	s.violationsMu.Lock()
@@ -396,6 +400,9 @@ func (s *Session) checkSchema(what string, raw []byte, validate func(version str
 	err := validate(protocol.SchemaFor(s.opts.Version))
 	if err == nil || errors.Is(err, protocol.ErrUnknownMethod) || errors.Is(err, protocol.ErrUnknownVersion) {
 		return
+	}
+	if msg := err.Error(); len(msg) > keptErrBytes {
+		err = errors.New(string(jsonrpc.CutEntry([]byte(msg), keptErrBytes)))
 	}
 	s.violationsMu.Lock()
 	if len(s.violations) < maxKept {

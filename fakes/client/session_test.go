@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -457,6 +458,25 @@ var _ = Describe("Session", func() {
 		must(s.Request(stepCtx(), "spew", nil))
 		Expect(s.Garbage()).To(Equal([][]byte{[]byte("this is not JSON")}))
 		Expect(s.Inbox().Messages()).To(BeEmpty())
+	})
+
+	It("keeps a schema violation with its message and its error cut, however long what the server sent", func() {
+		long := strings.Repeat("z", 1<<20)
+		e := &server.Engine{Requests: map[string]server.Handler{
+			"tools/list": func(context.Context, *server.Peer, *jsonrpc.Message) (any, *jsonrpc.Error) {
+				return map[string]any{"resultType": long, "tools": []any{}}, nil
+			},
+		}}
+		s := connect(serve(transport.WS, e), client.Options{Version: protocol.V20260728})
+		must(s.Request(stepCtx(), "tools/list", nil))
+		v := s.SchemaViolations()
+		Expect(v).To(HaveLen(1))
+		Expect(v[0].What).To(Equal("result of tools/list"))
+		Expect(v[0].Err.Error()).To(HavePrefix(`$.result.resultType: invalid value "zzz`))
+		Expect(len(v[0].Err.Error())).To(BeNumerically("<=", 1<<10))
+		Expect(string(v[0].Raw)).To(HaveSuffix(" bytes]"))
+		Expect(len(v[0].Raw)).To(BeNumerically("<=", 4<<10))
+		Expect(s.SchemaViolationsDropped()).To(BeZero())
 	})
 
 	It("keeps at most Options.InboxLimit messages in its inbox, the newest", func() {
