@@ -16,8 +16,8 @@ cd "$(dirname "$0")/.." || exit 2
 focus=${1:-}
 table=$(mktemp)
 log=$(mktemp)
-trap 'rm -f "$table" "$log"' EXIT
-set -- ./cmd/mcpconform -run TestMcpconform -count=1 -timeout 60m --ginkgo.label-filter hostile
+trap 'rm -f "$table"' EXIT
+set -- ./cmd/mcpconform -run TestMcpconform -count=1 -timeout 60m --ginkgo.label-filter hostile --ginkgo.no-color
 [ -n "$focus" ] && set -- "$@" --ginkgo.focus "$focus"
 HOSTILE_BENCH=$table go test "$@" >"$log" 2>&1
 status=$?
@@ -25,8 +25,11 @@ sort "$table"
 echo
 if [ $status -eq 0 ]; then
 	echo "every verdict held"
+	rm -f "$log"
 else
 	echo "some verdicts did not hold (go test exit $status):"
-	grep -E '^\s*\[FAIL\]' "$log" | sed 's/\x1b\[[0-9;]*m//g' | sort -u
+	grep -E 'part\(s\) of the verdict do not hold|^  - |HUNG|did not end by itself' "$log" | grep -v '^  - /' | sed 's/^  \[FAILED\] /\n/'
+	echo
+	echo "full log: $log"
 fi
 exit $status

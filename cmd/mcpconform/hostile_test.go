@@ -315,13 +315,14 @@ func runHostile(name string, c hostileCase) {
 	}
 	Eventually(s).WithTimeout(hostileDeadline + time.Minute).Should(gexec.Exit())
 	wall := time.Since(started)
-	Expect(ctx.Err()).NotTo(HaveOccurred(), "%s: mcpconform did not end by itself within %s and was killed: the run hangs\nstdout:\n%s\nstderr:\n%s",
-		name, hostileDeadline, s.Out.Contents(), s.Err.Contents())
 	code := s.ExitCode()
 	rss := int64(cmd.ProcessState.SysUsage().(*syscall.Rusage).Maxrss) << 10 // KiB on Linux
 	size := dirSize(dir)
 	line := fmt.Sprintf("%-56s exit %d  wall %7.2fs  peak RSS %6.1f MB (floor %4.1f)  reports %7.2f MB",
 		name, code, wall.Seconds(), float64(rss)/(1<<20), float64(floor)/(1<<20), float64(size)/(1<<20))
+	if ctx.Err() != nil {
+		line += "  HUNG: killed at the deadline"
+	}
 	GinkgoWriter.Println("hostile:", line)
 	AddReportEntry("hostile "+name, line)
 	if path := os.Getenv("HOSTILE_BENCH"); path != "" {
@@ -330,6 +331,8 @@ func runHostile(name string, c hostileCase) {
 			f.Close()
 		}
 	}
+	Expect(ctx.Err()).NotTo(HaveOccurred(), "%s: mcpconform did not end by itself within %s and was killed: the run hangs\nstdout:\n%s\nstderr:\n%s",
+		name, hostileDeadline, s.Out.Contents(), s.Err.Contents())
 	out := fmt.Sprintf("mcpconform %s\nstdout:\n%s\nstderr:\n%s", strings.Join(args, " "), s.Out.Contents(), s.Err.Contents())
 
 	// Every part of the verdict is judged, and every part that does not
@@ -341,8 +344,8 @@ func runHostile(name string, c hostileCase) {
 }
 
 func judgeHostile(c hostileCase, code int, rss, size int64, dir, tag string, serverPid int, pidfile string, s *gexec.Session) {
-	Expect(c.exit).To(ContainElement(code), "the exit code")
-	Expect(rss).To(BeNumerically("<", hostileRSS), "mcpconform's peak RSS stays under %d MB", hostileRSS>>20)
+	Expect(c.exit).To(ContainElement(code), "the exit code is one of %v, not %d", c.exit, code)
+	Expect(rss).To(BeNumerically("<", hostileRSS), "mcpconform's peak RSS stays under %d MB (it reached %d MB)", hostileRSS>>20, rss>>20)
 
 	// No process of the entry is left: the target, and every child it
 	// started, even one in its own session.
@@ -363,7 +366,7 @@ func judgeHostile(c hostileCase, code int, rss, size int64, dir, tag string, ser
 	}
 
 	if c.unwritable {
-		Expect(pidsIn(pidfile, "main")).To(BeEmpty(), "the target is never started")
+		Expect(pidsIn(pidfile, "main")).To(BeEmpty(), "the target is never started (it was, %d times)", len(pidsIn(pidfile, "main")))
 		Expect(string(s.Err.Contents())).To(ContainSubstring(dir), "the error names the report directory")
 		return
 	}
@@ -373,7 +376,7 @@ func judgeHostile(c hostileCase, code int, rss, size int64, dir, tag string, ser
 	Expect(filepath.Join(dir, "summary.md")).To(BeARegularFile())
 	Expect(filepath.Join(dir, "report.html")).To(BeARegularFile())
 	res := readResults(dir)
-	Expect(size).To(BeNumerically("<", hostileReports), "the reports stay under %d MB", hostileReports>>20)
+	Expect(size).To(BeNumerically("<", hostileReports), "the reports stay under %d MB (they take %.1f MB)", hostileReports>>20, float64(size)/(1<<20))
 
 	if c.fails != "" {
 		msg, ok := res.failed(c.fails)
