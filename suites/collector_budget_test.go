@@ -59,6 +59,17 @@ var _ = Describe("the collector's text budget", Serial, func() {
 	})
 })
 
+var _ = Describe("ReportText", func() {
+	It("keeps a message that fits, and the head of a long one with its length", func() {
+		Expect(ReportText("Expected: x")).To(Equal("Expected: x"))
+		long := "Expected: a result\nActual: " + strings.Repeat("r", 4<<20)
+		got := ReportText(long)
+		Expect(len(got)).To(BeNumerically("<=", TranscriptEntryBytes+100))
+		Expect(got).To(HavePrefix("Expected: a result\nActual: rrr"))
+		Expect(got).To(HaveSuffix("[cut: 4,194,331 bytes] (the report files (-o) hold more of this message)"))
+	})
+})
+
 var _ = Describe("TranscriptTail", func() {
 	It("returns a transcript that fits as it is", func() {
 		Expect(TranscriptTail("a\nb\n", 10)).To(Equal("a\nb\n"))

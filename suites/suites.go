@@ -227,7 +227,11 @@ func (c *Collector) Scenarios() []reports.Scenario {
 	defer c.mu.Unlock()
 	out := make([]reports.Scenario, 0, len(c.order))
 	for _, k := range c.order {
-		out = append(out, *c.scenarios[k])
+		s := *c.scenarios[k]
+		// A copy of the checks: trimming (trimLocked) changes the
+		// collector's own in place.
+		s.Checks = slices.Clone(s.Checks)
+		out = append(out, s)
 	}
 	return out
 }
@@ -367,18 +371,19 @@ func defineScenario(cfg Config, s *scenarios.Scenario, col *Collector, order int
 				rc := checkReport(cfg, c)
 				rc.Level, rc.Status, rc.Message, rc.Duration = string(v.Check.Level), status, v.Message, v.At
 				col.addCheck(key, rc)
+				msg := ReportText(v.Message) // Ginkgo's report holds it for the whole run
 				switch status {
 				case reports.Passed:
 				case reports.Warning:
-					AddReportEntry("warning", fmt.Sprintf("%s (%s %s)\n%s", c.Title, c.Level, c.Spec, v.Message))
+					AddReportEntry("warning", fmt.Sprintf("%s (%s %s)\n%s", c.Title, c.Level, c.Spec, msg))
 				case reports.Skipped:
-					Skip(v.Message)
+					Skip(msg)
 				case reports.Errored:
 					addTranscriptEntry(res.Transcript, c.ID, &transcriptShown)
-					Fail(fmt.Sprintf("harness error, check not judged: %s", v.Message))
+					Fail(fmt.Sprintf("harness error, check not judged: %s", msg))
 				default:
 					addTranscriptEntry(res.Transcript, c.ID, &transcriptShown)
-					Fail(fmt.Sprintf("%s [%s %s]\n%s", c.Title, c.Level, c.Spec, v.Message))
+					Fail(fmt.Sprintf("%s [%s %s]\n%s", c.Title, c.Level, c.Spec, msg))
 				}
 			})
 		}
@@ -419,6 +424,16 @@ func addTranscriptEntry(transcript, check string, shown *string) {
 	}
 	*shown = check
 	AddReportEntry("transcript", TranscriptTail(transcript, TranscriptEntryBytes), ReportEntryVisibilityFailureOrVerbose)
+}
+
+// ReportText is a check's message as Ginkgo's report holds it: its first
+// TranscriptEntryBytes, with a note of its length when it is longer (a
+// message may quote what the target sent; the report files keep more).
+func ReportText(msg string) string {
+	if len(msg) <= TranscriptEntryBytes {
+		return msg
+	}
+	return string(jsonrpc.CutEntry([]byte(msg), TranscriptEntryBytes)) + " (the report files (-o) hold more of this message)"
 }
 
 // TranscriptTail returns the end of a transcript in about limit bytes,
