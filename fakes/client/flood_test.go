@@ -166,6 +166,25 @@ var _ = Describe("a target that floods requests and reads no answers", Serial, f
 	})
 })
 
+var _ = Describe("a target that floods small requests and reads no answers", Serial, func() {
+	It("says once in the transcript that requests beyond those served at once are left unanswered", func() {
+		target := client.Target{Kind: transport.Stdio, Argv: []string{os.Args[0]},
+			Env: []string{floodEnv + "=stdio-requests", floodShapeEnv + "=small"}}
+		transcript := jsonrpc.NewTranscript()
+		ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+		DeferCleanup(cancel)
+		s, err := client.Connect(ctx, target, client.Options{Transcript: transcript, Label: "A"})
+		Expect(err).NotTo(HaveOccurred())
+		DeferCleanup(s.Close)
+		_, err = s.Initialize(ctx)
+		Expect(err).NotTo(HaveOccurred())
+		_, err = s.Inbox().WaitFor(ctx, isFloodMarker)
+		Expect(err).NotTo(HaveOccurred())
+		line := fmt.Sprintf("more than %d requests from the server at once; the rest are left unanswered", peer.DefaultMaxServing)
+		Expect(strings.Count(transcript.String(), line)).To(Equal(1))
+	})
+})
+
 func isFloodMarker(m *jsonrpc.Message) bool {
 	var p struct{ Data string }
 	return m.Method == "notifications/message" && json.Unmarshal(m.Params, &p) == nil && p.Data == floodMarker
@@ -390,8 +409,15 @@ func floodStdioRequests() error {
 		}
 	}
 	pad := strings.Repeat("x", floodNoteBytes-100)
+	volume := 2 * floodPhaseBytes
+	if os.Getenv(floodShapeEnv) == "small" {
+		// Small requests, eight times as many as a session serves at once
+		// (its answers to the first fill the pipe nobody reads), so the
+		// transcript still has room to say what was left unserved.
+		pad, volume = "", 8*peer.DefaultMaxServing*75
+	}
 	id := 0
-	for sent := 0; sent < 2*floodPhaseBytes; {
+	for sent := 0; sent < volume; {
 		id++
 		b := []byte(fmt.Sprintf(`{"jsonrpc":"2.0","id":%d,"method":"ping","params":{"_meta":{"pad":"%s"}}}`, id, pad))
 		if err := write(b); err != nil {
