@@ -94,6 +94,8 @@ func (w *wireLog) add(rule WireRule, what string, raw []byte) {
 	if len(raw) > WireRawKeep {
 		raw = raw[:WireRawKeep]
 	}
+	// what can quote target text of any size (a method, an id).
+	what = string(jsonrpc.CutEntry([]byte(what), 1<<10))
 	w.kept[rule] = append(w.kept[rule], WireBreach{Rule: rule, What: what, Raw: bytes.Clone(raw)})
 }
 

@@ -172,6 +172,7 @@ func (t *T) recordWire() {
 			}
 			t.Env.Wire.Add(scenarios.WireViolation{Scenario: id, What: sv.What, Err: sv.Err.Error(), Raw: sv.Raw})
 		}
+		t.Env.Wire.Count(s.SchemaViolationsDropped())
 		t.Env.Wire.AddBreach(Breaches(id, s)...)
 	}
 }
