@@ -92,9 +92,9 @@ var _ = Describe("the run's text budget", Serial, func() {
 		}
 		AddReportEntry("report budget: peak heap over baseline while writing (MiB)", (peak-base)>>20)
 		Expect(total).To(BeNumerically("<", 3*reports.RunTextBudget+4<<20), "the four files together")
-		// Measured: +1,597 MiB before the budget, about +78 MiB with it and results.json written scenario by scenario;
-		// most of that is results.json indenting the whole run in memory
-		// and report.html rendering the page into a buffer first.
+		// Measured: +1,597 MiB before the budget, about +78 MiB with it
+		// (results.json written scenario by scenario; report.html still
+		// renders the page into a buffer first).
 		Expect(peak-base).To(BeNumerically("<", 12*reports.RunTextBudget), "peak heap in use over the baseline while writing")
 
 		written := readRun(dir)
