@@ -71,8 +71,16 @@ func (t *T) Open(label string, opts client.Options) *client.Session {
 	s := t.Connect(label, opts)
 	ctx, cancel := t.Wait()
 	defer cancel()
-	if _, err := s.Open(ctx); err != nil {
+	if resp, err := s.Open(ctx); err != nil {
 		t.abortIfUnreachable(err)
+		if evidence, ok := NotImplementedAnswer(t.Version(), resp, err); ok {
+			// Not a failure: the version is not the target's. The handshake's
+			// own scenario judges that (lifecycle-initialize/-discover); here
+			// and in later scenarios nothing of the version is judged.
+			what := fmt.Sprintf("the target does not implement %s (%s)", t.Env.Version, evidence)
+			t.Env.Gate.CloseUnsupported(what)
+			t.T.Blocked("%s", what)
+		}
 		if Unanswered(s, err) {
 			why := fmt.Sprintf("the %s handshake was not answered within %s (%v)", t.Version().Handshake, t.Env.Timing.ResponseTimeout, err)
 			if gone := t.goneNote(); gone != "" {

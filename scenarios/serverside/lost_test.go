@@ -1,0 +1,50 @@
+package serverside_test
+
+import (
+	"encoding/json"
+	"errors"
+
+	. "github.com/onsi/ginkgo/v2"
+	. "github.com/onsi/gomega"
+
+	"github.com/mcpconform/mcpconform/jsonrpc"
+	"github.com/mcpconform/mcpconform/protocol"
+	"github.com/mcpconform/mcpconform/scenarios/serverside"
+	"github.com/mcpconform/mcpconform/transport"
+)
+
+var _ = Describe("NotImplementedAnswer", func() {
+	modern, _ := protocol.Lookup("2026-07-28")
+	legacy, _ := protocol.Lookup("2025-11-25")
+	errResp := func(code int) *jsonrpc.Message {
+		return &jsonrpc.Message{Error: &jsonrpc.Error{Code: code, Message: "no"}}
+	}
+	result := func(v any) *jsonrpc.Message {
+		b, _ := json.Marshal(v)
+		return &jsonrpc.Message{Result: b}
+	}
+	refusal := func(status int, body string) error {
+		return &transport.HTTPStatusError{Status: status, Body: body}
+	}
+
+	DescribeTable("tells a target that lacks the version from one that fails its handshake",
+		func(v protocol.Version, resp *jsonrpc.Message, err error, notImplemented bool) {
+			_, ok := serverside.NotImplementedAnswer(v, resp, err)
+			Expect(ok).To(Equal(notImplemented))
+		},
+		Entry("-32022", modern, errResp(-32022), errors.New("rejected"), true),
+		Entry("no server/discover (-32601)", modern, errResp(-32601), errors.New("rejected"), true),
+		Entry("initialize refused with -32601 is a failure", legacy, errResp(-32601), errors.New("rejected"), false),
+		Entry("an internal error is a failure", modern, errResp(-32603), errors.New("rejected"), false),
+		Entry("HTTP 400 with a non-modern error: initialize-era", modern, nil,
+			refusal(400, `{"jsonrpc":"2.0","error":{"code":-32000,"message":"Server not initialized"},"id":null}`), true),
+		Entry("HTTP 400 with no body: initialize-era", modern, nil, refusal(400, ""), true),
+		Entry("HTTP 400 with -32022: a modern server refusing", modern, nil,
+			refusal(400, `{"jsonrpc":"2.0","error":{"code":-32022,"message":"x"},"id":1}`), false),
+		Entry("HTTP 400 with -32020: a modern header error", modern, nil,
+			refusal(400, `{"jsonrpc":"2.0","error":{"code":-32020,"message":"x"},"id":1}`), false),
+		Entry("HTTP 500 is a failure", modern, nil, refusal(500, ""), false),
+		Entry("a DiscoverResult without the version", modern, result(map[string]any{"supportedVersions": []string{"2025-11-25"}}), nil, true),
+		Entry("a DiscoverResult with it", modern, result(map[string]any{"supportedVersions": []string{"2026-07-28"}}), nil, false),
+	)
+})
