@@ -78,6 +78,42 @@ var _ = Describe("the lifecycle family against conformant variants", func() {
 		Entry("escapes-non-ascii-ids over http with sessions", server.EscapesNonASCIIIds, "lifecycle-id-echo", transport.HTTP, "2025-11-25"),
 		Entry("escapes-non-ascii-ids over stateless http", server.EscapesNonASCIIIds, "lifecycle-id-echo", transport.HTTP, "2026-07-28"),
 		Entry("escapes-non-ascii-ids over ws", server.EscapesNonASCIIIds, "lifecycle-id-echo", transport.WS, "2026-07-28"),
+		// Targets without 2026-07-28, judged at a version they implement.
+		Entry("initialize-era-http over http", server.InitializeEraHTTP, "lifecycle-initialize", transport.HTTP, "2025-11-25"),
+		Entry("discover-lists-older-versions over stdio", server.DiscoverListsOlderVersions, "lifecycle-initialize", transport.Stdio, "2025-06-18"),
+	)
+
+	// A target that does not implement 2026-07-28 says so in its answer to
+	// server/discover; the version is then not judged, in one line. Before,
+	// initialize-era-http (the TypeScript SDK's 400 with -32000 and id null)
+	// failed lifecycle-discover/result-schema, and every later scenario
+	// failed its first check ("the handshake failed"); and
+	// discover-lists-older-versions (go-sdk's stateful server: a
+	// DiscoverResult without 2026-07-28) passed the handshake, after which
+	// lifecycle-unknown-method/method-not-found failed on -32022.
+	DescribeTable("does not judge 2026-07-28 at a target whose server/discover says it lacks the version",
+		func(ctx SpecContext, l *fault.Fault, kind transport.Kind, evidence string) {
+			Expect(l.ObservableOn(kind, "2026-07-28")).To(BeTrue())
+			ref, err := suites.StartReference(ctx, kind, server.ReferenceOptions{Variant: l}, exe)
+			Expect(err).NotTo(HaveOccurred())
+			DeferCleanup(ref.Stop)
+			gate := &scenarios.Gate{}
+			for _, id := range []string{"lifecycle-discover", "lifecycle-unknown-method", "lifecycle-id-echo"} {
+				s, ok := catalogue.All().Find(id)
+				Expect(ok).To(BeTrue(), id)
+				res := scenarios.Execute(ctx, s, scenarios.Env{Target: ref.Target, Version: "2026-07-28", Transport: kind, Gate: gate,
+					Timing: scenarios.Timing{ResponseTimeout: 3 * time.Second}})
+				for _, v := range res.Verdicts {
+					Expect(v.Outcome).To(Equal(scenarios.Skip), "%s: %s", v.Check.ID, v.Message)
+					Expect(v.Message).To(And(ContainSubstring("does not implement 2026-07-28"), ContainSubstring(evidence)), v.Check.ID)
+				}
+			}
+			Expect(gate.Unsupported()).To(BeTrue())
+		},
+		Entry("initialize-era-http over http", server.InitializeEraHTTP, transport.HTTP, `HTTP 400: {"jsonrpc":"2.0","error":{"code":-32000`),
+		Entry("discover-lists-older-versions over stdio", server.DiscoverListsOlderVersions, transport.Stdio, "without 2026-07-28"),
+		Entry("discover-lists-older-versions over http", server.DiscoverListsOlderVersions, transport.HTTP, "without 2026-07-28"),
+		Entry("discover-lists-older-versions over ws", server.DiscoverListsOlderVersions, transport.WS, "without 2026-07-28"),
 	)
 
 	DescribeTable("fails each fault that once passed, and keeps the old kills",

@@ -164,6 +164,8 @@ func Listen(ctx context.Context, kind transport.Kind, addr string, v *fault.Faul
 			return nil, err
 		}
 		return l, nil
+	case kind == transport.HTTP && (v == InitializeEraHTTP || v == LegacyHTTPRefused):
+		return listenInitializeEra(ctx, addr, opts)
 	case kind == transport.WS && v == WSNoSubprotocol:
 		l, err := transport.ListenWebSocket(ctx, addr, transport.WSServerOptions{Options: opts, NoSubprotocol: true})
 		if err != nil {

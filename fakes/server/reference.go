@@ -139,7 +139,7 @@ func (r *reference) middleware(next Handler) Handler {
 		if r.is(DiscoverAnyVersion) && req.Method == protocol.MethodServerDiscover && p.Header() == nil {
 			version = protocol.V20260728 // the stdio probe: answered whatever version it declares
 		}
-		if !slices.Contains(r.stateless, version) {
+		if !slices.Contains(r.stateless, version) && !r.discoversUnimplemented(req) {
 			supported := append(append([]string(nil), r.stateless...), r.stateful...)
 			if r.is(UnsupportedVersionWrongCode) {
 				return nil, rpcError(codes.InvalidParams, "Unsupported protocol version", map[string]any{"supported": supported, "requested": version})
