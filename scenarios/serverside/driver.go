@@ -58,6 +58,13 @@ func (t *T) Connect(label string, opts client.Options) *client.Session {
 	defer cancel()
 	s, err := client.Connect(ctx, t.target, opts)
 	if err != nil {
+		var stall *transport.StallError
+		if errors.As(err, &stall) {
+			// It accepted the connection and then stopped (a WebSocket
+			// upgrade never completed): a hang, judged like an unanswered
+			// handshake, once per transport and version.
+			t.Unreachable("%v", err)
+		}
 		t.Abort("could not connect to the target (%s): %v", t.target, err)
 	}
 	t.sessions = append(t.sessions, s)
