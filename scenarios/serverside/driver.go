@@ -80,7 +80,7 @@ func (t *T) Open(label string, opts client.Options) *client.Session {
 	defer cancel()
 	if resp, err := s.Open(ctx); err != nil {
 		t.abortIfUnreachable(err)
-		if evidence, ok := NotImplementedAnswer(t.Version(), resp, err); ok {
+		if evidence := NotImplementedAnswer(s, t.Version(), resp, err); evidence != "" {
 			// Not a failure: the version is not the target's. The handshake's
 			// own scenario judges that (lifecycle-initialize/-discover); here
 			// and in later scenarios nothing of the version is judged.

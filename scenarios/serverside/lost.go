@@ -1,16 +1,11 @@
 package serverside
 
 import (
-	"encoding/json"
 	"errors"
 	"fmt"
-	"slices"
 	"strings"
 
 	"github.com/mcpconform/mcpconform/fakes/client"
-	"github.com/mcpconform/mcpconform/jsonrpc"
-	"github.com/mcpconform/mcpconform/protocol"
-	"github.com/mcpconform/mcpconform/protocol/codes"
 	"github.com/mcpconform/mcpconform/transport"
 )
 
@@ -87,58 +82,4 @@ func (t *T) goneNote() string {
 		return note
 	}
 	return ""
-}
-
-// NotImplementedAnswer tells whether the answer to the version's handshake
-// says the target does not implement that version, with the evidence: an
-// UnsupportedProtocolVersionError (-32022), no server/discover at all
-// (-32601), or over HTTP a refusal of server/discover whose body is not a
-// modern JSON-RPC error — an initialize-era server
-// (2026-07-28/basic/transports/streamable-http.mdx#backward-compatibility:
-// "If the body is empty or is not a recognized modern JSON-RPC error, fall
-// back to initialize"). A DiscoverResult whose supportedVersions lacks the
-// version says so too. Such a target is not judged at that version; it has
-// not failed.
-func NotImplementedAnswer(v protocol.Version, resp *jsonrpc.Message, err error) (string, bool) {
-	discover := v.Handshake == protocol.MethodServerDiscover
-	if resp != nil && resp.Error != nil {
-		switch {
-		case resp.Error.Code == codes.UnsupportedProtocolVersion,
-			discover && resp.Error.Code == codes.MethodNotFound:
-			return fmt.Sprintf("%s answered %d %s", v.Handshake, resp.Error.Code, resp.Error.Message), true
-		}
-	}
-	var hs *transport.HTTPStatusError
-	if discover && errors.As(err, &hs) && (hs.Status == 400 || hs.Status == 404 || hs.Status == 405) && !modernRefusal(hs) {
-		return fmt.Sprintf("server/discover answered %s, not a modern JSON-RPC error: an initialize-era server", hs), true
-	}
-	if discover && resp != nil && resp.Error == nil && err == nil {
-		var dr struct {
-			SupportedVersions []string `json:"supportedVersions"`
-		}
-		if json.Unmarshal(resp.Result, &dr) == nil && dr.SupportedVersions != nil && !slices.Contains(dr.SupportedVersions, v.Name) {
-			return fmt.Sprintf("server/discover lists supportedVersions %q, without %s", dr.SupportedVersions, v.Name), true
-		}
-	}
-	return "", false
-}
-
-// modernRefusal: an HTTP refusal whose body is an error a modern server
-// sends (the version, capability and header errors, or -32601 with 404).
-func modernRefusal(hs *transport.HTTPStatusError) bool {
-	var body struct {
-		Error *struct {
-			Code int `json:"code"`
-		} `json:"error"`
-	}
-	if json.Unmarshal([]byte(hs.Body), &body) != nil || body.Error == nil {
-		return false
-	}
-	switch body.Error.Code {
-	case codes.UnsupportedProtocolVersion, codes.MissingRequiredClientCapability, codes.HeaderMismatch:
-		return true
-	case codes.MethodNotFound:
-		return hs.Status == 404
-	}
-	return false
 }

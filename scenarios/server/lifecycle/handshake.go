@@ -2,20 +2,15 @@ package lifecycle
 
 import (
 	"encoding/json"
-	"errors"
 	"fmt"
-	"net/http"
 
 	"github.com/mcpconform/mcpconform/fakes/client"
 	"github.com/mcpconform/mcpconform/fakes/fault"
 	"github.com/mcpconform/mcpconform/fakes/server"
-	"github.com/mcpconform/mcpconform/jsonrpc"
 	"github.com/mcpconform/mcpconform/protocol"
-	"github.com/mcpconform/mcpconform/protocol/codes"
 	"github.com/mcpconform/mcpconform/scenarios"
 	"github.com/mcpconform/mcpconform/scenarios/judge"
 	"github.com/mcpconform/mcpconform/scenarios/serverside"
-	"github.com/mcpconform/mcpconform/transport"
 )
 
 // The handshake of each era: initialize (2025-11-25 and older) and
@@ -113,7 +108,7 @@ var discoverScenario = &scenarios.Scenario{
 		s := t.Connect("A", client.Options{})
 		t.Step("send server/discover")
 		resp, err := t.Request(s, protocol.MethodServerDiscover, map[string]any{})
-		if why := notImplementedAnswer(s, t.Env.Transport, t.Version(), resp, err); why != "" {
+		if why := serverside.NotImplementedAnswer(s, t.Version(), resp, err); why != "" {
 			t.NotImplemented(discoverVersionImplemented, why)
 		}
 		if err == nil {
@@ -154,90 +149,4 @@ var discoverScenario = &scenarios.Scenario{
 func handshakeRefused(t *serverside.T, what string) {
 	t.Env.Gate.Close(fmt.Sprintf("the handshake failed in %s over %s at %s: %s", t.Scenario().ID, t.Env.Transport, t.Env.Version, what))
 	t.Blocked("%s", what)
-}
-
-// notImplementedAnswer describes an answer to server/discover that says the
-// target does not implement the version, "" for any other. It is the rule
-// of serverside.NotImplementedAnswer (which the handshake of every later
-// scenario applies: -32022, no server/discover, an initialize-era HTTP
-// refusal, a DiscoverResult without the version), and what that rule
-// leaves out, all from the outcomes of the probe a dual-era client sends
-// (2026-07-28/basic/versioning.mdx, "Backward Compatibility with
-// Initialization-Based Versions": "a recognized modern JSON-RPC error (such
-// as UnsupportedProtocolVersionError) identifies a modern server: the
-// client retries with a supported version rather than falling back.
-// Anything else identifies a legacy server."):
-//   - an HTTP refusal without an id whose body is -32022;
-//   - over HTTP, a 400, 404 or 405 whose error carries the request's id
-//     but is no modern error (see legacyHTTPStatus);
-//   - over stdio (and WebSocket, which reuses stdio's message rules), any
-//     error that is no modern one: stdio.mdx, "Backward Compatibility":
-//     "The server returns any other error, or does not respond within a
-//     reasonable timeout: the server is legacy. Fall back to the initialize
-//     handshake." (A server that does not answer is not judged either way:
-//     it is unreachable, T.Unreachable.)
-func notImplementedAnswer(s *client.Session, kind transport.Kind, v protocol.Version, resp *jsonrpc.Message, err error) string {
-	if evidence, ok := serverside.NotImplementedAnswer(v, resp, err); ok {
-		return evidence
-	}
-	var hs *transport.HTTPStatusError
-	switch {
-	case errors.As(err, &hs):
-		if code, isError := errorCode(hs.Body); isError && code == codes.UnsupportedProtocolVersion {
-			return "server/discover answered " + judge.MaskAddresses(hs.Error())
-		}
-	case err != nil || resp == nil || resp.Error == nil:
-	case kind == transport.HTTP:
-		if status, ok := s.Status(resp.ID); ok && legacyHTTPStatus(status) && !modernError(resp.Error.Code, status) {
-			return fmt.Sprintf("server/discover answered HTTP %d with %s, not a recognized modern JSON-RPC error: an initialize-era server "+
-				"(streamable-http.mdx, \"Backward Compatibility\")", status, judge.Describe(resp, nil))
-		}
-	case !modernError(resp.Error.Code, 0):
-		return "server/discover answered " + judge.Describe(resp, nil) + ", not a recognized modern JSON-RPC error: an initialize-era server " +
-			"(stdio.mdx, \"Backward Compatibility\": \"The server returns any other error … the server is legacy\")"
-	}
-	return ""
-}
-
-// legacyHTTPStatus: 2026-07-28/basic/transports/streamable-http.mdx,
-// "Backward Compatibility": "If it fails with HTTP status code 400 Bad
-// Request, 404 Not Found, or 405 Method Not Allowed and the response body
-// is not a recognized modern JSON-RPC error (a modern server returns one for
-// unsupported version, unknown method, or header-validation failure)", and
-// "If the body is empty or is not a recognized modern JSON-RPC error, fall
-// back to initialize and continue with the legacy version for subsequent
-// requests."
-func legacyHTTPStatus(status int) bool {
-	return status == http.StatusBadRequest || status == http.StatusNotFound || status == http.StatusMethodNotAllowed
-}
-
-// modernError reports the codes by which a modern server refuses a request
-// (streamable-http.mdx, "Backward Compatibility": "modern servers also use
-// 400 for UnsupportedProtocolVersionError, MissingRequiredClientCapabilityError,
-// and header-validation failures"; an unknown method is "404 Not Found and a
-// JSON-RPC error with code -32601"). status is 0 off HTTP, where -32601 is
-// the stdio page's "commonly -32601" of a legacy server and only
-// UnsupportedProtocolVersionError is named as modern; the other two are
-// kept modern there too, being defined by 2026-07-28 alone.
-func modernError(code, status int) bool {
-	switch code {
-	case codes.UnsupportedProtocolVersion, codes.MissingRequiredClientCapability, codes.HeaderMismatch:
-		return true
-	case codes.MethodNotFound:
-		return status == http.StatusNotFound
-	}
-	return false
-}
-
-// errorCode reads the code of a JSON-RPC error body.
-func errorCode(body string) (int, bool) {
-	var m struct {
-		Error *struct {
-			Code int `json:"code"`
-		} `json:"error"`
-	}
-	if json.Unmarshal([]byte(body), &m) != nil || m.Error == nil {
-		return 0, false
-	}
-	return m.Error.Code, true
 }
