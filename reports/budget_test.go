@@ -4,9 +4,10 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
-	"runtime"
 	"strings"
 	"time"
+
+	"github.com/mcpconform/mcpconform/internal/heapwatch"
 
 	. "github.com/onsi/ginkgo/v2"
 	. "github.com/onsi/gomega"
@@ -74,7 +75,7 @@ var _ = Describe("the run's text budget", Serial, func() {
 		dir := GinkgoT().TempDir()
 		heap := watchHeap()
 		_, err := reports.WriteAll(dir, r)
-		base, peak := heap.stop()
+		base, peak := heap.Stop()
 		Expect(err).NotTo(HaveOccurred())
 
 		var total int64
@@ -148,43 +149,9 @@ var _ = Describe("TrimToBudget", func() {
 	})
 })
 
-// heapWatch samples the heap in use until stopped and keeps the peak.
-type heapWatch struct {
-	base, peak uint64
-	done       chan struct{}
-	stopped    chan struct{}
-}
-
-func watchHeap() *heapWatch {
-	runtime.GC()
-	var ms runtime.MemStats
-	runtime.ReadMemStats(&ms)
-	h := &heapWatch{base: ms.HeapInuse, peak: ms.HeapInuse, done: make(chan struct{}), stopped: make(chan struct{})}
-	go func() {
-		defer close(h.stopped)
-		t := time.NewTicker(2 * time.Millisecond)
-		defer t.Stop()
-		for {
-			var ms runtime.MemStats
-			runtime.ReadMemStats(&ms)
-			h.peak = max(h.peak, ms.HeapInuse)
-			select {
-			case <-h.done:
-				return
-			case <-t.C:
-			}
-		}
-	}()
-	DeferCleanup(func() { h.stop() })
-	return h
-}
-
-func (h *heapWatch) stop() (base, peak uint64) {
-	select {
-	case <-h.done:
-	default:
-		close(h.done)
-	}
-	<-h.stopped
-	return h.base, h.peak
+// watchHeap samples the heap until the spec ends or stop is called.
+func watchHeap() *heapwatch.Watch {
+	w := heapwatch.Start(2 * time.Millisecond)
+	DeferCleanup(func() { w.Stop() })
+	return w
 }

@@ -32,7 +32,7 @@ var _ = Describe("WriteJSON's memory", Serial, func() {
 		}
 		heap := watchHeap()
 		err := reports.WriteJSON(io.Discard, r)
-		base, peak := heap.stop()
+		base, peak := heap.Stop()
 		Expect(err).NotTo(HaveOccurred())
 		GinkgoWriter.Printf("results.json of %d MiB of text: heap in use %d MiB at the start, peak %d MiB (+%d MiB)\n",
 			reports.RunTextBudget>>20, base>>20, peak>>20, (peak-base)>>20)

@@ -16,6 +16,8 @@ import (
 	"sync"
 	"time"
 
+	"github.com/mcpconform/mcpconform/internal/heapwatch"
+
 	"github.com/gorilla/websocket"
 	. "github.com/onsi/ginkgo/v2"
 	. "github.com/onsi/gomega"
@@ -74,7 +76,7 @@ var _ = Describe("a target that floods notifications", Serial, func() {
 			Expect(resp.Result).NotTo(BeNil())
 			_, err = s.Inbox().WaitFor(ctx, isFloodMarker)
 			Expect(err).NotTo(HaveOccurred(), "the marker after the flood reaches a waiting scenario")
-			base, peak := heap.stop()
+			base, peak := heap.Stop()
 
 			in := s.Inbox()
 			GinkgoWriter.Printf("%s: heap in use %d MiB at the start, peak %d MiB (+%d MiB); inbox kept %d messages, %d bytes; dropped %d\n",
@@ -108,7 +110,7 @@ var _ = Describe("a stdio target that floods what the session keeps apart from t
 			Expect(err).NotTo(HaveOccurred())
 			_, err = s.Inbox().WaitFor(ctx, isFloodMarker)
 			Expect(err).NotTo(HaveOccurred())
-			base, peak := heap.stop()
+			base, peak := heap.Stop()
 			violations, garbage := s.SchemaViolations(), s.Garbage()
 			GinkgoWriter.Printf("stdio, %s: heap in use %d MiB at the start, peak %d MiB (+%d MiB); kept %d violations (%d more counted), %d garbage frames\n",
 				shape, base>>20, peak>>20, (peak-base)>>20, len(violations), s.SchemaViolationsDropped(), len(garbage))
@@ -148,7 +150,7 @@ var _ = Describe("a target that floods requests and reads no answers", Serial, f
 		Expect(err).NotTo(HaveOccurred())
 		_, err = s.Inbox().WaitFor(ctx, isFloodMarker)
 		Expect(err).NotTo(HaveOccurred())
-		base, peak := heap.stop()
+		base, peak := heap.Stop()
 		GinkgoWriter.Printf("stdio, requests: heap in use %d MiB at the start, peak %d MiB (+%d MiB); %d goroutines\n",
 			base>>20, peak>>20, (peak-base)>>20, runtime.NumGoroutine())
 		AddReportEntry("request flood stdio: peak heap over baseline (MiB)", (peak-base)>>20)
@@ -181,45 +183,11 @@ func isFloodMarker(m *jsonrpc.Message) bool {
 	return m.Method == "notifications/message" && json.Unmarshal(m.Params, &p) == nil && p.Data == floodMarker
 }
 
-// heapWatch samples the heap in use until stopped and keeps the peak.
-type heapWatch struct {
-	base, peak uint64
-	done       chan struct{}
-	stopped    chan struct{}
-}
-
-func watchHeap() *heapWatch {
-	runtime.GC()
-	var ms runtime.MemStats
-	runtime.ReadMemStats(&ms)
-	h := &heapWatch{base: ms.HeapInuse, peak: ms.HeapInuse, done: make(chan struct{}), stopped: make(chan struct{})}
-	go func() {
-		defer close(h.stopped)
-		t := time.NewTicker(5 * time.Millisecond)
-		defer t.Stop()
-		for {
-			var ms runtime.MemStats
-			runtime.ReadMemStats(&ms)
-			h.peak = max(h.peak, ms.HeapInuse)
-			select {
-			case <-h.done:
-				return
-			case <-t.C:
-			}
-		}
-	}()
-	DeferCleanup(func() { h.stop() })
-	return h
-}
-
-func (h *heapWatch) stop() (base, peak uint64) {
-	select {
-	case <-h.done:
-	default:
-		close(h.done)
-	}
-	<-h.stopped
-	return h.base, h.peak
+// watchHeap samples the heap until the spec ends or stop is called.
+func watchHeap() *heapwatch.Watch {
+	w := heapwatch.Start(5 * time.Millisecond)
+	DeferCleanup(func() { w.Stop() })
+	return w
 }
 
 // startFlooder starts the flooder for kind and returns the target reaching
