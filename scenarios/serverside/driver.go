@@ -193,13 +193,46 @@ func (t *T) recordWire() {
 }
 
 // Barrier sends the version's probe request and waits for its answer:
-// frames the server sent on the same ordered connection before it are in by then.
-func (t *T) Barrier(s *client.Session) {
+// frames the server sent on the same ordered connection before it are in by
+// then. A probe left unanswered stops the body (Lost when the target has
+// gone or hangs).
+func (t *T) Barrier(s *client.Session) { t.barrier(s, false) }
+
+// BarrierOrEnd is Barrier for a body that only needs to know that nothing
+// more will come before it judges: a connection that has ended is as good
+// a barrier (nothing can arrive on it any more), so it does not stop the
+// body. A target that ended the connection there is judged where its
+// survival is the question, not here.
+func (t *T) BarrierOrEnd(s *client.Session) { t.barrier(s, true) }
+
+func (t *T) barrier(s *client.Session, endIsEnough bool) {
 	method := t.Version().Probe
-	if _, err := t.Request(s, method, map[string]any{}); err != nil {
-		t.needAnswer(s, method+" (used as a barrier)", err)
-		t.Blocked("%s (used as a barrier) was not answered: %v", method, err)
+	_, err := t.Request(s, method, map[string]any{})
+	if err == nil {
+		return
 	}
+	ended := s.Done()
+	var refused *transport.HTTPStatusError
+	if !errors.Is(err, context.DeadlineExceeded) && !errors.As(err, &refused) {
+		// A write that failed (a broken pipe) says the connection is
+		// ending before its read side has noticed: wait for that.
+		ctx, cancel := t.Wait()
+		defer cancel()
+		select {
+		case <-ended:
+		case <-ctx.Done():
+		}
+	}
+	select {
+	case <-ended:
+		if endIsEnough {
+			t.Step("the connection ended before %s was answered: nothing more can arrive", method)
+			return
+		}
+	default:
+	}
+	t.needAnswer(s, method+" (used as a barrier)", err)
+	t.Blocked("%s (used as a barrier) was not answered: %v", method, err)
 }
 
 // StatusNote describes the HTTP status of a request, when there is one.

@@ -253,7 +253,10 @@ var callCancelledScenario = &scenarios.Scenario{
 			_ = a.Notify(ctx, protocol.NotificationCancelled, map[string]any{"requestId": id, "reason": "mcpconform: cancelled by the user"})
 		}()
 		h.Answer(client.ElicitationAnswer("accept", map[string]any{"username": "mcpconform", "email": "conformance@example.com", "confirm": true}))
-		t.Barrier(a)
+		// A server may drop the connection on the late answer (the fault
+		// crash-on-late-answer): tasks-cancel-during-elicitation/survives-late-answer
+		// judges that; here it only means no response can come.
+		t.BarrierOrEnd(a)
 		stray := quiet(t, a, mark, func(m *jsonrpc.Message) bool { return m.Method == "" && m.ID.Equal(id) })
 		actual := "no response"
 		if stray != nil {
