@@ -310,6 +310,17 @@ var _ = Describe("mcpconform", func() {
 			}
 		})
 
+		It("stops waiting for an elicitation once the call it should come from is answered without one", func() {
+			// test_task_working answers without asking: the scenario says so at
+			// once rather than waiting out an answer timeout for a question.
+			run(3, "server", "--reference", "--transport", "http", "--scenario", "tools-cancel-during-elicitation",
+				"--fixture", "test_elicitation=test_task_working", "--response-timeout", "1m", "--timeout", "2m", "-o", dir)
+			doc := readJUnit(dir)
+			Expect(doc.cases()).To(HaveLen(1))
+			Expect(doc.cases()[0].Skipped).NotTo(BeNil())
+			Expect(doc.cases()[0].Skipped.Message).To(ContainSubstring("the call was answered without asking for input"))
+		})
+
 		It("exits 3, not 0, when every selected check was skipped: nothing was judged", func() {
 			s := run(3, "server", "--reference", "--transport", "stdio", "--scenario", "tasks-failing",
 				"--fixture", "test_task_failing=no-such-tool", "-o", dir)

@@ -124,14 +124,34 @@ func staysCancelled(m *jsonrpc.Message) bool {
 	return statusOf(m) == "cancelled" || judge.IsErrorCode(m, codes.InvalidParams)
 }
 
-func nextHeld(t *serverside.T, held *client.HeldRequests) *client.Held {
+// callElicitation waits for the elicitation a plain tools/call (sent raw,
+// so its answer lands in the inbox) asks from inside itself. A call
+// answered without asking stops the wait at once: there is nothing to
+// cancel during.
+func callElicitation(t *serverside.T, s *client.Session, held *client.HeldRequests, mark int, id jsonrpc.ID) *client.Held {
 	ctx, cancel := t.Wait()
 	defer cancel()
-	h, err := held.Next(ctx)
-	if err != nil {
-		t.Blocked("the task never asked for input: %v", err)
+	asked := make(chan *client.Held, 1)
+	go func() {
+		if h, err := held.Next(ctx); err == nil {
+			asked <- h
+		}
+	}()
+	answered := make(chan *jsonrpc.Message, 1)
+	go func() {
+		if m, err := s.Inbox().WaitFrom(ctx, mark, func(m *jsonrpc.Message) bool { return m.Method == "" && m.ID.Equal(id) }); err == nil {
+			answered <- m
+		}
+	}()
+	select {
+	case h := <-asked:
+		return h
+	case m := <-answered:
+		t.Blocked("the call was answered without asking for input: %s", judge.Describe(m, nil))
+	case <-ctx.Done():
+		t.Blocked("the call asked for no input within %s", t.Env.Timing.ResponseTimeout)
 	}
-	return h
+	return nil
 }
 
 // judgeInputRequired: by the time the question arrives the task should read
@@ -245,7 +265,7 @@ var callCancelledScenario = &scenarios.Scenario{
 				t.Abort("could not send to the target: %v", err)
 			}
 		}()
-		h := nextHeld(t, held)
+		h := callElicitation(t, a, held, mark, id)
 		t.Step("send notifications/cancelled for %s, then answer the elicitation anyway", id)
 		func() {
 			ctx, cancel := t.Wait()
