@@ -2,10 +2,15 @@ package transport
 
 import (
 	"bytes"
+	"errors"
 	"os"
+	"slices"
 	"strconv"
 	"sync"
 	"syscall"
+	"time"
+
+	"golang.org/x/sys/unix"
 )
 
 // prSetChildSubreaper is PR_SET_CHILD_SUBREAPER from <linux/prctl.h>.
@@ -153,6 +158,40 @@ func escapedProcs(token string, leader int, known map[int]bool, since uint64) (a
 func startTime(pid int) uint64 {
 	st, _ := readProcStat(pid)
 	return st.start
+}
+
+// waitExited waits until every one of pids has exited (its pidfd becomes
+// readable) or until passes. Without pidfds (Linux before 5.3) it waits
+// 10 ms, the only notice /proc gives being a later look.
+func waitExited(pids []int, until time.Time) {
+	var fds []unix.PollFd
+	for _, pid := range pids {
+		fd, err := unix.PidfdOpen(pid, 0)
+		switch {
+		case errors.Is(err, unix.ENOSYS):
+			timer := time.NewTimer(min(10*time.Millisecond, time.Until(until)))
+			<-timer.C
+			return
+		case err != nil:
+			continue // gone already
+		}
+		defer unix.Close(fd)
+		fds = append(fds, unix.PollFd{Fd: int32(fd), Events: unix.POLLIN})
+	}
+	for len(fds) > 0 {
+		ms := int(time.Until(until).Milliseconds())
+		if ms <= 0 {
+			return
+		}
+		n, err := unix.Poll(fds, ms)
+		if errors.Is(err, unix.EINTR) {
+			continue
+		}
+		if err != nil || n == 0 {
+			return
+		}
+		fds = slices.DeleteFunc(fds, func(p unix.PollFd) bool { return p.Revents != 0 })
+	}
 }
 
 func signalPid(pid int, kill bool) {

@@ -129,14 +129,14 @@ func (t *procTree) leaderExited(zombie bool, wait func() error) error {
 func (t *procTree) sweep() {
 	deadline := time.Now().Add(sweepWait)
 	for {
-		n := t.signalEscaped(true)
+		killed := t.signalEscaped(true)
 		t.reapAdopted()
-		if n == 0 || time.Now().After(deadline) {
+		if len(killed) == 0 || time.Now().After(deadline) {
 			return
 		}
-		// A killed process's children are reparented to us; look again
-		// shortly rather than spin.
-		time.Sleep(10 * time.Millisecond)
+		// Once the killed have exited, their children are reparented to
+		// us: look again then.
+		waitExited(killed, deadline)
 	}
 }
 
@@ -164,12 +164,12 @@ func (t *procTree) scan() []int {
 
 // signalEscaped signals the tree's processes but its leader that are still
 // running and returns how many it found.
-func (t *procTree) signalEscaped(kill bool) int {
+func (t *procTree) signalEscaped(kill bool) []int {
 	alive := t.scan()
 	for _, pid := range alive {
 		signalPid(pid, kill)
 	}
-	return len(alive)
+	return alive
 }
 
 // reapAdopted reaps the zombies among the pids seen that are ours, until a
