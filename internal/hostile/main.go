@@ -158,9 +158,7 @@ func notePid(role string, pid int) {
 func runChild() {
 	signal.Ignore(syscall.SIGTERM, syscall.SIGHUP, syscall.SIGINT)
 	fmt.Fprintf(os.Stderr, "hostile child pid %d (session %d)\n", os.Getpid(), mustSid())
-	for {
-		time.Sleep(time.Hour)
-	}
+	hangForever()
 }
 
 func mustSid() int {
@@ -195,11 +193,16 @@ func startSetsidChildren() {
 	}
 }
 
-// sleepForever blocks the calling goroutine (and, from main, the program).
-func sleepForever() {
-	for {
-		time.Sleep(time.Hour)
+// hangForever blocks the calling goroutine (and, from main, the program):
+// hanging is the misbehaviour under test. It waits on a pipe nobody writes
+// to, which the runtime does not take for a deadlock.
+func hangForever() {
+	r, w, err := os.Pipe()
+	if err == nil {
+		defer w.Close()
+		_, _ = io.Copy(io.Discard, r)
 	}
+	select {} // no pipe: other goroutines (the listeners) keep the program alive
 }
 
 // ---------------------------------------------------------------------------
@@ -481,7 +484,7 @@ func serveStdio() {
 		if err != nil {
 			close(stop)
 			if hangs() || *mode == "hang-after-initialize" {
-				sleepForever() // stdin closed; a hanging server does not notice
+				hangForever() // stdin closed; a hanging server does not notice
 			}
 			os.Exit(0)
 		}
