@@ -3,7 +3,6 @@ package lifecycle
 import (
 	"encoding/json"
 	"fmt"
-	"slices"
 	"strings"
 
 	"github.com/mcpconform/mcpconform/fakes/client"
@@ -12,6 +11,7 @@ import (
 	"github.com/mcpconform/mcpconform/jsonrpc"
 	"github.com/mcpconform/mcpconform/protocol"
 	"github.com/mcpconform/mcpconform/scenarios"
+	"github.com/mcpconform/mcpconform/scenarios/judge"
 	"github.com/mcpconform/mcpconform/scenarios/serverside"
 )
 
@@ -127,48 +127,24 @@ func describeUnkept(n int) string {
 // reason, an excerpt of the message, how often it was seen), then a count
 // of the rest.
 func describeWire(all []scenarios.WireViolation) string {
-	type group struct {
-		first     scenarios.WireViolation
-		n         int
-		scenarios []string
-	}
-	var order []string
-	groups := map[string]*group{}
-	for _, v := range all {
-		key := v.What + "\x00" + v.Err
-		g := groups[key]
-		if g == nil {
-			g = &group{first: v}
-			groups[key] = g
-			order = append(order, key)
-		}
-		g.n++
-		if !slices.Contains(g.scenarios, v.Scenario) {
-			g.scenarios = append(g.scenarios, v.Scenario)
-		}
-	}
+	groups := judge.GroupBy(all,
+		func(v scenarios.WireViolation) string { return v.What + "\x00" + v.Err },
+		func(v scenarios.WireViolation) string { return v.Scenario },
+		func(scenarios.WireViolation) int { return 1 })
 	var b strings.Builder
-	fmt.Fprintf(&b, "%d invalid message(s), %d distinct", len(all), len(order))
-	for i, key := range order {
+	fmt.Fprintf(&b, "%d invalid message(s), %d distinct", len(all), len(groups))
+	for i, g := range groups {
 		if i == wireShown {
 			rest := 0
-			for _, k := range order[i:] {
-				rest += groups[k].n
+			for _, later := range groups[i:] {
+				rest += later.N
 			}
-			fmt.Fprintf(&b, "\nand %d more invalid message(s) (%d distinct)", rest, len(order)-i)
+			fmt.Fprintf(&b, "\nand %d more invalid message(s) (%d distinct)", rest, len(groups)-i)
 			break
 		}
-		g := groups[key]
-		fmt.Fprintf(&b, "\n- in %s: the %s is invalid: %s", g.first.Scenario, g.first.What, g.first.Err)
-		if g.n > 1 {
-			fmt.Fprintf(&b, " (seen %d times", g.n)
-			if len(g.scenarios) > 1 {
-				fmt.Fprintf(&b, ", in %d scenarios", len(g.scenarios))
-			}
-			b.WriteString(")")
-		}
-		if len(g.first.Raw) > 0 {
-			raw := string(g.first.Raw)
+		fmt.Fprintf(&b, "\n- in %s: the %s is invalid: %s%s", g.First.Scenario, g.First.What, g.First.Err, g.Seen())
+		if len(g.First.Raw) > 0 {
+			raw := string(g.First.Raw)
 			if len(raw) > wireRawLimit {
 				raw = strings.ToValidUTF8(raw[:wireRawLimit], "") + "…"
 			}

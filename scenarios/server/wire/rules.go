@@ -9,7 +9,6 @@ package wire
 
 import (
 	"fmt"
-	"slices"
 	"strings"
 	"unicode/utf8"
 
@@ -18,6 +17,7 @@ import (
 	"github.com/mcpconform/mcpconform/fakes/server"
 	"github.com/mcpconform/mcpconform/protocol"
 	"github.com/mcpconform/mcpconform/scenarios"
+	"github.com/mcpconform/mcpconform/scenarios/judge"
 	"github.com/mcpconform/mcpconform/scenarios/serverside"
 	"github.com/mcpconform/mcpconform/transport"
 )
@@ -166,43 +166,20 @@ const rawShown = 160
 // frame with invalid bytes escaped, how often), then a count of the rest.
 // total counts the breaches only tallied too.
 func Describe(all []scenarios.WireBreach, total int) string {
-	type group struct {
-		first     scenarios.WireBreach
-		n         int
-		scenarios []string
-	}
-	var order []string
-	groups := map[string]*group{}
-	for _, b := range all {
-		g := groups[b.What]
-		if g == nil {
-			g = &group{first: b}
-			groups[b.What] = g
-			order = append(order, b.What)
-		}
-		g.n += 1 + max(b.Also, 0)
-		if !slices.Contains(g.scenarios, b.Scenario) {
-			g.scenarios = append(g.scenarios, b.Scenario)
-		}
-	}
+	groups := judge.GroupBy(all,
+		func(b scenarios.WireBreach) string { return b.What },
+		func(b scenarios.WireBreach) string { return b.Scenario },
+		func(b scenarios.WireBreach) int { return 1 + max(b.Also, 0) })
 	var b strings.Builder
 	fmt.Fprintf(&b, "%d breach(es)", total)
-	for i, key := range order {
+	for i, g := range groups {
 		if i == shown {
-			fmt.Fprintf(&b, "\nand %d more kind(s) of breach", len(order)-i)
+			fmt.Fprintf(&b, "\nand %d more kind(s) of breach", len(groups)-i)
 			break
 		}
-		g := groups[key]
-		fmt.Fprintf(&b, "\n- in %s: %s", g.first.Scenario, g.first.What)
-		if g.n > 1 {
-			fmt.Fprintf(&b, " (seen %d times", g.n)
-			if len(g.scenarios) > 1 {
-				fmt.Fprintf(&b, ", in %d scenarios", len(g.scenarios))
-			}
-			b.WriteString(")")
-		}
-		if len(g.first.Raw) > 0 {
-			fmt.Fprintf(&b, "\n  %s", excerpt(g.first.Raw))
+		fmt.Fprintf(&b, "\n- in %s: %s%s", g.First.Scenario, g.First.What, g.Seen())
+		if len(g.First.Raw) > 0 {
+			fmt.Fprintf(&b, "\n  %s", excerpt(g.First.Raw))
 		}
 	}
 	return b.String()
