@@ -19,6 +19,7 @@ import (
 var _ interface {
 	Conn
 	HeaderCarrier
+	StreamResumer
 } = (*httpSessionConn)(nil)
 
 type httpSession struct {
@@ -31,6 +32,9 @@ type httpSession struct {
 	posts   []*httpStream // open POSTs carrying a request, oldest first
 	get     *httpStream
 	backlog [][]byte // frames waiting for a GET stream
+	// resumes are the requests deferred to a resumption, oldest first
+	// (http_server_resume.go); kept after delivery for Resumptions.
+	resumes []*httpResumption
 }
 
 // httpSessionConn is the engine's side of one session.
@@ -92,6 +96,16 @@ func (ss *httpSession) route(ctx context.Context, frame []byte) error {
 		if ss.ended {
 			ss.mu.Unlock()
 			return ErrClosed
+		}
+		if rs := ss.resumptionFor(ctx, fi); rs != nil {
+			// Deferred: held for the GET that resumes the request.
+			ev, err := ss.holdResumed(rs, frame)
+			ss.mu.Unlock()
+			if err != nil {
+				return err
+			}
+			ss.srv.eventf("session %s: %s held as event %q for the GET resuming id=%s", ss.id, fi.describe(), ev, rs.rec.RequestID)
+			return nil
 		}
 		var st *httpStream
 		final := false
@@ -172,6 +186,7 @@ func (ss *httpSession) terminate(why string, clean bool) {
 	if ss.get != nil {
 		streams = append(streams, ss.get)
 	}
+	streams = append(streams, ss.resumeStreams()...)
 	ss.backlog = nil
 	ss.mu.Unlock()
 

@@ -14,8 +14,9 @@ import (
 
 // Response streams of the HTTP server: one per open POST that carries a
 // request (an application/json answer or an SSE stream), one per GET (the
-// standalone SSE stream of a session). Event ids are not issued, so a GET
-// with Last-Event-ID resumes nothing; it is recorded and served as a new
+// standalone SSE stream of a session). Event ids are issued only on the
+// streams of a request deferred to a resumption (http_server_resume.go); a
+// GET with any other Last-Event-ID resumes nothing and is served as a new
 // stream.
 
 type httpOutMsg struct {
@@ -26,6 +27,11 @@ type httpOutMsg struct {
 	// server's ResponseTimeout), so a client that stops reading cannot
 	// keep a Send past it.
 	deadline time.Time
+	// id is the SSE event id to send with the frame ("" for none).
+	id string
+	// raw: frame is a whole SSE event already encoded (a priming event),
+	// written as is and never as a JSON body.
+	raw bool
 }
 
 type httpStream struct {
@@ -125,8 +131,8 @@ func (s *HTTPServer) serve(w http.ResponseWriter, r *http.Request, st *httpStrea
 		s.eventf("HTTP 200 %s %s (%s)", st.kind, st.label, s.bodyTypeName(st.kind, "text/event-stream"))
 		return rc.Flush()
 	}
-	writeEvent := func(frame []byte) error {
-		if _, err := w.Write(appendSSEEvent(nil, "", "", frame)); err != nil {
+	writeEvent := func(event []byte) error {
+		if _, err := w.Write(event); err != nil {
 			return err
 		}
 		return rc.Flush()
@@ -138,7 +144,7 @@ func (s *HTTPServer) serve(w http.ResponseWriter, r *http.Request, st *httpStrea
 		}
 	}
 	for _, f := range cfg.initial {
-		if err := writeEvent(f); err != nil {
+		if err := writeEvent(appendSSEEvent(nil, "", "", f)); err != nil {
 			s.eventf("SSE %s %s: write failed, %d queued frames lost: %v", st.kind, st.label, len(cfg.initial), err)
 			return
 		}
@@ -155,7 +161,7 @@ func (s *HTTPServer) serve(w http.ResponseWriter, r *http.Request, st *httpStrea
 		case m := <-st.out:
 			begun := time.Now()
 			bound(m.deadline)
-			if !started && m.final {
+			if !started && m.final && !m.raw {
 				status := http.StatusOK
 				if cfg.statusFor != nil {
 					status = cfg.statusFor(m.frame)
@@ -175,8 +181,10 @@ func (s *HTTPServer) serve(w http.ResponseWriter, r *http.Request, st *httpStrea
 			if !started {
 				err = startSSE()
 			}
-			if err == nil {
+			if err == nil && m.raw {
 				err = writeEvent(m.frame)
+			} else if err == nil {
+				err = writeEvent(appendSSEEvent(nil, m.id, "", m.frame))
 			}
 			err = unread(err, begun)
 			m.errc <- err
@@ -226,6 +234,9 @@ func (s *HTTPServer) serveGET(w http.ResponseWriter, r *http.Request) {
 	if ss == nil {
 		return
 	}
+	if s.serveResumption(w, r, ss) {
+		return
+	}
 	st := newHTTPStream("GET", "stream")
 	st.allowSSE = true
 	ss.mu.Lock()
@@ -245,7 +256,7 @@ func (s *HTTPServer) serveGET(w http.ResponseWriter, r *http.Request) {
 	ss.backlog = nil
 	ss.mu.Unlock()
 	if id := r.Header.Get(HeaderLastEventID); id != "" {
-		s.eventf("session %s: GET with Last-Event-ID %q (no replay: event ids are not issued)", ss.id, id)
+		s.eventf("session %s: GET with Last-Event-ID %q (no replay: no deferred request waits on that stream)", ss.id, id)
 	}
 	s.serve(w, r, st, httpServeConfig{
 		sseNow:  true,
