@@ -37,6 +37,21 @@ type Env struct {
 	Wire *WireLedger
 	// Step, if set, is told about each step (Ginkgo's By).
 	Step func(text string)
+	// MaxRounds is the bound a client's MRTR loop is judged against
+	// (--max-rounds); zero means DefaultMaxRounds.
+	MaxRounds int
+}
+
+// DefaultMaxRounds is the vendor default of the MRTR client loop's bound
+// (seeds 001: "MaxRounds … Default 10"); the spec itself sets none.
+const DefaultMaxRounds = 10
+
+// RoundLimit is the MRTR bound the run judges clients against.
+func (e Env) RoundLimit() int {
+	if e.MaxRounds > 0 {
+		return e.MaxRounds
+	}
+	return DefaultMaxRounds
 }
 
 // Timing is every duration the suite waits by: set once from the command

@@ -270,6 +270,10 @@ func (t *T) record(c *Check, o Outcome, msg string) {
 // Pass records that the check held.
 func (t *T) Pass(c *Check) { t.record(c, Pass, "") }
 
+// PassWith records that the check held, with what was measured (the
+// reports show it).
+func (t *T) PassWith(c *Check, note string) { t.record(c, Pass, note) }
+
 // Fail records a violation with expected and actual, in that order.
 func (t *T) Fail(c *Check, expected, actual string) {
 	t.record(c, Fail, fmt.Sprintf("Expected: %s\nActual:   %s", expected, actual))

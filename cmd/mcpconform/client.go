@@ -20,7 +20,9 @@ type clientFlags struct {
 	command   string
 	reference bool
 	fault     string
+	liberty   string
 	transport string
+	maxRounds int
 }
 
 func clientCmd() *cobra.Command {
@@ -45,13 +47,18 @@ client sends. Reports and exit codes are those of the server command.`,
 	fl.StringVar(&f.command, "command", "", "the client's command line, split on spaces (the official runner's form); or give argv after --")
 	fl.BoolVar(&f.reference, "reference", false, "judge the built-in reference client (a conformant target)")
 	fl.StringVar(&f.fault, "fault", "", "with --reference: run this fault instead (see `fake-client --list-faults`)")
+	fl.StringVar(&f.liberty, "liberty", "", "with --reference: run this liberty, a conformant variant (see `fake-client --list-faults`)")
 	fl.StringVar(&f.transport, "transport", "all", "stdio, http, ws or all")
+	fl.IntVar(&f.maxRounds, "max-rounds", scenarios.DefaultMaxRounds, "the bound a client's MRTR loop is judged against: more retries warn, ten times as many fail")
 	f.runFlags.register(fl)
 	return cmd
 }
 
 func runClient(cmd *cobra.Command, f *clientFlags, args []string) (int, error) {
-	versions, err := f.versions([]string{protocol.V20251125})
+	if f.maxRounds < 1 {
+		return exitUsage, usageErr("--max-rounds must be at least 1, got %d", f.maxRounds)
+	}
+	versions, err := f.versions([]string{protocol.V20251125, protocol.V20260728})
 	if err != nil {
 		return exitUsage, usageErr("%v", err)
 	}
@@ -69,6 +76,7 @@ func runClient(cmd *cobra.Command, f *clientFlags, args []string) (int, error) {
 	}
 	p := &plan{side: scenarios.ClientSide, versions: versions, transports: transports, flags: &f.runFlags,
 		targets: map[transport.Kind]scenarios.Target{}, describe: target.String()}
+	p.env.MaxRounds = f.maxRounds
 	for _, tr := range transports {
 		p.targets[tr] = target
 	}
@@ -76,6 +84,9 @@ func runClient(cmd *cobra.Command, f *clientFlags, args []string) (int, error) {
 		p.describe = "built-in reference client"
 		if f.fault != "" {
 			p.describe += " with fault " + f.fault
+		}
+		if f.liberty != "" {
+			p.describe += " with liberty " + f.liberty
 		}
 	}
 	if err := p.check(); err != nil {
@@ -96,8 +107,11 @@ func (f *clientFlags) target(exe string, args []string) (clientside.Target, erro
 	if chosen != 1 {
 		return clientside.Target{}, fmt.Errorf("name exactly one client: -- CMD ARGS..., --command \"CMD ARGS\", or --reference")
 	}
-	if f.fault != "" && !f.reference {
-		return clientside.Target{}, fmt.Errorf("--fault goes with --reference")
+	if (f.fault != "" || f.liberty != "") && !f.reference {
+		return clientside.Target{}, fmt.Errorf("--fault and --liberty go with --reference")
+	}
+	if f.fault != "" && f.liberty != "" {
+		return clientside.Target{}, fmt.Errorf("give --fault or --liberty, not both")
 	}
 	argv := args
 	switch {
@@ -110,6 +124,12 @@ func (f *clientFlags) target(exe string, args []string) (clientside.Target, erro
 				return clientside.Target{}, err
 			}
 			argv = append(argv, "--fault", f.fault)
+		}
+		if f.liberty != "" {
+			if _, err := client.Liberties().Find(f.liberty); err != nil {
+				return clientside.Target{}, err
+			}
+			argv = append(argv, "--fault", f.liberty)
 		}
 	}
 	if _, err := exec.LookPath(argv[0]); err != nil {

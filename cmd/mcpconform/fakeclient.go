@@ -50,8 +50,8 @@ Exit status: 0 when the server answered everything, 1 otherwise.`,
 			if listFaults {
 				w := tabwriter.NewWriter(cmd.OutOrStdout(), 0, 4, 2, ' ', 0)
 				fmt.Fprintf(w, "FAULT\tVERSIONS\tDESCRIPTION\n")
-				for _, f := range client.Faults().Sorted() {
-					fmt.Fprintf(w, "%s\t%s\t%s\n", f.Name, strings.Join(f.Versions, ","), f.Description)
+				for _, f := range append(client.Faults().Sorted(), client.Liberties().Sorted()...) {
+					fmt.Fprintf(w, "%s\t%s\t%s\n", f.Name, strings.Join(f.Versions, ","), f.Kind()+": "+f.Description)
 				}
 				return w.Flush()
 			}
@@ -59,7 +59,10 @@ Exit status: 0 when the server answered everything, 1 otherwise.`,
 			if faultName != "" {
 				var err error
 				if f, err = client.Faults().Find(faultName); err != nil {
-					return usageErr("%v", err)
+					var lerr error
+					if f, lerr = client.Liberties().Find(faultName); lerr != nil {
+						return usageErr("%v", err)
+					}
 				}
 			}
 			ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
@@ -77,7 +80,7 @@ Exit status: 0 when the server answered everything, 1 otherwise.`,
 		},
 	}
 	fl := cmd.Flags()
-	fl.StringVar(&faultName, "fault", "", "run this fault instead of the conformant client")
+	fl.StringVar(&faultName, "fault", "", "run this fault (or liberty) instead of the conformant client")
 	fl.StringVar(&specVersion, "spec-version", "", "protocol version to speak (default $"+client.EnvProtocolVersion+", else 2025-11-25)")
 	fl.BoolVar(&listFaults, "list-faults", false, "list the faults and exit")
 	return cmd

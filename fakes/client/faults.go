@@ -36,14 +36,23 @@ var (
 		Description: "leaves clientInfo out of the initialize params"}
 )
 
+// ProbesDiscoverFirst is a dual-era client: it tries server/discover at
+// 2026-07-28 first and falls back to initialize when that is refused.
+var ProbesDiscoverFirst = &fault.Fault{Name: "probes-discover-first", Liberty: true, Versions: statefulVersions,
+	Description: "sends server/discover at 2026-07-28 before initialize, and falls back to initialize when it is refused",
+	Freedom: "2026-07-28/basic/transports/streamable-http.mdx, Backward Compatibility: a client that supports both eras MAY " +
+		"send a 2026-07-28 request first and fall back to initialize when the server answers as an older server does"}
+
 // unsupportedVersion is what InitUnsupportedVersion asks for: no MCP
 // version, so no client can support it.
 const unsupportedVersion = "1999-01-01"
 
 // Faults lists the reference client's faults.
 func Faults() fault.Set {
-	return fault.Set{SkipsInitialized, RequestBeforeInitialize, InitUnsupportedVersion, InitNoClientInfo}
+	set := fault.Set{SkipsInitialized, RequestBeforeInitialize, InitUnsupportedVersion, InitNoClientInfo}
+	set = append(set, mrtrFaults...)
+	return set
 }
 
 // Liberties lists the reference client's conformant variants.
-func Liberties() fault.Set { return fault.Set{}.Sorted() }
+func Liberties() fault.Set { return append(fault.Set{ProbesDiscoverFirst}, mrtrLiberties...).Sorted() }

@@ -46,9 +46,12 @@ type ReferenceClientOptions struct {
 	// Version is the protocol version to speak; empty means
 	// $MCP_CONFORMANCE_PROTOCOL_VERSION, else 2025-11-25.
 	Version string
-	// Scenario is the official scenario id; empty means
-	// $MCP_CONFORMANCE_SCENARIO. It is only logged for now.
+	// Scenario is the scenario id; empty means $MCP_CONFORMANCE_SCENARIO.
+	// It selects the client's moves (see act).
 	Scenario string
+	// Context is the scenario's JSON context; empty means
+	// $MCP_CONFORMANCE_CONTEXT.
+	Context string
 	// Fault is one of Faults(), or nil for the conformant client.
 	Fault *fault.Fault
 	// ResponseTimeout bounds each answer; default
@@ -76,6 +79,9 @@ func RunReference(ctx context.Context, opts ReferenceClientOptions) error {
 	if opts.Scenario == "" {
 		opts.Scenario = os.Getenv(EnvScenario)
 	}
+	if opts.Context == "" {
+		opts.Context = os.Getenv(EnvContext)
+	}
 	if opts.ResponseTimeout <= 0 {
 		opts.ResponseTimeout = DefaultReferenceResponseTimeout
 	}
@@ -87,13 +93,15 @@ func RunReference(ctx context.Context, opts ReferenceClientOptions) error {
 		return err
 	}
 	if opts.Fault != nil {
-		if !slices.Contains(Faults(), opts.Fault) {
-			return fmt.Errorf("fault %q is not one of the reference client's", opts.Fault.Name)
+		if !slices.Contains(Faults(), opts.Fault) && !slices.Contains(Liberties(), opts.Fault) {
+			return fmt.Errorf("%s %q is not one of the reference client's", opts.Fault.Kind(), opts.Fault.Name)
 		}
 		// Only the version decides whether a fault can be performed (it
 		// needs the initialize handshake); whether a judge can observe it on
 		// this transport is the judge's affair, so every transport runs it.
-		if len(opts.Fault.Versions) > 0 && !slices.Contains(opts.Fault.Versions, opts.Version) {
+		// A liberty is conformant everywhere: where it has nothing to vary,
+		// it is the reference.
+		if !opts.Fault.Liberty && len(opts.Fault.Versions) > 0 && !slices.Contains(opts.Fault.Versions, opts.Version) {
 			return fmt.Errorf("fault %s applies only to protocol versions %s", opts.Fault.Name, strings.Join(opts.Fault.Versions, ", "))
 		}
 	}
@@ -125,7 +133,16 @@ type referenceRun struct {
 	opts    ReferenceClientOptions
 	target  Target
 	session *Session
+	// capabilities are what the client declared.
+	capabilities map[string]any
+	// extendCapabilities, when set, adds to the declared capabilities
+	// (client-hosted tasks).
+	extendCapabilities func(caps map[string]any)
+	// leaked is what the last MRTR retry carried (for MRTRLeaksState).
+	leaked map[string]any
 }
+
+func (rc *referenceRun) is(f *fault.Fault) bool { return rc.opts.Fault != nil && rc.opts.Fault == f }
 
 func (rc *referenceRun) logf(format string, args ...any) {
 	if rc.opts.Log != nil {
@@ -139,13 +156,15 @@ func (rc *referenceRun) step(ctx context.Context) (context.Context, context.Canc
 }
 
 func (rc *referenceRun) run(ctx context.Context) error {
+	rc.capabilities = rc.referenceCapabilities()
 	sctx, cancel := rc.step(ctx)
 	s, err := Connect(sctx, rc.target, Options{
 		Transcript:   rc.opts.Transcript,
 		Label:        "client",
 		Version:      rc.opts.Version,
 		ClientInfo:   map[string]any{"name": ReferenceClientName, "version": ReferenceClientVersion},
-		Capabilities: map[string]any{}, // it answers no server-to-client request
+		Capabilities: rc.capabilities,
+		Handlers:     rc.serverRequestHandlers(),
 	})
 	cancel()
 	if err != nil {
@@ -168,7 +187,7 @@ func (rc *referenceRun) run(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
-	if err := rc.listTools(ctx); err != nil {
+	if err := rc.act(ctx); err != nil {
 		return err
 	}
 	rc.logf("done; closing the connection")
@@ -207,6 +226,23 @@ func (rc *referenceRun) initialize(ctx context.Context) error {
 			rc.logf("ping before initialize: error %d: %s", resp.Error.Code, resp.Error.Message)
 		default:
 			rc.logf("ping before initialize: answered")
+		}
+	}
+	if rc.is(ProbesDiscoverFirst) {
+		sctx, cancel := rc.step(ctx)
+		resp, err := s.Do(sctx, Call{Method: protocol.MethodServerDiscover, Params: map[string]any{}, Meta: map[string]any{
+			protocol.MetaProtocolVersion:    protocol.V20260728,
+			protocol.MetaClientInfo:         map[string]any{"name": ReferenceClientName, "version": ReferenceClientVersion},
+			protocol.MetaClientCapabilities: rc.capabilities,
+		}})
+		cancel()
+		switch {
+		case err != nil:
+			rc.logf("server/discover probe: %v; falling back to initialize", err)
+		case resp.Error != nil:
+			rc.logf("server/discover probe: error %d; falling back to initialize", resp.Error.Code)
+		default:
+			rc.logf("server/discover probe answered; this client still speaks %s, so it goes on with initialize", rc.opts.Version)
 		}
 	}
 	params := s.InitializeParams(rc.opts.Version)

@@ -9,6 +9,7 @@ import (
 	"github.com/mcpconform/mcpconform/fakes/server"
 	"github.com/mcpconform/mcpconform/scenarios"
 	clientlifecycle "github.com/mcpconform/mcpconform/scenarios/client/lifecycle"
+	clientmrtr "github.com/mcpconform/mcpconform/scenarios/client/mrtr"
 	serverlifecycle "github.com/mcpconform/mcpconform/scenarios/server/lifecycle"
 	"github.com/mcpconform/mcpconform/scenarios/server/tasks"
 	"github.com/mcpconform/mcpconform/scenarios/server/wire"
@@ -21,6 +22,7 @@ var all = func() scenarios.Catalogue {
 		tasks.Scenarios(),
 		wire.Scenarios(),
 		clientlifecycle.Scenarios(),
+		clientmrtr.Scenarios(),
 	} {
 		c = append(c, family...)
 	}

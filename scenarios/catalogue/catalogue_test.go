@@ -58,8 +58,11 @@ var _ = Describe("the catalogue", func() {
 		read := func(ref string) string {
 			page, _, _ := strings.Cut(ref, "#")
 			dir := "docs"
-			if strings.HasPrefix(page, "seps/") {
+			switch {
+			case strings.HasPrefix(page, "seps/"):
 				dir = ""
+			case strings.HasPrefix(page, "seeds/"):
+				dir = ".." // the vendor documents, beside the spec
 			}
 			b, err := os.ReadFile(filepath.Join(root, dir, page))
 			if err != nil {

@@ -10,6 +10,7 @@ package clientside
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
 	"strings"
 	"time"
@@ -18,6 +19,7 @@ import (
 	"github.com/mcpconform/mcpconform/fakes/server"
 	"github.com/mcpconform/mcpconform/jsonrpc"
 	"github.com/mcpconform/mcpconform/protocol"
+	"github.com/mcpconform/mcpconform/protocol/codes"
 	"github.com/mcpconform/mcpconform/scenarios"
 	"github.com/mcpconform/mcpconform/transport"
 )
@@ -49,6 +51,7 @@ type T struct {
 	proc     *transport.Process
 	stop     context.CancelFunc
 	served   chan struct{}
+	log      *Log
 }
 
 // Conn is one connection the client under test opened to the fake server.
@@ -73,11 +76,19 @@ func Body(body func(t *T)) func(*scenarios.T) {
 	}
 }
 
-// Launch serves the fake server on the scenario's transport and starts the
-// client under test. Requests for the methods in hold are held on every
+// Launch serves a fake server with nothing to offer and starts the client
+// under test. Requests for the methods in hold are held on every
 // connection for the body to answer (Conn.Held); ping and the list methods
 // are answered with empty results, anything else with -32601.
-func (t *T) Launch(hold ...string) {
+func (t *T) Launch(hold ...string) { t.Serve(Script{Hold: hold}) }
+
+// Serve serves the script's fake server on the scenario's transport and
+// starts the client under test.
+func (t *T) Serve(s Script) {
+	ctxEnv, err := t.contextEnv(s)
+	if err != nil {
+		t.Abort("%v (a defect in mcpconform)", err)
+	}
 	ctx, cancel := context.WithCancel(context.Background())
 	t.stop = cancel
 	l, address, err := t.listen(ctx)
@@ -87,15 +98,19 @@ func (t *T) Launch(hold ...string) {
 	t.listener = l
 	t.conns = make(chan *Conn, 8)
 	t.served = make(chan struct{})
+	t.log = newLog()
 	go func() {
 		defer close(t.served)
-		t.serve(ctx, hold)
+		t.serve(ctx, s)
 	}()
 	argv := append(append([]string(nil), t.target.Argv...), address)
 	env := append([]string{
 		"MCP_CONFORMANCE_SCENARIO=" + t.officialName(),
 		"MCP_CONFORMANCE_PROTOCOL_VERSION=" + t.Env.Version,
 	}, t.target.Env...)
+	if ctxEnv != "" {
+		env = append(env, ctxEnv)
+	}
 	t.Step("launch the client: %s", strings.Join(argv, " "))
 	proc, err := transport.Launch(argv, transport.LaunchOptions{Env: env, Transcript: t.Transcript(), Label: "client"})
 	if err != nil {
@@ -134,13 +149,15 @@ func (t *T) listen(ctx context.Context) (transport.Listener, string, error) {
 // serve runs the fake server on the listener: the engine answers JSON-RPC
 // hygiene (-32700, -32600, -32601) and the defaults; each new connection
 // gets its holds before anything is read and is handed to the body.
-func (t *T) serve(ctx context.Context, hold []string) {
+func (t *T) serve(ctx context.Context, s Script) {
 	engine := &server.Engine{
-		Transcript: t.Transcript(),
-		Requests:   defaultHandlers(),
+		Transcript:         t.Transcript(),
+		Requests:           t.handlers(s),
+		Middleware:         t.logged,
+		OtherNotifications: t.logNotification,
 		OnPeer: func(p *server.Peer) {
 			c := &Conn{Peer: p, held: map[string]*peer.HeldRequests{}}
-			for _, m := range hold {
+			for _, m := range s.Hold {
 				c.held[m] = p.Hold(m)
 			}
 			select {
@@ -246,4 +263,167 @@ func (t *T) shutdown() {
 		_ = t.listener.Close()
 		<-t.served
 	}
+}
+
+// Outcome says how a wait on the client ended.
+type Outcome int
+
+const (
+	// Done: the condition held.
+	Done Outcome = iota
+	// Exited: the client exited before it held.
+	Exited
+	// TimedOut: ctx ended before it held.
+	TimedOut
+)
+
+// Await waits until done holds over everything the client sent, the client
+// exits, or ctx ends.
+func (t *T) Await(ctx context.Context, done func([]Received) bool) Outcome {
+	exitCtx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	go func() {
+		select {
+		case <-t.proc.Exited():
+			cancel()
+		case <-exitCtx.Done():
+		}
+	}()
+	if t.log.WaitFor(exitCtx, done) {
+		return Done
+	}
+	if ctx.Err() == nil {
+		// The client exited: what it sent last may have been logged after
+		// the wait was woken.
+		if done(t.log.Entries()) {
+			return Done
+		}
+		return Exited
+	}
+	return TimedOut
+}
+
+// WaitExit waits up to d for the client to exit by itself and reports
+// whether it did; ExitCode is then its status.
+func (t *T) WaitExit(d time.Duration) bool { return t.proc.Wait(d) }
+
+// ExitCode is the client's exit status (-1 while it runs).
+func (t *T) ExitCode() int { return t.proc.ExitCode() }
+
+// Output is the tail of the client's stdout and stderr, for evidence.
+func (t *T) Output() string { return strings.TrimPrefix(t.outputNote(), "; its output: ") }
+
+// Silent is how Settle ends when the client sent nothing for the response
+// timeout and did not exit.
+const Silent Outcome = TimedOut + 1
+
+// Settle waits for the client to finish its moves: until done holds over
+// what it sent (then it has exitWait to exit by itself), until it exits,
+// until it stays silent for the response timeout, or until the scenario's
+// deadline (TimedOut). A client that keeps sending keeps the wait going, so
+// a long exchange is not cut short, but the deadline bounds it.
+func (t *T) Settle(done func([]Received) bool) Outcome {
+	for {
+		seen := len(t.log.Entries())
+		ctx, cancel := t.Wait()
+		out := t.Await(ctx, func(r []Received) bool { return len(r) > seen || (done != nil && done(r)) })
+		cancel()
+		switch {
+		case out == Exited:
+			return Exited
+		case out == TimedOut && t.Ctx.Err() != nil:
+			return TimedOut
+		case out == TimedOut:
+			return Silent
+		case done != nil && done(t.log.Entries()):
+			t.proc.Wait(exitWait)
+			return Done
+		}
+	}
+}
+
+// legacyOnly reports whether the client tried the initialize handshake
+// and never sent a request carrying 2026-07-28's per-request _meta.
+func (t *T) legacyOnly() bool {
+	tried := false
+	for _, r := range t.log.Entries() {
+		if !r.Msg.IsRequest() {
+			continue
+		}
+		if r.Msg.Method == protocol.MethodInitialize {
+			tried = true
+			continue
+		}
+		var p struct {
+			Meta map[string]json.RawMessage `json:"_meta"`
+		}
+		if json.Unmarshal(r.Msg.Params, &p) == nil && p.Meta[protocol.MetaProtocolVersion] != nil {
+			return false
+		}
+	}
+	return tried
+}
+
+// ToolCalls are the tools/call requests for tool among entries, in order.
+func ToolCalls(entries []Received, tool string) []Received {
+	var out []Received
+	for _, r := range entries {
+		if r.Msg.IsRequest() && r.Msg.Method == protocol.MethodToolsCall && ReadCall(r.Msg).Name == tool {
+			out = append(out, r)
+		}
+	}
+	return out
+}
+
+// Requests are the requests of method among entries whose params name
+// (name, or uri for resources) is key; "" matches any.
+func Requests(entries []Received, method, key string) []Received {
+	var out []Received
+	for _, r := range entries {
+		if !r.Msg.IsRequest() || r.Msg.Method != method {
+			continue
+		}
+		c := ReadCall(r.Msg)
+		var uri string
+		_ = json.Unmarshal(c.Params["uri"], &uri)
+		if key == "" || c.Name == key || uri == key {
+			out = append(out, r)
+		}
+	}
+	return out
+}
+
+// Missed stops the body when the client never made the request the
+// scenario is built around. A client told to by an official scenario id
+// fails the check it was working towards; for an mcpconform scenario the
+// request comes from MCP_CONFORMANCE_CONTEXT, and a harness that does not
+// make the context's calls cannot be judged on it, so the rest is skipped.
+func (t *T) Missed(what string, out Outcome) {
+	why := map[Outcome]string{
+		Exited:   fmt.Sprintf("the client exited with code %d without it", t.proc.ExitCode()),
+		Silent:   fmt.Sprintf("the client sent nothing more for %s", t.Env.Timing.ResponseTimeout),
+		TimedOut: "the scenario's deadline passed first",
+		Done:     "it never came",
+	}[out] + t.outputNote()
+	if protocol.IsStateless(t.Env.Version) && t.legacyOnly() {
+		t.SkipRest(fmt.Sprintf("the client does not implement %s: it sent initialize, was refused with %d, and sent no %s request (%s)",
+			t.Env.Version, codes.UnsupportedProtocolVersion, t.Env.Version, why))
+	}
+	if t.Scenario().Official != "" {
+		t.Lost(what, why)
+	}
+	t.SkipRest(fmt.Sprintf("the client did not send %s (%s); a client harness must make the calls $MCP_CONFORMANCE_CONTEXT lists (toolCalls, promptGets, resourceReads) to be judged here", what, why))
+}
+
+// DescribeEnd says how a wait on the client ended, for a failure message.
+func (t *T) DescribeEnd(out Outcome) string {
+	switch out {
+	case Exited:
+		return fmt.Sprintf("the client exited with code %d", t.proc.ExitCode())
+	case Silent:
+		return fmt.Sprintf("the client sent nothing more for %s", t.Env.Timing.ResponseTimeout)
+	case TimedOut:
+		return "the scenario's deadline passed"
+	}
+	return "the client had finished"
 }

@@ -5,7 +5,6 @@ package lifecycle
 import (
 	"encoding/json"
 	"fmt"
-	"slices"
 
 	"github.com/mcpconform/mcpconform/fakes/client"
 	"github.com/mcpconform/mcpconform/fakes/fault"
@@ -23,9 +22,10 @@ func Scenarios() scenarios.Catalogue { return scenarios.Catalogue{initializeScen
 
 var (
 	initializeFirst = &scenarios.Check{ID: "client-initialize/initialize-first", Level: scenarios.Must, Spec: lifecycleSpec + "#initialization",
-		Title:  "the first message the client sends is the initialize request",
-		Quote:  "The initialization phase MUST be the first interaction between client and server.",
-		Faults: []*fault.Fault{client.RequestBeforeInitialize}}
+		Title:     "the first message the client sends is the initialize request",
+		Quote:     "The initialization phase MUST be the first interaction between client and server.",
+		Faults:    []*fault.Fault{client.RequestBeforeInitialize},
+		Liberties: []*fault.Fault{client.ProbesDiscoverFirst}}
 	initializeParamsValid = &scenarios.Check{ID: "client-initialize/params-valid", Level: scenarios.Must, Spec: lifecycleSpec + "#initialization",
 		Title:  "the initialize params validate against InitializeRequest: protocolVersion, capabilities and clientInfo",
 		Quote:  "The client MUST initiate this phase by sending an initialize request containing:",
@@ -47,29 +47,36 @@ var initializeScenario = &scenarios.Scenario{
 	Family:   "lifecycle",
 	Side:     scenarios.ClientSide,
 	Versions: protocol.JudgedStateful(),
-	Purpose: "The fake server holds the client's first request, judges it as the initialize request, answers with the " +
-		"requested version (or its own newest when it does not know it) and waits for notifications/initialized.",
+	Purpose: "The fake server, a server of the judged version only, logs what the client sends, answers initialize with that " +
+		"version and waits for notifications/initialized. A server/discover probe before initialize (a dual-era client's) is allowed.",
 	Checks: []*scenarios.Check{initializeFirst, initializeParamsValid, initializeKnownVersion, initializeInitializedSent},
 	Run: clientside.Body(func(t *clientside.T) {
-		t.Launch(protocol.MethodInitialize)
-		c := t.Accept()
-		t.Step("wait for the client's first message")
-		first, err := t.Next(c, 0, nil)
-		if err != nil {
-			t.Fail(initializeFirst, "an initialize request", "nothing: "+err.Error())
-			t.Blocked("the client sent nothing")
+		t.Serve(clientside.Script{})
+		t.Step("wait for the client's initialize request and notifications/initialized")
+		out := t.Settle(func(r []clientside.Received) bool { return initializedAt(r) >= 0 })
+		entries := t.Log().Entries()
+		// A dual-era client MAY probe with a 2026-07-28 request first and
+		// fall back to initialize when it is refused (2026-07-28
+		// streamable-http.mdx, Backward Compatibility); the probe is not
+		// the interaction the rule is about.
+		var first *clientside.Received
+		for i := range entries {
+			if entries[i].Msg.Method != protocol.MethodServerDiscover {
+				first = &entries[i]
+				break
+			}
 		}
-		t.Judge(initializeFirst, first.IsRequest() && first.Method == protocol.MethodInitialize,
-			"an initialize request", describeMessage(first))
+		if first == nil {
+			t.Missed("an initialize request", out)
+		}
+		t.Judge(initializeFirst, first.Msg.IsRequest() && first.Msg.Method == protocol.MethodInitialize,
+			"an initialize request", describeMessage(first.Msg))
 
-		t.Step("hold the initialize request and judge its params")
-		wait, cancel := t.Wait()
-		held, err := c.Held(protocol.MethodInitialize).Next(wait)
-		cancel()
-		if err != nil {
-			t.Blocked("the client sent no initialize request: %v", err)
+		inits := clientside.Requests(entries, protocol.MethodInitialize, "")
+		if len(inits) == 0 {
+			t.Blocked("the client sent no initialize request")
 		}
-		req := held.Request
+		req := inits[0].Msg
 		if verr := protocol.ValidateParams(protocol.SchemaFor(t.Env.Version), protocol.MethodInitialize, req.Params); verr != nil {
 			t.Fail(initializeParamsValid, "params valid against InitializeRequest", verr.Error())
 		} else {
@@ -78,25 +85,24 @@ var initializeScenario = &scenarios.Scenario{
 		requested := judge.StringField(req.Params, "protocolVersion")
 		t.Judge(initializeKnownVersion, protocol.IsKnown(requested),
 			"one of the MCP revisions "+fmt.Sprint(protocol.Supported()), fmt.Sprintf("protocolVersion %q", requested))
-
-		answer := requested
-		if !slices.Contains(protocol.JudgedStateful(), answer) {
-			answer = t.Env.Version
-		}
-		mark := c.Inbox().Mark()
-		t.Step("answer initialize with protocolVersion %s, then wait for notifications/initialized", answer)
-		held.Answer(map[string]any{
-			"protocolVersion": answer,
-			"capabilities":    map[string]any{"tools": map[string]any{}},
-			"serverInfo":      map[string]any{"name": "mcpconform-fake-server", "version": "0.1.0"},
-		})
-		_, err = t.Next(c, mark, func(m *jsonrpc.Message) bool {
-			return m.Kind() == jsonrpc.KindNotification && m.Method == protocol.NotificationInitialized
-		})
-		t.Judge(initializeInitializedSent, err == nil, "notifications/initialized after the initialize response",
-			"none within the response timeout")
-		t.Finish()
+		t.Judge(initializeInitializedSent, initializedAt(entries) >= 0, "notifications/initialized after the initialize response",
+			"none: "+t.DescribeEnd(out))
 	}),
+}
+
+// initializedAt is the index of the first notifications/initialized that
+// follows an initialize request, or -1.
+func initializedAt(entries []clientside.Received) int {
+	seenInit := false
+	for i, r := range entries {
+		switch {
+		case r.Msg.IsRequest() && r.Msg.Method == protocol.MethodInitialize:
+			seenInit = true
+		case seenInit && r.Msg.Kind() == jsonrpc.KindNotification && r.Msg.Method == protocol.NotificationInitialized:
+			return i
+		}
+	}
+	return -1
 }
 
 // describeMessage names what the client sent, compactly.

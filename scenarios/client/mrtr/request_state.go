@@ -1,0 +1,136 @@
+package mrtr
+
+import (
+	"context"
+	"fmt"
+
+	"github.com/mcpconform/mcpconform/fakes/client"
+	"github.com/mcpconform/mcpconform/fakes/fault"
+	"github.com/mcpconform/mcpconform/fakes/server"
+	"github.com/mcpconform/mcpconform/jsonrpc"
+	"github.com/mcpconform/mcpconform/scenarios"
+	"github.com/mcpconform/mcpconform/scenarios/clientside"
+)
+
+// The official suite's sep-2322-client-request-state: four tools, each
+// called once by the client.
+const (
+	echoStateTool    = "test_mrtr_echo_state"
+	noStateTool      = "test_mrtr_no_state"
+	unrelatedTool    = "test_mrtr_unrelated"
+	noResultTypeTool = "test_mrtr_no_result_type"
+	echoState        = "state-v1.eyJzdGVwIjoxLCJ0b29sIjoiZWNobyJ9.c2lnbmF0dXJl"
+)
+
+var (
+	requestStateNewID = &scenarios.Check{ID: "client-mrtr-request-state/new-id", Level: scenarios.Must, Spec: mrtrSpec,
+		Title:  "every retry has a JSON-RPC id different from the original request's and from the earlier retries'",
+		Quote:  "The JSON-RPC id MUST be different between the initial request and the retry, as they are independent requests.",
+		Faults: []*fault.Fault{client.MRTRReusesID}}
+	requestStateEchoed = &scenarios.Check{ID: "client-mrtr-request-state/state-echoed", Level: scenarios.Must, Spec: mrtrSpec,
+		Title:  "the retry carries the requestState the server sent, exactly",
+		Quote:  "If an InputRequiredResult contains the requestState field, the client MUST echo back the exact value of that field when retrying the original request.",
+		Faults: []*fault.Fault{client.MRTRDropsState}}
+	requestStateNoneInvented = &scenarios.Check{ID: "client-mrtr-request-state/none-invented", Level: scenarios.Must, Spec: mrtrSpec,
+		Title:  "a retry after an InputRequiredResult without requestState carries none",
+		Quote:  "If the InputRequiredResult does not contain a requestState field, the client MUST NOT include one in the retry.",
+		Faults: []*fault.Fault{client.MRTRInventsState}}
+	requestStateIsolated = &scenarios.Check{ID: "client-mrtr-request-state/not-reused", Level: scenarios.Must, Spec: mrtrSpec,
+		Title:  "another request (a later call of another tool) carries neither inputResponses nor requestState",
+		Quote:  "Both the inputRequests and requestState fields affect only the client's retry of the original request. They MUST NOT be used for any other request that the client may be sending in parallel.",
+		Faults: []*fault.Fault{client.MRTRLeaksState}}
+	requestStateDefaultComplete = &scenarios.Check{ID: "client-mrtr-request-state/default-complete", Level: scenarios.Must, Spec: resultTypeDoc,
+		Title:  "a result without resultType is taken as complete: the client does not retry it",
+		Quote:  `For backward compatibility with servers implementing earlier protocol versions, which do not include resultType, clients MUST treat an absent resultType as "complete".`,
+		Faults: []*fault.Fault{client.MRTRRetriesComplete}}
+)
+
+var requestStateScenario = &scenarios.Scenario{
+	ID:       "client-mrtr-request-state",
+	Official: "sep-2322-client-request-state",
+	Title:    "the client's MRTR retries: new ids, requestState echoed or absent, nothing reused, no resultType means complete",
+	Family:   family,
+	Side:     scenarios.ClientSide,
+	Versions: versions,
+	Needs:    []string{"the client calls " + echoStateTool + ", " + noStateTool + ", " + unrelatedTool + " and " + noResultTypeTool},
+	Purpose: "The fake server offers the official scenario's four tools. " + echoStateTool + " answers input_required with one " +
+		"elicitation (key confirm) and a requestState, " + noStateTool + " the same without requestState; both complete on the retry. " +
+		unrelatedTool + " completes at once and " + noResultTypeTool + " answers a result without resultType.",
+	Checks: []*scenarios.Check{requestStateNewID, requestStateEchoed, requestStateNoneInvented, requestStateIsolated, requestStateDefaultComplete},
+	Run: clientside.Body(func(t *clientside.T) {
+		confirm := elicit("confirm", "Please confirm", "confirmed", "boolean")
+		answerOnce := func(state *string) func(n int, req *jsonrpc.Message) map[string]any {
+			return func(n int, req *jsonrpc.Message) map[string]any {
+				if n == 0 {
+					return inputRequired(state, askable(req, confirm)...)
+				}
+				return textResult("confirmed")
+			}
+		}
+		t.Serve(clientside.Script{Tools: []clientside.Tool{
+			{Name: echoStateTool, Description: "asks for a confirmation, with a requestState", Call: roundsOf(answerOnce(ptr(echoState)))},
+			{Name: noStateTool, Description: "asks for a confirmation, without requestState", Call: roundsOf(answerOnce(nil))},
+			{Name: unrelatedTool, Description: "answers at once", Call: roundsOf(func(int, *jsonrpc.Message) map[string]any { return textResult("unrelated") })},
+			{Name: noResultTypeTool, Description: "answers a result without resultType",
+				Call: func(context.Context, *server.Peer, *jsonrpc.Message) (any, *jsonrpc.Error) {
+					return clientside.AsIs(textResult("no resultType")), nil
+				}},
+		}})
+		t.Step("wait for the client to call the four tools and retry the two that ask for input")
+		out := t.Settle(func(r []clientside.Received) bool {
+			return len(clientside.ToolCalls(r, echoStateTool)) >= 2 && len(clientside.ToolCalls(r, noStateTool)) >= 2 &&
+				len(clientside.ToolCalls(r, unrelatedTool)) >= 1 && len(clientside.ToolCalls(r, noResultTypeTool)) >= 1
+		})
+		entries := t.Log().Entries()
+		echo, none := clientside.ToolCalls(entries, echoStateTool), clientside.ToolCalls(entries, noStateTool)
+		if len(echo) == 0 {
+			t.Missed("a tools/call of "+echoStateTool, out)
+		}
+		if len(echo) < 2 {
+			t.Fail(requestStateEchoed, "a retry of "+echoStateTool+" with the requestState", "no retry; "+t.DescribeEnd(out))
+			t.Blocked("the client did not retry " + echoStateTool)
+		}
+
+		var reused []string
+		for _, calls := range [][]clientside.Received{echo, none} {
+			seen := map[string]bool{}
+			for _, c := range calls {
+				if seen[c.Msg.ID.Key()] {
+					reused = append(reused, fmt.Sprintf("%s reused id %s", clientside.ReadCall(c.Msg).Name, c.Msg.ID))
+				}
+				seen[c.Msg.ID.Key()] = true
+			}
+		}
+		t.Judge(requestStateNewID, len(reused) == 0, "a new JSON-RPC id on every retry", fmt.Sprint(reused))
+
+		ok, actual := judgeEcho(echoState, readRetry(echo[1]))
+		t.Judge(requestStateEchoed, ok, "requestState "+quoteShort(echoState)+" on the retry of "+echoStateTool, actual)
+
+		if len(none) < 2 {
+			t.Fail(requestStateNoneInvented, "a retry of "+noStateTool+" without requestState", "no retry; "+t.DescribeEnd(out))
+		} else {
+			r := readRetry(none[1])
+			t.Judge(requestStateNoneInvented, !r.hasState, "no requestState on the retry of "+noStateTool, describeState(r))
+		}
+
+		if unrelated := clientside.ToolCalls(entries, unrelatedTool); len(unrelated) == 0 {
+			t.Fail(requestStateIsolated, "a call of "+unrelatedTool, "none; "+t.DescribeEnd(out))
+		} else {
+			var leaks []string
+			for _, c := range unrelated {
+				if r := readRetry(c); r.has || r.hasState {
+					leaks = append(leaks, fmt.Sprintf("inputResponses present: %t, %s", r.has, describeState(r)))
+				}
+			}
+			t.Judge(requestStateIsolated, len(leaks) == 0, "no inputResponses and no requestState on "+unrelatedTool, fmt.Sprint(leaks))
+		}
+
+		switch calls := clientside.ToolCalls(entries, noResultTypeTool); {
+		case len(calls) == 0:
+			t.Fail(requestStateDefaultComplete, "a call of "+noResultTypeTool, "none; "+t.DescribeEnd(out))
+		default:
+			t.Judge(requestStateDefaultComplete, len(calls) == 1, "one call of "+noResultTypeTool+", taken as complete",
+				fmt.Sprintf("%d calls: the client retried a result that has no resultType", len(calls)))
+		}
+	}),
+}

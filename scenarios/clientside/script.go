@@ -1,0 +1,322 @@
+package clientside
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"net/http"
+	"slices"
+	"sync"
+	"time"
+
+	"github.com/mcpconform/mcpconform/fakes/server"
+	"github.com/mcpconform/mcpconform/jsonrpc"
+	"github.com/mcpconform/mcpconform/protocol"
+	"github.com/mcpconform/mcpconform/protocol/codes"
+)
+
+// Script is the fake server a client-side scenario plays: what it offers,
+// what it holds for the body, and what it tells the client in
+// MCP_CONFORMANCE_CONTEXT. Handlers are scenario-wide, not per connection:
+// over stateless Streamable HTTP (2026-07-28) every request is a connection
+// of its own, so anything a handler keeps between rounds lives in the
+// handler's closure.
+type Script struct {
+	// Hold hands the client's requests of these methods to the body on
+	// every connection (Conn.Held) instead of answering them.
+	Hold []string
+	// Tools are listed by tools/list and served by tools/call.
+	Tools []Tool
+	// Prompts are listed by prompts/list and served by prompts/get.
+	Prompts []Prompt
+	// Handlers add or replace request handlers by method.
+	Handlers map[string]server.Handler
+	// Capabilities are the server capabilities initialize and
+	// server/discover declare; nil declares those of what is offered.
+	Capabilities map[string]any
+	// Context is handed to the client as MCP_CONFORMANCE_CONTEXT (JSON,
+	// with "name" set to the scenario id); nil hands none.
+	Context map[string]any
+}
+
+// Tool is one tool of the fake server.
+type Tool struct {
+	Name        string
+	Description string
+	// InputSchema defaults to an object schema without properties.
+	InputSchema map[string]any
+	// Extra fields of the tool's definition (annotations, execution…).
+	Extra map[string]any
+	// Call answers tools/call; nil answers an empty text result.
+	Call server.Handler
+}
+
+// Prompt is one prompt of the fake server.
+type Prompt struct {
+	Name      string
+	Arguments []map[string]any
+	// Get answers prompts/get.
+	Get server.Handler
+}
+
+// AsIs marks a result the driver must send exactly as given: without it a
+// result served under 2026-07-28 rules gets resultType "complete" when it
+// has none (basic/index.mdx#resulttype), which a scenario that sends a
+// result without resultType on purpose must prevent.
+type AsIs map[string]any
+
+// Received is one message the client under test sent, in arrival order
+// over all of the scenario's connections.
+type Received struct {
+	Conn   string
+	Msg    *jsonrpc.Message
+	Header http.Header // the HTTP request's header; nil off HTTP
+	At     time.Time
+}
+
+// Log is every request and notification the client sent to the fake
+// server, on any connection (held requests excepted: the body has them).
+type Log struct {
+	mu      sync.Mutex
+	entries []Received
+	changed chan struct{}
+}
+
+func newLog() *Log { return &Log{changed: make(chan struct{})} }
+
+func (l *Log) add(r Received) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	l.entries = append(l.entries, r)
+	close(l.changed)
+	l.changed = make(chan struct{})
+}
+
+// Entries is a copy of the log so far.
+func (l *Log) Entries() []Received {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return slices.Clone(l.entries)
+}
+
+// Requests are the logged requests of method, in order.
+func (l *Log) Requests(method string) []Received {
+	var out []Received
+	for _, r := range l.Entries() {
+		if r.Msg.IsRequest() && r.Msg.Method == method {
+			out = append(out, r)
+		}
+	}
+	return out
+}
+
+// WaitFor waits until done(entries) holds or ctx ends; it reports whether
+// it held.
+func (l *Log) WaitFor(ctx context.Context, done func([]Received) bool) bool {
+	for {
+		l.mu.Lock()
+		ok, changed := done(l.entries), l.changed
+		l.mu.Unlock()
+		if ok {
+			return true
+		}
+		select {
+		case <-changed:
+		case <-ctx.Done():
+			return false
+		}
+	}
+}
+
+// Call is the tools/call request a tool handler serves, read.
+type Call struct {
+	Name      string
+	Arguments map[string]any
+	// Params holds every params member (inputResponses, requestState, _meta…).
+	Params map[string]json.RawMessage
+}
+
+// ReadCall reads a tools/call or prompts/get request's params.
+func ReadCall(req *jsonrpc.Message) Call {
+	var c Call
+	_ = json.Unmarshal(req.Params, &c.Params)
+	_ = json.Unmarshal(c.Params["name"], &c.Name)
+	_ = json.Unmarshal(c.Params["arguments"], &c.Arguments)
+	return c
+}
+
+// Has reports whether params carry member.
+func (c Call) Has(member string) bool { _, ok := c.Params[member]; return ok }
+
+// handlers builds the fake server's request handlers for the scenario.
+func (t *T) handlers(s Script) map[string]server.Handler {
+	h := defaultHandlers()
+	h[protocol.MethodInitialize] = t.initialize(s)
+	if protocol.IsStateless(t.Env.Version) {
+		// A server of an older version has no server/discover: -32601,
+		// which a dual-era client's probe reads as "initialize instead".
+		h[protocol.MethodServerDiscover] = t.discover(s)
+	}
+	if len(s.Tools) > 0 {
+		h[protocol.MethodToolsList] = func(context.Context, *server.Peer, *jsonrpc.Message) (any, *jsonrpc.Error) {
+			tools := make([]any, 0, len(s.Tools))
+			for _, tool := range s.Tools {
+				tools = append(tools, tool.definition())
+			}
+			return map[string]any{"tools": tools}, nil
+		}
+		h[protocol.MethodToolsCall] = func(ctx context.Context, p *server.Peer, req *jsonrpc.Message) (any, *jsonrpc.Error) {
+			name := ReadCall(req).Name
+			for _, tool := range s.Tools {
+				if tool.Name != name {
+					continue
+				}
+				if tool.Call == nil {
+					return map[string]any{"content": []any{map[string]any{"type": "text", "text": "ok"}}}, nil
+				}
+				return tool.Call(ctx, p, req)
+			}
+			return nil, &jsonrpc.Error{Code: codes.InvalidParams, Message: "Unknown tool: " + name}
+		}
+	}
+	if len(s.Prompts) > 0 {
+		h[protocol.MethodPromptsList] = func(context.Context, *server.Peer, *jsonrpc.Message) (any, *jsonrpc.Error) {
+			prompts := make([]any, 0, len(s.Prompts))
+			for _, pr := range s.Prompts {
+				prompts = append(prompts, map[string]any{"name": pr.Name, "arguments": pr.Arguments})
+			}
+			return map[string]any{"prompts": prompts}, nil
+		}
+		h[protocol.MethodPromptsGet] = func(ctx context.Context, p *server.Peer, req *jsonrpc.Message) (any, *jsonrpc.Error) {
+			name := ReadCall(req).Name
+			for _, pr := range s.Prompts {
+				if pr.Name == name && pr.Get != nil {
+					return pr.Get(ctx, p, req)
+				}
+			}
+			return nil, &jsonrpc.Error{Code: codes.InvalidParams, Message: "Unknown prompt: " + name}
+		}
+	}
+	for m, handler := range s.Handlers {
+		h[m] = handler
+	}
+	return h
+}
+
+func (tool Tool) definition() map[string]any {
+	schema := tool.InputSchema
+	if schema == nil {
+		schema = map[string]any{"type": "object"}
+	}
+	def := map[string]any{"name": tool.Name, "inputSchema": schema}
+	if tool.Description != "" {
+		def["description"] = tool.Description
+	}
+	for k, v := range tool.Extra {
+		def[k] = v
+	}
+	return def
+}
+
+// capabilities are the server capabilities the script declares.
+func (s Script) capabilities() map[string]any {
+	if s.Capabilities != nil {
+		return s.Capabilities
+	}
+	caps := map[string]any{"tools": map[string]any{}}
+	if len(s.Prompts) > 0 {
+		caps["prompts"] = map[string]any{}
+	}
+	return caps
+}
+
+// FakeServerInfo is what the fake server calls itself.
+var FakeServerInfo = map[string]any{"name": "mcpconform-fake-server", "version": "0.1.0"}
+
+// initialize answers as a server that speaks only the scenario's version:
+// with that version whatever the client asked for (lifecycle.mdx, Version
+// Negotiation: the same version when supported, "Otherwise, the server MUST
+// respond with another protocol version it supports"), so a run at 2025-06-18
+// judges a 2025-06-18 session, and a client that does not speak it
+// disconnects.
+func (t *T) initialize(s Script) server.Handler {
+	return func(_ context.Context, _ *server.Peer, req *jsonrpc.Message) (any, *jsonrpc.Error) {
+		var params struct {
+			ProtocolVersion string `json:"protocolVersion"`
+		}
+		_ = json.Unmarshal(req.Params, &params)
+		if protocol.IsStateless(t.Env.Version) {
+			// A server of 2026-07-28 only: the refusal a dual-era client
+			// reads as "speak 2026-07-28" (basic/versioning.mdx, Backward
+			// Compatibility), and the one the official request-metadata
+			// scenario gives.
+			data, _ := json.Marshal(map[string]any{"supported": []string{t.Env.Version}, "requested": params.ProtocolVersion})
+			return nil, &jsonrpc.Error{Code: codes.UnsupportedProtocolVersion, Message: "Unsupported protocol version: this server speaks " + t.Env.Version, Data: data}
+		}
+		return map[string]any{
+			"protocolVersion": t.Env.Version,
+			"capabilities":    s.capabilities(),
+			"serverInfo":      FakeServerInfo,
+		}, nil
+	}
+}
+
+// discover answers server/discover with the scenario's version only: the
+// client is judged at that version.
+func (t *T) discover(s Script) server.Handler {
+	return func(context.Context, *server.Peer, *jsonrpc.Message) (any, *jsonrpc.Error) {
+		return map[string]any{
+			"supportedVersions": []string{t.Env.Version},
+			"capabilities":      s.capabilities(),
+			"_meta":             map[string]any{protocol.MetaServerInfo: FakeServerInfo},
+		}, nil
+	}
+}
+
+// logged wraps every handler: it logs the request with its HTTP header and
+// adds resultType "complete" to a 2026-07-28 result that has none.
+func (t *T) logged(next server.Handler) server.Handler {
+	return func(ctx context.Context, p *server.Peer, req *jsonrpc.Message) (any, *jsonrpc.Error) {
+		t.log.add(Received{Conn: p.ID, Msg: req, Header: p.Header().Clone(), At: time.Now()})
+		result, rpcErr := next(ctx, p, req)
+		if rpcErr != nil || !protocol.IsStateless(t.Env.Version) {
+			if asIs, ok := result.(AsIs); ok {
+				return map[string]any(asIs), rpcErr
+			}
+			return result, rpcErr
+		}
+		switch r := result.(type) {
+		case AsIs:
+			return map[string]any(r), nil
+		case map[string]any:
+			if _, ok := r["resultType"]; !ok {
+				r["resultType"] = "complete"
+			}
+		}
+		return result, nil
+	}
+}
+
+func (t *T) logNotification(_ context.Context, p *server.Peer, msg *jsonrpc.Message) {
+	t.log.add(Received{Conn: p.ID, Msg: msg, Header: p.Header().Clone(), At: time.Now()})
+}
+
+// Log is what the client sent to the fake server so far.
+func (t *T) Log() *Log { return t.log }
+
+// contextEnv is the MCP_CONFORMANCE_CONTEXT entry for the script, if any.
+func (t *T) contextEnv(s Script) (string, error) {
+	if s.Context == nil {
+		return "", nil
+	}
+	ctx := map[string]any{}
+	for k, v := range s.Context {
+		ctx[k] = v
+	}
+	ctx["name"] = t.officialName()
+	b, err := json.Marshal(ctx)
+	if err != nil {
+		return "", fmt.Errorf("the scenario's context: %w", err)
+	}
+	return "MCP_CONFORMANCE_CONTEXT=" + string(b), nil
+}
