@@ -50,9 +50,17 @@ const unsupportedVersion = "1999-01-01"
 // Faults lists the reference client's faults.
 func Faults() fault.Set {
 	set := fault.Set{SkipsInitialized, RequestBeforeInitialize, InitUnsupportedVersion, InitNoClientInfo}
-	set = append(set, mrtrFaults...)
+	for _, family := range []fault.Set{mrtrFaults, clientTaskFaults, surfaceFaults, headerFaults} {
+		set = append(set, family...)
+	}
 	return set
 }
 
 // Liberties lists the reference client's conformant variants.
-func Liberties() fault.Set { return append(fault.Set{ProbesDiscoverFirst}, mrtrLiberties...).Sorted() }
+func Liberties() fault.Set {
+	set := fault.Set{ProbesDiscoverFirst}
+	for _, family := range []fault.Set{mrtrLiberties, clientTaskLiberties, surfaceLiberties, headerLiberties} {
+		set = append(set, family...)
+	}
+	return set.Sorted()
+}

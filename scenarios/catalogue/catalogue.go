@@ -8,8 +8,11 @@ import (
 	"github.com/mcpconform/mcpconform/fakes/fault"
 	"github.com/mcpconform/mcpconform/fakes/server"
 	"github.com/mcpconform/mcpconform/scenarios"
+	"github.com/mcpconform/mcpconform/scenarios/client/httprules"
 	clientlifecycle "github.com/mcpconform/mcpconform/scenarios/client/lifecycle"
 	clientmrtr "github.com/mcpconform/mcpconform/scenarios/client/mrtr"
+	"github.com/mcpconform/mcpconform/scenarios/client/surface"
+	clienttasks "github.com/mcpconform/mcpconform/scenarios/client/tasks"
 	serverlifecycle "github.com/mcpconform/mcpconform/scenarios/server/lifecycle"
 	"github.com/mcpconform/mcpconform/scenarios/server/tasks"
 	"github.com/mcpconform/mcpconform/scenarios/server/wire"
@@ -23,6 +26,9 @@ var all = func() scenarios.Catalogue {
 		wire.Scenarios(),
 		clientlifecycle.Scenarios(),
 		clientmrtr.Scenarios(),
+		clienttasks.Scenarios(),
+		surface.Scenarios(),
+		httprules.Scenarios(),
 	} {
 		c = append(c, family...)
 	}
