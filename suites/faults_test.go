@@ -46,7 +46,7 @@ var _ = Describe("the fault catalogue", func() {
 	// Each liberty, on every transport and version where it applies, must
 	// fail and warn nothing, and pass the checks that name it somewhere.
 	libertyEntries := []TableEntry{}
-	for _, l := range server.Liberties() {
+	for _, l := range append(server.Liberties(), client.Liberties()...) {
 		libertyEntries = append(libertyEntries, Entry(l.Name, l))
 	}
 	DescribeTable("passes every check with a liberty",

@@ -62,14 +62,16 @@ var _ = Describe("the catalogue against the reference server", func() {
 var _ = Describe("the catalogue against the reference client", func() {
 	var configs []suites.Config
 	for _, tr := range transports {
-		configs = append(configs, suites.Config{
-			Name: "client " + string(tr) + " 2025-11-25",
-			Side: scenarios.ClientSide,
-			Env:  scenarios.Env{Version: "2025-11-25", Transport: tr, Timing: scenarios.Timing{ScenarioTimeout: 30 * time.Second}},
-			Resolve: func(env *scenarios.Env) {
-				env.Target = clientside.Target{Argv: []string{exe, "fake-client"}, RelayExe: exe}
-			},
-		})
+		for _, v := range versions {
+			configs = append(configs, suites.Config{
+				Name: "client " + string(tr) + " " + v,
+				Side: scenarios.ClientSide,
+				Env:  scenarios.Env{Version: v, Transport: tr, Timing: scenarios.Timing{ScenarioTimeout: 30 * time.Second}},
+				Resolve: func(env *scenarios.Env) {
+					env.Target = clientside.Target{Argv: []string{exe, "fake-client"}, RelayExe: exe}
+				},
+			})
+		}
 	}
 	suites.Define(configs, suites.NewCollector())
 })

@@ -129,7 +129,7 @@ func (f *clientFlags) target(exe string, args []string) (clientside.Target, erro
 			if _, err := client.Liberties().Find(f.liberty); err != nil {
 				return clientside.Target{}, err
 			}
-			argv = append(argv, "--fault", f.liberty)
+			argv = append(argv, "--liberty", f.liberty)
 		}
 	}
 	if _, err := exec.LookPath(argv[0]); err != nil {

@@ -20,11 +20,12 @@ import (
 func fakeClientCmd() *cobra.Command {
 	var (
 		faultName   string
+		libertyName string
 		specVersion string
 		listFaults  bool
 	)
 	cmd := &cobra.Command{
-		Use:   "fake-client [--fault NAME] [--spec-version V] TARGET",
+		Use:   "fake-client [--fault NAME | --liberty NAME] [--spec-version V] TARGET",
 		Short: "Run the reference MCP client (or one of its faults) against a server",
 		Long: `Run the conformant reference client, or a fault that breaks exactly one rule,
 against TARGET, which it takes as the official conformance runner gives it, as
@@ -59,10 +60,16 @@ Exit status: 0 when the server answered everything, 1 otherwise.`,
 			if faultName != "" {
 				var err error
 				if f, err = client.Faults().Find(faultName); err != nil {
-					var lerr error
-					if f, lerr = client.Liberties().Find(faultName); lerr != nil {
-						return usageErr("%v", err)
-					}
+					return usageErr("%v", err)
+				}
+			}
+			if libertyName != "" {
+				if faultName != "" {
+					return usageErr("give --fault or --liberty, not both")
+				}
+				var err error
+				if f, err = client.Liberties().Find(libertyName); err != nil {
+					return usageErr("%v", err)
 				}
 			}
 			ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
@@ -80,7 +87,8 @@ Exit status: 0 when the server answered everything, 1 otherwise.`,
 		},
 	}
 	fl := cmd.Flags()
-	fl.StringVar(&faultName, "fault", "", "run this fault (or liberty) instead of the conformant client")
+	fl.StringVar(&faultName, "fault", "", "run this fault instead of the conformant client")
+	fl.StringVar(&libertyName, "liberty", "", "run this liberty (a conformant variant) instead of the reference")
 	fl.StringVar(&specVersion, "spec-version", "", "protocol version to speak (default $"+client.EnvProtocolVersion+", else 2025-11-25)")
 	fl.BoolVar(&listFaults, "list-faults", false, "list the faults and exit")
 	return cmd
