@@ -1,0 +1,120 @@
+// Command hostileclient is an MCP client under test that misbehaves in one
+// way per mode, written apart from mcpconform's fakes, so that the client
+// suite's handling of bad clients is tested against a real process: it must
+// reach a clear verdict, keep the client's output, and leave no process
+// behind.
+//
+//	hostileclient --mode MODE [--tag TAG] SERVER
+//
+// SERVER is what mcpconform appends: a URL, or over stdio the command line
+// that starts the relay server. Modes:
+//
+//	crash            prints to stderr and exits 3 before connecting
+//	hang             never connects and never exits
+//	hang-after-init  (stdio) initializes, then neither sends nor exits
+//	garbage          (stdio) writes lines that are not JSON-RPC, then exits 0
+//	setsid           starts a child in a new session that hangs, then hangs
+//
+// --tag marks the command lines of this process and its children, so a test
+// can find any of them left alive.
+package main
+
+import (
+	"bufio"
+	"flag"
+	"fmt"
+	"io"
+	"os"
+	"os/exec"
+	"strings"
+	"syscall"
+)
+
+func main() {
+	mode := flag.String("mode", "", "misbehaviour")
+	_ = flag.String("tag", "", "marks the command line (for tests)")
+	flag.Parse()
+	server := ""
+	if flag.NArg() > 0 {
+		server = flag.Arg(flag.NArg() - 1)
+	}
+	switch *mode {
+	case "crash":
+		fmt.Fprintln(os.Stderr, "hostile client: boom, crashing before connecting")
+		os.Exit(3)
+	case "hang":
+		fmt.Fprintln(os.Stderr, "hostile client: hanging without connecting")
+		blockForever()
+	case "hang-after-init":
+		initializeThenHang(server)
+	case "garbage":
+		garbage(server)
+	case "setsid":
+		child := exec.Command(os.Args[0], append([]string{"--mode", "hang"}, os.Args[1:]...)...)
+		child.SysProcAttr = &syscall.SysProcAttr{Setsid: true}
+		if err := child.Start(); err != nil {
+			fmt.Fprintln(os.Stderr, "hostile client:", err)
+			os.Exit(1)
+		}
+		fmt.Fprintf(os.Stderr, "hostile client: started pid %d in a new session\n", child.Process.Pid)
+		blockForever()
+	default:
+		fmt.Fprintf(os.Stderr, "hostile client: unknown mode %q\n", *mode)
+		os.Exit(2)
+	}
+}
+
+// blockForever waits on a pipe nobody writes to: the process lives until it
+// is killed, without a timer.
+func blockForever() {
+	r, _, err := os.Pipe()
+	if err == nil {
+		_, _ = io.ReadAll(r)
+	}
+	select {}
+}
+
+// relay starts the stdio server command line mcpconform gave.
+func relay(server string) (io.WriteCloser, *bufio.Reader) {
+	argv := strings.Fields(server)
+	if len(argv) == 0 || strings.Contains(argv[0], "://") {
+		fmt.Fprintln(os.Stderr, "hostile client: this mode needs a stdio server command line, got", server)
+		os.Exit(2)
+	}
+	cmd := exec.Command(argv[0], argv[1:]...)
+	cmd.Stderr = os.Stderr
+	in, err := cmd.StdinPipe()
+	if err != nil {
+		os.Exit(1)
+	}
+	out, err := cmd.StdoutPipe()
+	if err != nil {
+		os.Exit(1)
+	}
+	if err := cmd.Start(); err != nil {
+		fmt.Fprintln(os.Stderr, "hostile client:", err)
+		os.Exit(1)
+	}
+	return in, bufio.NewReader(out)
+}
+
+func initializeThenHang(server string) {
+	in, out := relay(server)
+	fmt.Fprintln(in, `{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{},"clientInfo":{"name":"hostile","version":"0"}}}`)
+	if _, err := out.ReadString('\n'); err != nil {
+		os.Exit(1)
+	}
+	fmt.Fprintln(in, `{"jsonrpc":"2.0","method":"notifications/initialized"}`)
+	fmt.Fprintln(os.Stderr, "hostile client: initialized; now hanging")
+	blockForever()
+}
+
+func garbage(server string) {
+	in, _ := relay(server)
+	for i := 0; i < 1000; i++ {
+		fmt.Fprintf(in, "garbage line %d {not json\n", i)
+	}
+	fmt.Fprintln(in, `{"jsonrpc":"1.0","id":null,"method":""}`)
+	_ = in.Close()
+	fmt.Fprintln(os.Stderr, "hostile client: wrote garbage, exiting 0")
+}
