@@ -48,7 +48,7 @@ client sends. Reports and exit codes are those of the server command.`,
 	fl.BoolVar(&f.reference, "reference", false, "judge the built-in reference client (a conformant target)")
 	fl.StringVar(&f.fault, "fault", "", "with --reference: run this fault instead (see `fake-client --list-faults`)")
 	fl.StringVar(&f.liberty, "liberty", "", "with --reference: run this liberty, a conformant variant (see `fake-client --list-faults`)")
-	fl.StringVar(&f.transport, "transport", "all", "stdio, http, ws or all")
+	fl.StringVar(&f.transport, "transport", "all", "stdio, http, ws, a comma-separated list of them, or all")
 	fl.IntVar(&f.maxRounds, "max-rounds", scenarios.DefaultMaxRounds, "the bound a client's MRTR loop is judged against: more retries warn, ten times as many fail")
 	f.runFlags.register(fl)
 	return cmd

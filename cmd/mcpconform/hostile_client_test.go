@@ -83,6 +83,13 @@ var _ = Describe("hostile clients", func() {
 			fails: "client-initialize/initialize-first", words: `sent nothing more`, report: "in a new session"}),
 	)
 
+	It("refuses an unknown transport in a --transport list, before anything runs", func() {
+		dir := filepath.Join(GinkgoT().TempDir(), "out")
+		s := run(2, "client", "-o", dir, "--transport", "stdio,carrier-pigeon", "--reference")
+		Expect(string(s.Err.Contents())).To(ContainSubstring("--transport"))
+		Expect(filepath.Join(dir, "results.json")).NotTo(BeAnExistingFile())
+	})
+
 	It("refuses a client command that does not exist, before anything runs", func() {
 		dir := filepath.Join(GinkgoT().TempDir(), "out")
 		s := run(2, "client", "-o", dir, "--", "/nonexistent/client-binary")

@@ -98,11 +98,17 @@ func selectKinds(name string) ([]transport.Kind, error) {
 	if name == "all" {
 		return transport.Kinds(), nil
 	}
-	k, err := transport.ParseKind(name)
-	if err != nil {
-		return nil, fmt.Errorf("--transport: %w (or all)", err)
+	var kinds []transport.Kind
+	for _, part := range strings.Split(name, ",") {
+		k, err := transport.ParseKind(strings.TrimSpace(part))
+		if err != nil {
+			return nil, fmt.Errorf("--transport: %w (or all)", err)
+		}
+		if !slices.Contains(kinds, k) {
+			kinds = append(kinds, k)
+		}
 	}
-	return []transport.Kind{k}, nil
+	return kinds, nil
 }
 
 func kindNames(kinds []transport.Kind) []string {
