@@ -14,6 +14,8 @@
 //	hang-after-init  (stdio) initializes, then neither sends nor exits
 //	garbage          (stdio) writes lines that are not JSON-RPC, then exits 0
 //	setsid           starts a child in a new session that hangs, then hangs
+//	mrtr-endless     (http, 2026-07-28) calls the tool test_mrtr_endless and
+//	                 answers every input_required, without any bound
 //
 // --tag marks the command lines of this process and its children, so a test
 // can find any of them left alive.
@@ -21,9 +23,12 @@ package main
 
 import (
 	"bufio"
+	"bytes"
+	"encoding/json"
 	"flag"
 	"fmt"
 	"io"
+	"net/http"
 	"os"
 	"os/exec"
 	"strings"
@@ -49,6 +54,8 @@ func main() {
 		initializeThenHang(server)
 	case "garbage":
 		garbage(server)
+	case "mrtr-endless":
+		mrtrEndless(server)
 	case "setsid":
 		child := exec.Command(os.Args[0], append([]string{"--mode", "hang"}, os.Args[1:]...)...)
 		child.SysProcAttr = &syscall.SysProcAttr{Setsid: true}
@@ -117,4 +124,58 @@ func garbage(server string) {
 	fmt.Fprintln(in, `{"jsonrpc":"1.0","id":null,"method":""}`)
 	_ = in.Close()
 	fmt.Fprintln(os.Stderr, "hostile client: wrote garbage, exiting 0")
+}
+
+// mrtrEndless runs an MRTR loop with no bound over stateless HTTP, written
+// out by hand: each round answers every input request and echoes the state.
+func mrtrEndless(server string) {
+	fmt.Fprintln(os.Stderr, "hostile client: looping on input_required without a bound")
+	meta := map[string]any{
+		"io.modelcontextprotocol/protocolVersion":    "2026-07-28",
+		"io.modelcontextprotocol/clientInfo":         map[string]any{"name": "hostile", "version": "0"},
+		"io.modelcontextprotocol/clientCapabilities": map[string]any{"elicitation": map[string]any{}},
+	}
+	params := map[string]any{"name": "test_mrtr_endless", "arguments": map[string]any{}, "_meta": meta}
+	for id := 1; ; id++ {
+		body, _ := json.Marshal(map[string]any{"jsonrpc": "2.0", "id": id, "method": "tools/call", "params": params})
+		req, _ := http.NewRequest(http.MethodPost, server, bytes.NewReader(body))
+		req.Header.Set("Content-Type", "application/json")
+		req.Header.Set("Accept", "application/json, text/event-stream")
+		req.Header.Set("MCP-Protocol-Version", "2026-07-28")
+		req.Header.Set("Mcp-Method", "tools/call")
+		req.Header.Set("Mcp-Name", "test_mrtr_endless")
+		resp, err := http.DefaultClient.Do(req)
+		if err != nil {
+			fmt.Fprintln(os.Stderr, "hostile client:", err)
+			os.Exit(1)
+		}
+		raw, _ := io.ReadAll(resp.Body)
+		resp.Body.Close()
+		// An SSE answer carries the JSON in a data line.
+		if i := bytes.Index(raw, []byte("data: {")); i >= 0 {
+			raw = raw[i+len("data: "):]
+			if j := bytes.IndexByte(raw, '\n'); j >= 0 {
+				raw = raw[:j]
+			}
+		}
+		var msg struct {
+			Result struct {
+				ResultType    string                     `json:"resultType"`
+				InputRequests map[string]json.RawMessage `json:"inputRequests"`
+				RequestState  *string                    `json:"requestState"`
+			} `json:"result"`
+		}
+		if err := json.Unmarshal(raw, &msg); err != nil || msg.Result.ResultType != "input_required" {
+			fmt.Fprintf(os.Stderr, "hostile client: round %d ended the loop: %s\n", id, raw)
+			os.Exit(0)
+		}
+		answers := map[string]any{}
+		for key := range msg.Result.InputRequests {
+			answers[key] = map[string]any{"action": "accept", "content": map[string]any{"answer": "again"}}
+		}
+		params = map[string]any{"name": "test_mrtr_endless", "arguments": map[string]any{}, "_meta": meta, "inputResponses": answers}
+		if msg.Result.RequestState != nil {
+			params["requestState"] = *msg.Result.RequestState
+		}
+	}
 }

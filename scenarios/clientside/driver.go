@@ -323,6 +323,17 @@ const Silent Outcome = TimedOut + 1
 // deadline (TimedOut). A client that keeps sending keeps the wait going, so
 // a long exchange is not cut short, but the deadline bounds it.
 func (t *T) Settle(done func([]Received) bool) Outcome {
+	out := t.SettleUntil(done)
+	if out == Done {
+		t.proc.Wait(exitWait)
+	}
+	return out
+}
+
+// SettleUntil is Settle without the moment to exit once done holds: for a
+// condition that means the client must be stopped at once (a loop without
+// end), followed by StopClient.
+func (t *T) SettleUntil(done func([]Received) bool) Outcome {
 	for {
 		seen := len(t.log.Entries())
 		ctx, cancel := t.Wait()
@@ -336,7 +347,6 @@ func (t *T) Settle(done func([]Received) bool) Outcome {
 		case out == TimedOut:
 			return Silent
 		case done != nil && done(t.log.Entries()):
-			t.proc.Wait(exitWait)
 			return Done
 		}
 	}
@@ -363,6 +373,10 @@ func (t *T) legacyOnly() bool {
 	}
 	return tried
 }
+
+// StopClient stops the client under test now (its output stays in the
+// report).
+func (t *T) StopClient() { t.proc.Stop(0) }
 
 // ToolCalls are the tools/call requests for tool among entries, in order.
 func ToolCalls(entries []Received, tool string) []Received {

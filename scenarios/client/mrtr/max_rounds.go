@@ -50,19 +50,25 @@ var maxRoundsScenario = &scenarios.Scenario{
 		})
 		hang := hangFactor * limit
 		t.Step("count the client's retries of %s (limit %d; still retrying at %d is a hang)", endlessTool, limit, hang)
-		out := t.Settle(func(r []clientside.Received) bool { return len(clientside.ToolCalls(r, endlessTool)) > hang })
+		out := t.SettleUntil(func(r []clientside.Received) bool { return len(clientside.ToolCalls(r, endlessTool)) > hang })
+		if out == clientside.Done {
+			t.StopClient()
+		}
 		calls := clientside.ToolCalls(t.Log().Entries(), endlessTool)
 		if len(calls) == 0 {
 			t.Missed("a tools/call of "+endlessTool, out)
 		}
 		retries := len(calls) - 1
+		if out == clientside.Done {
+			retries = hang // what the verdict rests on; the client went on until it was stopped
+		}
 		measured := fmt.Sprintf("the client made %d retries; judged against the limit %d (--max-rounds)", retries, limit)
 		t.Transcript().Eventf("", "%s", measured)
 		switch {
 		case out == clientside.Done:
 			t.Escalate(maxRoundsStops, scenarios.Must, "still retrying at ten times the limit: a client without a bound hangs its caller")
 			t.Fail(maxRoundsStops, fmt.Sprintf("the loop to stop within %d retries", limit),
-				fmt.Sprintf("still retrying after %d retries, %d times the limit; it was stopped", retries, hangFactor))
+				fmt.Sprintf("still retrying after %d retries, %d times the limit; it was stopped", hang, hangFactor))
 		case out == clientside.TimedOut:
 			t.Escalate(maxRoundsStops, scenarios.Must, "still retrying at the scenario's deadline")
 			t.Fail(maxRoundsStops, fmt.Sprintf("the loop to stop within %d retries", limit),
