@@ -293,9 +293,12 @@ func (t *T) Await(ctx context.Context, done func([]Received) bool) Outcome {
 		return Done
 	}
 	if ctx.Err() == nil {
-		// The client exited: what it sent last may have been logged after
-		// the wait was woken.
-		if done(t.log.Entries()) {
+		// The client exited: what it sent just before may still be on its
+		// way (a relay's pipe, an HTTP request in flight), so the condition
+		// gets the quiet window to come true.
+		late, cancel := context.WithTimeout(ctx, t.QuietWindow())
+		defer cancel()
+		if t.log.WaitFor(late, done) {
 			return Done
 		}
 		return Exited
