@@ -60,6 +60,23 @@ type HTTPClientConn struct {
 	lostKeys    []string              // awaits decided lost, oldest first (bounded)
 	lastStatus  int
 	lastEventID string
+	resume      ResumeVariant
+}
+
+// ResumeVariant changes how a connection resumes an SSE stream the server
+// ended (readStream), for the reference client's variants: Delay maps the
+// server's retry to the wait made (nil: the retry itself; negative: never
+// resume), and NoLastEventID leaves the Last-Event-ID header out.
+type ResumeVariant struct {
+	Delay         func(retry time.Duration) time.Duration
+	NoLastEventID bool
+}
+
+// SetResumeVariant sets how this connection resumes from now on.
+func (c *HTTPClientConn) SetResumeVariant(v ResumeVariant) {
+	c.mu.Lock()
+	c.resume = v
+	c.mu.Unlock()
 }
 
 var _ interface {
@@ -668,6 +685,19 @@ func (c *HTTPClientConn) readStream(body io.ReadCloser, streamCtx context.Contex
 		if delay > httpMaxRetryDelay {
 			delay = httpMaxRetryDelay
 		}
+		c.mu.Lock()
+		variant := c.resume
+		c.mu.Unlock()
+		if variant.Delay != nil {
+			if delay = variant.Delay(delay); delay < 0 {
+				lose("ended, and this client does not resume,")
+				return
+			}
+		}
+		resumeFrom := lastID
+		if variant.NoLastEventID {
+			resumeFrom = ""
+		}
 		if delay > 0 {
 			t := time.NewTimer(delay)
 			select {
@@ -677,7 +707,7 @@ func (c *HTTPClientConn) readStream(body io.ReadCloser, streamCtx context.Contex
 				return
 			}
 		}
-		next, gerr := c.get(streamCtx, streamCtx, cancel, lastID)
+		next, gerr := c.get(streamCtx, streamCtx, cancel, resumeFrom)
 		if gerr != nil {
 			var se *HTTPStatusError
 			if errors.As(gerr, &se) && se.Status == http.StatusNotFound && c.SessionID() != "" {

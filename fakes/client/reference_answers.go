@@ -48,6 +48,7 @@ func (rc *referenceRun) referenceCapabilities() map[string]any {
 	if rc.is(MRTRUndeclaredInput) || rc.is(MRTRNoSampling) {
 		delete(caps, "sampling")
 	}
+	rc.surfaceCapabilities(caps)
 	if rc.extendCapabilities != nil {
 		rc.extendCapabilities(caps)
 	}
@@ -68,6 +69,9 @@ func (rc *referenceRun) declares(method string) bool {
 // answer produces the client's result for one question (an input request or
 // a server-to-client request), or an error when it has no answer for it.
 func (rc *referenceRun) answer(method string, params json.RawMessage) (map[string]any, *jsonrpc.Error) {
+	if result, rpcErr, ok := rc.surfaceAnswer(method, params); ok {
+		return result, rpcErr
+	}
 	switch method {
 	case protocol.MethodElicitationCreate:
 		return elicitationAnswer(params), nil
@@ -84,7 +88,7 @@ func (rc *referenceRun) answer(method string, params json.RawMessage) (map[strin
 func (rc *referenceRun) serverRequestHandlers() map[string]RequestHandler {
 	h := map[string]RequestHandler{}
 	for _, m := range []string{protocol.MethodElicitationCreate, protocol.MethodSamplingCreateMessage, protocol.MethodRootsList} {
-		if !rc.declares(m) {
+		if !rc.declares(m) && !rc.answersUndeclared() {
 			continue
 		}
 		h[m] = func(_ context.Context, req *jsonrpc.Message) (any, *jsonrpc.Error) {

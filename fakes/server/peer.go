@@ -107,5 +107,9 @@ func (p *Peer) Inbox() *peer.Inbox { return p.base.Inbox() }
 // the script answers, declines or ignores it.
 func (p *Peer) Hold(method string) *peer.HeldRequests { return p.base.Hold(method) }
 
+// Transport is the connection as the transport made it (find optional
+// interfaces on it with transport.As, e.g. transport.StreamResumer).
+func (p *Peer) Transport() transport.Conn { return p.raw }
+
 // Context ends when the connection ends.
 func (p *Peer) Context() context.Context { return p.base.Context() }
