@@ -140,6 +140,9 @@ type referenceRun struct {
 	extendCapabilities func(caps map[string]any)
 	// leaked is what the last MRTR retry carried (for MRTRLeaksState).
 	leaked map[string]any
+	// tasks is the receiver of task-augmented requests (2025-11-25), nil
+	// where the client declares none.
+	tasks *taskReceiver
 }
 
 func (rc *referenceRun) is(f *fault.Fault) bool { return rc.opts.Fault != nil && rc.opts.Fault == f }

@@ -48,6 +48,11 @@ func (rc *referenceRun) referenceCapabilities() map[string]any {
 	if rc.is(MRTRUndeclaredInput) || rc.is(MRTRNoSampling) {
 		delete(caps, "sampling")
 	}
+	if v == protocol.V20251125 && !rc.is(NoClientTasks) {
+		// Client-hosted tasks exist at 2025-11-25 only (reference_tasks.go).
+		rc.tasks = newTaskReceiver(rc)
+		caps["tasks"] = rc.tasks.capability()
+	}
 	rc.surfaceCapabilities(caps)
 	if rc.extendCapabilities != nil {
 		rc.extendCapabilities(caps)
@@ -91,12 +96,43 @@ func (rc *referenceRun) serverRequestHandlers() map[string]RequestHandler {
 		if !rc.declares(m) && !rc.answersUndeclared() {
 			continue
 		}
-		h[m] = func(_ context.Context, req *jsonrpc.Message) (any, *jsonrpc.Error) {
+		h[m] = func(ctx context.Context, req *jsonrpc.Message) (any, *jsonrpc.Error) {
+			if created, ok := rc.asTask(ctx, req); ok {
+				return created, nil
+			}
 			rc.logf("the server asks %s", req.Method)
 			return rc.answer(req.Method, req.Params)
 		}
 	}
+	// A ping is answered at once (basic/utilities/ping.mdx); one that
+	// releases a held question waits until its answer is applied.
+	h[protocol.MethodPing] = func(ctx context.Context, req *jsonrpc.Message) (any, *jsonrpc.Error) {
+		if rc.tasks != nil {
+			rc.tasks.release(ctx, req.Params)
+		}
+		return map[string]any{}, nil
+	}
+	if rc.tasks != nil {
+		for m, handler := range rc.tasks.handlers() {
+			h[m] = handler
+		}
+	}
 	return h
+}
+
+// asTask creates a task for a task-augmented request of a type the client
+// declared under tasks.requests; any other request, and a request without
+// the task param, is processed normally (tasks.mdx, "Task Support and
+// Handling").
+func (rc *referenceRun) asTask(ctx context.Context, req *jsonrpc.Message) (map[string]any, bool) {
+	augmented, ttl := taskParam(req.Params)
+	if rc.tasks == nil || !augmented || rc.is(TaskSyncAnswer) {
+		return nil, false
+	}
+	if _, declared := clientTaskMethods[req.Method]; !declared && !rc.is(TaskForUndeclared) {
+		return nil, false
+	}
+	return rc.tasks.create(ctx, req, ttl), true
 }
 
 // elicitationAnswer accepts a form with every default the schema gives and
