@@ -114,3 +114,7 @@ var (
 		AcceptsUndeclaredURLMode, AnswersAfterCancel}
 	surfaceLiberties = fault.Set{ResumesLate, DeclaresNoClientFeatures, ElicitationFormOnly}
 )
+
+// SurfaceFaults are the client surface's faults, which the scenarios of
+// scenarios/client/surface prove (not the handshake's).
+func SurfaceFaults() fault.Set { return surfaceFaults }
