@@ -300,9 +300,13 @@ func (rc *referenceRun) initialize(ctx context.Context) error {
 }
 
 func (rc *referenceRun) discover(ctx context.Context) error {
+	rc.prepareRequests() // reference_headers.go: x-mcp-header mirroring, the family's variants
 	sctx, cancel := rc.step(ctx)
 	defer cancel()
 	resp, err := rc.session.Open(sctx) // server/discover
+	if rc.retryVersion(resp) {         // -32022 listing this client's version
+		resp, err = rc.session.Open(sctx)
+	}
 	switch {
 	case resp != nil && resp.Error != nil:
 		return fmt.Errorf("the server answered %s with error %d: %s", protocol.MethodServerDiscover, resp.Error.Code, resp.Error.Message)

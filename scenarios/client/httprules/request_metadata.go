@@ -1,0 +1,198 @@
+package httprules
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"slices"
+	"sync"
+
+	"github.com/mcpconform/mcpconform/fakes/client"
+	"github.com/mcpconform/mcpconform/fakes/fault"
+	"github.com/mcpconform/mcpconform/fakes/server"
+	"github.com/mcpconform/mcpconform/jsonrpc"
+	"github.com/mcpconform/mcpconform/protocol"
+	"github.com/mcpconform/mcpconform/protocol/codes"
+	"github.com/mcpconform/mcpconform/scenarios"
+	"github.com/mcpconform/mcpconform/scenarios/clientside"
+	"github.com/mcpconform/mcpconform/transport"
+)
+
+var (
+	metaRequired = &scenarios.Check{ID: "client-request-metadata/meta-required", Level: scenarios.Must, Spec: metaSpec,
+		Title:  "every request's _meta carries io.modelcontextprotocol/protocolVersion (a string) and io.modelcontextprotocol/clientCapabilities",
+		Quote:  "Client requests carry the following io.modelcontextprotocol/* fields in _meta; fields marked as required MUST be included on every request.",
+		Faults: []*fault.Fault{client.MetaNoCapabilities}}
+	metaClientInfo = &scenarios.Check{ID: "client-request-metadata/client-info", Level: scenarios.Should, Spec: metaSpec,
+		Title:  "every request's _meta carries io.modelcontextprotocol/clientInfo (an object)",
+		Quote:  "Clients SHOULD include io.modelcontextprotocol/clientInfo on every request unless specifically configured not to do so.",
+		Faults: []*fault.Fault{client.MetaNoClientInfo}}
+	metaCapabilitiesValid = &scenarios.Check{ID: "client-request-metadata/capabilities-valid", Level: scenarios.Must, Spec: metaSpec,
+		Title:  "the clientCapabilities of _meta are a ClientCapabilities object: roots, sampling and elicitation, when declared, are objects",
+		Quote:  "| io.modelcontextprotocol/clientCapabilities | ClientCapabilities | Yes | Client capabilities relevant to this request |",
+		Faults: []*fault.Fault{client.CapabilityNotObject}}
+	metaVersionHeader = &scenarios.Check{ID: "client-request-metadata/version-header", Level: scenarios.Must, Spec: httpSpec + "#protocol-version-header",
+		Title:     "every POST carries an MCP-Protocol-Version header (HTTP only)",
+		Quote:     "Every POST request to the MCP endpoint MUST include an MCP-Protocol-Version header.",
+		Faults:    []*fault.Fault{client.NoVersionHeader},
+		Liberties: []*fault.Fault{client.LowercaseHeaderNames}}
+	metaVersionMatches = &scenarios.Check{ID: "client-request-metadata/version-header-matches", Level: scenarios.Must, Spec: httpSpec + "#protocol-version-header",
+		Title:  "the MCP-Protocol-Version header equals the _meta protocolVersion of the same request (HTTP only)",
+		Quote:  "The header value MUST match the io.modelcontextprotocol/protocolVersion field carried in the request body's _meta.",
+		Faults: []*fault.Fault{client.VersionHeaderMismatch}}
+	metaRetry = &scenarios.Check{ID: "client-request-metadata/retry-supported-version", Level: scenarios.Should, Spec: versionDoc,
+		Title:  "refused with -32022 listing the version judged, the client retries at that version (in _meta and, over HTTP, the header)",
+		Quote:  "The client SHOULD select a mutually supported version from the supported list and retry the request, or surface an error to the user if no compatible version exists.",
+		Faults: []*fault.Fault{client.NoVersionRetry}}
+)
+
+var requestMetadataScenario = &scenarios.Scenario{
+	ID:       "client-request-metadata",
+	Official: "request-metadata",
+	Title:    "per-request _meta and the MCP-Protocol-Version header, and the retry after an UnsupportedProtocolVersionError",
+	Family:   family,
+	Side:     scenarios.ClientSide,
+	Versions: versions,
+	Purpose: "The fake server refuses the client's first request, whatever it is, with -32022 (over HTTP a 400) listing only " +
+		"the version judged, then answers server/discover and empty lists. Every request is judged for its _meta and, over " +
+		"HTTP, its MCP-Protocol-Version header; the request after the refusal for the retry.",
+	Checks: []*scenarios.Check{metaRequired, metaClientInfo, metaCapabilitiesValid, metaVersionHeader, metaVersionMatches, metaRetry},
+	Run: clientside.Body(func(t *clientside.T) {
+		version := t.Env.Version
+		var mu sync.Mutex
+		refused := false
+		// refuseFirst answers the scenario's first request, of any method,
+		// with the refusal of a server that speaks only version.
+		refuseFirst := func(next server.Handler) server.Handler {
+			return func(ctx context.Context, p *server.Peer, req *jsonrpc.Message) (any, *jsonrpc.Error) {
+				mu.Lock()
+				first := !refused
+				refused = true
+				mu.Unlock()
+				if first || req.Method == protocol.MethodInitialize {
+					requested, _ := metaString(req, protocol.MetaProtocolVersion)
+					data, _ := json.Marshal(map[string]any{"supported": []string{version}, "requested": requested})
+					return nil, &jsonrpc.Error{Code: codes.UnsupportedProtocolVersion, Message: "Unsupported protocol version", Data: data}
+				}
+				return next(ctx, p, req)
+			}
+		}
+		answer := func(result map[string]any) server.Handler {
+			return func(context.Context, *server.Peer, *jsonrpc.Message) (any, *jsonrpc.Error) {
+				out := map[string]any{}
+				for k, v := range result {
+					out[k] = v
+				}
+				return out, nil
+			}
+		}
+		caps := map[string]any{"tools": map[string]any{}, "prompts": map[string]any{}, "resources": map[string]any{}}
+		handlers := map[string]server.Handler{
+			protocol.MethodInitialize: refuseFirst(nil),
+			protocol.MethodServerDiscover: refuseFirst(answer(map[string]any{"supportedVersions": []string{version}, "capabilities": caps,
+				"_meta": map[string]any{protocol.MetaServerInfo: clientside.FakeServerInfo}})),
+			protocol.MethodPing:                   refuseFirst(answer(map[string]any{})),
+			protocol.MethodToolsList:              refuseFirst(answer(map[string]any{"tools": []any{}})),
+			protocol.MethodPromptsList:            refuseFirst(answer(map[string]any{"prompts": []any{}})),
+			protocol.MethodResourcesList:          refuseFirst(answer(map[string]any{"resources": []any{}})),
+			protocol.MethodResourcesTemplatesList: refuseFirst(answer(map[string]any{"resourceTemplates": []any{}})),
+		}
+		t.Serve(clientside.Script{Handlers: handlers, Capabilities: caps})
+		t.Step("wait for the client's first request (refused with -32022) and its retry")
+		out := t.Settle(func(r []clientside.Received) bool { return len(requests(r)) >= 2 })
+		reqs := requests(t.Log().Entries())
+		var modern []clientside.Received
+		for _, r := range reqs {
+			if r.Msg.Method != protocol.MethodInitialize {
+				modern = append(modern, r)
+			}
+		}
+		if len(modern) == 0 {
+			t.Missed("a "+version+" request", out)
+		}
+
+		var missing, noInfo, badCaps []string
+		for _, r := range modern {
+			meta := metaOf(r.Msg)
+			if _, ok := metaString(r.Msg, protocol.MetaProtocolVersion); !ok {
+				missing = append(missing, describe(r)+": no string "+protocol.MetaProtocolVersion)
+			}
+			caps, ok := meta[protocol.MetaClientCapabilities]
+			if !ok {
+				missing = append(missing, describe(r)+": no "+protocol.MetaClientCapabilities)
+			}
+			if !isObject(meta[protocol.MetaClientInfo]) {
+				noInfo = append(noInfo, describe(r))
+			}
+			if ok {
+				if why := capabilitiesProblem(caps); why != "" {
+					badCaps = append(badCaps, describe(r)+": "+why)
+				}
+			}
+		}
+		t.Judge(metaRequired, len(missing) == 0, "protocolVersion and clientCapabilities in the _meta of every request", listed(missing))
+		t.Judge(metaClientInfo, len(noInfo) == 0, "an io.modelcontextprotocol/clientInfo object in the _meta of every request",
+			"none on "+listed(noInfo))
+		t.Judge(metaCapabilitiesValid, len(badCaps) == 0, "clientCapabilities an object whose roots, sampling and elicitation are objects", listed(badCaps))
+
+		if !notHTTP(t, metaVersionHeader, metaVersionMatches) {
+			var noHeader, mismatch []string
+			compared := 0
+			for _, r := range t.Log().Entries() {
+				h, ok := header(r, transport.HeaderProtocolVersion)
+				if !ok {
+					noHeader = append(noHeader, describe(r))
+					continue
+				}
+				if m, ok := metaString(r.Msg, protocol.MetaProtocolVersion); ok {
+					compared++
+					if h != m {
+						mismatch = append(mismatch, fmt.Sprintf("%s: header %q, _meta %q", describe(r), h, m))
+					}
+				}
+			}
+			t.Judge(metaVersionHeader, len(noHeader) == 0, "MCP-Protocol-Version on every POST", "none on "+listed(noHeader))
+			if compared == 0 {
+				t.Skip(metaVersionMatches, "no POST carried both the header and a _meta protocolVersion to compare")
+			} else {
+				t.Judge(metaVersionMatches, len(mismatch) == 0, "the header equal to the _meta protocolVersion on every POST", listed(mismatch))
+			}
+		}
+
+		first := reqs[0]
+		if len(reqs) < 2 {
+			t.Fail(metaRetry, "a retry at "+version+" after "+describe(first)+" was refused with -32022", "none: "+t.DescribeEnd(out))
+			return
+		}
+		retry := reqs[1]
+		got, _ := metaString(retry.Msg, protocol.MetaProtocolVersion)
+		ok := got == version
+		actual := fmt.Sprintf("%s with _meta protocolVersion %q", describe(retry), got)
+		if h, present := header(retry, transport.HeaderProtocolVersion); retry.Header != nil && present && h != version {
+			ok = false
+			actual += fmt.Sprintf(" and MCP-Protocol-Version %q", h)
+		}
+		t.Judge(metaRetry, ok, "the next request at "+version+", one of the supported versions the refusal listed", actual)
+	}),
+}
+
+// capabilitiesProblem says what keeps caps from being a ClientCapabilities
+// object, or "".
+func capabilitiesProblem(caps json.RawMessage) string {
+	if !isObject(caps) {
+		return "clientCapabilities is " + string(caps) + ", not an object"
+	}
+	var m map[string]json.RawMessage
+	_ = json.Unmarshal(caps, &m)
+	var bad []string
+	for _, name := range []string{"roots", "sampling", "elicitation"} {
+		if raw, ok := m[name]; ok && !isObject(raw) {
+			bad = append(bad, fmt.Sprintf("%s is %s", name, raw))
+		}
+	}
+	slices.Sort(bad)
+	if len(bad) > 0 {
+		return fmt.Sprint(bad)
+	}
+	return ""
+}
