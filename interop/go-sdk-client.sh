@@ -1,10 +1,10 @@
 #!/usr/bin/env bash
-# Judge go-sdk v1.8.0's client with `mcpconform client` on every client
-# scenario, through interop/go-sdk-client: a harness on go-sdk's mcp.Client
-# that follows the official launch contract and makes the calls an
-# mcpconform scenario lists in MCP_CONFORMANCE_CONTEXT (go-sdk's own
-# everything-client knows only the official scenario ids; see
-# go-sdk-everything-client.sh). The harness is a module of its own, so the
+# Judge go-sdk v1.8.0's client with `mcpconform client` on mcpconform's own
+# client scenarios (label origin: mcpconform), through interop/go-sdk-client:
+# a harness on go-sdk's mcp.Client that follows the official launch contract
+# and makes the calls an mcpconform scenario lists in MCP_CONFORMANCE_CONTEXT.
+# The official scenarios are go-sdk's own everything-client's affair (it knows
+# them by id): go-sdk-everything-client.sh. The harness is a module of its own, so the
 # project's go.mod never depends on go-sdk. go-sdk v1.8.0 has no WebSocket
 # client transport: stdio and HTTP only.
 #
@@ -31,7 +31,7 @@ for variant in default no-sampling; do
   fi
   echo "== go-sdk v1.8.0 client harness ($variant) over stdio and Streamable HTTP"
   code=0
-  env "${env[@]}" "$work/mcpconform" client -o "$out" --transport stdio,http "$@" -- "$work/go-sdk-client" || code=$?
+  env "${env[@]}" "$work/mcpconform" client -o "$out" --transport stdio,http --label-filter 'origin: containsAny mcpconform' "$@" -- "$work/go-sdk-client" || code=$?
   if command -v node >/dev/null && [[ -f "$out/results.json" ]]; then
     node "$root/interop/summarize-results.mjs" "$root/$out/results.json" || true
   fi

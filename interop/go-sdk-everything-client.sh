@@ -1,5 +1,7 @@
 #!/usr/bin/env bash
-# Judge go-sdk v1.8.0's conformance/everything-client with `mcpconform client`.
+# Judge go-sdk v1.8.0's conformance/everything-client with `mcpconform client`
+# on the official client scenarios (label origin: official), the ones it
+# knows by id; go-sdk-client.sh judges go-sdk's client on the others.
 # The client is built in a throwaway module (shared with
 # go-sdk-everything.sh) so the project's go.mod never depends on the go-sdk.
 #
@@ -35,7 +37,7 @@ out=mcpconform-results/go-sdk-client
 echo "== go-sdk v1.8.0 everything-client over Streamable HTTP"
 rm -f "$out/results.json"
 code=0
-"$work/mcpconform" client -o "$out" --transport http "$@" -- "$bin" || code=$?
+"$work/mcpconform" client -o "$out" --transport http --label-filter 'origin: containsAny official' "$@" -- "$bin" || code=$?
 [[ -f "$out/results.json" ]] || exit 2
 # Counts per transport and version, then what did not pass, one line each
 # (a client's failed checks are findings, not a broken run).

@@ -255,8 +255,15 @@ func Status(v scenarios.Verdict, strict bool) reports.Status {
 
 // CheckLabels derives the Ginkgo labels of a check from catalogue data.
 func CheckLabels(s *scenarios.Scenario, c *scenarios.Check, version string, kind transport.Kind) Labels {
+	// origin says whether the scenario is one of the official suite's (a
+	// client harness knows it by its official id) or mcpconform's own.
+	origin := "origin:mcpconform"
+	if s.Official != "" {
+		origin = "origin:official"
+	}
 	return Label(
 		"side:"+string(s.Side),
+		origin,
 		"family:"+s.Family,
 		"scenario:"+s.ID,
 		"level:"+string(c.Level),
