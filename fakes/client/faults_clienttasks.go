@@ -27,6 +27,14 @@ var (
 	// needs would (the vendor document seeds/003 starts them so).
 	TaskStartsInputRequired = &fault.Fault{Name: "task-starts-input-required", Versions: clientTaskVersions,
 		Description: "creates elicitation and sampling tasks in input_required instead of working"}
+	// TaskGetNoTTL breaks "Receivers MUST include the actual ttl duration
+	// (or null for unlimited) in tasks/get responses".
+	TaskGetNoTTL = &fault.Fault{Name: "task-get-no-ttl", Versions: clientTaskVersions,
+		Description: "leaves ttl out of its tasks/get results"}
+	// TaskUnixTimestamps breaks "Receivers MUST include a createdAt ISO
+	// 8601-formatted timestamp in all task responses" (and lastUpdatedAt).
+	TaskUnixTimestamps = &fault.Fault{Name: "task-unix-timestamps", Versions: clientTaskVersions,
+		Description: `writes createdAt and lastUpdatedAt as Unix milliseconds ("1764500000000") instead of ISO 8601`}
 	// TaskResultEarly breaks "it MUST block the response until the task
 	// reaches a terminal status".
 	TaskResultEarly = &fault.Fault{Name: "task-result-early", Versions: clientTaskVersions,
@@ -103,7 +111,7 @@ var (
 )
 
 var (
-	clientTaskFaults = fault.Set{TaskSyncAnswer, TaskForUndeclared, TaskStartsInputRequired, TaskResultEarly, TaskResultNoRelatedTask,
+	clientTaskFaults = fault.Set{TaskSyncAnswer, TaskForUndeclared, TaskStartsInputRequired, TaskGetNoTTL, TaskUnixTimestamps, TaskResultEarly, TaskResultNoRelatedTask,
 		TaskReopens, TaskNotifiesAfterTerminal, TaskCancelLate, TaskResurrects, TaskResultHangsAfterCancel, TaskCancelsTerminal,
 		TaskUnknownIDCode, TaskListIgnoresCursor, TaskListNoCursor, TaskListBadCursor}
 	clientTaskLiberties = fault.Set{NoClientTasks, TaskNoNotifications, TaskDeletesCancelled, TaskOwnTTL}

@@ -104,13 +104,16 @@ func (rc *referenceRun) serverRequestHandlers() map[string]RequestHandler {
 			return rc.answer(req.Method, req.Params)
 		}
 	}
-	// A ping is answered at once (basic/utilities/ping.mdx); one that
-	// releases a held question waits until its answer is applied.
-	h[protocol.MethodPing] = func(ctx context.Context, req *jsonrpc.Message) (any, *jsonrpc.Error) {
-		if rc.tasks != nil {
-			rc.tasks.release(ctx, req.Params)
+	// A ping is answered at once (basic/utilities/ping.mdx; 2026-07-28 has
+	// none); one that releases a held question waits until its answer is
+	// applied.
+	if !protocol.IsStateless(rc.opts.Version) {
+		h[protocol.MethodPing] = func(ctx context.Context, req *jsonrpc.Message) (any, *jsonrpc.Error) {
+			if rc.tasks != nil {
+				rc.tasks.release(ctx, req.Params)
+			}
+			return map[string]any{}, nil
 		}
-		return map[string]any{}, nil
 	}
 	if rc.tasks != nil {
 		for m, handler := range rc.tasks.handlers() {

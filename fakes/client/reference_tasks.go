@@ -6,6 +6,7 @@ import (
 	"encoding/hex"
 	"encoding/json"
 	"maps"
+	"strconv"
 	"sync"
 	"time"
 
@@ -43,9 +44,10 @@ const (
 // of tasks exercises paging (the vendor's default is 100, seeds/003).
 const (
 	taskPageSize     = 2
-	taskPollInterval = 200   // ms, suggested to the requestor
-	ownTTL           = 30000 // ms, TaskOwnTTL
-	ownPollInterval  = 20    // ms, TaskOwnTTL
+	taskPollInterval = 200     // ms, suggested to the requestor
+	maxTTL           = 3600000 // ms: the longest retention granted, and the one when none is asked for
+	ownTTL           = 30000   // ms, TaskOwnTTL
+	ownPollInterval  = 20      // ms, TaskOwnTTL
 )
 
 // clientTaskMethods are the request types the receiver takes as tasks, by
@@ -75,8 +77,9 @@ type clientTask struct {
 	pollInterval  int64
 	result        map[string]any
 	rpcErr        *jsonrpc.Error
-	done          chan struct{} // closed at the first terminal status
+	done          chan struct{} // closed once terminal (and notified)
 	fetched       bool          // tasks/result returned it (TaskReopens)
+	unixStamps    bool          // TaskUnixTimestamps
 }
 
 // hold is a question the user answers only when released.
@@ -127,15 +130,22 @@ func newTaskID() string {
 	return hex.EncodeToString(b)
 }
 
-func stamp(t time.Time) string { return t.UTC().Format(time.RFC3339Nano) }
+// stamp writes a timestamp as RFC 3339, the ISO 8601 profile tasks.mdx
+// links to.
+func (t *clientTask) stamp(at time.Time) string {
+	if t.unixStamps {
+		return strconv.FormatInt(at.UnixMilli(), 10)
+	}
+	return at.UTC().Format(time.RFC3339Nano)
+}
 
 // wire is the Task as sent (caller holds r.mu).
 func (t *clientTask) wire() map[string]any {
 	m := map[string]any{
 		"taskId":        t.id,
 		"status":        t.status,
-		"createdAt":     stamp(t.createdAt),
-		"lastUpdatedAt": stamp(t.lastUpdatedAt),
+		"createdAt":     t.stamp(t.createdAt),
+		"lastUpdatedAt": t.stamp(t.lastUpdatedAt),
 		"ttl":           nil,
 		"pollInterval":  t.pollInterval,
 	}
@@ -156,9 +166,16 @@ func terminalStatus(s string) bool { return s == "completed" || s == "failed" ||
 // written, and only then does the work start, so that no status
 // notification overtakes the task's creation.
 func (r *taskReceiver) create(ctx context.Context, req *jsonrpc.Message, ttl *int64) map[string]any {
+	// The requested ttl within the receiver's maximum (tasks.mdx: receivers
+	// SHOULD "Enforce maximum ttl durations").
+	granted := int64(maxTTL)
+	if ttl != nil && *ttl >= 0 && *ttl < granted {
+		granted = *ttl
+	}
+	ttl = &granted
 	now := time.Now()
 	t := &clientTask{id: newTaskID(), status: "working", createdAt: now, lastUpdatedAt: now, ttl: ttl,
-		pollInterval: taskPollInterval, done: make(chan struct{})}
+		pollInterval: taskPollInterval, done: make(chan struct{}), unixStamps: r.rc.is(TaskUnixTimestamps)}
 	if r.rc.is(TaskStartsInputRequired) {
 		t.status, t.statusMessage = "input_required", "Waiting for the user."
 	}
@@ -219,9 +236,26 @@ func (r *taskReceiver) finish(t *clientTask, status string, result map[string]an
 	note := t.wire()
 	r.mu.Unlock()
 	r.notify(note)
+	// tasks/result is released only now, so that the requestor has the
+	// notification before the result.
+	r.settled(t)
 	if r.rc.is(TaskNotifiesAfterTerminal) {
 		note["status"] = "working"
 		r.notify(note)
+	}
+}
+
+// settled releases the waiters of tasks/result once t is terminal.
+func (r *taskReceiver) settled(t *clientTask) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if !terminalStatus(t.status) {
+		return
+	}
+	select {
+	case <-t.done:
+	default:
+		close(t.done)
 	}
 }
 
@@ -230,13 +264,6 @@ func (r *taskReceiver) setLocked(t *clientTask, status, message string) {
 	t.status, t.statusMessage = status, message
 	if now := time.Now(); now.After(t.lastUpdatedAt) {
 		t.lastUpdatedAt = now
-	}
-	if terminalStatus(status) {
-		select {
-		case <-t.done:
-		default:
-			close(t.done)
-		}
 	}
 }
 
@@ -298,7 +325,11 @@ func (r *taskReceiver) get(_ context.Context, req *jsonrpc.Message) (any, *jsonr
 	}
 	r.mu.Lock()
 	defer r.mu.Unlock()
-	return t.wire(), nil
+	task := t.wire()
+	if r.rc.is(TaskGetNoTTL) {
+		delete(task, "ttl")
+	}
+	return task, nil
 }
 
 // result blocks until the task is terminal, then returns what the request
@@ -367,6 +398,7 @@ func (r *taskReceiver) cancel(_ context.Context, req *jsonrpc.Message) (any, *js
 	r.mu.Unlock()
 	if moved {
 		r.notify(after)
+		r.settled(t)
 	}
 	if r.rc.is(TaskCancelLate) {
 		return before, nil

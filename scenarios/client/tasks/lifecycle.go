@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"strings"
+	"time"
 
 	"github.com/mcpconform/mcpconform/fakes/client"
 	"github.com/mcpconform/mcpconform/fakes/fault"
@@ -27,6 +28,18 @@ var (
 		Quote:     "Tasks MUST begin in the working status when created.",
 		Faults:    []*fault.Fault{client.TaskStartsInputRequired},
 		Liberties: []*fault.Fault{client.TaskOwnTTL}}
+	lifecycleTTL = &scenarios.Check{ID: "client-tasks-lifecycle/ttl-reported", Level: scenarios.Must,
+		Spec:      tasksPage + "#ttl-and-resource-management",
+		Title:     "every tasks/get result carries ttl: the retention the client grants (a number of milliseconds; it may differ from the one asked for), or null for unlimited",
+		Quote:     "Receivers MUST include the actual ttl duration (or null for unlimited) in tasks/get responses.",
+		Faults:    []*fault.Fault{client.TaskGetNoTTL},
+		Liberties: []*fault.Fault{client.TaskOwnTTL}}
+	lifecycleTimestamps = &scenarios.Check{ID: "client-tasks-lifecycle/timestamps", Level: scenarios.Must,
+		Spec: tasksPage + "#ttl-and-resource-management",
+		Title: "every task the client returns (CreateTaskResult, tasks/get) carries createdAt and lastUpdatedAt as RFC 3339 timestamps " +
+			"(the ISO 8601 profile the page links to), lastUpdatedAt never before createdAt nor going back",
+		Quote:  "Receivers MUST include a createdAt ISO 8601-formatted timestamp in all task responses to indicate when the task was created.",
+		Faults: []*fault.Fault{client.TaskUnixTimestamps}}
 	lifecycleResultBlocks = &scenarios.Check{ID: "client-tasks-lifecycle/result-blocks", Level: scenarios.Must,
 		Spec:   tasksPage + "#result-retrieval",
 		Title:  "tasks/result for a task still working is answered only once the task is terminal (the user's answer is held, then released)",
@@ -64,7 +77,8 @@ var lifecycleScenario = &scenarios.Scenario{
 		"user answer the reference client holds until a ping releases it (_meta " + client.MetaHoldAnswer + "), and B, answered " +
 		"freely. It polls A, sends tasks/result for A and watches it stay unanswered for the quiet window, releases the answer, " +
 		"takes the result, polls B to its end, fetches B's result, polls both once more, and reads every status notification.",
-	Checks: []*scenarios.Check{lifecycleStartsWorking, lifecycleResultBlocks, lifecycleResultRelated, lifecycleTerminalStays, lifecycleNotifications},
+	Checks: []*scenarios.Check{lifecycleStartsWorking, lifecycleResultBlocks, lifecycleResultRelated, lifecycleTerminalStays, lifecycleTTL,
+		lifecycleTimestamps, lifecycleNotifications},
 	Run: clientside.Body(func(t *clientside.T) {
 		r := open(t, lifecycleTool)
 		ks := r.needKinds()
@@ -171,6 +185,16 @@ var lifecycleScenario = &scenarios.Scenario{
 		r.taskRequest(protocol.MethodTasksGet, b.TaskID)
 		bad := illegal(r.obs)
 		t.Judge(lifecycleTerminalStays, len(bad) == 0, "no state after a terminal one other than it, and createdAt unchanged", strings.Join(bad, "; "))
+		var noTTL []string
+		for _, o := range r.obs {
+			var ttl *float64
+			if o.source == "get" && (o.task.TTL == nil || json.Unmarshal(o.task.TTL, &ttl) != nil) {
+				noTTL = append(noTTL, fmt.Sprintf("task %s: ttl %s", o.task.TaskID, orAbsent(o.task.TTL)))
+			}
+		}
+		t.Judge(lifecycleTTL, len(noTTL) == 0, "ttl (a number or null) in every tasks/get result", strings.Join(noTTL, "; "))
+		t.Judge(lifecycleTimestamps, len(badStamps(r.obs)) == 0, "RFC 3339 createdAt and lastUpdatedAt in every task, lastUpdatedAt monotone",
+			strings.Join(badStamps(r.obs), "; "))
 
 		t.Step("read the status notifications (watching %s for late ones)", t.QuietWindow())
 		qctx, qcancel = context.WithTimeout(t.Ctx, t.QuietWindow())
@@ -226,6 +250,35 @@ func illegal(obs []observation) []string {
 		if o.task.CreatedAt != s.createdAt {
 			out = append(out, fmt.Sprintf("task %s: createdAt %s, earlier %s (%s)", o.task.TaskID, o.task.CreatedAt, s.createdAt, o.source))
 		}
+	}
+	return out
+}
+
+func orAbsent(raw json.RawMessage) string {
+	if raw == nil {
+		return "absent"
+	}
+	return string(raw)
+}
+
+// badStamps lists timestamps that are not RFC 3339, a lastUpdatedAt before
+// createdAt, and a lastUpdatedAt earlier than one seen before for the task.
+func badStamps(obs []observation) []string {
+	var out []string
+	last := map[string]time.Time{}
+	for _, o := range obs {
+		created, err1 := time.Parse(time.RFC3339Nano, o.task.CreatedAt)
+		updated, err2 := time.Parse(time.RFC3339Nano, o.task.LastUpdatedAt)
+		switch {
+		case err1 != nil || err2 != nil:
+			out = append(out, fmt.Sprintf("task %s (%s): createdAt %q, lastUpdatedAt %q", o.task.TaskID, o.source, o.task.CreatedAt, o.task.LastUpdatedAt))
+			continue
+		case updated.Before(created):
+			out = append(out, fmt.Sprintf("task %s (%s): lastUpdatedAt %s before createdAt %s", o.task.TaskID, o.source, o.task.LastUpdatedAt, o.task.CreatedAt))
+		case updated.Before(last[o.task.TaskID]):
+			out = append(out, fmt.Sprintf("task %s (%s): lastUpdatedAt %s went back from %s", o.task.TaskID, o.source, o.task.LastUpdatedAt, last[o.task.TaskID].Format(time.RFC3339Nano)))
+		}
+		last[o.task.TaskID] = updated
 	}
 	return out
 }
