@@ -72,6 +72,12 @@ var (
 	RootsNotFileURI = &fault.Fault{Name: "roots-not-file-uri", Versions: statefulVersions,
 		Description: "answers roots/list with the root https://example.com/project"}
 
+	// ModelessElicitationAsURL breaks "Clients MUST treat requests without
+	// a mode field as form mode": it takes them for URL mode and accepts
+	// without content.
+	ModelessElicitationAsURL = &fault.Fault{Name: "modeless-elicitation-as-url", Versions: modeVersions,
+		Description: "takes an elicitation/create without mode for URL mode, and accepts it without content"}
+
 	// AnswersUndeclaredRequests declares no roots, sampling or elicitation
 	// capability, yet answers all three: it supports them without
 	// declaring them.
@@ -110,7 +116,7 @@ var (
 var (
 	surfaceFaults = fault.Set{ToolCallArgumentsText, ToolCallArgumentsNotObject, IgnoresElicitationDefaults,
 		ElicitationOffSchema, ResumeIgnoresRetry, ResumeWithoutLastEventID, NeverResumes, StripsSchemaDialect,
-		StripsSchemaComposition, SamplingInvalidResult, RootsInvalidResult, RootsNotFileURI, AnswersUndeclaredRequests,
+		StripsSchemaComposition, SamplingInvalidResult, RootsInvalidResult, RootsNotFileURI, ModelessElicitationAsURL, AnswersUndeclaredRequests,
 		AcceptsUndeclaredURLMode, AnswersAfterCancel}
 	surfaceLiberties = fault.Set{ResumesLate, DeclaresNoClientFeatures, ElicitationFormOnly}
 )

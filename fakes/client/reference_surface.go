@@ -72,6 +72,9 @@ func (rc *referenceRun) surfaceAnswer(method string, params json.RawMessage) (re
 			} `json:"requestedSchema"`
 		}
 		_ = json.Unmarshal(params, &p)
+		if p.Mode == "" && rc.is(ModelessElicitationAsURL) {
+			return map[string]any{"action": "accept"}, nil, true
+		}
 		if p.Mode == "url" {
 			if !rc.declaresURLMode() && !rc.is(AcceptsUndeclaredURLMode) {
 				return nil, &jsonrpc.Error{Code: codes.InvalidParams, Message: "this client did not declare URL-mode elicitation"}, true

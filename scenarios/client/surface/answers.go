@@ -47,6 +47,12 @@ var (
 		Faults: []*fault.Fault{client.ElicitationOffSchema}}
 )
 
+var answersModelessForm = &scenarios.Check{ID: "client-answers/modeless-form", Level: scenarios.Must,
+	Spec:   "2025-11-25/client/elicitation.mdx#elicitation-requests",
+	Title:  "an elicitation/create without mode is a form: the client answers it as one (accept with content, decline or cancel)",
+	Quote:  "Clients MUST treat requests without a mode field as form mode.",
+	Faults: []*fault.Fault{client.ModelessElicitationAsURL}}
+
 // answersForm has one required field of each primitive type and no
 // defaults, so the client must fill every field in itself.
 var answersForm = map[string]any{
@@ -70,7 +76,7 @@ var answersScenario = &scenarios.Scenario{
 		"the roots, sampling or elicitation capability (each judged only when declared)"},
 	Purpose: "The fake server's " + answersTool + " asks, on its call's stream, for what the client declared: roots/list, " +
 		"a sampling/createMessage, and (from 2025-06-18) a form with four required fields of different types.",
-	Checks: []*scenarios.Check{answersSamplingValid, answersRootsValid, answersRootsFileURI, answersElicitationValid},
+	Checks: []*scenarios.Check{answersSamplingValid, answersRootsValid, answersRootsFileURI, answersElicitationValid, answersModelessForm},
 	Run: clientside.Body(func(t *clientside.T) {
 		a := newAsker(t)
 		hasElicitation := slices.Contains(withElicitation, t.Env.Version)
@@ -96,6 +102,12 @@ var answersScenario = &scenarios.Scenario{
 							params["mode"] = "form"
 						}
 						a.ask(ctx, p, req, "elicitation", protocol.MethodElicitationCreate, params)
+					}
+					// At 2025-11-25 a request without mode is a form (the
+					// older versions have no mode at all).
+					if _, ok := caps["elicitation"]; ok && t.Env.Version == protocol.V20251125 && declaresFormMode(caps) {
+						a.ask(ctx, p, req, "modeless", protocol.MethodElicitationCreate,
+							map[string]any{"message": "Please fill in the form (no mode given)", "requestedSchema": answersForm})
 					}
 					return textResult("answers received"), nil
 				}}},
@@ -162,5 +174,32 @@ var answersScenario = &scenarios.Scenario{
 			t.Judge(answersElicitationValid, len(bad) == 0, "content "+`{"name": string, "age": integer, "color": one of red/green/blue, "subscribe": boolean}`,
 				strings.Join(bad, "; ")+"; content "+jsonText(content))
 		}
+
+		switch x := a.get("modeless"); {
+		case t.Env.Version != protocol.V20251125:
+			t.Skip(answersModelessForm, t.Env.Version+" has no elicitation modes")
+		case x == nil:
+			t.Skip(answersModelessForm, "the client declares no form-mode elicitation")
+		case x.err != nil:
+			t.Skip(answersModelessForm, "the client did not answer the form without mode ("+x.err.Error()+")")
+		case x.resp.Error != nil:
+			t.Fail(answersModelessForm, "the form without mode answered as a form (accept with content, decline or cancel)", x.describe())
+		default:
+			action, content := readElicitResult(x.resp.Result)
+			t.Judge(answersModelessForm, action != "accept" || content != nil,
+				"an accepted form carries its content", "accept without content, as for URL mode: "+x.describe())
+		}
 	}),
+}
+
+// declaresFormMode reports whether the elicitation capability covers form
+// mode: an empty object does (client/elicitation.mdx#capabilities), as does
+// a form member.
+func declaresFormMode(caps map[string]json.RawMessage) bool {
+	var e map[string]json.RawMessage
+	if json.Unmarshal(caps["elicitation"], &e) != nil {
+		return false
+	}
+	_, form := e["form"]
+	return form || len(e) == 0
 }
