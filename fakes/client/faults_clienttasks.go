@@ -53,6 +53,11 @@ var (
 	// only: the task stays completed, but a status notification says working.
 	TaskNotifiesAfterTerminal = &fault.Fault{Name: "task-notifies-after-terminal", Versions: clientTaskVersions,
 		Description: "after a task's completed notification, sends another notifications/tasks/status saying working"}
+	// TaskNotifiesRelatedTask breaks "When sent, the
+	// notifications/tasks/status notification SHOULD NOT include the
+	// io.modelcontextprotocol/related-task metadata".
+	TaskNotifiesRelatedTask = &fault.Fault{Name: "task-notifies-related-task", Versions: clientTaskVersions,
+		Description: "puts the io.modelcontextprotocol/related-task _meta into its notifications/tasks/status"}
 	// TaskCancelLate breaks "MUST transition the task to cancelled status
 	// before sending the response".
 	TaskCancelLate = &fault.Fault{Name: "task-cancel-late", Versions: clientTaskVersions,
@@ -112,7 +117,7 @@ var (
 
 var (
 	clientTaskFaults = fault.Set{TaskSyncAnswer, TaskForUndeclared, TaskStartsInputRequired, TaskGetNoTTL, TaskUnixTimestamps, TaskResultEarly, TaskResultNoRelatedTask,
-		TaskReopens, TaskNotifiesAfterTerminal, TaskCancelLate, TaskResurrects, TaskResultHangsAfterCancel, TaskCancelsTerminal,
+		TaskReopens, TaskNotifiesAfterTerminal, TaskNotifiesRelatedTask, TaskCancelLate, TaskResurrects, TaskResultHangsAfterCancel, TaskCancelsTerminal,
 		TaskUnknownIDCode, TaskListIgnoresCursor, TaskListNoCursor, TaskListBadCursor}
 	clientTaskLiberties = fault.Set{NoClientTasks, TaskNoNotifications, TaskDeletesCancelled, TaskOwnTTL}
 )

@@ -271,6 +271,10 @@ func (r *taskReceiver) notify(task map[string]any) {
 	if r.rc.is(TaskNoNotifications) {
 		return
 	}
+	if r.rc.is(TaskNotifiesRelatedTask) {
+		task = maps.Clone(task)
+		task["_meta"] = map[string]any{protocol.MetaRelatedTask: map[string]any{"taskId": task["taskId"]}}
+	}
 	ctx, cancel := r.rc.step(context.Background())
 	defer cancel()
 	if err := r.rc.session.Notify(ctx, protocol.NotificationTasksStatus, task); err != nil {

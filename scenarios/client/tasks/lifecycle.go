@@ -66,6 +66,13 @@ var (
 		Liberties: []*fault.Fault{client.TaskNoNotifications, client.TaskOwnTTL}}
 )
 
+var lifecycleNotificationsMeta = &scenarios.Check{ID: "client-tasks-lifecycle/notifications-no-related-task", Level: scenarios.Should,
+	Spec:      tasksPage + "#task-notifications",
+	Title:     "notifications/tasks/status, when sent, carry no io.modelcontextprotocol/related-task _meta: the taskId is in the params",
+	Quote:     "When sent, the notifications/tasks/status notification SHOULD NOT include the io.modelcontextprotocol/related-task metadata, as the task ID is already present in the notification parameters.",
+	Faults:    []*fault.Fault{client.TaskNotifiesRelatedTask},
+	Liberties: []*fault.Fault{client.TaskNoNotifications}}
+
 var lifecycleScenario = &scenarios.Scenario{
 	ID:       "client-tasks-lifecycle",
 	Title:    "client-hosted tasks from creation to result: statuses, a blocking tasks/result, related-task _meta, notifications",
@@ -78,7 +85,7 @@ var lifecycleScenario = &scenarios.Scenario{
 		"freely. It polls A, sends tasks/result for A and watches it stay unanswered for the quiet window, releases the answer, " +
 		"takes the result, polls B to its end, fetches B's result, polls both once more, and reads every status notification.",
 	Checks: []*scenarios.Check{lifecycleStartsWorking, lifecycleResultBlocks, lifecycleResultRelated, lifecycleTerminalStays, lifecycleTTL,
-		lifecycleTimestamps, lifecycleNotifications},
+		lifecycleTimestamps, lifecycleNotifications, lifecycleNotificationsMeta},
 	Run: clientside.Body(func(t *clientside.T) {
 		r := open(t, lifecycleTool)
 		ks := r.needKinds()
@@ -201,7 +208,7 @@ var lifecycleScenario = &scenarios.Scenario{
 		t.Await(qctx, func([]clientside.Received) bool { return false })
 		qcancel()
 		var notes []observation
-		var malformed []string
+		var malformed, withMeta []string
 		known := map[string]bool{a.TaskID: true, b.TaskID: true}
 		for _, e := range t.Log().Entries() {
 			if e.Msg.Method != protocol.NotificationTasksStatus {
@@ -217,11 +224,20 @@ var lifecycleScenario = &scenarios.Scenario{
 				continue
 			}
 			notes = append(notes, observation{source: "notification", task: task})
+			var meta struct {
+				Meta map[string]json.RawMessage `json:"_meta"`
+			}
+			if _ = json.Unmarshal(e.Msg.Params, &meta); meta.Meta[protocol.MetaRelatedTask] != nil {
+				withMeta = append(withMeta, fmt.Sprintf("the %s notification of task %s", task.Status, task.TaskID))
+			}
 		}
 		if len(notes) == 0 && len(malformed) == 0 {
 			t.PassWith(lifecycleNotifications, "the client sent no status notification (they are optional)")
+			t.PassWith(lifecycleNotificationsMeta, "the client sent no status notification")
 			return
 		}
+		t.Judge(lifecycleNotificationsMeta, len(withMeta) == 0, "no "+protocol.MetaRelatedTask+" in _meta",
+			strings.Join(withMeta, "; ")+" carries "+protocol.MetaRelatedTask)
 		bad = append(malformed, illegal(notes)...)
 		t.Judge(lifecycleNotifications, len(bad) == 0, "notifications that never show a task leaving a terminal status", strings.Join(bad, "; "))
 	}),
