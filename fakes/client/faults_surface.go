@@ -88,6 +88,16 @@ var (
 	AcceptsUndeclaredURLMode = &fault.Fault{Name: "accepts-undeclared-url-mode", Versions: modeVersions,
 		Description: "declares elicitation {form: {}} only, yet accepts a URL-mode elicitation/create"}
 
+	// ExitsOnLateCancel breaks "Both parties MUST handle these race
+	// conditions gracefully": a cancellation of a request it has already
+	// answered makes it give up.
+	ExitsOnLateCancel = &fault.Fault{Name: "exits-on-late-cancel", Versions: statefulVersions,
+		Description: "gives up (closes the connection and exits with an error) when the server cancels a request the client already answered"}
+	// ExitsOnUnknownCancel breaks "Invalid cancellation notifications
+	// SHOULD be ignored" for unknown request ids.
+	ExitsOnUnknownCancel = &fault.Fault{Name: "exits-on-unknown-cancel", Versions: statefulVersions,
+		Description: "gives up (closes the connection and exits with an error) when the server cancels a request id it never sent"}
+
 	// AnswersAfterCancel breaks "Receivers of cancellation notifications
 	// SHOULD: … Not send a response for the cancelled request": its user
 	// takes a while, and the answer goes out when the cancellation comes.
@@ -117,7 +127,7 @@ var (
 	surfaceFaults = fault.Set{ToolCallArgumentsText, ToolCallArgumentsNotObject, IgnoresElicitationDefaults,
 		ElicitationOffSchema, ResumeIgnoresRetry, ResumeWithoutLastEventID, NeverResumes, StripsSchemaDialect,
 		StripsSchemaComposition, SamplingInvalidResult, RootsInvalidResult, RootsNotFileURI, ModelessElicitationAsURL, AnswersUndeclaredRequests,
-		AcceptsUndeclaredURLMode, AnswersAfterCancel}
+		AcceptsUndeclaredURLMode, AnswersAfterCancel, ExitsOnLateCancel, ExitsOnUnknownCancel}
 	surfaceLiberties = fault.Set{ResumesLate, DeclaresNoClientFeatures, ElicitationFormOnly}
 )
 

@@ -73,6 +73,63 @@ func init() {
 	}
 }
 
+// CancelRacesScenario is the id of the scenario whose server cancels
+// requests that are no longer in flight (scenarios/client/surface).
+const CancelRacesScenario = "client-cancel-races"
+
+func init() {
+	scenarioPlans[CancelRacesScenario] = func(ctx context.Context, rc *referenceRun) error {
+		if err := rc.listTools(ctx); err != nil {
+			return err
+		}
+		var sc scenarioContext
+		if rc.opts.Context == "" {
+			return nil
+		}
+		if err := json.Unmarshal([]byte(rc.opts.Context), &sc); err != nil {
+			return fmt.Errorf("$%s is not the JSON object expected: %w", EnvContext, err)
+		}
+		for _, c := range sc.ToolCalls {
+			if _, err := rc.callTool(ctx, c.Name, c.Arguments); err != nil {
+				return err
+			}
+			if err := rc.strayCancellations(); err != nil {
+				return err
+			}
+		}
+		return nil
+	}
+}
+
+// strayCancellations looks at the cancellations the server sent for
+// requests no longer in flight: the reference ignores them
+// (basic/utilities/cancellation.mdx, "Error Handling"); a fault gives up.
+func (rc *referenceRun) strayCancellations() error {
+	asked := map[string]bool{}
+	var cancelled []string
+	for _, m := range rc.session.Inbox().Messages() {
+		switch {
+		case m.IsRequest():
+			asked[m.ID.Key()] = true
+		case m.Method == protocol.NotificationCancelled:
+			var p struct {
+				RequestID jsonrpc.ID `json:"requestId"`
+			}
+			_ = json.Unmarshal(m.Params, &p)
+			cancelled = append(cancelled, p.RequestID.Key())
+		}
+	}
+	for _, id := range cancelled {
+		switch {
+		case asked[id] && rc.is(ExitsOnLateCancel):
+			return fmt.Errorf("the server cancelled request %s, which this client had already answered; giving up (fault %s)", id, ExitsOnLateCancel.Name)
+		case !asked[id] && rc.is(ExitsOnUnknownCancel):
+			return fmt.Errorf("the server cancelled request %s, which it never sent; giving up (fault %s)", id, ExitsOnUnknownCancel.Name)
+		}
+	}
+	return nil
+}
+
 func (rc *referenceRun) listAndCall(ctx context.Context, name string, args map[string]any) error {
 	if err := rc.listTools(ctx); err != nil {
 		return err

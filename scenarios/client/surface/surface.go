@@ -25,7 +25,7 @@ const family = "surface"
 // Scenarios is the family's catalogue.
 func Scenarios() scenarios.Catalogue {
 	return scenarios.Catalogue{toolsCallScenario, defaultsScenario, sseRetryScenario, schemaScenario, answersScenario,
-		undeclaredScenario, cancelledScenario}
+		undeclaredScenario, cancelledScenario, cancelRacesScenario}
 }
 
 var (
