@@ -26,6 +26,12 @@ import (
 // taskPageSize behind opaque cursors) and tasks/cancel serve them, and every
 // transition is announced with notifications/tasks/status.
 //
+// Limits (tasks.mdx, Resource Management, asks receivers to document them):
+// a task is kept for the ttl asked for, at most maxTTL (an hour, also when
+// none is asked for), then deleted; the number of tasks is not limited, the
+// process lives for one scenario. Tasks belong to the one connection the
+// process opens, and their ids are 128 random bits.
+//
 // Scenario-controlled timing. A judge of cancellation needs a user whose
 // answer is still pending when the cancel arrives, and must know when that
 // late answer has landed. The reference client is mcpconform's own, so the
