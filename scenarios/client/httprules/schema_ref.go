@@ -46,7 +46,9 @@ var schemaRefScenario = &scenarios.Scenario{
 			"required":   []any{"id"},
 		}}}})
 		t.Step("wait for the client to list the tools, then watch the canary %s", canary)
-		out := t.Settle(func(r []clientside.Received) bool { return len(clientside.Requests(r, protocol.MethodToolsList, "")) > 0 })
+		out := t.Settle(func(r []clientside.Received) bool {
+			return len(clientside.Requests(r, protocol.MethodToolsList, "")) > 0
+		})
 		if len(t.Log().Requests(protocol.MethodToolsList)) == 0 {
 			t.Missed("tools/list", out)
 		}
