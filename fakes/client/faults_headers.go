@@ -107,6 +107,12 @@ var (
 	FetchesNetworkRef = &fault.Fault{Name: "fetches-network-ref", Versions: headerVersions,
 		Description: "after tools/list, fetches every http(s) $ref of the tools' inputSchemas (loopback hosts only)"}
 
+	// SkipsDiscover sends no server/discover: its first request is the
+	// scenario's own, retried when refused with -32022.
+	SkipsDiscover = &fault.Fault{Name: "skips-discover", Liberty: true, Versions: headerVersions,
+		Description: "sends no server/discover; its first request is tools/list, retried at a listed version when refused with -32022",
+		Freedom: "Clients MAY call it before sending any other requests to learn the server's supported versions up front, but are not " +
+			"required to: a client is free to invoke any RPC inline and handle UnsupportedProtocolVersionError if its preferred version is not supported."}
 	// LowercaseHeaderNames sends every MCP header name in lower case.
 	LowercaseHeaderNames = &fault.Fault{Name: "lowercase-header-names", Liberty: true, Versions: headerVersions, Transports: httpOnly,
 		Description: "sends mcp-protocol-version, mcp-method, mcp-name and mcp-param-* in lower case",
@@ -138,6 +144,7 @@ var headerScenario = map[*fault.Fault][]string{
 	RejectsAnnotatedTools:     {scenarioInvalidTools},
 	FetchesNetworkRef:         {scenarioSchemaRef},
 	LowercaseHeaderNames:      {scenarioRequestMetadata, scenarioStandardHeaders, scenarioCustomHeaders},
+	SkipsDiscover:             {scenarioRequestMetadata},
 }
 
 // ignoredRule is the constraint each accepts-* fault forgets.
@@ -154,4 +161,4 @@ var headerFaults = fault.Set{MetaNoCapabilities, MetaNoClientInfo, CapabilityNot
 	ParamUnannotated, ParamNullSent, AcceptsEmptyHeader, AcceptsBadHeaderChars, AcceptsDuplicateHeaders, AcceptsNonPrimitiveHeader,
 	AcceptsUnreachableHeader, RejectsAnnotatedTools, FetchesNetworkRef}
 
-var headerLiberties = fault.Set{LowercaseHeaderNames}
+var headerLiberties = fault.Set{LowercaseHeaderNames, SkipsDiscover}

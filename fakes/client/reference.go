@@ -300,7 +300,9 @@ func (rc *referenceRun) initialize(ctx context.Context) error {
 }
 
 func (rc *referenceRun) discover(ctx context.Context) error {
-	rc.prepareRequests() // reference_headers.go: x-mcp-header mirroring, the family's variants
+	if !rc.prepareRequests() { // reference_headers.go: x-mcp-header mirroring, the family's variants
+		return nil // server/discover skipped (liberty skips-discover)
+	}
 	sctx, cancel := rc.step(ctx)
 	defer cancel()
 	resp, err := rc.session.Open(sctx) // server/discover

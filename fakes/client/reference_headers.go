@@ -24,18 +24,18 @@ func (rc *referenceRun) variant(f *fault.Fault) bool {
 }
 
 // prepareRequests sets up what every later request carries; discover calls
-// it before the first request.
-func (rc *referenceRun) prepareRequests() {
+// it before the first request, and sends server/discover only when it
+// returns true (server/discover is optional for a client).
+func (rc *referenceRun) prepareRequests() (discover bool) {
 	if rc.variant(CapabilityNotObject) {
 		// The session's _meta carries this very map.
 		rc.capabilities["roots"] = true
 	}
-	hc, ok := transport.As[*transport.HTTPClientConn](rc.session.Conn())
-	if !ok || !hc.Stateless() {
-		return
+	if hc, ok := transport.As[*transport.HTTPClientConn](rc.session.Conn()); ok && hc.Stateless() {
+		tp := transport.NewToolParams()
+		hc.MirrorToolParams(tp, rc.requestEditor(tp))
 	}
-	tp := transport.NewToolParams()
-	hc.MirrorToolParams(tp, rc.requestEditor(tp))
+	return !rc.variant(SkipsDiscover)
 }
 
 // retryVersion reports whether a refusal is an UnsupportedProtocolVersion

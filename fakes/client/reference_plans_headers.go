@@ -17,10 +17,13 @@ import (
 )
 
 // The moves of the official scenarios of 2026-07-28's request rules
-// (fixtures.md, "Client scenarios"). request-metadata and
-// http-custom-headers need no plan: tools/list and the context's calls are
-// the generic moves, and the transport mirrors the parameters.
+// (fixtures.md, "Client scenarios"). http-custom-headers needs no plan:
+// tools/list and the context's calls are the generic moves, and the
+// transport mirrors the parameters.
 func init() {
+	scenarioPlans[scenarioRequestMetadata] = func(ctx context.Context, rc *referenceRun) error {
+		return rc.listToolsRetrying(ctx)
+	}
 	scenarioPlans[scenarioStandardHeaders] = func(ctx context.Context, rc *referenceRun) error {
 		return rc.exerciseNamed(ctx)
 	}
@@ -49,6 +52,17 @@ func (rc *referenceRun) listedTools(ctx context.Context) ([]listedTool, json.Raw
 		return nil, nil, fmt.Errorf("the tools/list result is not an object: %w", err)
 	}
 	return result.Tools, resp.Result, nil
+}
+
+// listToolsRetrying lists the tools, retrying a -32022 refusal at a listed
+// version: without server/discover first (liberty skips-discover) the
+// refusal comes here.
+func (rc *referenceRun) listToolsRetrying(ctx context.Context) error {
+	resp, err := rc.request(ctx, protocol.MethodToolsList, map[string]any{})
+	if rc.retryVersion(resp) {
+		_, err = rc.request(ctx, protocol.MethodToolsList, map[string]any{})
+	}
+	return err
 }
 
 // exerciseNamed makes every request that has an Mcp-Name: each tool

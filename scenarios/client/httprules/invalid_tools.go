@@ -91,11 +91,14 @@ var invalidToolsScenario = &scenarios.Scenario{
 		"with an error is allowed, as in the official scenario.",
 	Checks: []*scenarios.Check{invalidValidKept, invalidEmpty, invalidToken, invalidUnique, invalidPrimitive, invalidReachable},
 	Run: clientside.Body(func(t *clientside.T) {
-		tools := []clientside.Tool{{Name: validTool, Description: "a valid x-mcp-header",
-			InputSchema: oneProperty("region", annotated("string", "Region"))}}
+		var tools []clientside.Tool
 		for _, it := range invalidTools {
 			tools = append(tools, clientside.Tool{Name: it.name, Description: "an invalid x-mcp-header: must be rejected", InputSchema: it.schema})
 		}
+		// Listed last, so that a client calling in list order has called
+		// whatever it kept of the invalid ones once the wait ends.
+		tools = append(tools, clientside.Tool{Name: validTool, Description: "a valid x-mcp-header",
+			InputSchema: oneProperty("region", annotated("string", "Region"))})
 		t.Serve(clientside.Script{Tools: tools})
 		t.Step("wait for the client to list the tools and call %s", validTool)
 		out := t.Settle(func(r []clientside.Received) bool { return len(clientside.ToolCalls(r, validTool)) > 0 })

@@ -41,9 +41,10 @@ var (
 		Quote:  "The header value MUST match the io.modelcontextprotocol/protocolVersion field carried in the request body's _meta.",
 		Faults: []*fault.Fault{client.VersionHeaderMismatch}}
 	metaRetry = &scenarios.Check{ID: "client-request-metadata/retry-supported-version", Level: scenarios.Should, Spec: versionDoc,
-		Title:  "refused with -32022 listing the version judged, the client retries at that version (its _meta protocolVersion)",
-		Quote:  "The client SHOULD select a mutually supported version from the supported list and retry the request, or surface an error to the user if no compatible version exists.",
-		Faults: []*fault.Fault{client.NoVersionRetry}}
+		Title:     "refused with -32022 listing the version judged, the client retries at that version (its _meta protocolVersion)",
+		Quote:     "The client SHOULD select a mutually supported version from the supported list and retry the request, or surface an error to the user if no compatible version exists.",
+		Faults:    []*fault.Fault{client.NoVersionRetry},
+		Liberties: []*fault.Fault{client.SkipsDiscover}}
 )
 
 var requestMetadataScenario = &scenarios.Scenario{
