@@ -61,6 +61,11 @@ var (
 	NoMcpName = &fault.Fault{Name: "no-mcp-name", Versions: headerVersions, Transports: httpOnly,
 		Description: "sends tools/call, resources/read and prompts/get without Mcp-Name"}
 
+	// McpNameRaw breaks "clients MUST encode it using the Base64 sentinel
+	// format" for an Mcp-Name that is not plain ASCII.
+	McpNameRaw = &fault.Fault{Name: "mcp-name-raw", Versions: headerVersions, Transports: httpOnly,
+		Description: "sends a non-ASCII Mcp-Name as raw UTF-8 instead of =?base64?…?="}
+
 	// NoParamHeaders breaks "conforming clients MUST mirror the designated
 	// parameter values into HTTP headers".
 	NoParamHeaders = &fault.Fault{Name: "no-param-headers", Versions: headerVersions, Transports: httpOnly,
@@ -130,6 +135,7 @@ var headerScenario = map[*fault.Fault][]string{
 	NoVersionRetry:            {scenarioRequestMetadata},
 	McpMethodUppercase:        {scenarioStandardHeaders},
 	NoMcpName:                 {scenarioStandardHeaders},
+	McpNameRaw:                {scenarioStandardHeaders},
 	NoParamHeaders:            {scenarioCustomHeaders},
 	ParamBooleanCapitalized:   {scenarioCustomHeaders},
 	ParamNoBase64:             {scenarioCustomHeaders},
@@ -157,7 +163,7 @@ var ignoredRule = map[*fault.Fault]transport.HeaderRule{
 }
 
 var headerFaults = fault.Set{MetaNoCapabilities, MetaNoClientInfo, CapabilityNotObject, NoVersionHeader, VersionHeaderMismatch,
-	NoVersionRetry, McpMethodUppercase, NoMcpName, NoParamHeaders, ParamBooleanCapitalized, ParamNoBase64, ParamSentinelPlain,
+	NoVersionRetry, McpMethodUppercase, NoMcpName, McpNameRaw, NoParamHeaders, ParamBooleanCapitalized, ParamNoBase64, ParamSentinelPlain,
 	ParamUnannotated, ParamNullSent, AcceptsEmptyHeader, AcceptsBadHeaderChars, AcceptsDuplicateHeaders, AcceptsNonPrimitiveHeader,
 	AcceptsUnreachableHeader, RejectsAnnotatedTools, FetchesNetworkRef}
 

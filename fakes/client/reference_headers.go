@@ -94,6 +94,12 @@ func (rc *referenceRun) requestEditor(tp *transport.ToolParams) transport.Reques
 			}
 		case rc.variant(NoMcpName):
 			h.Del(transport.HeaderName)
+		case rc.variant(McpNameRaw):
+			if v := h.Get(transport.HeaderName); v != "" {
+				if plain, ok := transport.DecodeHeaderValue(v); ok && nonASCIIOnly(plain) {
+					h.Set(transport.HeaderName, plain)
+				}
+			}
 		case msg.Method == protocol.MethodToolsCall:
 			rc.editParams(tp, msg.Params, h)
 		}

@@ -2,8 +2,10 @@ package httprules
 
 import (
 	"context"
+	"encoding/base64"
 	"encoding/json"
 	"fmt"
+	"strings"
 
 	"github.com/mcpconform/mcpconform/fakes/client"
 	"github.com/mcpconform/mcpconform/fakes/fault"
@@ -22,6 +24,9 @@ const (
 	spacedResource = "file:///path/to/file%20name.txt"
 	queryResource  = "https://example.com/resource?id=123"
 	headersPrompt  = "test_prompt"
+	// unicodePrompt is mcpconform's: a name outside the header-safe set,
+	// which Mcp-Name carries Base64-encoded.
+	unicodePrompt = "test_prompt_世界"
 )
 
 var (
@@ -35,6 +40,10 @@ var (
 		Quote:     "These headers are REQUIRED for compliance.",
 		Faults:    []*fault.Fault{client.NoMcpName},
 		Liberties: []*fault.Fault{client.LowercaseHeaderNames}}
+	standardNameEncoded = &scenarios.Check{ID: "client-http-standard-headers/mcp-name-encoded", Level: scenarios.Must, Spec: httpSpec + "#standard-request-headers",
+		Title:  "an Mcp-Name whose name is not a safe plain header value (the prompt " + unicodePrompt + ") is sent as =?base64?…?= (not in the official suite)",
+		Quote:  "If the Mcp-Name source value cannot be safely represented as a plain ASCII header value, clients MUST encode it using the Base64 sentinel format described in Value Encoding.",
+		Faults: []*fault.Fault{client.McpNameRaw}}
 )
 
 var standardHeadersScenario = &scenarios.Scenario{
@@ -49,7 +58,7 @@ var standardHeadersScenario = &scenarios.Scenario{
 	Purpose: "The fake server offers the official scenario's tools " + headersTool + " and " + hyphenatedTool + ", resources " +
 		spacedResource + " and " + queryResource + ", and prompt " + headersPrompt + ". Every request's Mcp-Method is judged, " +
 		"and the Mcp-Name of each tools/call, resources/read and prompts/get the client makes.",
-	Checks: []*scenarios.Check{standardMethod, standardName},
+	Checks: []*scenarios.Check{standardMethod, standardName, standardNameEncoded},
 	Run: clientside.Body(func(t *clientside.T) {
 		resources := []any{
 			map[string]any{"uri": spacedResource, "name": "File with spaces"},
@@ -60,9 +69,7 @@ var standardHeadersScenario = &scenarios.Scenario{
 				{Name: headersTool, Description: "answers at once"},
 				{Name: hyphenatedTool, Description: "a name with hyphens"},
 			},
-			Prompts: []clientside.Prompt{{Name: headersPrompt, Get: func(context.Context, *server.Peer, *jsonrpc.Message) (any, *jsonrpc.Error) {
-				return map[string]any{"messages": []any{}}, nil
-			}}},
+			Prompts: []clientside.Prompt{{Name: headersPrompt, Get: noMessages}, {Name: unicodePrompt, Get: noMessages}},
 			Handlers: map[string]server.Handler{
 				protocol.MethodResourcesList: func(context.Context, *server.Peer, *jsonrpc.Message) (any, *jsonrpc.Error) {
 					return map[string]any{"resources": resources}, nil
@@ -119,6 +126,21 @@ var standardHeadersScenario = &scenarios.Scenario{
 				wrong = append(wrong, fmt.Sprintf("%s: Mcp-Name %q, params.%s %q", describe(r), h, field, want))
 			}
 		}
+		var raw []string
+		encoded := 0
+		for _, r := range clientside.Requests(reqs, protocol.MethodPromptsGet, unicodePrompt) {
+			encoded++
+			if h, ok := header(r, transport.HeaderName); ok && !strings.HasPrefix(h, "=?base64?") {
+				raw = append(raw, fmt.Sprintf("%s: Mcp-Name %q", describe(r), h))
+			}
+		}
+		if encoded == 0 {
+			t.Skip(standardNameEncoded, "the client did not get the prompt "+unicodePrompt)
+		} else {
+			// A missing or wrong Mcp-Name is mcp-name's failure.
+			t.Judge(standardNameEncoded, len(raw) == 0, "Mcp-Name =?base64?"+base64.StdEncoding.EncodeToString([]byte(unicodePrompt))+"?=", listed(raw))
+		}
+
 		var unexercised []string
 		for _, m := range []string{protocol.MethodToolsCall, protocol.MethodResourcesRead, protocol.MethodPromptsGet} {
 			if !seen[m] {
@@ -136,4 +158,8 @@ var standardHeadersScenario = &scenarios.Scenario{
 			t.Pass(standardName)
 		}
 	}),
+}
+
+func noMessages(context.Context, *server.Peer, *jsonrpc.Message) (any, *jsonrpc.Error) {
+	return map[string]any{"messages": []any{}}, nil
 }
