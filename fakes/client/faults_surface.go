@@ -31,11 +31,12 @@ var (
 	// IgnoresElicitationDefaults breaks "Clients that support defaults
 	// SHOULD pre-populate form fields with these values": it accepts with
 	// only the required fields.
-	IgnoresElicitationDefaults = &fault.Fault{Name: "ignores-elicitation-defaults", Versions: elicitationVersions,
+	IgnoresElicitationDefaults = &fault.Fault{Name: "ignores-elicitation-defaults", Versions: modeVersions,
 		Description: "accepts a form with only its required fields, leaving out every default"}
 	// ElicitationOffSchema breaks "Clients SHOULD validate all responses
-	// against the provided schema": numbers go as strings.
-	ElicitationOffSchema = &fault.Fault{Name: "elicitation-off-schema", Versions: elicitationVersions,
+	// against the provided schema": numbers go as strings. Observable where
+	// both forms that show it are asked (the defaults form is 2025-11-25's).
+	ElicitationOffSchema = &fault.Fault{Name: "elicitation-off-schema", Versions: modeVersions,
 		Description: "accepts a form with every number and integer field as a string"}
 
 	// ResumeIgnoresRetry breaks "The client MUST respect the retry field".
@@ -78,11 +79,16 @@ var (
 	ModelessElicitationAsURL = &fault.Fault{Name: "modeless-elicitation-as-url", Versions: modeVersions,
 		Description: "takes an elicitation/create without mode for URL mode, and accepts it without content"}
 
-	// AnswersUndeclaredRequests declares no roots, sampling or elicitation
-	// capability, yet answers all three: it supports them without
-	// declaring them.
-	AnswersUndeclaredRequests = &fault.Fault{Name: "answers-undeclared-requests", Versions: statefulVersions,
-		Description: "declares no roots, sampling or elicitation capability, yet answers roots/list, sampling/createMessage and elicitation/create"}
+	// AnswersUndeclaredSampling, AnswersUndeclaredRoots and
+	// AnswersUndeclaredElicitation each leave one capability out of what
+	// they declare, yet answer its requests: they support a feature
+	// without declaring it.
+	AnswersUndeclaredSampling = &fault.Fault{Name: "answers-undeclared-sampling", Versions: statefulVersions,
+		Description: "declares no sampling capability, yet answers sampling/createMessage"}
+	AnswersUndeclaredRoots = &fault.Fault{Name: "answers-undeclared-roots", Versions: statefulVersions,
+		Description: "declares no roots capability, yet answers roots/list"}
+	AnswersUndeclaredElicitation = &fault.Fault{Name: "answers-undeclared-elicitation", Versions: elicitationVersions,
+		Description: "declares no elicitation capability, yet answers elicitation/create"}
 	// AcceptsUndeclaredURLMode declares form-mode elicitation only, yet
 	// accepts a URL-mode request instead of -32602.
 	AcceptsUndeclaredURLMode = &fault.Fault{Name: "accepts-undeclared-url-mode", Versions: modeVersions,
@@ -126,7 +132,8 @@ var (
 var (
 	surfaceFaults = fault.Set{ToolCallArgumentsText, ToolCallArgumentsNotObject, IgnoresElicitationDefaults,
 		ElicitationOffSchema, ResumeIgnoresRetry, ResumeWithoutLastEventID, NeverResumes, StripsSchemaDialect,
-		StripsSchemaComposition, SamplingInvalidResult, RootsInvalidResult, RootsNotFileURI, ModelessElicitationAsURL, AnswersUndeclaredRequests,
+		StripsSchemaComposition, SamplingInvalidResult, RootsInvalidResult, RootsNotFileURI, ModelessElicitationAsURL, AnswersUndeclaredSampling,
+		AnswersUndeclaredRoots, AnswersUndeclaredElicitation,
 		AcceptsUndeclaredURLMode, AnswersAfterCancel, ExitsOnLateCancel, ExitsOnUnknownCancel}
 	surfaceLiberties = fault.Set{ResumesLate, DeclaresNoClientFeatures, ElicitationFormOnly}
 )

@@ -15,7 +15,15 @@ import (
 
 // surfaceCapabilities leaves out what a surface variant does not declare.
 func (rc *referenceRun) surfaceCapabilities(caps map[string]any) {
-	if rc.is(AnswersUndeclaredRequests) || rc.is(DeclaresNoClientFeatures) {
+	switch {
+	case rc.is(AnswersUndeclaredSampling):
+		delete(caps, "sampling")
+	case rc.is(AnswersUndeclaredRoots):
+		delete(caps, "roots")
+	case rc.is(AnswersUndeclaredElicitation):
+		delete(caps, "elicitation")
+	}
+	if rc.is(DeclaresNoClientFeatures) {
 		delete(caps, "roots")
 		delete(caps, "sampling")
 		delete(caps, "elicitation")
@@ -31,7 +39,9 @@ func (rc *referenceRun) surfaceCapabilities(caps map[string]any) {
 
 // answersUndeclared reports whether the client answers server requests
 // whose capability it did not declare (a fault).
-func (rc *referenceRun) answersUndeclared() bool { return rc.is(AnswersUndeclaredRequests) }
+func (rc *referenceRun) answersUndeclared() bool {
+	return rc.is(AnswersUndeclaredSampling) || rc.is(AnswersUndeclaredRoots) || rc.is(AnswersUndeclaredElicitation)
+}
 
 // declaresURLMode reports whether the client declared URL-mode elicitation
 // (client/elicitation.mdx#capabilities: an empty object is form mode only).

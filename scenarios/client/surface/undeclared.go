@@ -28,19 +28,19 @@ var (
 		Spec:      "2025-11-25/client/sampling.mdx#capabilities",
 		Title:     "a client that declared no sampling capability does not answer sampling/createMessage with a result",
 		Quote:     "Clients that support sampling MUST declare the sampling capability during initialization",
-		Faults:    []*fault.Fault{client.AnswersUndeclaredRequests},
+		Faults:    []*fault.Fault{client.AnswersUndeclaredSampling},
 		Liberties: []*fault.Fault{client.DeclaresNoClientFeatures}}
 	undeclaredRoots = &scenarios.Check{ID: "client-undeclared/roots-refused", Level: scenarios.Must,
 		Spec:      "2025-11-25/client/roots.mdx#capabilities",
 		Title:     "a client that declared no roots capability does not answer roots/list with a result",
 		Quote:     "Clients that support roots MUST declare the roots capability during initialization",
-		Faults:    []*fault.Fault{client.AnswersUndeclaredRequests},
+		Faults:    []*fault.Fault{client.AnswersUndeclaredRoots},
 		Liberties: []*fault.Fault{client.DeclaresNoClientFeatures}}
 	undeclaredElicitation = &scenarios.Check{ID: "client-undeclared/elicitation-refused", Level: scenarios.Must,
 		Spec:      "2025-11-25/client/elicitation.mdx#capabilities",
 		Title:     "a client that declared no elicitation capability does not answer elicitation/create with a result (from 2025-06-18)",
 		Quote:     "Clients that support elicitation MUST declare the elicitation capability during initialization",
-		Faults:    []*fault.Fault{client.AnswersUndeclaredRequests},
+		Faults:    []*fault.Fault{client.AnswersUndeclaredElicitation},
 		Liberties: []*fault.Fault{client.DeclaresNoClientFeatures}}
 	undeclaredURLMode = &scenarios.Check{ID: "client-undeclared/url-mode-refused", Level: scenarios.Must,
 		Spec:      "2025-11-25/client/elicitation.mdx#error-handling",
