@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"os"
 	"os/exec"
+	"slices"
 	"strings"
 
 	"github.com/spf13/cobra"
@@ -73,6 +74,22 @@ func runClient(cmd *cobra.Command, f *clientFlags, args []string) (int, error) {
 	transports, err := selectKinds(f.transport)
 	if err != nil {
 		return exitUsage, usageErr("%v", err)
+	}
+	if f.fault != "" {
+		// A fault exists only where it can be performed: judge it there.
+		flt, _ := client.Faults().Find(f.fault) // target() has checked the name
+		if len(flt.Versions) > 0 {
+			var kept []string
+			for _, v := range versions {
+				if slices.Contains(flt.Versions, v) {
+					kept = append(kept, v)
+				}
+			}
+			if len(kept) == 0 {
+				return exitUsage, usageErr("fault %s applies only to protocol versions %s", flt.Name, strings.Join(flt.Versions, ", "))
+			}
+			versions = kept
+		}
 	}
 	p := &plan{side: scenarios.ClientSide, versions: versions, transports: transports, flags: &f.runFlags,
 		targets: map[transport.Kind]scenarios.Target{}, describe: target.String()}
