@@ -98,7 +98,9 @@ func DialHTTP(ctx context.Context, url string, opts Options) (*HTTPClientConn, e
 // DialStatelessHTTP prepares a 2026-07-28 (sessionless) Streamable HTTP
 // client connection. Every POST carries MCP-Protocol-Version
 // (opts.ProtocolVersion, default "2026-07-28"), Mcp-Method and, where the
-// method defines one, Mcp-Name, all derived from the frame being sent.
+// method defines one, Mcp-Name, all derived from the frame being sent; a
+// tools/call also carries the Mcp-Param-* headers of the tool's
+// x-mcp-header parameters, learned from the tools/list answers (ToolParams).
 func DialStatelessHTTP(ctx context.Context, url string, opts Options) (*HTTPClientConn, error) {
 	if opts.ProtocolVersion == "" {
 		opts.ProtocolVersion = StatelessVersion
@@ -123,7 +125,7 @@ func dialHTTP(ctx context.Context, rawURL string, opts Options, stateless bool) 
 		url:       rawURL,
 		opts:      opts,
 		stateless: stateless,
-		hc:        &http.Client{Transport: tr},
+		hc:        &http.Client{Transport: paramTransport(tr, stateless)}, // http_client_params.go
 		ctx:       cctx,
 		cancel:    cancel,
 		q:         newHTTPFrameQueue(),

@@ -315,23 +315,41 @@ func (tp *ToolParams) Headers(params json.RawMessage) http.Header {
 // may change req.Header and return another body (nil keeps the body).
 type RequestEditor func(req *http.Request, body []byte) []byte
 
-// MirrorToolParams makes a 2026-07-28 connection mirror tool parameters:
-// every tools/list answer it receives (application/json or SSE) is learned
-// into tp, and every tools/call it sends for a learned tool carries the
-// Mcp-Param-{Name} headers of its arguments. edit, when set, sees every
-// POST last (the reference client's variants change one header this way).
-// Call it before the first Send.
-func (c *HTTPClientConn) MirrorToolParams(tp *ToolParams, edit RequestEditor) {
-	next := c.hc.Transport
-	if next == nil {
-		next = http.DefaultTransport
+// paramTransport is the HTTP transport of a connection: a 2026-07-28 one
+// mirrors tool parameters. Every tools/list answer it receives
+// (application/json or SSE) is learned, and every tools/call it sends for a
+// learned tool carries the Mcp-Param-{Name} headers of its arguments.
+func paramTransport(next http.RoundTripper, stateless bool) http.RoundTripper {
+	if !stateless {
+		return next
 	}
-	c.hc.Transport = &paramRoundTripper{next: next, tp: tp, edit: edit}
+	return &paramRoundTripper{next: next, tp: NewToolParams()}
+}
+
+// ToolParams is what a 2026-07-28 connection learned of the tools it
+// listed; nil for a 2025-11-25 connection, which mirrors nothing.
+func (c *HTTPClientConn) ToolParams() *ToolParams {
+	if rt, ok := c.hc.Transport.(*paramRoundTripper); ok {
+		return rt.tp
+	}
+	return nil
+}
+
+// EditRequests makes edit see every POST of a 2026-07-28 connection last,
+// after the transport's own headers (the reference client's variants
+// change one header or _meta field this way); nil removes it.
+func (c *HTTPClientConn) EditRequests(edit RequestEditor) {
+	if rt, ok := c.hc.Transport.(*paramRoundTripper); ok {
+		rt.mu.Lock()
+		rt.edit = edit
+		rt.mu.Unlock()
+	}
 }
 
 type paramRoundTripper struct {
 	next http.RoundTripper
 	tp   *ToolParams
+	mu   sync.Mutex
 	edit RequestEditor
 }
 
@@ -351,13 +369,16 @@ func (rt *paramRoundTripper) RoundTrip(req *http.Request) (*http.Response, error
 	out := req.Clone(req.Context())
 	fi := httpInspect(body)
 	method := fi.method()
-	if rt.tp != nil && fi.isRequest() && method == "tools/call" {
+	if fi.isRequest() && method == "tools/call" {
 		for k, vs := range rt.tp.Headers(fi.msg.Params) {
 			out.Header[k] = vs
 		}
 	}
-	if rt.edit != nil {
-		if nb := rt.edit(out, body); nb != nil {
+	rt.mu.Lock()
+	edit := rt.edit
+	rt.mu.Unlock()
+	if edit != nil {
+		if nb := edit(out, body); nb != nil {
 			body = nb
 		}
 	}
@@ -365,7 +386,7 @@ func (rt *paramRoundTripper) RoundTrip(req *http.Request) (*http.Response, error
 	out.ContentLength = int64(len(body))
 	out.GetBody = func() (io.ReadCloser, error) { return io.NopCloser(bytes.NewReader(body)), nil }
 	resp, err := rt.next.RoundTrip(out)
-	if err != nil || rt.tp == nil || method != "tools/list" || resp.StatusCode/100 != 2 {
+	if err != nil || method != "tools/list" || resp.StatusCode/100 != 2 {
 		return resp, err
 	}
 	resp.Body = &toolsListTee{ReadCloser: resp.Body, sse: httpMediaType(resp.Header) == "text/event-stream", tp: rt.tp}

@@ -94,8 +94,7 @@ var _ = Describe("x-mcp-header parameters (2026-07-28)", func() {
 		for _, sse := range []bool{false, true} {
 			It(fmt.Sprintf("learns tools/list (SSE %t) and mirrors the annotated arguments of a later call", sse), func() {
 				eng, c := serve(sse)
-				tp := NewToolParams()
-				c.MirrorToolParams(tp, nil)
+				tp := c.ToolParams()
 				Expect(c.Send(testCtx(), request("1", "tools/list", ""))).To(Succeed())
 				eng.nextFrame()
 				for {
@@ -116,7 +115,7 @@ var _ = Describe("x-mcp-header parameters (2026-07-28)", func() {
 
 		It("lets an editor change the headers and the body last", func() {
 			eng, c := serve(false)
-			c.MirrorToolParams(NewToolParams(), func(req *http.Request, body []byte) []byte {
+			c.EditRequests(func(req *http.Request, body []byte) []byte {
 				req.Header.Del(HeaderMethod)
 				return []byte(`{"jsonrpc":"2.0","id":9,"method":"ping"}`)
 			})

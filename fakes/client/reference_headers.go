@@ -14,9 +14,10 @@ import (
 )
 
 // The reference client's 2026-07-28 request rules beyond the per-request
-// _meta the session adds: over Streamable HTTP it mirrors the x-mcp-header
-// parameters of the tools it listed (the transport's MirrorToolParams), and
-// a request refused with -32022 is retried at a version the refusal lists.
+// _meta the session adds and the x-mcp-header parameters the HTTP transport
+// mirrors (transport.ToolParams): a request refused with -32022 is retried
+// at a version the refusal lists, and the family's variants edit requests
+// on their way out.
 
 // variant reports whether f is the run's variant and acts in this scenario.
 func (rc *referenceRun) variant(f *fault.Fault) bool {
@@ -32,8 +33,9 @@ func (rc *referenceRun) prepareRequests() (discover bool) {
 		rc.capabilities["roots"] = true
 	}
 	if hc, ok := transport.As[*transport.HTTPClientConn](rc.session.Conn()); ok && hc.Stateless() {
-		tp := transport.NewToolParams()
-		hc.MirrorToolParams(tp, rc.requestEditor(tp))
+		if edit := rc.requestEditor(hc.ToolParams()); edit != nil {
+			hc.EditRequests(edit)
+		}
 	}
 	return !rc.variant(SkipsDiscover)
 }
