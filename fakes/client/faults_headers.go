@@ -112,10 +112,17 @@ var (
 	FetchesNetworkRef = &fault.Fault{Name: "fetches-network-ref", Versions: headerVersions,
 		Description: "after tools/list, fetches every http(s) $ref of the tools' inputSchemas (loopback hosts only)"}
 
-	// SkipsDiscover sends no server/discover: its first request is the
-	// scenario's own, retried when refused with -32022.
-	SkipsDiscover = &fault.Fault{Name: "skips-discover", Liberty: true, Versions: headerVersions,
-		Description: "sends no server/discover; its first request is tools/list, retried at a listed version when refused with -32022",
+	// StdioNoProbe breaks the stdio page's "SHOULD probe with
+	// server/discover before sending any other request" (RECOMMENDED for
+	// a client of modern versions only).
+	StdioNoProbe = &fault.Fault{Name: "stdio-no-probe", Versions: headerVersions, Transports: []transport.Kind{transport.Stdio},
+		Description: "over stdio sends no server/discover probe; its first request is tools/list, retried at a listed version when refused with -32022"}
+
+	// SkipsDiscover sends no server/discover over HTTP: its first request
+	// is the scenario's own, retried when refused with -32022. (Over stdio
+	// the probe is recommended: StdioNoProbe.)
+	SkipsDiscover = &fault.Fault{Name: "skips-discover", Liberty: true, Versions: headerVersions, Transports: httpOnly,
+		Description: "over HTTP sends no server/discover; its first request is tools/list, retried at a listed version when refused with -32022",
 		Freedom: "Clients MAY call it before sending any other requests to learn the server's supported versions up front, but are not " +
 			"required to: a client is free to invoke any RPC inline and handle UnsupportedProtocolVersionError if its preferred version is not supported."}
 	// LowercaseHeaderNames sends every MCP header name in lower case.
@@ -151,6 +158,7 @@ var headerScenario = map[*fault.Fault][]string{
 	FetchesNetworkRef:         {scenarioSchemaRef},
 	LowercaseHeaderNames:      {scenarioRequestMetadata, scenarioStandardHeaders, scenarioCustomHeaders},
 	SkipsDiscover:             {scenarioRequestMetadata},
+	StdioNoProbe:              {scenarioRequestMetadata},
 }
 
 // ignoredRule is the constraint each accepts-* fault forgets.
@@ -163,7 +171,7 @@ var ignoredRule = map[*fault.Fault]transport.HeaderRule{
 }
 
 var headerFaults = fault.Set{MetaNoCapabilities, MetaNoClientInfo, CapabilityNotObject, NoVersionHeader, VersionHeaderMismatch,
-	NoVersionRetry, McpMethodUppercase, NoMcpName, McpNameRaw, NoParamHeaders, ParamBooleanCapitalized, ParamNoBase64, ParamSentinelPlain,
+	NoVersionRetry, StdioNoProbe, McpMethodUppercase, NoMcpName, McpNameRaw, NoParamHeaders, ParamBooleanCapitalized, ParamNoBase64, ParamSentinelPlain,
 	ParamUnannotated, ParamNullSent, AcceptsEmptyHeader, AcceptsBadHeaderChars, AcceptsDuplicateHeaders, AcceptsNonPrimitiveHeader,
 	AcceptsUnreachableHeader, RejectsAnnotatedTools, FetchesNetworkRef}
 

@@ -32,12 +32,19 @@ func (rc *referenceRun) prepareRequests() (discover bool) {
 		// The session's _meta carries this very map.
 		rc.capabilities["roots"] = true
 	}
-	if hc, ok := transport.As[*transport.HTTPClientConn](rc.session.Conn()); ok && hc.Stateless() {
+	hc, isHTTP := transport.As[*transport.HTTPClientConn](rc.session.Conn())
+	if isHTTP && hc.Stateless() {
 		if edit := rc.requestEditor(hc.ToolParams()); edit != nil {
 			hc.EditRequests(edit)
 		}
 	}
-	return !rc.variant(SkipsDiscover)
+	switch rc.target.Kind {
+	case transport.HTTP:
+		return !rc.variant(SkipsDiscover)
+	case transport.Stdio:
+		return !rc.variant(StdioNoProbe)
+	}
+	return true
 }
 
 // retryVersion reports whether a refusal is an UnsupportedProtocolVersion

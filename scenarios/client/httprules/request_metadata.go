@@ -45,6 +45,12 @@ var (
 		Quote:     "The client SHOULD select a mutually supported version from the supported list and retry the request, or surface an error to the user if no compatible version exists.",
 		Faults:    []*fault.Fault{client.NoVersionRetry},
 		Liberties: []*fault.Fault{client.SkipsDiscover}}
+	metaStdioProbe = &scenarios.Check{ID: "client-request-metadata/stdio-probe", Level: scenarios.Should, Spec: "2026-07-28/basic/transports/stdio.mdx#backward-compatibility",
+		Title: "over stdio the client's first request is the server/discover probe (a SHOULD for a client that also speaks an " +
+			"initialize-era version, RECOMMENDED for one that speaks only modern ones; stdio only)",
+		Quote: "A client that only supports modern versions does not need to probe, but probing is still RECOMMENDED: some legacy servers " +
+			"do not validate that a request arrives after initialize and would process an era-ambiguous method (such as tools/call) under legacy semantics.",
+		Faults: []*fault.Fault{client.StdioNoProbe}}
 )
 
 var requestMetadataScenario = &scenarios.Scenario{
@@ -57,7 +63,7 @@ var requestMetadataScenario = &scenarios.Scenario{
 	Purpose: "The fake server refuses the client's first request, whatever it is, with -32022 (over HTTP a 400) listing only " +
 		"the version judged, then answers server/discover and empty lists. Every request is judged for its _meta and, over " +
 		"HTTP, its MCP-Protocol-Version header; the request after the refusal for the retry.",
-	Checks: []*scenarios.Check{metaRequired, metaClientInfo, metaCapabilitiesValid, metaVersionHeader, metaVersionMatches, metaRetry},
+	Checks: []*scenarios.Check{metaRequired, metaClientInfo, metaCapabilitiesValid, metaVersionHeader, metaVersionMatches, metaRetry, metaStdioProbe},
 	Run: clientside.Body(func(t *clientside.T) {
 		version := t.Env.Version
 		var mu sync.Mutex
@@ -161,6 +167,11 @@ var requestMetadataScenario = &scenarios.Scenario{
 		}
 
 		first := reqs[0]
+		if t.Env.Transport != transport.Stdio {
+			t.Skip(metaStdioProbe, "the probe is the stdio page's; over "+string(t.Env.Transport)+" the client MAY send any request first")
+		} else {
+			t.Judge(metaStdioProbe, first.Msg.Method == protocol.MethodServerDiscover, "server/discover as the first request", describe(first))
+		}
 		if len(reqs) < 2 {
 			t.Fail(metaRetry, "a retry at "+version+" after "+describe(first)+" was refused with -32022", "none: "+t.DescribeEnd(out))
 			return
