@@ -89,6 +89,10 @@ var (
 		Description: "declares no roots capability, yet answers roots/list"}
 	AnswersUndeclaredElicitation = &fault.Fault{Name: "answers-undeclared-elicitation", Versions: elicitationVersions,
 		Description: "declares no elicitation capability, yet answers elicitation/create"}
+	// SamplingToolUseUndeclared uses tools in sampling without declaring
+	// sampling.tools: it answers a tool-enabled request with a tool_use.
+	SamplingToolUseUndeclared = &fault.Fault{Name: "sampling-tool-use-undeclared", Versions: modeVersions,
+		Description: "declares sampling without tools, yet answers a tool-enabled sampling/createMessage with a tool_use (stopReason toolUse)"}
 	// AcceptsUndeclaredURLMode declares form-mode elicitation only, yet
 	// accepts a URL-mode request instead of -32602.
 	AcceptsUndeclaredURLMode = &fault.Fault{Name: "accepts-undeclared-url-mode", Versions: modeVersions,
@@ -133,7 +137,7 @@ var (
 	surfaceFaults = fault.Set{ToolCallArgumentsText, ToolCallArgumentsNotObject, IgnoresElicitationDefaults,
 		ElicitationOffSchema, ResumeIgnoresRetry, ResumeWithoutLastEventID, NeverResumes, StripsSchemaDialect,
 		StripsSchemaComposition, SamplingInvalidResult, RootsInvalidResult, RootsNotFileURI, ModelessElicitationAsURL, AnswersUndeclaredSampling,
-		AnswersUndeclaredRoots, AnswersUndeclaredElicitation,
+		AnswersUndeclaredRoots, AnswersUndeclaredElicitation, SamplingToolUseUndeclared,
 		AcceptsUndeclaredURLMode, AnswersAfterCancel, ExitsOnLateCancel, ExitsOnUnknownCancel}
 	surfaceLiberties = fault.Set{ResumesLate, DeclaresNoClientFeatures, ElicitationFormOnly}
 )

@@ -61,6 +61,20 @@ func (rc *referenceRun) declaresURLMode() bool {
 func (rc *referenceRun) surfaceAnswer(method string, params json.RawMessage) (result map[string]any, rpcErr *jsonrpc.Error, ok bool) {
 	switch method {
 	case protocol.MethodSamplingCreateMessage:
+		var p struct {
+			Tools []struct {
+				Name string `json:"name"`
+			} `json:"tools"`
+		}
+		_ = json.Unmarshal(params, &p)
+		if rc.is(SamplingToolUseUndeclared) && len(p.Tools) > 0 {
+			return map[string]any{
+				"role":       "assistant",
+				"content":    map[string]any{"type": "tool_use", "id": "call-1", "name": p.Tools[0].Name, "input": map[string]any{}},
+				"model":      "test-model",
+				"stopReason": "toolUse",
+			}, nil, true
+		}
 		if rc.is(SamplingInvalidResult) {
 			r := clone(SamplingAnswer)
 			delete(r, "model")

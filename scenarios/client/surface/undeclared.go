@@ -2,6 +2,7 @@ package surface
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
 	"slices"
 
@@ -42,6 +43,12 @@ var (
 		Quote:     "Clients that support elicitation MUST declare the elicitation capability during initialization",
 		Faults:    []*fault.Fault{client.AnswersUndeclaredElicitation},
 		Liberties: []*fault.Fault{client.DeclaresNoClientFeatures}}
+	undeclaredSamplingTools = &scenarios.Check{ID: "client-undeclared/sampling-tools-unused", Level: scenarios.Must,
+		Spec: "2025-11-25/client/sampling.mdx#tools-in-sampling",
+		Title: "a client that declared sampling without tools does not use the tools of a tool-enabled sampling/createMessage " +
+			"(no tool_use content, no stopReason toolUse)",
+		Quote:  "Clients MUST declare support for tool use via the sampling.tools capability to receive tool-enabled sampling requests.",
+		Faults: []*fault.Fault{client.SamplingToolUseUndeclared}}
 	undeclaredURLMode = &scenarios.Check{ID: "client-undeclared/url-mode-refused", Level: scenarios.Must,
 		Spec:      "2025-11-25/client/elicitation.mdx#error-handling",
 		Title:     "a client that declared elicitation without url mode answers a URL-mode elicitation/create with -32602",
@@ -60,7 +67,7 @@ var undeclaredScenario = &scenarios.Scenario{
 	Purpose: "The fake server's " + undeclaredTool + " sends, on its call's stream, sampling/createMessage, roots/list and " +
 		"elicitation/create for each of those capabilities the client left out, and a URL-mode elicitation when the client " +
 		"declared elicitation without url. A check whose capability the client declared is skipped.",
-	Checks: []*scenarios.Check{undeclaredSampling, undeclaredRoots, undeclaredElicitation, undeclaredURLMode},
+	Checks: []*scenarios.Check{undeclaredSampling, undeclaredRoots, undeclaredElicitation, undeclaredSamplingTools, undeclaredURLMode},
 	Run: clientside.Body(func(t *clientside.T) {
 		a := newAsker(t)
 		hasElicitation := slices.Contains(withElicitation, t.Env.Version)
@@ -79,6 +86,15 @@ var undeclaredScenario = &scenarios.Scenario{
 						a.ask(ctx, p, req, "sampling", protocol.MethodSamplingCreateMessage, map[string]any{
 							"messages":  []any{map[string]any{"role": "user", "content": map[string]any{"type": "text", "text": "Say hello"}}},
 							"maxTokens": 50,
+						})
+					}
+					if _, ok := caps["sampling"]; ok && hasModes && !declaresSamplingTools(caps) {
+						a.ask(ctx, p, req, "sampling-tools", protocol.MethodSamplingCreateMessage, map[string]any{
+							"messages":  []any{map[string]any{"role": "user", "content": map[string]any{"type": "text", "text": "What is the weather in Paris?"}}},
+							"maxTokens": 50,
+							"tools": []any{map[string]any{"name": "get_weather", "description": "Get the current weather in a city",
+								"inputSchema": map[string]any{"type": "object", "properties": map[string]any{"city": map[string]any{"type": "string"}},
+									"required": []any{"city"}}}},
 						})
 					}
 					if _, ok := caps["roots"]; !ok {
@@ -124,6 +140,17 @@ var undeclaredScenario = &scenarios.Scenario{
 		} else {
 			t.Skip(undeclaredElicitation, t.Env.Version+" has no elicitation")
 		}
+		switch x := a.get("sampling-tools"); {
+		case !hasModes:
+			t.Skip(undeclaredSamplingTools, t.Env.Version+" has no tools in sampling")
+		case x == nil:
+			t.Skip(undeclaredSamplingTools, "the client declares no sampling, or declares sampling.tools")
+		case x.err != nil || x.resp.Error != nil:
+			t.PassWith(undeclaredSamplingTools, "the client did not answer the tool-enabled request with a result ("+x.describe()+")")
+		default:
+			used := usesTools(x.resp.Result)
+			t.Judge(undeclaredSamplingTools, used == "", "a result without tool use (sampling.tools was not declared)", used+"; "+x.describe())
+		}
 		switch x := a.get("url"); {
 		case !hasModes:
 			t.Skip(undeclaredURLMode, t.Env.Version+" has no elicitation modes")
@@ -134,4 +161,43 @@ var undeclaredScenario = &scenarios.Scenario{
 				fmt.Sprintf("error %d (Invalid params) for a URL-mode elicitation/create", codes.InvalidParams), x.describe())
 		}
 	}),
+}
+
+// declaresSamplingTools reports whether the sampling capability names tools.
+func declaresSamplingTools(caps map[string]json.RawMessage) bool {
+	var sampling map[string]json.RawMessage
+	if json.Unmarshal(caps["sampling"], &sampling) != nil {
+		return false
+	}
+	_, ok := sampling["tools"]
+	return ok
+}
+
+// usesTools says how a CreateMessageResult uses tools ("" when it does
+// not): stopReason toolUse, or tool_use content (one block or an array).
+func usesTools(result json.RawMessage) string {
+	var r struct {
+		StopReason string          `json:"stopReason"`
+		Content    json.RawMessage `json:"content"`
+	}
+	_ = json.Unmarshal(result, &r)
+	var blocks []struct {
+		Type string `json:"type"`
+	}
+	if json.Unmarshal(r.Content, &blocks) != nil {
+		var one struct {
+			Type string `json:"type"`
+		}
+		_ = json.Unmarshal(r.Content, &one)
+		blocks = append(blocks, one)
+	}
+	for _, b := range blocks {
+		if b.Type == "tool_use" {
+			return "tool_use content"
+		}
+	}
+	if r.StopReason == "toolUse" {
+		return "stopReason toolUse"
+	}
+	return ""
 }
