@@ -24,6 +24,8 @@ const (
 	scenarioCustomHeaders   = "http-custom-headers"
 	scenarioInvalidTools    = "http-invalid-tool-headers"
 	scenarioSchemaRef       = "json-schema-ref-no-deref"
+	// scenarioHeaderMismatch is mcpconform's own.
+	scenarioHeaderMismatch = "client-http-header-mismatch"
 )
 
 var (
@@ -90,6 +92,12 @@ var (
 	ParamNullSent = &fault.Fault{Name: "param-null-sent", Versions: headerVersions, Transports: httpOnly,
 		Description: "mirrors an annotated parameter whose value is null as the text null"}
 
+	// NoRelistOnMismatch breaks "the client SHOULD call tools/list to check
+	// for changes to the tool's inputSchema, then retry the original request
+	// with the appropriate headers".
+	NoRelistOnMismatch = &fault.Fault{Name: "no-relist-on-mismatch", Versions: headerVersions, Transports: httpOnly,
+		Description: "gives a tools/call up when it is refused with -32020 HeaderMismatch"}
+
 	// The x-mcp-header constraints a client must enforce by rejecting the
 	// tool; each fault forgets one.
 	AcceptsEmptyHeader = &fault.Fault{Name: "accepts-empty-header", Versions: headerVersions, Transports: httpOnly,
@@ -149,6 +157,7 @@ var headerScenario = map[*fault.Fault][]string{
 	ParamSentinelPlain:        {scenarioCustomHeaders},
 	ParamUnannotated:          {scenarioCustomHeaders},
 	ParamNullSent:             {scenarioCustomHeaders},
+	NoRelistOnMismatch:        {scenarioHeaderMismatch},
 	AcceptsEmptyHeader:        {scenarioInvalidTools},
 	AcceptsBadHeaderChars:     {scenarioInvalidTools},
 	AcceptsDuplicateHeaders:   {scenarioInvalidTools},
@@ -172,7 +181,7 @@ var ignoredRule = map[*fault.Fault]transport.HeaderRule{
 
 var headerFaults = fault.Set{MetaNoCapabilities, MetaNoClientInfo, CapabilityNotObject, NoVersionHeader, VersionHeaderMismatch,
 	NoVersionRetry, StdioNoProbe, McpMethodUppercase, NoMcpName, McpNameRaw, NoParamHeaders, ParamBooleanCapitalized, ParamNoBase64, ParamSentinelPlain,
-	ParamUnannotated, ParamNullSent, AcceptsEmptyHeader, AcceptsBadHeaderChars, AcceptsDuplicateHeaders, AcceptsNonPrimitiveHeader,
+	ParamUnannotated, ParamNullSent, NoRelistOnMismatch, AcceptsEmptyHeader, AcceptsBadHeaderChars, AcceptsDuplicateHeaders, AcceptsNonPrimitiveHeader,
 	AcceptsUnreachableHeader, RejectsAnnotatedTools, FetchesNetworkRef}
 
 var headerLiberties = fault.Set{LowercaseHeaderNames, SkipsDiscover}

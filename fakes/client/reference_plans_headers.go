@@ -13,6 +13,7 @@ import (
 	"strings"
 
 	"github.com/mcpconform/mcpconform/protocol"
+	"github.com/mcpconform/mcpconform/protocol/codes"
 	"github.com/mcpconform/mcpconform/transport"
 )
 
@@ -29,6 +30,9 @@ func init() {
 	}
 	scenarioPlans[scenarioInvalidTools] = func(ctx context.Context, rc *referenceRun) error {
 		return rc.callValidTools(ctx)
+	}
+	scenarioPlans[scenarioHeaderMismatch] = func(ctx context.Context, rc *referenceRun) error {
+		return rc.callRelisting(ctx)
 	}
 	scenarioPlans[scenarioSchemaRef] = func(ctx context.Context, rc *referenceRun) error {
 		return rc.listWithoutDereferencing(ctx)
@@ -63,6 +67,46 @@ func (rc *referenceRun) listToolsRetrying(ctx context.Context) error {
 		_, err = rc.request(ctx, protocol.MethodToolsList, map[string]any{})
 	}
 	return err
+}
+
+// callRelisting lists the tools and makes the context's calls; a call
+// refused with -32020 HeaderMismatch is retried once after listing the
+// tools again, whose new annotations the transport learns
+// (streamable-http.mdx, Client Behavior: "the client SHOULD call tools/list
+// to check for changes to the tool's inputSchema, then retry").
+func (rc *referenceRun) callRelisting(ctx context.Context) error {
+	if err := rc.listTools(ctx); err != nil {
+		return err
+	}
+	sc, err := rc.context()
+	if err != nil {
+		return err
+	}
+	for _, c := range sc.ToolCalls {
+		params := map[string]any{"name": c.Name, "arguments": orEmpty(c.Arguments)}
+		resp, err := rc.withInput(ctx, protocol.MethodToolsCall, params)
+		if resp != nil && resp.Error != nil && resp.Error.Code == codes.HeaderMismatch && !rc.variant(NoRelistOnMismatch) {
+			rc.logf("%s refused with %d: listing the tools again and retrying", c.Name, resp.Error.Code)
+			if err := rc.listTools(ctx); err != nil {
+				return err
+			}
+			_, err = rc.withInput(ctx, protocol.MethodToolsCall, params)
+		}
+		if err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+func (rc *referenceRun) context() (scenarioContext, error) {
+	var sc scenarioContext
+	if rc.opts.Context != "" {
+		if err := json.Unmarshal([]byte(rc.opts.Context), &sc); err != nil {
+			return sc, fmt.Errorf("$%s is not the JSON object expected: %w", EnvContext, err)
+		}
+	}
+	return sc, nil
 }
 
 // exerciseNamed makes every request that has an Mcp-Name: each tool
@@ -189,11 +233,9 @@ func (rc *referenceRun) listWithoutDereferencing(ctx context.Context) error {
 	if rc.variant(FetchesNetworkRef) {
 		rc.fetchRefs(ctx, result)
 	}
-	var sc scenarioContext
-	if rc.opts.Context != "" {
-		if err := json.Unmarshal([]byte(rc.opts.Context), &sc); err != nil {
-			return fmt.Errorf("$%s is not the JSON object expected: %w", EnvContext, err)
-		}
+	sc, err := rc.context()
+	if err != nil {
+		return err
 	}
 	for _, c := range sc.ToolCalls {
 		if _, err := rc.callTool(ctx, c.Name, c.Arguments); err != nil {

@@ -25,7 +25,8 @@ const (
 
 // Scenarios is the family's catalogue.
 func Scenarios() scenarios.Catalogue {
-	return scenarios.Catalogue{requestMetadataScenario, standardHeadersScenario, customHeadersScenario, invalidToolsScenario, schemaRefScenario}
+	return scenarios.Catalogue{requestMetadataScenario, standardHeadersScenario, customHeadersScenario, invalidToolsScenario,
+		headerMismatchScenario, schemaRefScenario}
 }
 
 var (
