@@ -21,11 +21,11 @@ var (
 var (
 	// ToolCallArgumentsText breaks the tool's inputSchema: add_numbers gets
 	// its numbers as strings.
-	ToolCallArgumentsText = &fault.Fault{Name: "tool-call-arguments-text", Versions: statefulVersions,
+	ToolCallArgumentsText = &fault.Fault{Name: "tool-call-arguments-text",
 		Description: `calls add_numbers with {"a": "5", "b": "3"}: numbers as strings, against the tool's inputSchema`}
 	// ToolCallArgumentsNotObject breaks the schema of CallToolRequest:
 	// arguments must be an object.
-	ToolCallArgumentsNotObject = &fault.Fault{Name: "tool-call-arguments-not-object", Versions: statefulVersions,
+	ToolCallArgumentsNotObject = &fault.Fault{Name: "tool-call-arguments-not-object",
 		Description: `calls add_numbers with arguments as a JSON text ("{\"a\":5,\"b\":3}") instead of an object`}
 
 	// IgnoresElicitationDefaults breaks "Clients that support defaults

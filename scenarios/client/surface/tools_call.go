@@ -40,7 +40,8 @@ var toolsCallScenario = &scenarios.Scenario{
 	Title:    "the client lists the tools and calls add_numbers with the arguments its inputSchema asks for",
 	Family:   family,
 	Side:     scenarios.ClientSide,
-	Versions: stateful,
+	// The official suite scores tools_call at 2026-07-28 too.
+	Versions: append(append([]string(nil), stateful...), protocol.V20260728),
 	Needs:    []string{"the client calls " + addNumbersTool + " with numbers a and b"},
 	Purpose: "The fake server offers the official scenario's one tool, add_numbers(a, b), whose inputSchema asks for two numbers, " +
 		"and answers with their sum.",
