@@ -389,70 +389,112 @@ func (rt *paramRoundTripper) RoundTrip(req *http.Request) (*http.Response, error
 	if err != nil || method != "tools/list" || resp.StatusCode/100 != 2 {
 		return resp, err
 	}
-	resp.Body = &toolsListTee{ReadCloser: resp.Body, sse: httpMediaType(resp.Header) == "text/event-stream", tp: rt.tp}
+	resp.Body = newToolsListTee(resp.Body, httpMediaType(resp.Header) == "text/event-stream", rt.tp)
 	return resp, nil
 }
 
-// toolsListTee keeps a copy of a tools/list answer as it is read (at most
-// maxHTTPBody) and learns the tools from it: from a JSON body at its end,
-// from an SSE stream at each event, since the response event reaches the
-// caller before the stream ends.
+// toolsListTee learns the tools of a tools/list answer as the caller reads
+// it, before the caller can act on the answer: a JSON body is kept (at most
+// maxHTTPBody, as the reader itself keeps it) and read at its end; an SSE
+// stream is cut at each blank line that ends an event and the events so
+// far are read at once, since the response event reaches the caller before
+// the stream ends. Once the response is learned nothing more is kept.
 type toolsListTee struct {
 	io.ReadCloser
-	sse  bool
-	tp   *ToolParams
-	buf  bytes.Buffer
-	done int // SSE events already learned from
-	end  bool
+	tp      *ToolParams
+	sse     bool
+	buf     []byte // JSON: the body; SSE: what follows the last complete event
+	scanned int    // SSE: bytes of buf already searched for an event's end
+	done    bool
+}
+
+func newToolsListTee(body io.ReadCloser, sse bool, tp *ToolParams) *toolsListTee {
+	return &toolsListTee{ReadCloser: body, tp: tp, sse: sse}
 }
 
 func (t *toolsListTee) Read(p []byte) (int, error) {
 	n, err := t.ReadCloser.Read(p)
-	if n > 0 && t.buf.Len()+n <= maxHTTPBody {
-		t.buf.Write(p[:n])
-		if t.sse {
-			t.learnEvents()
+	if n > 0 && !t.done {
+		if len(t.buf)+n > maxHTTPBody {
+			t.done, t.buf = true, nil // too large to learn from; the reader reports it
+		} else {
+			t.buf = append(t.buf, p[:n]...)
+			if t.sse {
+				t.learnEvents()
+			}
 		}
 	}
-	if err == io.EOF {
-		t.finish()
+	if err != nil {
+		t.end()
 	}
 	return n, err
 }
 
 func (t *toolsListTee) Close() error {
-	t.finish()
+	t.end()
 	return t.ReadCloser.Close()
 }
 
-func (t *toolsListTee) finish() {
-	if t.end {
+func (t *toolsListTee) end() {
+	if !t.done && !t.sse {
+		t.learnFrame(t.buf)
+	}
+	t.done, t.buf = true, nil
+}
+
+// learnEvents reads the complete events in buf (those up to a blank line)
+// and keeps the rest; each byte is searched once.
+func (t *toolsListTee) learnEvents() {
+	cut := -1
+	prevEOL := t.scanned > 0 && isEOL(t.buf[t.scanned-1])
+	for i := t.scanned; i < len(t.buf); i++ {
+		c := t.buf[i]
+		if !isEOL(c) {
+			prevEOL = false
+			continue
+		}
+		if c == '\r' {
+			if i+1 == len(t.buf) {
+				break // a CR LF may be cut here: decide with the next read
+			}
+			if t.buf[i+1] == '\n' {
+				i++
+			}
+		}
+		if prevEOL {
+			cut = i + 1 // a blank line: the events before it are complete
+		}
+		prevEOL = true
+		t.scanned = i + 1
+	}
+	if cut < 0 {
 		return
 	}
-	t.end = true
-	if !t.sse {
-		t.learnFrame(t.buf.Bytes())
-	}
-}
-
-// learnEvents learns from the SSE events complete so far that it has not
-// seen yet.
-func (t *toolsListTee) learnEvents() {
-	r := newSSEReader(bytes.NewReader(t.buf.Bytes()))
-	for i := 0; ; i++ {
+	r := newSSEReader(bytes.NewReader(t.buf[:cut]))
+	for {
 		ev, err := r.Next()
 		if err != nil {
-			return // io.EOF: an event still arriving is not dispatched
+			break
 		}
-		if i >= t.done {
-			t.done = i + 1
-			t.learnFrame([]byte(ev.Data))
+		if t.learnFrame([]byte(ev.Data)) {
+			t.done, t.buf = true, nil
+			return
 		}
 	}
+	t.buf = append([]byte(nil), t.buf[cut:]...)
+	t.scanned -= cut
 }
 
-func (t *toolsListTee) learnFrame(f []byte) {
-	if fi := httpInspect(bytes.TrimSpace(f)); fi.isResponse() && fi.msg.Result != nil {
+func isEOL(c byte) bool { return c == '\n' || c == '\r' }
+
+// learnFrame learns from a response frame and reports whether it was one.
+func (t *toolsListTee) learnFrame(f []byte) bool {
+	fi := httpInspect(bytes.TrimSpace(f))
+	if !fi.isResponse() {
+		return false
+	}
+	if fi.msg.Result != nil {
 		t.tp.Learn(fi.msg.Result)
 	}
+	return true
 }

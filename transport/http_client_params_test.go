@@ -4,7 +4,10 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"io"
 	"net/http"
+	"strings"
+	"testing/iotest"
 
 	. "github.com/onsi/ginkgo/v2"
 	. "github.com/onsi/gomega"
@@ -62,6 +65,24 @@ var _ = Describe("x-mcp-header parameters (2026-07-28)", func() {
 		Entry("the sentinel itself in Base64", "string", `"=?base64?literal?="`, "=?base64?PT9iYXNlNjQ/bGl0ZXJhbD89?=", true),
 		Entry("null: no header", "string", `null`, "", false),
 	)
+
+	It("learns from an SSE answer read a byte at a time, with CRLF and CR line ends, before the stream ends", func() {
+		stream := ": comment\r\n\r\ndata: {\"jsonrpc\":\"2.0\",\"method\":\"notifications/progress\"}\r\r" +
+			"data: {\"jsonrpc\":\"2.0\",\"id\":1,\"result\":{\"tools\":[{\"name\":\"t\",\r\n" +
+			"data: \"inputSchema\":{\"properties\":{\"r\":{\"type\":\"string\",\"x-mcp-header\":\"R\"}}}}]}}\r\n\r\n" +
+			"data: never read\n"
+		tp := NewToolParams()
+		tee := newToolsListTee(io.NopCloser(iotest.OneByteReader(strings.NewReader(stream))), true, tp)
+		buf := make([]byte, 1)
+		for read := 0; read < strings.Index(stream, "data: never"); read++ {
+			_, err := tee.Read(buf)
+			Expect(err).NotTo(HaveOccurred())
+		}
+		params, ok := tp.Tool("t")
+		Expect(ok).To(BeTrue())
+		Expect(params).To(Equal([]ParamHeader{{Name: "R", Path: []string{"r"}, Type: "string"}}))
+		Expect(tee.Close()).To(Succeed())
+	})
 
 	Context("on a connection", func() {
 		BeforeEach(func() { DeferCleanup(expectNoHTTPLeaks) })
