@@ -393,9 +393,14 @@ func (rt *paramRoundTripper) RoundTrip(req *http.Request) (*http.Response, error
 	return resp, nil
 }
 
+// maxLearnedAnswer bounds what toolsListTee keeps of a tools/list answer (a
+// JSON body, or an SSE event still arriving): a larger one is not learned,
+// so that a flooding server costs the reader's bounds only.
+const maxLearnedAnswer = 4 << 20
+
 // toolsListTee learns the tools of a tools/list answer as the caller reads
 // it, before the caller can act on the answer: a JSON body is kept (at most
-// maxHTTPBody, as the reader itself keeps it) and read at its end; an SSE
+// maxLearnedAnswer) and read at its end; an SSE
 // stream is cut at each blank line that ends an event and the events so
 // far are read at once, since the response event reaches the caller before
 // the stream ends. Once the response is learned nothing more is kept.
@@ -415,8 +420,8 @@ func newToolsListTee(body io.ReadCloser, sse bool, tp *ToolParams) *toolsListTee
 func (t *toolsListTee) Read(p []byte) (int, error) {
 	n, err := t.ReadCloser.Read(p)
 	if n > 0 && !t.done {
-		if len(t.buf)+n > maxHTTPBody {
-			t.done, t.buf = true, nil // too large to learn from; the reader reports it
+		if len(t.buf)+n > maxLearnedAnswer {
+			t.done, t.buf = true, nil // too large to learn from
 		} else {
 			t.buf = append(t.buf, p[:n]...)
 			if t.sse {
