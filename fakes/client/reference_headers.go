@@ -26,7 +26,7 @@ func (rc *referenceRun) variant(f *fault.Fault) bool {
 
 // prepareRequests sets up what every later request carries; discover calls
 // it before the first request, and sends server/discover only when it
-// returns true (server/discover is optional for a client).
+// returns true (optional over HTTP, recommended over stdio).
 func (rc *referenceRun) prepareRequests() (discover bool) {
 	if rc.variant(CapabilityNotObject) {
 		// The session's _meta carries this very map.
