@@ -25,7 +25,7 @@ var maxRoundsStops = &scenarios.Check{ID: "client-mrtr-max-rounds/stops", Level:
 	// (mrtr.mdx: "Servers MAY choose to return an InputRequiredResult on
 	// multiple attempts at the same request") and asks clients to rate-limit
 	// (Spec); the vendor's loop stops at MaxRounds, default 10.
-	Source: "seeds/001_4242ac442c8e44e1.txt",
+	Source:    "seeds/001_4242ac442c8e44e1.txt",
 	Faults:    []*fault.Fault{client.MRTRNoLimit, client.MRTRHighLimit},
 	Liberties: []*fault.Fault{client.MRTRLowLimit}}
 

@@ -18,7 +18,7 @@ var undeclaredDeclaredOnly = &scenarios.Check{ID: "client-mrtr-undeclared/declar
 	Title: "asked (by a server that breaks the rule) for an input type it did not declare, the client does not answer it as if it had; judged only when the client leaves a type out",
 	// Inferred, hence a SHOULD: the declaration is what a server relies on,
 	// and a client that answers what it left out declares less than it does.
-	Quote: "Servers MUST NOT send an inputRequests that the client has not declared support for in its capabilities.",
+	Quote:     "Servers MUST NOT send an inputRequests that the client has not declared support for in its capabilities.",
 	Faults:    []*fault.Fault{client.MRTRUndeclaredInput},
 	Liberties: []*fault.Fault{client.MRTRNoSampling}}
 
