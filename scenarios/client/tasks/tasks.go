@@ -136,7 +136,7 @@ func (c caps) taskKinds() []kind {
 // run is one scenario's fake server and the client's connection to it.
 type run struct {
 	t      *clientside.T
-	conn   *clientside.Conn
+	conn   *server.Peer // the connection that carried the client's call of the tool
 	caps   caps
 	finish chan struct{}
 	once   sync.Once
@@ -162,9 +162,17 @@ type wireTask struct {
 // ends, launches the client and waits for its call of the tool.
 func open(t *clientside.T, tool string) *run {
 	r := &run{t: t, finish: make(chan struct{})}
+	// The requests go to the client on the connection of its call: a
+	// dual-era client's first connection may be a server/discover probe
+	// that is already over (a stateless POST).
+	callers := make(chan *server.Peer, 1)
 	t.Serve(clientside.Script{
 		Tools: []clientside.Tool{{Name: tool, Description: "asks the client for input, as tasks, while it runs",
-			Call: func(ctx context.Context, _ *server.Peer, _ *jsonrpc.Message) (any, *jsonrpc.Error) {
+			Call: func(ctx context.Context, p *server.Peer, _ *jsonrpc.Message) (any, *jsonrpc.Error) {
+				select {
+				case callers <- p:
+				default:
+				}
 				select {
 				case <-r.finish:
 				case <-ctx.Done():
@@ -175,7 +183,6 @@ func open(t *clientside.T, tool string) *run {
 		Context: map[string]any{"toolCalls": []any{map[string]any{"name": tool, "arguments": map[string]any{}}}},
 	})
 	t.Cleanup(r.end)
-	r.conn = t.Accept()
 	t.Step("wait for the client to call %s: the server's requests go out while the call is open", tool)
 	ctx, cancel := t.Wait()
 	out := t.Await(ctx, func(rs []clientside.Received) bool { return len(clientside.ToolCalls(rs, tool)) > 0 })
@@ -185,6 +192,13 @@ func open(t *clientside.T, tool string) *run {
 			out = clientside.Silent
 		}
 		t.Missed("a tools/call of "+tool, out)
+	}
+	ctx, cancel = t.Wait()
+	defer cancel()
+	select {
+	case r.conn = <-callers:
+	case <-ctx.Done():
+		t.Lost("the call of "+tool+" to reach its handler", "it was logged but never handled")
 	}
 	r.readCaps()
 	return r
