@@ -113,11 +113,21 @@ var (
 	TaskOwnTTL = &fault.Fault{Name: "task-own-ttl", Liberty: true, Versions: clientTaskVersions,
 		Description: "keeps tasks for 30 s whatever ttl was asked for, and suggests polling every 20 ms",
 		Freedom:     "Receivers MAY override the requested ttl duration. Receivers MAY include a pollInterval value (in milliseconds) in tasks/get responses to suggest polling intervals."}
+
+	// TaskCapacityHangs holds at most 16 live tasks and leaves any further
+	// task-augmented request unanswered: its requestor waits for ever.
+	TaskCapacityHangs = &fault.Fault{Name: "task-capacity-hangs", Versions: clientTaskVersions,
+		Description: "holds at most 16 live tasks and leaves further task-augmented requests unanswered"}
+	// TaskCapacityRefuses holds at most 16 live tasks and refuses further
+	// task-augmented requests with an error: a limit, as the spec asks.
+	TaskCapacityRefuses = &fault.Fault{Name: "task-capacity-refuses", Liberty: true, Versions: clientTaskVersions,
+		Description: "holds at most 16 live tasks and refuses further task-augmented requests with -32603",
+		Freedom:     "Enforce limits on concurrent tasks per requestor"}
 )
 
 var (
 	clientTaskFaults = fault.Set{TaskSyncAnswer, TaskForUndeclared, TaskStartsInputRequired, TaskGetNoTTL, TaskUnixTimestamps, TaskResultEarly, TaskResultNoRelatedTask,
 		TaskReopens, TaskNotifiesAfterTerminal, TaskNotifiesRelatedTask, TaskCancelLate, TaskResurrects, TaskResultHangsAfterCancel, TaskCancelsTerminal,
-		TaskUnknownIDCode, TaskListIgnoresCursor, TaskListNoCursor, TaskListBadCursor}
-	clientTaskLiberties = fault.Set{NoClientTasks, TaskNoNotifications, TaskDeletesCancelled, TaskOwnTTL}
+		TaskUnknownIDCode, TaskListIgnoresCursor, TaskListNoCursor, TaskListBadCursor, TaskCapacityHangs}
+	clientTaskLiberties = fault.Set{NoClientTasks, TaskNoNotifications, TaskDeletesCancelled, TaskOwnTTL, TaskCapacityRefuses}
 )

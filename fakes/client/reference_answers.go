@@ -3,8 +3,10 @@ package client
 import (
 	"context"
 	"encoding/json"
+	"fmt"
 	"sort"
 
+	"github.com/mcpconform/mcpconform/fakes/peer"
 	"github.com/mcpconform/mcpconform/jsonrpc"
 	"github.com/mcpconform/mcpconform/protocol"
 	"github.com/mcpconform/mcpconform/protocol/codes"
@@ -97,8 +99,8 @@ func (rc *referenceRun) serverRequestHandlers() map[string]RequestHandler {
 			continue
 		}
 		h[m] = func(ctx context.Context, req *jsonrpc.Message) (any, *jsonrpc.Error) {
-			if created, ok := rc.asTask(ctx, req); ok {
-				return created, nil
+			if created, rpcErr, ok := rc.asTask(ctx, req); ok {
+				return created, rpcErr
 			}
 			rc.logf("the server asks %s", req.Method)
 			return rc.answer(req.Method, req.Params)
@@ -127,15 +129,22 @@ func (rc *referenceRun) serverRequestHandlers() map[string]RequestHandler {
 // declared under tasks.requests; any other request, and a request without
 // the task param, is processed normally (tasks.mdx, "Task Support and
 // Handling").
-func (rc *referenceRun) asTask(ctx context.Context, req *jsonrpc.Message) (map[string]any, bool) {
+func (rc *referenceRun) asTask(ctx context.Context, req *jsonrpc.Message) (any, *jsonrpc.Error, bool) {
 	augmented, ttl := taskParam(req.Params)
 	if rc.tasks == nil || !augmented || rc.is(TaskSyncAnswer) {
-		return nil, false
+		return nil, nil, false
 	}
 	if _, declared := clientTaskMethods[req.Method]; !declared && !rc.is(TaskForUndeclared) {
-		return nil, false
+		return nil, nil, false
 	}
-	return rc.tasks.create(ctx, req, ttl), true
+	if (rc.is(TaskCapacityHangs) || rc.is(TaskCapacityRefuses)) && rc.tasks.full() {
+		if rc.is(TaskCapacityHangs) {
+			rc.logf("at capacity: %s left unanswered (fault %s)", req.Method, TaskCapacityHangs.Name)
+			return peer.NoAnswer, nil, true
+		}
+		return nil, &jsonrpc.Error{Code: codes.InternalError, Message: fmt.Sprintf("task capacity reached: %d live tasks", capacityLimit)}, true
+	}
+	return rc.tasks.create(ctx, req, ttl), nil, true
 }
 
 // elicitationAnswer accepts a form with every default the schema gives and

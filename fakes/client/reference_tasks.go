@@ -56,6 +56,22 @@ const (
 	ownPollInterval  = 20      // ms, TaskOwnTTL
 )
 
+// capacityLimit is how many live tasks the capacity variants hold.
+const capacityLimit = 16
+
+// full reports whether capacityLimit tasks are live.
+func (r *taskReceiver) full() bool {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	live := 0
+	for _, t := range r.tasks {
+		if !terminalStatus(t.status) {
+			live++
+		}
+	}
+	return live >= capacityLimit
+}
+
 // clientTaskMethods are the request types the receiver takes as tasks, by
 // their capability path under tasks.requests.
 var clientTaskMethods = map[string][2]string{

@@ -46,7 +46,7 @@ const (
 
 // Scenarios is the family's catalogue.
 func Scenarios() scenarios.Catalogue {
-	return scenarios.Catalogue{augmentationScenario, lifecycleScenario, cancelScenario, listScenario}
+	return scenarios.Catalogue{augmentationScenario, lifecycleScenario, cancelScenario, listScenario, capacityScenario}
 }
 
 var versions = []string{protocol.V20251125}
