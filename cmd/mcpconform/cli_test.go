@@ -262,7 +262,7 @@ var _ = Describe("mcpconform", func() {
 				if _, err := exec.LookPath("python3"); err != nil {
 					Skip("python3 is needed for the minimal client")
 				}
-				s := run(0, "client", "--transport", tr, "-o", dir, "--", "python3", minimal)
+				s := run(0, "client", "--transport", tr, "--spec-version", "2025-11-25", "--scenario", "client-initialize", "-o", dir, "--", "python3", minimal)
 				Expect(string(s.Out.Contents())).To(MatchRegexp(`(?m)^PASS\s+client ` + tr + ` 2025-11-25\s+client-initialize\s+4/4 passed`))
 				doc := readJUnit(dir)
 				Expect(doc.Tests).To(Equal(4))
@@ -292,7 +292,7 @@ var _ = Describe("mcpconform", func() {
 		It("fails a client that exits without connecting on the check it never reached, with its output, and exits 1", func() {
 			script := filepath.Join(GinkgoT().TempDir(), "no-client.sh")
 			Expect(os.WriteFile(script, []byte("#!/bin/sh\necho 'cannot parse' \"$1\" >&2\nexit 4\n"), 0o755)).To(Succeed())
-			s := run(1, "client", "--transport", "http", "-o", dir, "--", script)
+			s := run(1, "client", "--transport", "http", "--spec-version", "2025-11-25", "--scenario", "client-initialize", "-o", dir, "--", script)
 			Expect(string(s.Out.Contents())).To(MatchRegexp(`(?m)^FAIL\s+client http`))
 			doc := readJUnit(dir)
 			Expect(doc.Failures).To(Equal(1), "the check that was running fails")
@@ -305,7 +305,7 @@ var _ = Describe("mcpconform", func() {
 					Expect(c.Error).NotTo(BeNil())
 					text = c.Error.Message + c.Error.Text
 				}
-				Expect(text).To(ContainSubstring("the client exited with code 4 without connecting"))
+				Expect(text).To(ContainSubstring("the client exited with code 4 before sending it"))
 				Expect(text).To(ContainSubstring("cannot parse"))
 			}
 		})

@@ -434,7 +434,7 @@ func Requests(entries []Received, method, key string) []Received {
 // make the context's calls cannot be judged on it, so the rest is skipped.
 func (t *T) Missed(what string, out Outcome) {
 	why := map[Outcome]string{
-		Exited:   fmt.Sprintf("the client exited with code %d without it", t.proc.ExitCode()),
+		Exited:   fmt.Sprintf("the client exited with code %d before sending it", t.proc.ExitCode()),
 		Silent:   fmt.Sprintf("the client sent nothing more for %s", t.Env.Timing.ResponseTimeout),
 		TimedOut: "the scenario's deadline passed first",
 		Done:     "it never came",
