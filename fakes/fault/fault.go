@@ -58,6 +58,15 @@ func (f *Fault) ObservableOn(kind transport.Kind, version string) bool {
 // Set is the fault catalogue of one reference peer.
 type Set []*Fault
 
+// Names lists the variants' names, in the set's order.
+func (s Set) Names() []string {
+	out := make([]string, len(s))
+	for i, f := range s {
+		out[i] = f.Name
+	}
+	return out
+}
+
 // Sorted returns the faults sorted by name.
 func (s Set) Sorted() Set {
 	out := slices.Clone(s)
