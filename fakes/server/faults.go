@@ -19,12 +19,14 @@ var (
 
 // Faults lists the reference server's faults sorted by name.
 func Faults() fault.Set {
-	return append(append(append(append(fault.Set(nil), lifecycleFaults...), taskFaults...), versionFaults...), wireFaults...).Sorted()
+	fam, _ := familyFaults()
+	return append(append(append(append(append(fault.Set(nil), lifecycleFaults...), taskFaults...), versionFaults...), wireFaults...), fam...).Sorted()
 }
 
 // Liberties lists the reference server's conformant variants sorted by name.
 func Liberties() fault.Set {
-	return append(append(append(append(fault.Set(nil), lifecycleLiberties...), taskLiberties...), versionLiberties...), wireLiberties...).Sorted()
+	_, fam := familyFaults()
+	return append(append(append(append(append(fault.Set(nil), lifecycleLiberties...), taskLiberties...), versionLiberties...), wireLiberties...), fam...).Sorted()
 }
 
 // Variants lists faults and liberties: everything --fault or --liberty may name.

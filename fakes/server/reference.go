@@ -92,6 +92,7 @@ func NewReference(opts ReferenceOptions) (*Engine, error) {
 		RespondAfterCancel: opts.Variant == RespondsAfterCancel,
 		NumericIDs:         opts.Variant == IntegerRequestIDs,
 	}
+	r.familyHandlers(e.Requests)
 	e.WrapConn = r.wrapConn
 	e.Middleware = r.middleware
 	if r.is(RefusesUnknownNotifications) {
@@ -322,6 +323,7 @@ func (r *reference) capabilities(version string) map[string]any {
 			"requests": map[string]any{"tools": map[string]any{"call": map[string]any{}}},
 		}
 	}
+	r.familyCapabilities(version, caps)
 	return caps
 }
 

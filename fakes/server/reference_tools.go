@@ -35,6 +35,14 @@ type refTool struct {
 	taskSupport       string
 	properties        map[string]any
 	required          []string
+	// schema, when set, is the whole inputSchema (properties and required
+	// are then ignored); extra adds fields to the tool's definition
+	// (outputSchema, annotations…).
+	schema map[string]any
+	extra  map[string]any
+	// call serves a family's tool (reference_families.go); the core's
+	// tools are served by toolsCall's switch.
+	call toolCall
 }
 
 var referenceTools = []refTool{
@@ -64,7 +72,13 @@ func (r *reference) toolsList(ctx context.Context, p *Peer, req *jsonrpc.Message
 		if len(t.required) > 0 {
 			schema["required"] = t.required
 		}
+		if t.schema != nil {
+			schema = t.schema
+		}
 		tool := map[string]any{"name": t.name, "description": t.description, "inputSchema": schema}
+		for k, v := range t.extra {
+			tool[k] = v
+		}
 		if t.name == "test_simple_text" && r.is(ToolMissingInputSchema) {
 			delete(tool, "inputSchema")
 		}
@@ -129,6 +143,9 @@ func (r *reference) toolsCall(ctx context.Context, p *Peer, req *jsonrpc.Message
 			ttl = params.Task.TTL
 		}
 		return r.tasks.createTask(p, tool.name, ttl, func(t *task) { r.runTaskTool(p, t, tool.name, params.Arguments) }), nil
+	}
+	if tool.call != nil {
+		return tool.call(r, ctx, p, req, params.Arguments)
 	}
 	switch tool.name {
 	case "test_simple_text":

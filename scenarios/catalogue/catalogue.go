@@ -14,7 +14,12 @@ import (
 	"github.com/mcpconform/mcpconform/scenarios/client/surface"
 	clienttasks "github.com/mcpconform/mcpconform/scenarios/client/tasks"
 	serverlifecycle "github.com/mcpconform/mcpconform/scenarios/server/lifecycle"
+	"github.com/mcpconform/mcpconform/scenarios/server/prompts"
+	"github.com/mcpconform/mcpconform/scenarios/server/resources"
 	"github.com/mcpconform/mcpconform/scenarios/server/tasks"
+	servertools "github.com/mcpconform/mcpconform/scenarios/server/tools"
+	"github.com/mcpconform/mcpconform/scenarios/server/transportrules"
+	"github.com/mcpconform/mcpconform/scenarios/server/utilities"
 	"github.com/mcpconform/mcpconform/scenarios/server/wire"
 )
 
@@ -24,6 +29,11 @@ var all = func() scenarios.Catalogue {
 		serverlifecycle.Scenarios(),
 		tasks.Scenarios(),
 		wire.Scenarios(),
+		prompts.Scenarios(),
+		servertools.Scenarios(),
+		resources.Scenarios(),
+		utilities.Scenarios(),
+		transportrules.Scenarios(),
 		clientlifecycle.Scenarios(),
 		clientmrtr.Scenarios(),
 		clienttasks.Scenarios(),

@@ -1,0 +1,70 @@
+package server
+
+import (
+	"context"
+	"encoding/json"
+
+	"github.com/mcpconform/mcpconform/fakes/fault"
+	"github.com/mcpconform/mcpconform/jsonrpc"
+)
+
+// The reference server's surface grows by family (prompts, tools,
+// resources, utilities, transport rules), each in files of its own that
+// register here from init: its request handlers, the capabilities it
+// declares, its fixture tools, and its faults and liberties. The core
+// (reference.go) merges them, so a family never edits another's files.
+
+// family is one family's contribution to the reference server.
+type family struct {
+	// handlers add request handlers by method (a method the core already
+	// serves is not replaced).
+	handlers func(r *reference) map[string]Handler
+	// capabilities adds to the capabilities declared at version.
+	capabilities func(r *reference, version string, caps map[string]any)
+	// tools are fixture tools, listed after the core's.
+	tools []refTool
+	// faults and liberties of the family.
+	faults, liberties fault.Set
+}
+
+var families []family
+
+// registerFamily adds a family; call it from init.
+func registerFamily(f family) {
+	families = append(families, f)
+	referenceTools = append(referenceTools, f.tools...)
+}
+
+// familyHandlers merges the families' handlers into the core's.
+func (r *reference) familyHandlers(core map[string]Handler) {
+	for _, f := range families {
+		if f.handlers == nil {
+			continue
+		}
+		for method, h := range f.handlers(r) {
+			if _, taken := core[method]; !taken {
+				core[method] = h
+			}
+		}
+	}
+}
+
+// familyCapabilities lets each family add what it declares.
+func (r *reference) familyCapabilities(version string, caps map[string]any) {
+	for _, f := range families {
+		if f.capabilities != nil {
+			f.capabilities(r, version, caps)
+		}
+	}
+}
+
+func familyFaults() (faults, liberties fault.Set) {
+	for _, f := range families {
+		faults = append(faults, f.faults...)
+		liberties = append(liberties, f.liberties...)
+	}
+	return faults, liberties
+}
+
+// toolCall is a family tool's handler: args are the call's arguments.
+type toolCall func(r *reference, ctx context.Context, p *Peer, req *jsonrpc.Message, args json.RawMessage) (any, *jsonrpc.Error)
