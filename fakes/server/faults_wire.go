@@ -152,6 +152,9 @@ func (r *reference) wireFaultOutgoing(p *Peer, msg *jsonrpc.Message) *jsonrpc.Me
 // transport set its options (content-type-html, content-type-missing,
 // ws-no-subprotocol); every other variant gets kind.Listen.
 func Listen(ctx context.Context, kind transport.Kind, addr string, v *fault.Fault, opts transport.Options) (transport.Listener, error) {
+	if l, ok, err := listenTransportRules(ctx, kind, addr, v, opts); ok {
+		return l, err
+	}
 	switch {
 	case kind == transport.HTTP && (v == ContentTypeHTML || v == ContentTypeMissing):
 		contentType := "text/html; charset=utf-8"

@@ -1,0 +1,178 @@
+package transportrules
+
+import (
+	"fmt"
+	"net/http"
+
+	"github.com/mcpconform/mcpconform/fakes/client"
+	"github.com/mcpconform/mcpconform/fakes/fault"
+	"github.com/mcpconform/mcpconform/fakes/server"
+	"github.com/mcpconform/mcpconform/jsonrpc"
+	"github.com/mcpconform/mcpconform/protocol"
+	"github.com/mcpconform/mcpconform/scenarios"
+	"github.com/mcpconform/mcpconform/scenarios/serverside"
+	"github.com/mcpconform/mcpconform/transport"
+)
+
+const (
+	transportsPage = "2025-11-25/basic/transports.mdx"
+	sessionSpec    = transportsPage + "#session-management"
+)
+
+var httpOnly = []transport.Kind{transport.HTTP}
+
+var (
+	sessionIDVisibleASCII = &scenarios.Check{ID: "transport-session/id-visible-ascii", Level: scenarios.Must, Spec: sessionSpec,
+		Quote:  "The session ID MUST only contain visible ASCII characters (ranging from 0x21 to 0x7E).",
+		Title:  "the Mcp-Session-Id the server assigns at initialize (if any) holds only visible ASCII",
+		Faults: []*fault.Fault{server.SessionIDNotASCII}}
+	sessionMissingID400 = &scenarios.Check{ID: "transport-session/missing-id-400", Level: scenarios.Should, Spec: sessionSpec,
+		Quote: "Servers that require a session ID SHOULD respond to requests without an MCP-Session-Id header (other than initialization) with HTTP 400 Bad Request.",
+		Title: "after initialize, a POST without Mcp-Session-Id is refused with 400 by a server that assigned one " +
+			"(serving it is not judged here: a server may serve requests outside the session)",
+		Faults: []*fault.Fault{server.MissingSession404}}
+	sessionEnded404 = &scenarios.Check{ID: "transport-session/ended-404", Level: scenarios.Must, Spec: sessionSpec,
+		Quote: "The server MAY terminate the session at any time, after which it MUST respond to requests containing that session ID with HTTP 404 Not Found.",
+		Title: "after a DELETE the server accepted, a request with that session id gets 404 " +
+			"(a server that answers DELETE with 405 does not let clients end sessions: nothing ended, passed with a note)",
+		Faults:    []*fault.Fault{server.EndedSession400},
+		Liberties: []*fault.Fault{server.DeleteNotAllowed}}
+)
+
+var sessionScenario = &scenarios.Scenario{
+	ID:         "transport-session",
+	Title:      "Streamable HTTP sessions: visible-ASCII ids, 400 without the id, 404 once ended by DELETE",
+	Family:     "transportrules",
+	Side:       scenarios.ServerSide,
+	Versions:   protocol.JudgedStateful(),
+	Transports: httpOnly,
+	Purpose: "The official server-initialize (session id charset) and server-session-lifecycle scenarios. After the handshake, " +
+		"tools/list is POSTed without the session id, then the session is ended with DELETE and tools/list is POSTed with it. " +
+		"A server that assigns no session id is not judged here.",
+	Checks: []*scenarios.Check{sessionIDVisibleASCII, sessionMissingID400, sessionEnded404},
+	Run: serverside.Body(func(t *serverside.T) {
+		s := t.Open("A", client.Options{})
+		raw := newRaw(t, s)
+		if raw.sid == "" {
+			t.SkipRest("the server assigned no session id at initialize (sessions are optional: MAY)")
+		}
+		t.Step("judge the session id %q", raw.sid)
+		bad := -1
+		for i := 0; i < len(raw.sid); i++ {
+			if c := raw.sid[i]; c < 0x21 || c > 0x7e {
+				bad = i
+				break
+			}
+		}
+		t.Judge(sessionIDVisibleASCII, bad < 0, "only bytes 0x21–0x7E", fmt.Sprintf("%q (byte %d is outside)", raw.sid, bad))
+
+		t.Step("POST tools/list without Mcp-Session-Id")
+		a, err := raw.send(http.MethodPost, http.Header{transport.HeaderSessionID: {""}},
+			request(jsonrpc.StringID("mcpconform-no-session"), protocol.MethodToolsList, map[string]any{}), nil)
+		switch {
+		case err != nil:
+			t.Fail(sessionMissingID400, "HTTP 400", err.Error())
+		case a.status >= 200 && a.status < 300:
+			t.PassWith(sessionMissingID400, fmt.Sprintf("served without the session id (HTTP %d): this server does not require it", a.status))
+		default:
+			t.Judge(sessionMissingID400, a.status == http.StatusBadRequest, "HTTP 400 Bad Request", fmt.Sprintf("HTTP %d %.200s", a.status, a.body))
+		}
+
+		t.Step("DELETE the session")
+		a, err = raw.send(http.MethodDelete, nil, nil, nil)
+		switch {
+		case err != nil:
+			t.Skip(sessionEnded404, "DELETE failed: "+err.Error())
+			return
+		case a.status == http.StatusMethodNotAllowed:
+			// The liberty the page grants: the session goes on, so there is
+			// no ended session to answer 404 for.
+			t.PassWith(sessionEnded404, "DELETE answered 405: the server does not let clients end sessions (MAY), so none ended")
+			return
+		case a.status < 200 || a.status >= 300:
+			t.Skip(sessionEnded404, fmt.Sprintf("the server did not accept the DELETE (HTTP %d), so the session may not have ended", a.status))
+			return
+		}
+		t.Step("POST tools/list with the ended session's id")
+		a, err = raw.send(http.MethodPost, nil, request(jsonrpc.StringID("mcpconform-ended-session"), protocol.MethodToolsList, map[string]any{}), nil)
+		if err != nil {
+			t.Fail(sessionEnded404, "HTTP 404 Not Found", err.Error())
+			return
+		}
+		t.Judge(sessionEnded404, a.status == http.StatusNotFound, "HTTP 404 Not Found", fmt.Sprintf("HTTP %d %.200s", a.status, a.body))
+	}),
+}
+
+var (
+	protocolVersionInvalid400 = &scenarios.Check{ID: "transport-protocol-version/invalid-400", Level: scenarios.Must, Spec: transportsPage + "#protocol-version-header",
+		Quote:  "If the server receives a request with an invalid or unsupported MCP-Protocol-Version, it MUST respond with 400 Bad Request.",
+		Title:  "a request in the session whose MCP-Protocol-Version is 1999-01-01 gets HTTP 400",
+		Faults: []*fault.Fault{server.ProtocolVersionUnchecked}}
+)
+
+var protocolVersionScenario = &scenarios.Scenario{
+	ID:         "transport-protocol-version",
+	Title:      "an unsupported MCP-Protocol-Version header is refused with 400",
+	Family:     "transportrules",
+	Side:       scenarios.ServerSide,
+	Versions:   []string{protocol.V20251125, protocol.V20250618}, // the header exists since 2025-06-18
+	Transports: httpOnly,
+	Checks:     []*scenarios.Check{protocolVersionInvalid400},
+	Run: serverside.Body(func(t *serverside.T) {
+		s := t.Open("A", client.Options{})
+		raw := newRaw(t, s)
+		t.Step("POST ping with MCP-Protocol-Version: 1999-01-01")
+		id := jsonrpc.StringID("mcpconform-bad-version")
+		a, err := raw.send(http.MethodPost, http.Header{transport.HeaderProtocolVersion: {"1999-01-01"}},
+			request(id, protocol.MethodPing, map[string]any{}), id)
+		if err != nil {
+			t.Fail(protocolVersionInvalid400, "HTTP 400 Bad Request", err.Error())
+			return
+		}
+		t.Judge(protocolVersionInvalid400, a.status == http.StatusBadRequest, "HTTP 400 Bad Request", fmt.Sprintf("HTTP %d %.200s", a.status, a.body))
+	}),
+}
+
+var (
+	originForeign403 = &scenarios.Check{ID: "transport-origin/foreign-403", Level: scenarios.Must, Spec: transportsPage + "#security-warning",
+		Quote:     "If the Origin header is present and invalid, servers MUST respond with HTTP 403 Forbidden.",
+		Title:     "an initialize POSTed with Origin: http://mcpconform-rebinding.example gets HTTP 403 (the body may be a JSON-RPC error or nothing)",
+		Faults:    []*fault.Fault{server.ForeignOriginAccepted},
+		Liberties: []*fault.Fault{server.Origin403NoBody}}
+)
+
+// foreignOrigin is a site no local server serves.
+const foreignOrigin = "http://mcpconform-rebinding.example"
+
+var originScenario = &scenarios.Scenario{
+	ID:         "transport-origin",
+	Title:      "a foreign Origin is refused with 403 (DNS rebinding protection)",
+	Family:     "transportrules",
+	Side:       scenarios.ServerSide,
+	Versions:   []string{protocol.V20251125}, // earlier pages ask for validation without naming a status
+	Transports: httpOnly,
+	Purpose: "The official dns-rebinding-protection scenario: a web page on a foreign site reaching a local server. The Origin " +
+		"is a name no local server is configured for, so the server is judged as a local one with its default policy.",
+	Checks: []*scenarios.Check{originForeign403},
+	Run: serverside.Body(func(t *serverside.T) {
+		s := t.Connect("A", client.Options{})
+		raw := newRaw(t, s)
+		raw.sid = ""
+		t.Step("POST initialize with Origin: %s", foreignOrigin)
+		id := jsonrpc.StringID("mcpconform-foreign-origin")
+		params := map[string]any{"protocolVersion": t.Env.Version, "capabilities": map[string]any{},
+			"clientInfo": map[string]any{"name": "mcpconform", "version": "0"}}
+		a, err := raw.send(http.MethodPost, http.Header{"Origin": {foreignOrigin}, transport.HeaderProtocolVersion: {""}},
+			request(id, protocol.MethodInitialize, params), nil)
+		if err != nil {
+			t.Fail(originForeign403, "HTTP 403 Forbidden", err.Error())
+			return
+		}
+		if sid := a.header.Get(transport.HeaderSessionID); sid != "" {
+			// The server opened a session for the foreign page: end it.
+			raw.sid = sid
+			_, _ = raw.send(http.MethodDelete, nil, nil, nil)
+		}
+		t.Judge(originForeign403, a.status == http.StatusForbidden, "HTTP 403 Forbidden", fmt.Sprintf("HTTP %d %.200s", a.status, a.body))
+	}),
+}
