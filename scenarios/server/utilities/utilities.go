@@ -1,7 +1,194 @@
-// Package utilities is the server utilities family (scenarios.md S8): logging/setLevel and filtering, pagination, list_changed notifications and the cancellation of a plain request.
+// Package utilities is the server utilities family (scenarios.md S8): logging/setLevel and filtering, and pagination. (The cancellation of a plain in-flight request is judged by tools-cancel-long-running in the tasks family.)
 package utilities
 
-import "github.com/mcpconform/mcpconform/scenarios"
+import (
+	"encoding/json"
+	"fmt"
+	"slices"
+	"strings"
+
+	"github.com/mcpconform/mcpconform/fakes/client"
+	"github.com/mcpconform/mcpconform/fakes/fault"
+	"github.com/mcpconform/mcpconform/fakes/server"
+	"github.com/mcpconform/mcpconform/protocol"
+	"github.com/mcpconform/mcpconform/protocol/codes"
+	"github.com/mcpconform/mcpconform/scenarios"
+	"github.com/mcpconform/mcpconform/scenarios/judge"
+	"github.com/mcpconform/mcpconform/scenarios/serverside"
+)
 
 // Scenarios is the family's catalogue.
-func Scenarios() scenarios.Catalogue { return scenarios.Catalogue{} }
+func Scenarios() scenarios.Catalogue {
+	return scenarios.Catalogue{loggingScenario, paginationScenario}
+}
+
+const (
+	loggingSpec    = "2025-11-25/server/utilities/logging.mdx"
+	paginationSpec = "2025-11-25/server/utilities/pagination.mdx"
+)
+
+// logging/setLevel exists in the session versions only (2026-07-28 moved
+// the level into _meta); pagination is judged on resources there too.
+var versions = []string{protocol.V20251125, protocol.V20250618, protocol.V20250326}
+
+// Fixtures that log during a call: mcpconform's test_logging_levels (one
+// message at each of debug, info, warning and error), else the official
+// test_tool_with_logging (info messages).
+var loggingFixtures = []string{"test_logging_levels", "test_tool_with_logging"}
+
+var logLevels = []string{"debug", "info", "notice", "warning", "error", "critical", "alert", "emergency"}
+
+var (
+	loggingAccepted = &scenarios.Check{ID: "logging-set-level/accepted", Level: scenarios.Must, Spec: loggingSpec + "#setting-log-level",
+		Quote:  "To configure the minimum log level, clients MAY send a logging/setLevel request:",
+		Title:  "a server that declares logging answers logging/setLevel (level warning) with an empty result",
+		Faults: []*fault.Fault{server.SetLevelRefused}}
+	loggingInvalidLevel = &scenarios.Check{ID: "logging-set-level/invalid-level", Level: scenarios.Should, Spec: loggingSpec + "#error-handling",
+		Quote:  "Servers SHOULD return standard JSON-RPC errors for common failure cases:",
+		Title:  `logging/setLevel with level "verbose" (no syslog level) answers -32602 (Invalid log level)`,
+		Faults: []*fault.Fault{server.InvalidLevelAccepted}}
+	loggingFiltered = &scenarios.Check{ID: "logging-set-level/filtered", Level: scenarios.Should, Spec: loggingSpec,
+		Quote: "Clients can control logging verbosity by setting minimum log levels, with servers sending notifications containing severity levels, optional logger names, and arbitrary JSON-serializable data.",
+		Title: "after logging/setLevel warning, a fixture tool that logs sends no notifications/message below warning " +
+			"(the level is a minimum; no MUST states it)",
+		Faults: []*fault.Fault{server.SetLevelIgnored}}
+)
+
+var loggingScenario = &scenarios.Scenario{
+	ID: "logging-set-level", Title: "logging/setLevel is accepted, invalid levels refused, and lower levels filtered", Family: "utilities",
+	Side: scenarios.ServerSide, Versions: versions,
+	Needs:  []string{"capability logging", "for filtering: tool test_logging_levels or test_tool_with_logging (logs during the call)"},
+	Checks: []*scenarios.Check{loggingAccepted, loggingInvalidLevel, loggingFiltered},
+	Run: serverside.Body(func(t *serverside.T) {
+		s := t.Open("A", client.Options{})
+		if !s.HasCapability("logging") {
+			t.SkipRest("the server does not declare the logging capability (logging.mdx#capabilities)")
+		}
+		t.Step("logging/setLevel verbose")
+		resp, err := t.Request(s, protocol.MethodLoggingSetLevel, map[string]any{"level": "verbose"})
+		t.Judge(loggingInvalidLevel, err == nil && judge.IsErrorCode(resp, codes.InvalidParams), "error -32602", judge.Describe(resp, err))
+
+		t.Step("logging/setLevel warning")
+		resp, err = t.Request(s, protocol.MethodLoggingSetLevel, map[string]any{"level": "warning"})
+		if !t.Judge(loggingAccepted, err == nil && resp.Error == nil && judge.IsEmptyObject(resp.Result), "an empty result", judge.Describe(resp, err)) {
+			t.Blocked("the level was not set")
+		}
+
+		tools, err := t.ListTools(s)
+		if err != nil {
+			t.Blocked("%v", err)
+		}
+		var fx scenarios.Fixture
+		for _, name := range loggingFixtures {
+			if f := t.Env.Fixture(name, nil); tools[f.Tool].Name != "" {
+				fx = f
+				break
+			}
+		}
+		if fx.Tool == "" {
+			t.Skip(loggingFiltered, "the target lists no tool that logs ("+strings.Join(loggingFixtures, ", ")+"; map one with --fixture)")
+			return
+		}
+		mark := s.Inbox().Mark()
+		t.Step("call %s", fx.Tool)
+		ctx, cancel := t.Wait()
+		resp, err = s.CallTool(ctx, fx.Tool, fx.Arguments)
+		cancel()
+		if err != nil || resp.Error != nil || isError(resp.Result) {
+			t.Fail(loggingFiltered, "a successful call of "+fx.Tool, judge.Describe(resp, err))
+			return
+		}
+		t.BarrierOrEnd(s) // log messages sent out of the call's stream are in by then
+		var below, seen []string
+		for _, m := range s.Inbox().Matching(mark, client.Method(protocol.NotificationMessage)) {
+			lv := judge.StringField(m.Params, "level")
+			seen = append(seen, lv)
+			if i := slices.Index(logLevels, lv); i >= 0 && i < slices.Index(logLevels, "warning") {
+				below = append(below, lv)
+			}
+		}
+		t.Judge(loggingFiltered, len(below) == 0, "no notifications/message below warning",
+			fmt.Sprintf("levels received: %v", seen))
+	}),
+}
+
+func isError(raw json.RawMessage) bool {
+	var r struct {
+		IsError bool `json:"isError"`
+	}
+	_ = json.Unmarshal(raw, &r)
+	return r.IsError
+}
+
+var (
+	paginationInvalidCursor = &scenarios.Check{ID: "pagination/invalid-cursor", Level: scenarios.Should, Spec: paginationSpec + "#error-handling",
+		Quote:  "Invalid cursors SHOULD result in an error with code -32602 (Invalid params).",
+		Title:  "resources/list and resources/templates/list with a cursor the server never gave answer -32602",
+		Faults: []*fault.Fault{server.InvalidCursorAccepted}, Liberties: []*fault.Fault{server.ResourcePagesOfOne, server.ResourcesUnpaginated}}
+	paginationLastPageEnds = &scenarios.Check{ID: "pagination/last-page-ends", Level: scenarios.Must, Spec: paginationSpec + "#response-format",
+		Quote:  "An optional nextCursor field if more results exist",
+		Title:  "following nextCursor through resources/list and resources/templates/list ends (no cursor repeats, within 100 pages)",
+		Faults: []*fault.Fault{server.LastPageNeverEnds}, Liberties: []*fault.Fault{server.ResourcePagesOfOne, server.ResourcesUnpaginated}}
+)
+
+// listMethods the family pages through: the resources lists. (tools/list
+// and prompts/list belong to their own families.)
+var listMethods = []struct{ method, key, capability string }{
+	{protocol.MethodResourcesList, "resources", "resources"},
+	{protocol.MethodResourcesTemplatesList, "resourceTemplates", "resources"},
+}
+
+var paginationScenario = &scenarios.Scenario{
+	ID: "pagination", Title: "list methods page to an end and refuse invalid cursors", Family: "utilities",
+	Side: scenarios.ServerSide, Versions: versions, Needs: []string{"capability resources"},
+	Checks: []*scenarios.Check{paginationInvalidCursor, paginationLastPageEnds},
+	Run: serverside.Body(func(t *serverside.T) {
+		s := t.Open("A", client.Options{})
+		if !s.HasCapability("resources") {
+			t.SkipRest("the server offers no list method this scenario pages (capability resources)")
+		}
+		var endless, accepted []string
+		for _, lm := range listMethods {
+			if why := pageThrough(t, s, lm.method, lm.key); why != "" {
+				endless = append(endless, why)
+			}
+			t.Step("%s with an invalid cursor", lm.method)
+			resp, err := t.Request(s, lm.method, map[string]any{"cursor": "mcpconform-not-a-cursor"})
+			if !(err == nil && judge.IsErrorCode(resp, codes.InvalidParams)) {
+				accepted = append(accepted, lm.method+": "+judge.Describe(resp, err))
+			}
+		}
+		t.Judge(paginationLastPageEnds, len(endless) == 0, "a last page without nextCursor", strings.Join(endless, "; "))
+		t.Judge(paginationInvalidCursor, len(accepted) == 0, "error -32602", strings.Join(accepted, "; "))
+	}),
+}
+
+// pageThrough follows nextCursor; it returns why the pages never end, or "".
+func pageThrough(t *serverside.T, s *client.Session, method, key string) string {
+	t.Step("page through %s", method)
+	seen := map[string]bool{}
+	cursor := ""
+	for page := range 100 {
+		params := map[string]any{}
+		if cursor != "" {
+			params["cursor"] = cursor
+		}
+		resp, err := t.Request(s, method, params)
+		if err != nil || resp.Error != nil {
+			t.Blocked("%s (page %d): %s", method, page+1, judge.Describe(resp, err))
+		}
+		var r map[string]json.RawMessage
+		_ = json.Unmarshal(resp.Result, &r)
+		var next string
+		_ = json.Unmarshal(r["nextCursor"], &next)
+		if next == "" {
+			return ""
+		}
+		if seen[next] {
+			return fmt.Sprintf("%s: nextCursor %q given again on page %d", method, next, page+1)
+		}
+		seen[next] = true
+		cursor = next
+	}
+	return method + ": still a nextCursor after 100 pages"
+}
