@@ -1,0 +1,63 @@
+package server
+
+import "github.com/mcpconform/mcpconform/fakes/fault"
+
+// Faults and liberties of the prompts family (prompts/list, prompts/get,
+// completion/complete). The family serves the initialize-era versions.
+var (
+	PromptSystemRole = &fault.Fault{Name: "prompt-system-role", Versions: legacy,
+		Description: "answers test_simple_prompt with a message of role \"system\""}
+	PromptContentUnknownType = &fault.Fault{Name: "prompt-content-unknown-type", Versions: legacy,
+		Description: "sends the text block of test_prompt_with_image with type \"txt\""}
+	PromptMissingArgumentAccepted = &fault.Fault{Name: "prompt-missing-argument-accepted", Versions: legacy,
+		Description: "serves prompts/get without a required argument (it renders as an empty string)"}
+	PromptWrongTypeAccepted = &fault.Fault{Name: "prompt-wrong-type-accepted", Versions: legacy,
+		Description: "serves prompts/get with a number where the argument map holds strings"}
+	PromptUnknownEmpty = &fault.Fault{Name: "prompt-unknown-empty", Versions: legacy,
+		Description: "answers prompts/get for an unknown prompt with an empty message list"}
+	PromptInvalidParamsInternal = &fault.Fault{Name: "prompt-invalid-params-internal", Versions: legacy,
+		Description: "answers every invalid prompts/get (unknown name, missing or mistyped argument) with -32603 instead of -32602",
+		Why:         "one wrong code for every kind of invalid params: each check of an invalid prompts/get sees it"}
+	PromptErrorCodeZero = &fault.Fault{Name: "prompt-error-code-zero", Versions: legacy,
+		Description: "answers the failing handler of test_prompt_error with error code 0"}
+	PromptErrorEmptyMessages = &fault.Fault{Name: "prompt-error-empty-messages", Versions: legacy,
+		Description: "answers the failing handler of test_prompt_error with a success and an empty message list"}
+	PromptSimpleEmpty = &fault.Fault{Name: "prompt-simple-empty", Versions: legacy,
+		Description: "answers test_simple_prompt with no messages"}
+	PromptArgsIgnored = &fault.Fault{Name: "prompt-args-ignored", Versions: legacy,
+		Description: "renders test_prompt_with_arguments without the values it was given"}
+	PromptEmbeddedMissing = &fault.Fault{Name: "prompt-embedded-missing", Versions: legacy,
+		Description: "answers test_prompt_with_embedded_resource with text only, no embedded resource"}
+	PromptImageMissing = &fault.Fault{Name: "prompt-image-missing", Versions: legacy,
+		Description: "answers test_prompt_with_image with text only, no image"}
+	PromptsListCursorLoops = &fault.Fault{Name: "prompts-list-cursor-loops", Versions: legacy,
+		Description: "gives the last page of prompts/list a nextCursor that leads back to the first"}
+	PromptsInvalidCursorAccepted = &fault.Fault{Name: "prompts-invalid-cursor-accepted", Versions: legacy,
+		Description: "answers prompts/list with an unknown cursor with the first page"}
+	CompletionTooManyValues = &fault.Fault{Name: "completion-too-many-values", Versions: legacy,
+		Description: "answers completion/complete with 101 values"}
+	CompletionTotalInconsistent = &fault.Fault{Name: "completion-total-inconsistent", Versions: legacy,
+		Description: "answers completion/complete with 3 values, total 1 and hasMore false"}
+	CompletionUnknownPromptEmpty = &fault.Fault{Name: "completion-unknown-prompt-empty", Versions: legacy,
+		Description: "answers completion/complete for an unknown prompt with an empty completion"}
+	CompletionUndeclaredServed = &fault.Fault{Name: "completion-undeclared-served", Versions: legacy,
+		Description: "does not declare the completions capability, yet serves completion/complete"}
+
+	PromptErrorServerCode = &fault.Fault{Name: "prompt-error-server-code", Versions: legacy, Liberty: true,
+		Description: "answers the failing handler of test_prompt_error with -32004 (an implementation-defined server error, the TMS MCP vendor's code)",
+		Freedom:     "-32000 to -32099: Server error. Reserved for implementation-defined server-errors."}
+	PromptsOnePage = &fault.Fault{Name: "prompts-one-page", Versions: legacy, Liberty: true,
+		Description: "lists every prompt on one page",
+		Freedom:     "Page size is determined by the server, and clients MUST NOT assume a fixed page size."}
+	CompletionNoValues = &fault.Fault{Name: "completion-no-values", Versions: legacy, Liberty: true,
+		Description: "answers completion/complete with no values (nothing to suggest)",
+		Freedom:     "Servers return an array of completion values ranked by relevance"}
+)
+
+var (
+	promptFaults = fault.Set{PromptSystemRole, PromptContentUnknownType, PromptMissingArgumentAccepted, PromptWrongTypeAccepted,
+		PromptUnknownEmpty, PromptInvalidParamsInternal, PromptErrorCodeZero, PromptErrorEmptyMessages, PromptSimpleEmpty,
+		PromptArgsIgnored, PromptEmbeddedMissing, PromptImageMissing, PromptsListCursorLoops, PromptsInvalidCursorAccepted,
+		CompletionTooManyValues, CompletionTotalInconsistent, CompletionUnknownPromptEmpty, CompletionUndeclaredServed}
+	promptLiberties = fault.Set{PromptErrorServerCode, PromptsOnePage, CompletionNoValues}
+)

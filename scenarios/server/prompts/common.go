@@ -1,0 +1,146 @@
+package prompts
+
+import (
+	"encoding/json"
+	"fmt"
+
+	"github.com/mcpconform/mcpconform/fakes/client"
+	"github.com/mcpconform/mcpconform/jsonrpc"
+	"github.com/mcpconform/mcpconform/protocol"
+	"github.com/mcpconform/mcpconform/scenarios"
+	"github.com/mcpconform/mcpconform/scenarios/judge"
+	"github.com/mcpconform/mcpconform/scenarios/serverside"
+)
+
+const (
+	promptsPage    = "2025-11-25/server/prompts.mdx"
+	completionPage = "2025-11-25/server/utilities/completion.mdx"
+	paginationPage = "2025-11-25/server/utilities/pagination.mdx"
+	methodComplete = "completion/complete"
+	// maxPages bounds a listing that never ends.
+	maxPages = 50
+)
+
+// The family judges the initialize-era versions: at 2026-07-28 the
+// per-request _meta and input_required results belong to another family.
+var versions = protocol.JudgedStateful()
+
+type promptArg struct {
+	Name     string `json:"name"`
+	Required bool   `json:"required"`
+}
+
+type promptInfo struct {
+	Name      string      `json:"name"`
+	Arguments []promptArg `json:"arguments"`
+}
+
+type listPage struct {
+	Prompts    []promptInfo `json:"prompts"`
+	NextCursor *string      `json:"nextCursor"`
+}
+
+// openPrompts opens a session and skips the scenario when the target does
+// not declare prompts.
+func openPrompts(t *serverside.T) *client.Session {
+	s := t.Open("A", client.Options{})
+	if !s.HasCapability("prompts") {
+		t.SkipRest("the target does not declare the prompts capability")
+	}
+	return s
+}
+
+// listPrompts follows nextCursor; ended is false when the listing did not
+// end (a cursor seen before, or more than maxPages pages).
+func listPrompts(t *serverside.T, s *client.Session) (prompts []promptInfo, pages int, ended bool, loop string) {
+	seen := map[string]bool{}
+	cursor := ""
+	for pages = 1; pages <= maxPages; pages++ {
+		params := map[string]any{}
+		if cursor != "" {
+			params["cursor"] = cursor
+		}
+		t.Step("prompts/list page %d", pages)
+		resp, err := t.Request(s, protocol.MethodPromptsList, params)
+		if err != nil || resp.Error != nil {
+			t.Blocked("prompts/list was not answered with a result: %s", judge.Describe(resp, err))
+		}
+		var page listPage
+		if err := json.Unmarshal(resp.Result, &page); err != nil {
+			t.Blocked("the prompts/list result does not decode: %v", err)
+		}
+		prompts = append(prompts, page.Prompts...)
+		if page.NextCursor == nil {
+			return prompts, pages, true, ""
+		}
+		if seen[*page.NextCursor] {
+			return prompts, pages, false, fmt.Sprintf("page %d gave nextCursor %q, a cursor an earlier page gave", pages, *page.NextCursor)
+		}
+		seen[*page.NextCursor] = true
+		cursor = *page.NextCursor
+	}
+	return prompts, maxPages, false, fmt.Sprintf("still a nextCursor after %d pages", maxPages)
+}
+
+// raw sends a request outside the session's own schema check and waits for
+// its answer: the family judges these results itself (roles, content,
+// schema) and names each breach in its own check, so wire-schema does not
+// judge them twice.
+func raw(t *serverside.T, s *client.Session, id, method string, params any) (*jsonrpc.Message, error) {
+	rid := jsonrpc.StringID(id)
+	req, err := jsonrpc.NewRequest(rid, method, params)
+	if err != nil {
+		t.Abort("%v", err)
+	}
+	frame, err := req.Encode()
+	if err != nil {
+		t.Abort("%v", err)
+	}
+	mark := s.Inbox().Mark()
+	ctx, cancel := t.Wait()
+	defer cancel()
+	if err := s.SendRaw(ctx, frame); err != nil {
+		return nil, err
+	}
+	return s.Inbox().WaitFrom(ctx, mark, func(m *jsonrpc.Message) bool {
+		return m.Method == "" && (m.Error != nil || m.Result != nil) && m.ID.Key() == rid.Key()
+	})
+}
+
+// answered stops the body when a request got no answer at all.
+func answered(t *serverside.T, what string, resp *jsonrpc.Message, err error) {
+	if err != nil || resp == nil {
+		t.Blocked("%s was not answered: %s", what, judge.Describe(resp, err))
+	}
+}
+
+// findPrompt resolves a fixture prompt (mappable like a tool fixture) in
+// the target's listing; nil when it is absent.
+func findPrompt(t *serverside.T, prompts []promptInfo, fixture string) *promptInfo {
+	name := t.Env.Fixture(fixture, nil).Tool
+	for i := range prompts {
+		if prompts[i].Name == name {
+			return &prompts[i]
+		}
+	}
+	return nil
+}
+
+// requirePrompt lists the prompts and skips the scenario without the fixture.
+func requirePrompt(t *serverside.T, s *client.Session, fixture string) *promptInfo {
+	prompts, _, _, _ := listPrompts(t, s)
+	p := findPrompt(t, prompts, fixture)
+	if p == nil {
+		t.SkipRest(fmt.Sprintf("the target lists no prompt %q for the fixture %s (map one with --fixture)", t.Env.Fixture(fixture, nil).Tool, fixture))
+	}
+	return p
+}
+
+// isCode judges an error code, describing what came.
+func isCode(resp *jsonrpc.Message, code int) bool {
+	return resp != nil && resp.Error != nil && resp.Error.Code == code
+}
+
+func check(id, title string, level scenarios.Level, spec, quote string) *scenarios.Check {
+	return &scenarios.Check{ID: id, Title: title, Level: level, Spec: spec, Quote: quote}
+}
