@@ -43,6 +43,9 @@ type refTool struct {
 	// call serves a family's tool (reference_families.go); the core's
 	// tools are served by toolsCall's switch.
 	call toolCall
+	// listed, when set, edits the tool's tools/list entry (a family's
+	// fault that changes what is listed).
+	listed func(r *reference, tool map[string]any)
 }
 
 var referenceTools = []refTool{
@@ -78,6 +81,9 @@ func (r *reference) toolsList(ctx context.Context, p *Peer, req *jsonrpc.Message
 		tool := map[string]any{"name": t.name, "description": t.description, "inputSchema": schema}
 		for k, v := range t.extra {
 			tool[k] = v
+		}
+		if t.listed != nil {
+			t.listed(r, tool)
 		}
 		if t.name == "test_simple_text" && r.is(ToolMissingInputSchema) {
 			delete(tool, "inputSchema")

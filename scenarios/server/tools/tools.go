@@ -1,7 +1,25 @@
-// Package tools is the server tools family (scenarios.md S8): tools/list and tools/call with every content type, isError, structured content, JSON Schema 2020-12, progress, logging and requests made from inside a call.
+// Package tools is the server tools family (scenarios.md S8): tools/call of
+// the official suite's fixture tools with every content type, isError,
+// JSON Schema 2020-12 input schemas, progress, logging, and sampling and
+// elicitation requests made from inside a call. Tools have side effects, so
+// only fixtures are called.
 package tools
 
 import "github.com/mcpconform/mcpconform/scenarios"
 
-// Scenarios is the family's catalogue.
-func Scenarios() scenarios.Catalogue { return scenarios.Catalogue{} }
+// Scenarios is the family's catalogue, in the order a reader meets them.
+func Scenarios() scenarios.Catalogue {
+	return scenarios.Catalogue{
+		imageScenario,
+		audioScenario,
+		embeddedScenario,
+		mixedScenario,
+		errorScenario,
+		progressScenario,
+		loggingScenario,
+		samplingScenario,
+		defaultsScenario,
+		enumsScenario,
+		schema2020Scenario,
+	}
+}

@@ -1,0 +1,62 @@
+package server
+
+import (
+	"github.com/mcpconform/mcpconform/fakes/fault"
+	"github.com/mcpconform/mcpconform/protocol"
+)
+
+// Faults of the tools family's fixture tools (scenarios/server/tools). Each
+// breaks one fixture's contract while keeping the result schema-valid, so
+// that only the check that reads the result catches it.
+var (
+	since0326    = protocol.Where(func(v protocol.Version) bool { return v.Judged && v.Name >= protocol.V20250326 })
+	stateful1125 = []string{protocol.V20251125}
+	since0618    = protocol.Where(func(v protocol.Version) bool { return v.Judged && v.Name >= protocol.V20250618 })
+
+	ImageBadBase64 = &fault.Fault{Name: "image-bad-base64", Versions: since0326,
+		Description: "test_image_content answers image data that is not base64"}
+	ImageIsError = &fault.Fault{Name: "image-is-error", Versions: since0326,
+		Description: "test_image_content answers its image with isError: true"}
+	AudioWrongMime = &fault.Fault{Name: "audio-wrong-mime", Versions: since0326,
+		Description: "test_audio_content labels its WAV audio image/png"}
+	EmbeddedAsLink = &fault.Fault{Name: "embedded-as-link", Versions: since0618,
+		Description: "test_embedded_resource answers a resource_link instead of an embedded resource"}
+	MixedNoImage = &fault.Fault{Name: "mixed-no-image", Versions: since0326,
+		Description: "test_multiple_content_types leaves the image out"}
+	ErrorAsProtocolError = &fault.Fault{Name: "error-as-protocol-error", Versions: since0326,
+		Description: "test_error_handling fails with a JSON-RPC error (-32603) instead of an isError result"}
+	ProgressBackwards = &fault.Fault{Name: "progress-backwards", Versions: legacy,
+		Description: "test_tool_with_progress reports 0, 50, 40"}
+	ProgressForeignToken = &fault.Fault{Name: "progress-foreign-token", Versions: legacy,
+		Description: "test_tool_with_progress reports its last step under another progressToken"}
+	LoggingSilent = &fault.Fault{Name: "logging-silent", Versions: legacy,
+		Description: "test_tool_with_logging sends no notifications/message"}
+	SamplingSkipped = &fault.Fault{Name: "sampling-skipped", Versions: legacy,
+		Description: "test_sampling answers without sending sampling/createMessage"}
+	SamplingIsError = &fault.Fault{Name: "sampling-is-error", Versions: legacy,
+		Description: "test_sampling asks the client, then answers isError: true"}
+	DefaultsWrong = &fault.Fault{Name: "elicitation-defaults-wrong", Versions: stateful1125,
+		Description: "test_elicitation_sep1034_defaults gives score the default 90 instead of 95.5"}
+	EnumTitlesUneven = &fault.Fault{Name: "enum-titles-uneven", Versions: stateful1125,
+		Description: "test_elicitation_sep1330_enums gives legacyEnum fewer enumNames than enum values"}
+	Schema2020Flattened = &fault.Fault{Name: "schema-2020-flattened", Versions: stateful1125,
+		Description: "lists json_schema_2020_12_tool without its $schema"}
+	Schema2020NoConditionals = &fault.Fault{Name: "schema-2020-no-conditionals", Versions: stateful1125,
+		Description: "lists json_schema_2020_12_tool without its if/then/else"}
+)
+
+var toolFixtureFaults = fault.Set{ImageBadBase64, ImageIsError, AudioWrongMime, EmbeddedAsLink, MixedNoImage,
+	ErrorAsProtocolError, ProgressBackwards, ProgressForeignToken, LoggingSilent, SamplingSkipped, SamplingIsError,
+	DefaultsWrong, EnumTitlesUneven, Schema2020Flattened, Schema2020NoConditionals}
+
+// Liberties: choices the spec leaves to the server.
+var (
+	ProgressFloats = &fault.Fault{Name: "progress-floats", Liberty: true, Versions: legacy,
+		Freedom:     "The `progress` and the `total` values **MAY** be floating point.",
+		Description: "test_tool_with_progress reports 0.5, 1.25, 2.75 of no total"}
+	ImageJPEG = &fault.Fault{Name: "image-jpeg", Liberty: true, Versions: since0326,
+		Freedom:     "The MIME type of the image. Different providers may support different image types.",
+		Description: "test_image_content answers a JPEG"}
+)
+
+var toolFixtureLiberties = fault.Set{ProgressFloats, ImageJPEG}

@@ -1,0 +1,115 @@
+package tools
+
+import (
+	"encoding/json"
+	"fmt"
+	"strings"
+
+	"github.com/mcpconform/mcpconform/fakes/client"
+	"github.com/mcpconform/mcpconform/fakes/fault"
+	"github.com/mcpconform/mcpconform/fakes/server"
+	"github.com/mcpconform/mcpconform/protocol"
+	"github.com/mcpconform/mcpconform/scenarios"
+	"github.com/mcpconform/mcpconform/scenarios/serverside"
+)
+
+// What a call sends besides its answer: progress and log messages.
+
+// progressTokenSent is the token the call carries; a string, so that a
+// server echoing it as a number is caught.
+const progressTokenSent = "mcpconform-progress-1"
+
+var (
+	progressBound = &scenarios.Check{ID: "tools-call-with-progress/bound-to-token", Level: scenarios.Must, Spec: progressSpec + "#behavior-requirements",
+		Quote:  "Progress notifications **MUST** only reference tokens that:",
+		Title:  "every notifications/progress during the call carries the progressToken of the call's _meta",
+		Faults: []*fault.Fault{server.ProgressForeignToken}}
+	progressIncreasing = &scenarios.Check{ID: "tools-call-with-progress/increasing", Level: scenarios.Must, Spec: progressSpec + "#progress-flow",
+		Quote:     "The `progress` value **MUST** increase with each notification, even if the total is unknown.",
+		Title:     "the progress values notified for the call's token increase with each notification",
+		Faults:    []*fault.Fault{server.ProgressBackwards},
+		Liberties: []*fault.Fault{server.ProgressFloats}}
+)
+
+var progressScenario = &scenarios.Scenario{
+	ID: "tools-call-with-progress", Title: "progress notifications of a tool call", Family: "tools", Side: scenarios.ServerSide,
+	Versions: stateful, Needs: []string{"tool test_tool_with_progress (no arguments; notifies progress for the call's progressToken)"},
+	Purpose: "Calls the progress fixture with _meta.progressToken and reads every notifications/progress that arrived before a " +
+		"barrier after the answer. Sending none is allowed (receivers MAY choose not to): then nothing is judged.",
+	Checks: []*scenarios.Check{progressBound, progressIncreasing},
+	Run:    serverside.Body(runProgress),
+}
+
+func runProgress(t *serverside.T) {
+	s := open(t, nil)
+	mark := s.Inbox().Mark()
+	fx, resp, err := call(t, s, "test_tool_with_progress", nil, map[string]any{"progressToken": progressTokenSent})
+	if _, ok := succeeded(t, progressBound, fx, resp, err); !ok {
+		t.Skip(progressIncreasing, "the fixture did not succeed (judged by "+progressBound.ID+")")
+		return
+	}
+	t.BarrierOrEnd(s)
+	var foreign []string
+	var values []float64
+	for _, m := range s.Inbox().Matching(mark, client.Method(protocol.NotificationProgress)) {
+		var p struct {
+			Token    json.RawMessage `json:"progressToken"`
+			Progress float64         `json:"progress"`
+		}
+		_ = json.Unmarshal(m.Params, &p)
+		var token string
+		if json.Unmarshal(p.Token, &token) != nil || token != progressTokenSent {
+			foreign = append(foreign, string(p.Token))
+			continue
+		}
+		values = append(values, p.Progress)
+	}
+	if len(foreign) == 0 && len(values) == 0 {
+		why := "the server sent no notifications/progress; receivers MAY choose not to send any (progress.mdx#behavior-requirements)"
+		t.Skip(progressBound, why)
+		t.Skip(progressIncreasing, why)
+		return
+	}
+	t.Judge(progressBound, len(foreign) == 0, fmt.Sprintf("every progressToken %q", progressTokenSent),
+		fmt.Sprintf("%d notification(s) with progressToken %s", len(foreign), strings.Join(foreign, ", ")))
+	if len(values) == 0 {
+		t.Skip(progressIncreasing, "no notifications/progress carried the call's token")
+		return
+	}
+	for i := 1; i < len(values); i++ {
+		if values[i] <= values[i-1] {
+			t.Fail(progressIncreasing, "progress values that increase with each notification", fmt.Sprintf("progress %v", values))
+			return
+		}
+	}
+	t.Pass(progressIncreasing)
+}
+
+var loggingMessages = &scenarios.Check{ID: "tools-call-with-logging/messages", Level: scenarios.Must, Spec: loggingSpec + "#log-message-notifications",
+	Quote:  "Servers send log messages using `notifications/message` notifications:",
+	Title:  "test_tool_with_logging succeeds and its log messages (notifications/message) arrive, after logging/setLevel debug",
+	Faults: []*fault.Fault{server.LoggingSilent}}
+
+var loggingScenario = &scenarios.Scenario{
+	ID: "tools-call-with-logging", Title: "log messages sent during a tool call", Family: "tools", Side: scenarios.ServerSide,
+	Versions: stateful, Needs: []string{"capability logging", "tool test_tool_with_logging (no arguments; logs while it runs)"},
+	Purpose: "Sets the log level to debug (as the official suite does; a server may log nothing before a level is set), calls " +
+		"the logging fixture and waits for its notifications/message up to a barrier after the answer.",
+	Checks: []*scenarios.Check{loggingMessages},
+	Run: serverside.Body(func(t *serverside.T) {
+		s := open(t, nil)
+		if !s.HasCapability("logging") {
+			t.SkipRest("the server does not declare the logging capability, so it may not log (logging.mdx#capabilities)")
+		}
+		t.Step("logging/setLevel debug")
+		_, _ = t.Request(s, protocol.MethodLoggingSetLevel, map[string]any{"level": "debug"}) // judged by the logging family
+		mark := s.Inbox().Mark()
+		fx, resp, err := call(t, s, "test_tool_with_logging", nil, nil)
+		if _, ok := succeeded(t, loggingMessages, fx, resp, err); !ok {
+			return
+		}
+		t.BarrierOrEnd(s)
+		n := len(s.Inbox().Matching(mark, client.Method(protocol.NotificationMessage)))
+		t.Judge(loggingMessages, n > 0, "at least one notifications/message from the call", "none")
+	}),
+}
