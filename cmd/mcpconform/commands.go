@@ -3,8 +3,10 @@ package main
 import (
 	"context"
 	"fmt"
+	"io"
 	"os"
 	"os/signal"
+	"slices"
 	"strings"
 	"syscall"
 	"text/tabwriter"
@@ -23,12 +25,16 @@ import (
 )
 
 func listCmd() *cobra.Command {
-	var faults, liberties bool
+	var faults, liberties, coverage bool
+	var coverageVersion string
 	cmd := &cobra.Command{
 		Use:   "list",
 		Short: "List scenarios and their checks (or the reference peers' faults or liberties)",
 		Args:  cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
+			if coverage {
+				return printCoverage(cmd.OutOrStdout(), coverageVersion)
+			}
 			if faults || liberties {
 				w := tabwriter.NewWriter(cmd.OutOrStdout(), 0, 4, 2, ' ', 0)
 				if faults {
@@ -67,7 +73,40 @@ func listCmd() *cobra.Command {
 	}
 	cmd.Flags().BoolVar(&faults, "faults", false, "list the reference peers' faults and the checks each must kill")
 	cmd.Flags().BoolVar(&liberties, "liberties", false, "list the reference peers' conformant variants, the freedom each uses and the checks each must pass")
+	cmd.Flags().BoolVar(&coverage, "coverage", false, "map every scenario the official suite scores to the mcpconform scenarios that judge it, or say why none does")
+	cmd.Flags().StringVar(&coverageVersion, "spec-version", "", "with --coverage: the revision whose official list to map (2025-11-25 or 2026-07-28; default both)")
 	return cmd
+}
+
+// printCoverage prints the coverage map of the official lists.
+func printCoverage(out io.Writer, version string) error {
+	versions := catalogue.OfficialVersions()
+	if version != "" {
+		if !slices.Contains(versions, version) {
+			return usageErr("--spec-version with --coverage: the official lists exist for %s, not %q", strings.Join(versions, " and "), version)
+		}
+		versions = []string{version}
+	}
+	w := tabwriter.NewWriter(out, 0, 4, 2, ' ', 0)
+	for _, v := range versions {
+		covered, total := 0, 0
+		fmt.Fprintf(w, "OFFICIAL (%s)\tSIDE\tMCPCONFORM SCENARIOS\tCHECKS\n", v)
+		for _, c := range catalogue.CoverageOf(v) {
+			total++
+			if len(c.Scenarios) == 0 {
+				why := c.Why
+				if why == "" {
+					why = "NOT COVERED, and no reason given"
+				}
+				fmt.Fprintf(w, "%s\t%s\t-\t-\t%s\n", c.Official, c.Side, why)
+				continue
+			}
+			covered++
+			fmt.Fprintf(w, "%s\t%s\t%s\t%d\n", c.Official, c.Side, strings.Join(c.Scenarios, ", "), c.Checks)
+		}
+		fmt.Fprintf(w, "%d of %d official scenarios judged at %s\n\n", covered, total, v)
+	}
+	return w.Flush()
 }
 
 func printVariants(w *tabwriter.Writer, variants fault.Set, checks map[*fault.Fault][]*scenarios.Check, heading string) {

@@ -1,0 +1,29 @@
+package catalogue_test
+
+import (
+	"strings"
+
+	. "github.com/onsi/ginkgo/v2"
+	. "github.com/onsi/gomega"
+
+	"github.com/mcpconform/mcpconform/scenarios"
+	"github.com/mcpconform/mcpconform/scenarios/catalogue"
+)
+
+var _ = Describe("the coverage map of the official lists", func() {
+	It("judges every non-auth client scenario of both revisions, and says why it judges no auth one", func() {
+		for _, v := range catalogue.OfficialVersions() {
+			for _, c := range catalogue.CoverageOf(v) {
+				if c.Side != scenarios.ClientSide {
+					continue
+				}
+				if strings.HasPrefix(c.Official, "auth/") {
+					Expect(c.Why).NotTo(BeEmpty(), "client %s at %s", c.Official, v)
+					continue
+				}
+				Expect(c.Scenarios).NotTo(BeEmpty(), "client %s at %s", c.Official, v)
+				Expect(c.Checks).To(BeNumerically(">", 0))
+			}
+		}
+	})
+})
