@@ -29,6 +29,8 @@ var (
 		Description: "accepts logging/setLevel but keeps logging below the level set"}
 	InvalidCursorAccepted = &fault.Fault{Name: "invalid-cursor-accepted", Versions: legacy,
 		Description: "answers resources/list with an invalid cursor with the first page"}
+	ListChangedUndeclared = &fault.Fault{Name: "list-changed-undeclared", Versions: legacy,
+		Description: "declares resources.listChanged false but sends notifications/resources/list_changed while it answers resources/list"}
 	LastPageNeverEnds = &fault.Fault{Name: "last-page-never-ends", Versions: legacy,
 		Description: "gives the last page of resources/list a nextCursor that leads to the same page again"}
 )
@@ -50,7 +52,7 @@ var resourceFaults = fault.Set{
 	StaticTextError, BlobNotBase64, TemplateNotSubstituted, MissingResourceEmptyContents, MissingResourceInternalError,
 	SubscribeRefused, UnsubscribeRefused, UpdatedAfterUnsubscribe,
 	SetLevelRefused, InvalidLevelAccepted, SetLevelIgnored,
-	InvalidCursorAccepted, LastPageNeverEnds,
+	InvalidCursorAccepted, LastPageNeverEnds, ListChangedUndeclared,
 }
 
 var resourceLiberties = fault.Set{ResourcePagesOfOne, ResourcesUnpaginated, NoResourceUpdates}

@@ -133,7 +133,10 @@ func decodeCursor(s string) (int, bool) {
 	return n, err == nil
 }
 
-func (r *reference) resourcesList(ctx context.Context, _ *Peer, req *jsonrpc.Message) (any, *jsonrpc.Error) {
+func (r *reference) resourcesList(ctx context.Context, p *Peer, req *jsonrpc.Message) (any, *jsonrpc.Error) {
+	if r.is(ListChangedUndeclared) {
+		_ = p.Notify(ctx, protocol.NotificationResourcesListChanged, map[string]any{})
+	}
 	res, err := r.page("resources", referenceResources(), req.Params)
 	if err != nil {
 		return nil, err

@@ -10,6 +10,7 @@ import (
 	"github.com/mcpconform/mcpconform/fakes/client"
 	"github.com/mcpconform/mcpconform/fakes/fault"
 	"github.com/mcpconform/mcpconform/fakes/server"
+	"github.com/mcpconform/mcpconform/jsonrpc"
 	"github.com/mcpconform/mcpconform/protocol"
 	"github.com/mcpconform/mcpconform/protocol/codes"
 	"github.com/mcpconform/mcpconform/scenarios"
@@ -19,7 +20,7 @@ import (
 
 // Scenarios is the family's catalogue.
 func Scenarios() scenarios.Catalogue {
-	return scenarios.Catalogue{loggingScenario, paginationScenario}
+	return scenarios.Catalogue{loggingScenario, paginationScenario, listChangedScenario}
 }
 
 const (
@@ -191,4 +192,59 @@ func pageThrough(t *serverside.T, s *client.Session, method, key string) string 
 		cursor = next
 	}
 	return method + ": still a nextCursor after 100 pages"
+}
+
+var listChangedUndeclared = &scenarios.Check{ID: "list-changed-undeclared/none-sent", Level: scenarios.Must, Spec: "2025-11-25/basic/lifecycle.mdx#operation",
+	Quote: "Only use capabilities that were successfully negotiated",
+	Title: "while the client lists tools, prompts, resources and resource templates, no notifications/<feature>/list_changed " +
+		"arrives for a feature whose capability does not declare listChanged: true",
+	Faults: []*fault.Fault{server.ListChangedUndeclared}}
+
+// listFeatures are the features with a list and a list_changed notification.
+var listFeatures = []struct{ capability, method, notification string }{
+	{"tools", protocol.MethodToolsList, protocol.NotificationToolsListChanged},
+	{"prompts", protocol.MethodPromptsList, protocol.NotificationPromptsListChanged},
+	{"resources", protocol.MethodResourcesList, protocol.NotificationResourcesListChanged},
+	{"resources", protocol.MethodResourcesTemplatesList, protocol.NotificationResourcesListChanged},
+}
+
+var listChangedScenario = &scenarios.Scenario{
+	ID: "list-changed-undeclared", Title: "list_changed notifications only for features that declare listChanged", Family: "utilities",
+	Side: scenarios.ServerSide, Versions: versions,
+	Needs: []string{"a feature (tools, prompts or resources) whose capability leaves listChanged out or false"},
+	Purpose: "The client lists every feature the server offers, then sends the probe as a barrier; a list_changed notification " +
+		"for a feature that did not declare listChanged uses a capability that was not negotiated.",
+	Checks: []*scenarios.Check{listChangedUndeclared},
+	Run: serverside.Body(func(t *serverside.T) {
+		s := t.Open("A", client.Options{})
+		declared := func(capability string) (offered, listChanged bool) {
+			c, ok := s.ServerCapabilities[capability].(map[string]any)
+			lc, _ := c["listChanged"].(bool)
+			return ok, lc
+		}
+		var undeclared []string
+		for _, f := range listFeatures {
+			if _, lc := declared(f.capability); !lc && !slices.Contains(undeclared, f.notification) {
+				undeclared = append(undeclared, f.notification)
+			}
+		}
+		if len(undeclared) == 0 {
+			t.SkipRest("every feature the server offers declares listChanged: true")
+		}
+		mark := s.Inbox().Mark()
+		for _, f := range listFeatures {
+			if offered, _ := declared(f.capability); offered {
+				t.Step("%s", f.method)
+				if _, err := t.Request(s, f.method, map[string]any{}); err != nil {
+					t.Blocked("%s: %v", f.method, err)
+				}
+			}
+		}
+		t.BarrierOrEnd(s)
+		var got []string
+		for _, m := range s.Inbox().Matching(mark, func(m *jsonrpc.Message) bool { return slices.Contains(undeclared, m.Method) }) {
+			got = append(got, m.Method)
+		}
+		t.Judge(listChangedUndeclared, len(got) == 0, "none of "+strings.Join(undeclared, ", "), strings.Join(got, ", "))
+	}),
 }
