@@ -26,8 +26,10 @@ var (
 		Description: `assigns session ids with a space in them ("mcp session <id>")`}
 	ProtocolVersionUnchecked = &fault.Fault{Name: "protocol-version-unchecked", Transports: httpOnly, Versions: withVersionHeader,
 		Description: "serves a request whose MCP-Protocol-Version it does not support, as if the header were absent"}
-	ForeignOriginAccepted = &fault.Fault{Name: "foreign-origin-accepted", Transports: httpOnly, Versions: only20251125,
+	ForeignOriginAccepted = &fault.Fault{Name: "foreign-origin-accepted", Transports: httpOnly, Versions: legacy,
 		Description: "serves a request whose Origin is a foreign site (no DNS-rebinding protection)"}
+	OriginRefused400 = &fault.Fault{Name: "origin-refused-400", Transports: httpOnly, Versions: only20251125,
+		Description: "refuses a request whose Origin is a foreign site with 400 instead of 403"}
 	NoPrimingEvent = &fault.Fault{Name: "no-priming-event", Transports: httpOnly, Versions: only20251125,
 		Description: "test_reconnection answers on its POST stream at once: no priming event, no polling"}
 	NoRetryField = &fault.Fault{Name: "no-retry-field", Transports: httpOnly, Versions: only20251125,
@@ -40,13 +42,13 @@ var (
 	DeleteNotAllowed = &fault.Fault{Name: "delete-not-allowed", Liberty: true, Transports: httpOnly, Versions: legacy,
 		Freedom:     `transports.mdx, "Session Management": "The server MAY respond to this request with HTTP 405 Method Not Allowed, indicating that the server does not allow clients to terminate sessions."`,
 		Description: "answers DELETE with 405: clients cannot end sessions"}
-	Origin403NoBody = &fault.Fault{Name: "origin-403-no-body", Liberty: true, Transports: httpOnly, Versions: only20251125,
+	Origin403NoBody = &fault.Fault{Name: "origin-403-no-body", Liberty: true, Transports: httpOnly, Versions: legacy,
 		Freedom:     `transports.mdx, "Security Warning": "The HTTP response body MAY comprise a JSON-RPC error response that has no id"`,
 		Description: "refuses a foreign Origin with 403 and an empty body (no JSON-RPC error)"}
 )
 
 var (
 	transportRulesFaults = fault.Set{EndedSession400, MissingSession404, SessionIDNotASCII, ProtocolVersionUnchecked,
-		ForeignOriginAccepted, NoPrimingEvent, NoRetryField, ResumptionDropsResult, ConcurrentPostsRefused}
+		ForeignOriginAccepted, OriginRefused400, NoPrimingEvent, NoRetryField, ResumptionDropsResult, ConcurrentPostsRefused}
 	transportRulesLiberties = fault.Set{DeleteNotAllowed, Origin403NoBody}
 )

@@ -168,6 +168,11 @@ func (f *trFront) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		}
 	case ForeignOriginAccepted:
 		r.Header.Del("Origin")
+	case OriginRefused400:
+		if o := r.Header.Get("Origin"); o != "" && !loopbackOrigin(o) {
+			f.refuse(w, http.StatusBadRequest, "Origin not allowed")
+			return
+		}
 	case Origin403NoBody:
 		if o := r.Header.Get("Origin"); o != "" && !loopbackOrigin(o) {
 			f.events.Eventf(f.label, "HTTP 403 %s: Origin %q, empty body (liberty %s)", r.Method, o, f.v.Name)

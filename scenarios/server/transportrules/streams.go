@@ -48,6 +48,7 @@ var ssePollingScenario = &scenarios.Scenario{
 	Versions:   []string{protocol.V20251125}, // polling and priming events came with 2025-11-25
 	Transports: httpOnly,
 	Needs:      []string{"fixture " + reconnection},
+	Official:   "server-sse-polling",
 	Purpose: "The official server-sse-polling scenario: tools/call of test_reconnection is POSTed accepting SSE; the server " +
 		"primes the stream, may close it before the response, and the client then waits the retry delay and resumes with GET " +
 		"and Last-Event-ID. A server that answers with application/json opens no stream: nothing is judged.",
@@ -169,7 +170,8 @@ var multipleStreamsScenario = &scenarios.Scenario{
 	Transports: httpOnly,
 	Purpose: "The official server-sse-multiple-streams scenario: the client MAY remain connected to several SSE streams; three " +
 		"tools/list POSTs are open at once and each must carry its own response.",
-	Checks: []*scenarios.Check{multipleStreamsEachAnswered},
+	Official: "server-sse-multiple-streams",
+	Checks:   []*scenarios.Check{multipleStreamsEachAnswered},
 	Run: serverside.Body(func(t *serverside.T) {
 		s := t.Open("A", client.Options{})
 		raw := newRaw(t, s)
