@@ -41,13 +41,22 @@ var (
 		Description: "test_elicitation_sep1330_enums gives legacyEnum fewer enumNames than enum values"}
 	Schema2020Flattened = &fault.Fault{Name: "schema-2020-flattened", Versions: stateful1125,
 		Description: "lists json_schema_2020_12_tool without its $schema"}
+	UnknownToolAsResult = &fault.Fault{Name: "unknown-tool-as-result", Versions: since0326,
+		Description: "answers a call of an unknown tool with an isError result instead of a JSON-RPC error"}
+	UnknownToolInternalError = &fault.Fault{Name: "unknown-tool-internal-error", Versions: since0326,
+		Description: "answers a call of an unknown tool with -32603 instead of -32602"}
+	ValidationAsProtocolError = &fault.Fault{Name: "validation-as-protocol-error", Versions: stateful1125,
+		Description: "answers arguments that fail json_schema_2020_12_tool's input schema with -32602 instead of an isError result"}
+	ValidationSkipped = &fault.Fault{Name: "validation-skipped", Versions: stateful1125,
+		Description: "json_schema_2020_12_tool accepts arguments its input schema refuses"}
 	Schema2020NoConditionals = &fault.Fault{Name: "schema-2020-no-conditionals", Versions: stateful1125,
 		Description: "lists json_schema_2020_12_tool without its if/then/else"}
 )
 
 var toolFixtureFaults = fault.Set{ImageBadBase64, ImageIsError, AudioWrongMime, EmbeddedAsLink, MixedNoImage,
 	ErrorAsProtocolError, ProgressBackwards, ProgressForeignToken, LoggingSilent, SamplingSkipped, SamplingIsError,
-	DefaultsWrong, EnumTitlesUneven, Schema2020Flattened, Schema2020NoConditionals}
+	DefaultsWrong, EnumTitlesUneven, Schema2020Flattened, Schema2020NoConditionals,
+	UnknownToolAsResult, UnknownToolInternalError, ValidationAsProtocolError, ValidationSkipped}
 
 // Liberties: choices the spec leaves to the server.
 var (

@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"slices"
+	"strings"
 
 	"github.com/mcpconform/mcpconform/jsonrpc"
 	"github.com/mcpconform/mcpconform/protocol"
@@ -24,6 +25,7 @@ const (
 )
 
 func init() {
+	unknownToolHook = unknownTool
 	registerFamily(family{
 		tools: []refTool{
 			{name: "test_image_content", description: "Returns a PNG image.", call: callImage},
@@ -240,8 +242,42 @@ func schema2020() map[string]any {
 	}
 }
 
-func callSchema2020(_ *reference, ctx context.Context, _ *Peer, _ *jsonrpc.Message, args json.RawMessage) (any, *jsonrpc.Error) {
+// callSchema2020 validates its arguments the way the schema says (the
+// parts the tools family judges): no property beyond those declared, name
+// a string. A failure is a tool execution error the model can correct
+// (2025-11-25/server/tools.mdx#error-handling, SEP-1303).
+func callSchema2020(r *reference, ctx context.Context, _ *Peer, _ *jsonrpc.Message, args json.RawMessage) (any, *jsonrpc.Error) {
+	var got map[string]json.RawMessage
+	_ = json.Unmarshal(args, &got)
+	props := schema2020()["properties"].(map[string]any)
+	problem := ""
+	for k := range got {
+		if _, ok := props[k]; !ok {
+			problem = "unexpected property " + k
+		}
+	}
+	if name, ok := got["name"]; ok && !strings.HasPrefix(strings.TrimSpace(string(name)), `"`) {
+		problem = "name must be a string"
+	}
+	if problem != "" && !r.is(ValidationSkipped) {
+		if r.is(ValidationAsProtocolError) {
+			return nil, rpcError(codes.InvalidParams, "Invalid arguments: "+problem, nil)
+		}
+		return textResult(ctx, "Invalid arguments: "+problem+". Send only name, address, contactMethod, phone and email.", true), nil
+	}
 	return textResult(ctx, "Received: "+string(args), false), nil
+}
+
+// unknownTool is the tools family's unknownToolHook: its faults answer a
+// call of a tool nobody lists otherwise than the core does.
+func unknownTool(r *reference, ctx context.Context, name string) (any, *jsonrpc.Error, bool) {
+	switch {
+	case r.is(UnknownToolAsResult):
+		return textResult(ctx, "Unknown tool: "+name, true), nil, true
+	case r.is(UnknownToolInternalError):
+		return nil, rpcError(codes.InternalError, "Unknown tool: "+name, nil), true
+	}
+	return nil, nil, false
 }
 
 // listedSchema2020 applies the faults that lose 2020-12 keywords on the

@@ -48,6 +48,10 @@ type refTool struct {
 	listed func(r *reference, tool map[string]any)
 }
 
+// unknownToolHook, set by a family, may answer a call of an unlisted tool
+// in its own way (a fault); ok false leaves it to the core.
+var unknownToolHook func(r *reference, ctx context.Context, name string) (res any, rpcErr *jsonrpc.Error, ok bool)
+
 var referenceTools = []refTool{
 	{name: "test_simple_text", description: "Returns a fixed text."},
 	{name: "test_missing_capability", description: "Needs the client's sampling capability."},
@@ -127,6 +131,11 @@ func (r *reference) toolsCall(ctx context.Context, p *Peer, req *jsonrpc.Message
 		}
 	}
 	if tool == nil {
+		if unknownToolHook != nil {
+			if res, rpcErr, ok := unknownToolHook(r, ctx, params.Name); ok {
+				return res, rpcErr // a family's fault answers it otherwise
+			}
+		}
 		return nil, rpcError(codes.InvalidParams, "Unknown tool: "+params.Name, nil)
 	}
 	// Tasks exist only in sessions negotiated at 2025-11-25; elsewhere the

@@ -113,12 +113,21 @@ func acceptDefaults(params json.RawMessage) any {
 			if enum, ok := prop["enum"].([]any); ok && len(enum) > 0 {
 				content[name] = enum[0]
 			} else if one, ok := prop["oneOf"].([]any); ok && len(one) > 0 {
-				content[name] = one[0].(map[string]any)["const"]
+				first, _ := one[0].(map[string]any)
+				content[name] = first["const"]
 			} else {
 				content[name] = "x"
 			}
-		case "array":
-			content[name] = []any{}
+		case "array": // one choice: a multi-select may ask for at least one
+			items, _ := prop["items"].(map[string]any)
+			if enum, ok := items["enum"].([]any); ok && len(enum) > 0 {
+				content[name] = enum[:1]
+			} else if titled, ok := items["anyOf"].([]any); ok && len(titled) > 0 {
+				first, _ := titled[0].(map[string]any)
+				content[name] = []any{first["const"]}
+			} else {
+				content[name] = []any{}
+			}
 		case "boolean":
 			content[name] = true
 		default:

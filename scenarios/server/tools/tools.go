@@ -15,6 +15,8 @@ func Scenarios() scenarios.Catalogue {
 		embeddedScenario,
 		mixedScenario,
 		errorScenario,
+		unknownToolScenario,
+		invalidArgumentsScenario,
 		progressScenario,
 		loggingScenario,
 		samplingScenario,
