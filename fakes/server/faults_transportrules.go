@@ -20,6 +20,8 @@ var (
 
 	EndedSession400 = &fault.Fault{Name: "ended-session-400", Transports: httpOnly, Versions: legacy,
 		Description: "answers a request carrying a session id it ended (after DELETE) with 400 instead of 404"}
+	UnknownSession400 = &fault.Fault{Name: "unknown-session-400", Transports: httpOnly, Versions: legacy,
+		Description: "answers a request carrying a session id it never issued with 400 instead of 404 (ended sessions still get 404)"}
 	MissingSession404 = &fault.Fault{Name: "missing-session-404", Transports: httpOnly, Versions: legacy,
 		Description: "answers a POST without Mcp-Session-Id after initialize with 404 instead of 400"}
 	SessionIDNotASCII = &fault.Fault{Name: "session-id-not-ascii", Transports: httpOnly, Versions: legacy,
@@ -48,7 +50,7 @@ var (
 )
 
 var (
-	transportRulesFaults = fault.Set{EndedSession400, MissingSession404, SessionIDNotASCII, ProtocolVersionUnchecked,
+	transportRulesFaults = fault.Set{EndedSession400, UnknownSession400, MissingSession404, SessionIDNotASCII, ProtocolVersionUnchecked,
 		ForeignOriginAccepted, OriginRefused400, NoPrimingEvent, NoRetryField, ResumptionDropsResult, ConcurrentPostsRefused}
 	transportRulesLiberties = fault.Set{DeleteNotAllowed, Origin403NoBody}
 )

@@ -157,6 +157,21 @@ func (f *trFront) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 			f.refuse(w, http.StatusBadRequest, "session ended")
 			return
 		}
+	case UnknownSession400:
+		f.mu.Lock()
+		known := sid == "" || f.ended[sid] // ended: here, ids issued
+		f.mu.Unlock()
+		if !known {
+			f.refuse(w, http.StatusBadRequest, "unknown session")
+			return
+		}
+		w = &trWriter{ResponseWriter: w, onHeader: func(h http.Header) {
+			if s := h.Get(transport.HeaderSessionID); s != "" {
+				f.mu.Lock()
+				f.ended[s] = true
+				f.mu.Unlock()
+			}
+		}}
 	case MissingSession404:
 		if r.Method == http.MethodPost && sid == "" && method != "initialize" {
 			f.refuse(w, http.StatusNotFound, "no session")

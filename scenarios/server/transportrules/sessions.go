@@ -37,11 +37,16 @@ var (
 			"(a server that answers DELETE with 405 does not let clients end sessions: nothing ended, passed with a note)",
 		Faults:    []*fault.Fault{server.EndedSession400},
 		Liberties: []*fault.Fault{server.DeleteNotAllowed}}
+	sessionUnknown404 = &scenarios.Check{ID: "transport-session/unknown-404", Level: scenarios.Should, Spec: sessionSpec,
+		Quote: "The server MAY terminate the session at any time, after which it MUST respond to requests containing that session ID with HTTP 404 Not Found.",
+		Title: "a request with a session id the server never issued gets 404 (inferred, hence SHOULD: to the server an id it does not know " +
+			"is one it ended or never had, and 404 is what tells a client to initialize again)",
+		Faults: []*fault.Fault{server.UnknownSession400}}
 )
 
 var sessionScenario = &scenarios.Scenario{
 	ID:         "transport-session",
-	Title:      "Streamable HTTP sessions: visible-ASCII ids, 400 without the id, 404 once ended by DELETE",
+	Title:      "Streamable HTTP sessions: visible-ASCII ids, 400 without the id, 404 for an unknown one and once ended by DELETE",
 	Family:     "transportrules",
 	Side:       scenarios.ServerSide,
 	Versions:   protocol.JudgedStateful(),
@@ -49,7 +54,7 @@ var sessionScenario = &scenarios.Scenario{
 	Purpose: "The official server-initialize (session id charset) and server-session-lifecycle scenarios. After the handshake, " +
 		"tools/list is POSTed without the session id, then the session is ended with DELETE and tools/list is POSTed with it. " +
 		"A server that assigns no session id is not judged here.",
-	Checks: []*scenarios.Check{sessionIDVisibleASCII, sessionMissingID400, sessionEnded404},
+	Checks: []*scenarios.Check{sessionIDVisibleASCII, sessionMissingID400, sessionUnknown404, sessionEnded404},
 	Run: serverside.Body(func(t *serverside.T) {
 		s := t.Open("A", client.Options{})
 		raw := newRaw(t, s)
@@ -76,6 +81,17 @@ var sessionScenario = &scenarios.Scenario{
 			t.PassWith(sessionMissingID400, fmt.Sprintf("served without the session id (HTTP %d): this server does not require it", a.status))
 		default:
 			t.Judge(sessionMissingID400, a.status == http.StatusBadRequest, "HTTP 400 Bad Request", fmt.Sprintf("HTTP %d %.200s", a.status, a.body))
+		}
+
+		t.Step("POST tools/list with a session id the server never issued")
+		issued := raw.sid
+		raw.sid = "mcpconform-unknown-session-" + issued
+		a, err = raw.send(http.MethodPost, nil, request(jsonrpc.StringID("mcpconform-unknown-session"), protocol.MethodToolsList, map[string]any{}), nil)
+		raw.sid = issued
+		if err != nil {
+			t.Fail(sessionUnknown404, "HTTP 404 Not Found", err.Error())
+		} else {
+			t.Judge(sessionUnknown404, a.status == http.StatusNotFound, "HTTP 404 Not Found", fmt.Sprintf("HTTP %d %.200s", a.status, a.body))
 		}
 
 		t.Step("DELETE the session")
