@@ -49,6 +49,10 @@ var (
 		Description: "answers arguments that fail json_schema_2020_12_tool's input schema with -32602 instead of an isError result"}
 	ValidationSkipped = &fault.Fault{Name: "validation-skipped", Versions: stateful1125,
 		Description: "json_schema_2020_12_tool accepts arguments its input schema refuses"}
+	StructuredOffSchema = &fault.Fault{Name: "structured-off-schema", Versions: since0618,
+		Description: "test_structured_content answers temperature as a string where its outputSchema says number"}
+	StructuredNoText = &fault.Fault{Name: "structured-no-text", Versions: since0618,
+		Description: "test_structured_content answers structuredContent with a text item that is not its JSON"}
 	Schema2020NoConditionals = &fault.Fault{Name: "schema-2020-no-conditionals", Versions: stateful1125,
 		Description: "lists json_schema_2020_12_tool without its if/then/else"}
 )
@@ -56,7 +60,7 @@ var (
 var toolFixtureFaults = fault.Set{ImageBadBase64, ImageIsError, AudioWrongMime, EmbeddedAsLink, MixedNoImage,
 	ErrorAsProtocolError, ProgressBackwards, ProgressForeignToken, LoggingSilent, SamplingSkipped, SamplingIsError,
 	DefaultsWrong, EnumTitlesUneven, Schema2020Flattened, Schema2020NoConditionals,
-	UnknownToolAsResult, UnknownToolInternalError, ValidationAsProtocolError, ValidationSkipped}
+	UnknownToolAsResult, UnknownToolInternalError, ValidationAsProtocolError, ValidationSkipped, StructuredOffSchema, StructuredNoText}
 
 // Liberties: choices the spec leaves to the server.
 var (

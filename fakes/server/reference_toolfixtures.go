@@ -39,6 +39,8 @@ func init() {
 				properties: map[string]any{"prompt": map[string]any{"type": "string"}}, required: []string{"prompt"}, call: callSampling},
 			{name: "test_elicitation_sep1034_defaults", description: "Asks the user through a form whose fields have defaults.", call: callDefaults},
 			{name: "test_elicitation_sep1330_enums", description: "Asks the user through a form with every enum shape.", call: callEnums},
+			{name: "test_structured_content", description: "Returns the weather as structured content.", listed: listedStructured,
+				call: callStructured},
 			{name: "json_schema_2020_12_tool", description: "Takes a contact described by a JSON Schema 2020-12 input schema.",
 				schema: schema2020(), call: callSchema2020, listed: listedSchema2020},
 		},
@@ -298,4 +300,34 @@ func listedSchema2020(r *reference, tool map[string]any) {
 		delete(schema, "else")
 	}
 	tool["inputSchema"] = schema
+}
+
+// test_structured_content (mcpconform's own fixture): an outputSchema from
+// 2025-06-18 on, where tools.mdx#output-schema has it.
+var weatherSchema = map[string]any{
+	"type": "object",
+	"properties": map[string]any{
+		"temperature": map[string]any{"type": "number"},
+		"conditions":  map[string]any{"type": "string", "enum": []string{"Sunny", "Cloudy", "Rain"}},
+	},
+	"required":             []string{"temperature", "conditions"},
+	"additionalProperties": false,
+}
+
+func listedStructured(_ *reference, tool map[string]any) {
+	tool["outputSchema"] = weatherSchema
+}
+
+func callStructured(r *reference, ctx context.Context, _ *Peer, _ *jsonrpc.Message, _ json.RawMessage) (any, *jsonrpc.Error) {
+	weather := map[string]any{"temperature": 22.5, "conditions": "Sunny"}
+	if r.is(StructuredOffSchema) {
+		weather["temperature"] = "22.5"
+	}
+	text, _ := json.Marshal(weather)
+	if r.is(StructuredNoText) {
+		text = []byte("The weather is sunny.")
+	}
+	res := textResult(ctx, string(text), false)
+	res["structuredContent"] = weather
+	return res, nil
 }

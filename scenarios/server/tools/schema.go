@@ -2,8 +2,11 @@ package tools
 
 import (
 	"encoding/json"
+
 	"fmt"
 	"strings"
+
+	"github.com/mcpconform/mcpconform/fakes/client"
 
 	"github.com/mcpconform/mcpconform/fakes/fault"
 	"github.com/mcpconform/mcpconform/fakes/server"
@@ -48,36 +51,9 @@ func runSchema2020(t *serverside.T) {
 	s := open(t, nil)
 	fx := t.Env.Fixture(schema2020Fixture, nil)
 	t.Step("list tools to read the inputSchema of %s", fx.Tool)
+	tool, found := listedTool(t, s, fx.Tool)
 	var schema map[string]json.RawMessage
-	found := false
-	cursor := ""
-	for range 50 {
-		params := map[string]any{}
-		if cursor != "" {
-			params["cursor"] = cursor
-		}
-		resp, err := t.Request(s, protocol.MethodToolsList, params)
-		if err != nil || resp.Error != nil {
-			t.Blocked("tools/list failed: %s", judge.Describe(resp, err))
-		}
-		var page struct {
-			Tools []struct {
-				Name        string                     `json:"name"`
-				InputSchema map[string]json.RawMessage `json:"inputSchema"`
-			} `json:"tools"`
-			NextCursor string `json:"nextCursor"`
-		}
-		_ = json.Unmarshal(resp.Result, &page)
-		for _, tl := range page.Tools {
-			if tl.Name == fx.Tool {
-				schema, found = tl.InputSchema, true
-			}
-		}
-		if found || page.NextCursor == "" {
-			break
-		}
-		cursor = page.NextCursor
-	}
+	_ = json.Unmarshal(tool["inputSchema"], &schema)
 	if !found {
 		t.SkipRest(fmt.Sprintf("the target lists no tool %q for the fixture %s (map one with --fixture or the config file)", fx.Tool, schema2020Fixture))
 	}
@@ -107,4 +83,36 @@ func runSchema2020(t *serverside.T) {
 		missing = append(missing, "$defs.address.$anchor")
 	}
 	t.Judge(schema2020Keywords, len(missing) == 0, "allOf, if, then, else and $defs.address.$anchor", "missing: "+strings.Join(missing, ", "))
+}
+
+// listedTool reads a tool's entry from tools/list (every page).
+func listedTool(t *serverside.T, s *client.Session, name string) (map[string]json.RawMessage, bool) {
+	cursor := ""
+	for range 50 {
+		params := map[string]any{}
+		if cursor != "" {
+			params["cursor"] = cursor
+		}
+		resp, err := t.Request(s, protocol.MethodToolsList, params)
+		if err != nil || resp.Error != nil {
+			t.Blocked("tools/list failed: %s", judge.Describe(resp, err))
+		}
+		var page struct {
+			Tools      []map[string]json.RawMessage `json:"tools"`
+			NextCursor string                       `json:"nextCursor"`
+		}
+		_ = json.Unmarshal(resp.Result, &page)
+		for _, tl := range page.Tools {
+			var n string
+			_ = json.Unmarshal(tl["name"], &n)
+			if n == name {
+				return tl, true
+			}
+		}
+		if page.NextCursor == "" {
+			break
+		}
+		cursor = page.NextCursor
+	}
+	return nil, false
 }

@@ -17,6 +17,7 @@ func Scenarios() scenarios.Catalogue {
 		errorScenario,
 		unknownToolScenario,
 		invalidArgumentsScenario,
+		structuredScenario,
 		progressScenario,
 		loggingScenario,
 		samplingScenario,
