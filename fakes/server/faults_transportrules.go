@@ -1,6 +1,8 @@
 package server
 
 import (
+	"slices"
+
 	"github.com/mcpconform/mcpconform/fakes/fault"
 	"github.com/mcpconform/mcpconform/protocol"
 	"github.com/mcpconform/mcpconform/transport"
@@ -15,6 +17,10 @@ var (
 	// The 2025-11-25 page is the first to name a status for a foreign
 	// Origin (403) and the priming event.
 	only20251125 = []string{protocol.V20251125}
+	// 403 for a foreign Origin: 2025-11-25 and 2026-07-28; the older pages
+	// ask for validation only.
+	withOrigin403         = []string{protocol.V20251125, protocol.V20260728}
+	withOrigin403OrLegacy = append(slices.Clone(legacy), protocol.V20260728)
 	// The MCP-Protocol-Version header exists since 2025-06-18.
 	withVersionHeader = []string{protocol.V20251125, protocol.V20250618}
 
@@ -28,9 +34,9 @@ var (
 		Description: `assigns session ids with a space in them ("mcp session <id>")`}
 	ProtocolVersionUnchecked = &fault.Fault{Name: "protocol-version-unchecked", Transports: httpOnly, Versions: withVersionHeader,
 		Description: "serves a request whose MCP-Protocol-Version it does not support, as if the header were absent"}
-	ForeignOriginAccepted = &fault.Fault{Name: "foreign-origin-accepted", Transports: httpOnly, Versions: legacy,
+	ForeignOriginAccepted = &fault.Fault{Name: "foreign-origin-accepted", Transports: httpOnly, Versions: withOrigin403OrLegacy,
 		Description: "serves a request whose Origin is a foreign site (no DNS-rebinding protection)"}
-	OriginRefused400 = &fault.Fault{Name: "origin-refused-400", Transports: httpOnly, Versions: only20251125,
+	OriginRefused400 = &fault.Fault{Name: "origin-refused-400", Transports: httpOnly, Versions: withOrigin403,
 		Description: "refuses a request whose Origin is a foreign site with 400 instead of 403"}
 	NoPrimingEvent = &fault.Fault{Name: "no-priming-event", Transports: httpOnly, Versions: only20251125,
 		Description: "test_reconnection answers on its POST stream at once: no priming event, no polling"}
@@ -44,7 +50,7 @@ var (
 	DeleteNotAllowed = &fault.Fault{Name: "delete-not-allowed", Liberty: true, Transports: httpOnly, Versions: legacy,
 		Freedom:     `transports.mdx, "Session Management": "The server MAY respond to this request with HTTP 405 Method Not Allowed, indicating that the server does not allow clients to terminate sessions."`,
 		Description: "answers DELETE with 405: clients cannot end sessions"}
-	Origin403NoBody = &fault.Fault{Name: "origin-403-no-body", Liberty: true, Transports: httpOnly, Versions: legacy,
+	Origin403NoBody = &fault.Fault{Name: "origin-403-no-body", Liberty: true, Transports: httpOnly, Versions: withOrigin403OrLegacy,
 		Freedom:     `transports.mdx, "Security Warning": "The HTTP response body MAY comprise a JSON-RPC error response that has no id"`,
 		Description: "refuses a foreign Origin with 403 and an empty body (no JSON-RPC error)"}
 )

@@ -10,6 +10,7 @@ import (
 	"github.com/mcpconform/mcpconform/jsonrpc"
 	"github.com/mcpconform/mcpconform/protocol"
 	"github.com/mcpconform/mcpconform/scenarios"
+	"github.com/mcpconform/mcpconform/scenarios/judge"
 	"github.com/mcpconform/mcpconform/scenarios/serverside"
 	"github.com/mcpconform/mcpconform/transport"
 )
@@ -154,7 +155,7 @@ var (
 		Quote: "If the Origin header is present and invalid, servers MUST respond with HTTP 403 Forbidden.",
 		Title: "an initialize POSTed with Origin: http://mcpconform-rebinding.example gets HTTP 403 (the body may be a JSON-RPC error or nothing); " +
 			"at 2025-06-18 and 2025-03-26, whose pages only say \"Servers MUST validate the Origin header on all incoming connections to prevent " +
-			"DNS rebinding attacks\" and name no status, any 4xx refusal",
+			"DNS rebinding attacks\" and name no status, any 4xx refusal; at 2026-07-28 (the same 403 sentence) the probe request",
 		Faults:    []*fault.Fault{server.ForeignOriginAccepted, server.OriginRefused400},
 		Liberties: []*fault.Fault{server.Origin403NoBody}}
 )
@@ -188,7 +189,7 @@ var originScenario = &scenarios.Scenario{
 	Title:      "a foreign Origin is refused with 403 (DNS rebinding protection)",
 	Family:     "transportrules",
 	Side:       scenarios.ServerSide,
-	Versions:   protocol.JudgedStateful(),
+	Versions:   append(protocol.JudgedStateful(), protocol.V20260728), // the same sentence on 2026-07-28's page
 	Transports: httpOnly,
 	Official:   "dns-rebinding-protection",
 	Purpose: "The official dns-rebinding-protection scenario: a web page on a foreign site reaching a local server. The Origin " +
@@ -196,9 +197,28 @@ var originScenario = &scenarios.Scenario{
 	Checks: []*scenarios.Check{originForeignRefused},
 	Run: serverside.Body(func(t *serverside.T) {
 		want, ok := "HTTP 403 Forbidden", func(st int) bool { return st == http.StatusForbidden }
-		if t.Env.Version != protocol.V20251125 {
+		if t.Env.Version == protocol.V20250618 || t.Env.Version == protocol.V20250326 {
 			// The page of this version names no status (it came with 2025-11-25).
 			want, ok = "an HTTP 4xx refusal", func(st int) bool { return st >= 400 && st < 500 }
+		}
+		if t.Version().Era == protocol.Stateless {
+			// The same rule on the 2026-07-28 page, judged on its probe:
+			// every request stands alone there.
+			s := t.Connect("A", client.Options{})
+			id := jsonrpc.StringID("mcpconform-foreign-origin")
+			t.Step("POST %s with Origin: %s", t.Version().Probe, foreignOrigin)
+			resp, err := t.Do(s, client.Call{ID: id, Method: t.Version().Probe, Params: map[string]any{},
+				Header: http.Header{"Origin": {foreignOrigin}}})
+			status, refused := judge.HTTPRejection(err)
+			if !refused {
+				status, refused = s.Status(id)
+			}
+			if !refused {
+				t.Fail(originForeignRefused, want, judge.Describe(resp, err))
+				return
+			}
+			t.Judge(originForeignRefused, ok(status), want, fmt.Sprintf("HTTP %d (%s)", status, judge.Describe(resp, err)))
+			return
 		}
 		a, err := foreignInitialize(t)
 		if err != nil {
