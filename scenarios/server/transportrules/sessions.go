@@ -152,10 +152,12 @@ var protocolVersionScenario = &scenarios.Scenario{
 
 var (
 	originForeignRefused = &scenarios.Check{ID: "transport-origin/foreign-refused", Level: scenarios.Must, Spec: transportsPage + "#security-warning",
-		Quote: "If the Origin header is present and invalid, servers MUST respond with HTTP 403 Forbidden.",
-		Title: "an initialize POSTed with Origin: http://mcpconform-rebinding.example gets HTTP 403 (the body may be a JSON-RPC error or nothing); " +
-			"at 2025-06-18 and 2025-03-26, whose pages only say \"Servers MUST validate the Origin header on all incoming connections to prevent " +
-			"DNS rebinding attacks\" and name no status, any 4xx refusal; at 2026-07-28 (the same 403 sentence) the probe request",
+		// The sentence every version's page has; the 403 came with 2025-11-25.
+		Quote: "Servers MUST validate the Origin header on all incoming connections to prevent DNS rebinding attacks",
+		Title: "an initialize POSTed with Origin: http://mcpconform-rebinding.example (at 2026-07-28 the probe request) is refused: " +
+			"with HTTP 403 at 2025-11-25 and 2026-07-28, whose pages add \"If the Origin header is present and invalid, servers MUST " +
+			"respond with HTTP 403 Forbidden.\" (the body may be a JSON-RPC error or nothing); with any 4xx at 2025-06-18 and 2025-03-26, " +
+			"whose pages name no status",
 		Faults:    []*fault.Fault{server.ForeignOriginAccepted, server.OriginRefused400},
 		Liberties: []*fault.Fault{server.Origin403NoBody}}
 )
