@@ -40,6 +40,8 @@ var (
 		Description: "answers completion/complete with 3 values, total 1 and hasMore false"}
 	CompletionUnknownPromptEmpty = &fault.Fault{Name: "completion-unknown-prompt-empty", Versions: legacy,
 		Description: "answers completion/complete for an unknown prompt with an empty completion"}
+	CompletionUnknownTemplateEmpty = &fault.Fault{Name: "completion-unknown-template-empty", Versions: legacy,
+		Description: "answers completion/complete for a resource template it does not have with an empty completion"}
 	CompletionUndeclaredServed = &fault.Fault{Name: "completion-undeclared-served", Versions: legacy,
 		Description: "does not declare the completions capability, yet serves completion/complete"}
 
@@ -49,6 +51,9 @@ var (
 	PromptsOnePage = &fault.Fault{Name: "prompts-one-page", Versions: legacy, Liberty: true,
 		Description: "lists every prompt on one page",
 		Freedom:     "Page size is determined by the server, and clients MUST NOT assume a fixed page size."}
+	CompletionUnknownTemplateOtherCode = &fault.Fault{Name: "completion-unknown-template-other-code", Versions: legacy, Liberty: true,
+		Description: "refuses completion/complete for a resource template it does not have with -32002 (resource not found) instead of -32602",
+		Freedom:     "Servers **SHOULD** return standard JSON-RPC errors for common failure cases: (no code is named for an unknown resource reference)"}
 	CompletionNoValues = &fault.Fault{Name: "completion-no-values", Versions: legacy, Liberty: true,
 		Description: "answers completion/complete with no values (nothing to suggest)",
 		Freedom:     "Servers return an array of completion values ranked by relevance"}
@@ -58,6 +63,6 @@ var (
 	promptFaults = fault.Set{PromptSystemRole, PromptContentUnknownType, PromptMissingArgumentAccepted, PromptWrongTypeAccepted,
 		PromptUnknownEmpty, PromptInvalidParamsInternal, PromptErrorCodeZero, PromptErrorEmptyMessages, PromptSimpleEmpty,
 		PromptArgsIgnored, PromptEmbeddedMissing, PromptImageMissing, PromptsListCursorLoops, PromptsInvalidCursorAccepted,
-		CompletionTooManyValues, CompletionTotalInconsistent, CompletionUnknownPromptEmpty, CompletionUndeclaredServed}
-	promptLiberties = fault.Set{PromptErrorServerCode, PromptsOnePage, CompletionNoValues}
+		CompletionTooManyValues, CompletionTotalInconsistent, CompletionUnknownPromptEmpty, CompletionUnknownTemplateEmpty, CompletionUndeclaredServed}
+	promptLiberties = fault.Set{PromptErrorServerCode, PromptsOnePage, CompletionNoValues, CompletionUnknownTemplateOtherCode}
 )

@@ -217,6 +217,9 @@ func (r *reference) promptsGet(ctx context.Context, _ *Peer, req *jsonrpc.Messag
 // completionWords are the suggestions for every prompt argument.
 var completionWords = []string{"test-alpha", "test-beta", "test-gamma", "other-delta"}
 
+// templateIDs are the suggestions for the id of test://template/{id}/data.
+var templateIDs = []string{"1", "2", "3", "123"}
+
 func (r *reference) complete(ctx context.Context, _ *Peer, req *jsonrpc.Message) (any, *jsonrpc.Error) {
 	var params struct {
 		Ref struct {
@@ -232,19 +235,26 @@ func (r *reference) complete(ctx context.Context, _ *Peer, req *jsonrpc.Message)
 	if err := json.Unmarshal(req.Params, &params); err != nil || params.Ref.Type == "" {
 		return nil, rpcError(codes.InvalidParams, "completion/complete needs ref and argument", nil)
 	}
-	if params.Ref.Type != "ref/prompt" {
-		// No resource templates here: every URI is unknown.
+	words := completionWords
+	switch {
+	case params.Ref.Type == "ref/resource" && params.Ref.URI == resTemplate:
+		words = templateIDs // the resources family's template test://template/{id}/data
+	case params.Ref.Type == "ref/resource":
+		switch {
+		case r.is(CompletionUnknownTemplateEmpty):
+			return complete(ctx, map[string]any{"completion": map[string]any{"values": []string{}}}), nil
+		case r.is(CompletionUnknownTemplateOtherCode):
+			return nil, rpcError(codes.ResourceNotFound, "Unknown resource template: "+params.Ref.URI, nil)
+		}
 		return nil, rpcError(codes.InvalidParams, "Unknown resource template: "+params.Ref.URI, nil)
-	}
-	prompt := findPrompt(params.Ref.Name)
-	if prompt == nil {
+	case findPrompt(params.Ref.Name) == nil:
 		if r.is(CompletionUnknownPromptEmpty) {
 			return complete(ctx, map[string]any{"completion": map[string]any{"values": []string{}}}), nil
 		}
 		return nil, rpcError(codes.InvalidParams, "Unknown prompt: "+params.Ref.Name, nil)
 	}
 	values := []string{}
-	for _, w := range completionWords {
+	for _, w := range words {
 		if strings.HasPrefix(w, params.Argument.Value) {
 			values = append(values, w)
 		}
