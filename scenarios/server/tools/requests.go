@@ -13,6 +13,7 @@ import (
 	"github.com/mcpconform/mcpconform/jsonrpc"
 	"github.com/mcpconform/mcpconform/protocol"
 	"github.com/mcpconform/mcpconform/scenarios"
+	"github.com/mcpconform/mcpconform/scenarios/judge"
 	"github.com/mcpconform/mcpconform/scenarios/serverside"
 )
 
@@ -138,19 +139,30 @@ func acceptDefaults(params json.RawMessage) any {
 }
 
 // askedSchema runs an elicitation fixture, answering with acceptDefaults,
-// and returns the requestedSchema's properties; on failure it fails c.
-func askedSchema(t *serverside.T, c *scenarios.Check, fixture string) (map[string]map[string]any, bool) {
+// and returns the requestedSchema's properties and what went wrong with
+// the call itself ("" when it succeeded). The schema is judged even when
+// the call then failed, so a failure names both. Without an elicitation
+// there is nothing to judge: c fails and ok is false.
+func askedSchema(t *serverside.T, c *scenarios.Check, fixture string) (props map[string]map[string]any, callProblem string, ok bool) {
 	rec := newRecorder()
 	s := t.Open("A", client.Options{Capabilities: elicitationCaps(),
 		Handlers: map[string]client.RequestHandler{protocol.MethodElicitationCreate: rec.handler(acceptDefaults)}})
 	fx, resp, err := call(t, s, fixture, nil, nil)
 	params, asked := rec.first()
-	if _, ok := succeeded(t, c, fx, resp, err); !ok {
-		return nil, false
+	var r toolResult
+	switch {
+	case err != nil || resp == nil || resp.Error != nil:
+		callProblem = "the call failed: " + judge.Describe(resp, err)
+	case json.Unmarshal(resp.Result, &r) != nil || r.IsError:
+		callProblem = "the call answered isError (the fixture must succeed once the form is accepted): " + judge.Describe(resp, nil)
 	}
 	if !asked {
-		t.Fail(c, "an elicitation/create while the call was open", "none arrived")
-		return nil, false
+		actual := "none arrived"
+		if callProblem != "" {
+			actual += "; " + callProblem
+		}
+		t.Fail(c, "an elicitation/create from "+fx.Tool+" while its call was open", actual)
+		return nil, "", false
 	}
 	var p struct {
 		Schema struct {
@@ -158,7 +170,7 @@ func askedSchema(t *serverside.T, c *scenarios.Check, fixture string) (map[strin
 		} `json:"requestedSchema"`
 	}
 	_ = json.Unmarshal(params, &p)
-	return p.Schema.Properties, true
+	return p.Schema.Properties, callProblem, true
 }
 
 var defaultsGiven = &scenarios.Check{ID: "elicitation-sep1034-defaults/defaults", Level: scenarios.Must, Spec: elicitationSpec + "#requested-schema",
@@ -173,7 +185,7 @@ var defaultsScenario = &scenarios.Scenario{
 	Purpose: "The fixture's form must carry a default of each primitive type, typed as the field; the fake client accepts the defaults.",
 	Checks:  []*scenarios.Check{defaultsGiven},
 	Run: serverside.Body(func(t *serverside.T) {
-		props, ok := askedSchema(t, defaultsGiven, "test_elicitation_sep1034_defaults")
+		props, callProblem, ok := askedSchema(t, defaultsGiven, "test_elicitation_sep1034_defaults")
 		if !ok {
 			return
 		}
@@ -196,7 +208,11 @@ var defaultsScenario = &scenarios.Scenario{
 		if enum, _ := props["status"]["enum"].([]any); len(problems) == 0 && !contains(enum, "active") {
 			problems = append(problems, fmt.Sprintf("status default \"active\" is not among its enum %v", enum))
 		}
-		t.Judge(defaultsGiven, len(problems) == 0, "each field typed as named, with its default", strings.Join(problems, "; "))
+		if callProblem != "" {
+			problems = append(problems, callProblem)
+		}
+		t.Judge(defaultsGiven, len(problems) == 0, "each field typed as named, with its default, and the call's success",
+			strings.Join(problems, "; "))
 	}),
 }
 
@@ -222,7 +238,7 @@ var enumsScenario = &scenarios.Scenario{
 		"official suite uses.",
 	Checks: []*scenarios.Check{enumShapes},
 	Run: serverside.Body(func(t *serverside.T) {
-		props, ok := askedSchema(t, enumShapes, "test_elicitation_sep1330_enums")
+		props, callProblem, ok := askedSchema(t, enumShapes, "test_elicitation_sep1330_enums")
 		if !ok {
 			return
 		}
@@ -242,7 +258,10 @@ var enumsScenario = &scenarios.Scenario{
 			fmt.Sprintf("a string with an enum and as many enumNames (%d values, %d names)", len(enum), len(names)))
 		check("untitledMulti", p("untitledMulti")["type"] == "array" && nonEmptyStrings(items("untitledMulti")["enum"]), "an array whose items have an enum")
 		check("titledMulti", p("titledMulti")["type"] == "array" && titled(items("titledMulti")["anyOf"]), "an array whose items have anyOf {const, title}")
-		t.Judge(enumShapes, len(problems) == 0, "the five enum shapes", strings.Join(problems, "; "))
+		if callProblem != "" {
+			problems = append(problems, callProblem)
+		}
+		t.Judge(enumShapes, len(problems) == 0, "the five enum shapes, and the call's success", strings.Join(problems, "; "))
 	}),
 }
 
