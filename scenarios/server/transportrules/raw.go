@@ -13,6 +13,7 @@ import (
 
 	"github.com/mcpconform/mcpconform/fakes/client"
 	"github.com/mcpconform/mcpconform/jsonrpc"
+	"github.com/mcpconform/mcpconform/protocol/codes"
 	"github.com/mcpconform/mcpconform/scenarios/serverside"
 	"github.com/mcpconform/mcpconform/transport"
 )
@@ -110,9 +111,12 @@ func (h *rawHTTP) send(method string, extra http.Header, body []byte, want jsonr
 	if want.IsZero() && method != http.MethodGet {
 		return a, nil
 	}
+	// The Content-Type is the wire-rules family's to judge: a stream is read
+	// as one when it says so or, without a JSON type, when it looks like one.
 	ct := resp.Header.Get("Content-Type")
-	if strings.HasPrefix(ct, "text/event-stream") {
-		r := newSSE(resp.Body)
+	rb := bufio.NewReader(resp.Body)
+	if strings.HasPrefix(ct, "text/event-stream") || !strings.HasPrefix(ct, "application/json") && looksLikeSSE(rb) {
+		r := newSSE(rb)
 		for {
 			ev, err := r.next()
 			if err != nil {
@@ -125,15 +129,40 @@ func (h *rawHTTP) send(method string, extra http.Header, body []byte, want jsonr
 				a.answer = m
 				return a, nil
 			}
+			h.refuseRequest(ev.data)
 		}
 	}
-	b, _ := io.ReadAll(io.LimitReader(resp.Body, 4<<20))
+	b, _ := io.ReadAll(io.LimitReader(rb, 4<<20))
 	a.ended = ctx.Err() == nil
 	tr.Eventf(rawLabel, "body %.300s", b)
 	if m, ok := decodeAnswer(string(b), want); ok {
 		a.answer = m
 	}
 	return a, nil
+}
+
+// looksLikeSSE peeks at a body whose Content-Type does not say what it is.
+func looksLikeSSE(b *bufio.Reader) bool {
+	head, _ := b.Peek(6)
+	for _, prefix := range []string{"event:", "data:", "id:", "retry:", ":"} {
+		if strings.HasPrefix(string(head), prefix) {
+			return true
+		}
+	}
+	return false
+}
+
+// refuseRequest answers a request the server sent on a stream (a server may
+// ask the client something before it answers) with -32601, as a client
+// without that feature does, so the server's answer is not held up by it.
+func (h *rawHTTP) refuseRequest(data string) {
+	var m jsonrpc.Message
+	if json.Unmarshal([]byte(data), &m) != nil || m.Method == "" || m.ID.IsZero() {
+		return
+	}
+	refusal, _ := json.Marshal(map[string]any{"jsonrpc": "2.0", "id": m.ID,
+		"error": map[string]any{"code": codes.MethodNotFound, "message": "not supported by this raw client: " + m.Method}})
+	go func() { _, _ = h.send(http.MethodPost, nil, refusal, jsonrpc.ID{}) }()
 }
 
 func decodeAnswer(data string, want jsonrpc.ID) (*jsonrpc.Message, bool) {
