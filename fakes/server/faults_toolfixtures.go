@@ -35,6 +35,14 @@ var (
 		Description: "test_sampling answers without sending sampling/createMessage"}
 	SamplingIsError = &fault.Fault{Name: "sampling-is-error", Versions: legacy,
 		Description: "test_sampling asks the client, then answers isError: true"}
+	// The core's fixtures test_simple_text and test_elicitation
+	// (reference_tools.go).
+	SimpleTextIsError = &fault.Fault{Name: "simple-text-is-error",
+		Description: "test_simple_text answers its text with isError: true"}
+	ElicitationMessageIgnored = &fault.Fault{Name: "elicitation-message-ignored", Versions: withElicitation,
+		Description: "test_elicitation asks with a fixed message instead of the one it was given"}
+	ElicitationResultError = &fault.Fault{Name: "elicitation-result-error", Versions: withElicitation,
+		Description: "test_elicitation asks the user, then answers isError: true"}
 	DefaultsWrong = &fault.Fault{Name: "elicitation-defaults-wrong", Versions: stateful1125,
 		Description: "test_elicitation_sep1034_defaults gives score the default 90 instead of 95.5"}
 	EnumTitlesUneven = &fault.Fault{Name: "enum-titles-uneven", Versions: stateful1125,
@@ -57,7 +65,10 @@ var (
 		Description: "lists json_schema_2020_12_tool without its if/then/else"}
 )
 
-var toolFixtureFaults = fault.Set{ImageBadBase64, ImageIsError, AudioWrongMime, EmbeddedAsLink, MixedNoImage,
+// withElicitation are the session versions that have elicitation.
+var withElicitation = []string{protocol.V20251125, protocol.V20250618}
+
+var toolFixtureFaults = fault.Set{SimpleTextIsError, ElicitationMessageIgnored, ElicitationResultError, ImageBadBase64, ImageIsError, AudioWrongMime, EmbeddedAsLink, MixedNoImage,
 	ErrorAsProtocolError, ProgressBackwards, ProgressForeignToken, LoggingSilent, SamplingSkipped, SamplingIsError,
 	DefaultsWrong, EnumTitlesUneven, Schema2020Flattened, Schema2020NoConditionals,
 	UnknownToolAsResult, UnknownToolInternalError, ValidationAsProtocolError, ValidationSkipped, StructuredOffSchema, StructuredNoText}

@@ -164,7 +164,7 @@ func (r *reference) toolsCall(ctx context.Context, p *Peer, req *jsonrpc.Message
 	}
 	switch tool.name {
 	case "test_simple_text":
-		return textResult(ctx, "This is a simple text response for testing.", false), nil
+		return textResult(ctx, "This is a simple text response for testing.", r.is(SimpleTextIsError)), nil
 	case "test_missing_capability":
 		return r.needsSampling(ctx, p, req)
 	case "test_elicitation":
@@ -246,6 +246,9 @@ func (r *reference) elicit(ctx context.Context, p *Peer, args json.RawMessage) (
 		// (2025-11-25/basic/lifecycle.mdx#operation).
 		return textResult(ctx, "This tool needs the client's elicitation capability.", true), nil
 	}
+	if r.is(ElicitationMessageIgnored) {
+		a.Message = "Please answer."
+	}
 	resp, err := p.Request(ctx, protocol.MethodElicitationCreate, elicitationParams(a.Message, nil))
 	if err != nil {
 		if ctx.Err() != nil && !r.is(RespondsAfterCancel) {
@@ -253,7 +256,7 @@ func (r *reference) elicit(ctx context.Context, p *Peer, args json.RawMessage) (
 		}
 		return textResult(context.Background(), "Elicitation failed: "+err.Error(), true), nil
 	}
-	return textResult(ctx, "Elicitation answered: "+answerText(resp), false), nil
+	return textResult(ctx, "Elicitation answered: "+answerText(resp), r.is(ElicitationResultError)), nil
 }
 
 func elicitationParams(message string, meta map[string]any) map[string]any {

@@ -61,6 +61,9 @@ var covers = map[string][]string{
 	"transport-multiple-streams": {"server-sse-multiple-streams"},
 	"transport-origin":           {"dns-rebinding-protection"},
 	"resources-subscribe":        {"resources-unsubscribe"},
+	// pagination lists every resource page by page to the last; the
+	// results are judged against the schema by wire-schema.
+	"pagination": {"resources-list"},
 }
 
 // uncovered says why no scenario of mcpconform judges an official one: a

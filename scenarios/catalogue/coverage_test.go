@@ -11,6 +11,22 @@ import (
 )
 
 var _ = Describe("the coverage map of the official lists", func() {
+	It("judges every server scenario the official suite scores at 2025-11-25", func() {
+		for _, c := range catalogue.CoverageOf("2025-11-25") {
+			if c.Side == scenarios.ServerSide {
+				Expect(c.Scenarios).NotTo(BeEmpty(), "server %s", c.Official)
+			}
+		}
+	})
+
+	It("says why it judges an official scenario it does not judge", func() {
+		for _, v := range catalogue.OfficialVersions() {
+			for _, c := range catalogue.CoverageOf(v) {
+				Expect(len(c.Scenarios) > 0 || c.Why != "").To(BeTrue(), "%s %s at %s", c.Side, c.Official, v)
+			}
+		}
+	})
+
 	It("judges every non-auth client scenario of both revisions, and says why it judges no auth one", func() {
 		for _, v := range catalogue.OfficialVersions() {
 			for _, c := range catalogue.CoverageOf(v) {

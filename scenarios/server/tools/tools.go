@@ -10,6 +10,9 @@ import "github.com/mcpconform/mcpconform/scenarios"
 // Scenarios is the family's catalogue, in the order a reader meets them.
 func Scenarios() scenarios.Catalogue {
 	return scenarios.Catalogue{
+		listScenario,
+		simpleTextScenario,
+		elicitationScenario,
 		imageScenario,
 		audioScenario,
 		embeddedScenario,

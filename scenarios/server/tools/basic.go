@@ -1,0 +1,125 @@
+package tools
+
+import (
+	"encoding/json"
+	"fmt"
+	"strings"
+
+	"github.com/mcpconform/mcpconform/fakes/client"
+	"github.com/mcpconform/mcpconform/fakes/fault"
+	"github.com/mcpconform/mcpconform/fakes/server"
+	"github.com/mcpconform/mcpconform/protocol"
+	"github.com/mcpconform/mcpconform/scenarios"
+	"github.com/mcpconform/mcpconform/scenarios/judge"
+	"github.com/mcpconform/mcpconform/scenarios/serverside"
+)
+
+// The official tools-list, tools-call-simple-text and tools-call-elicitation.
+
+var (
+	listInputSchemas = &scenarios.Check{ID: "tools-list/input-schemas", Level: scenarios.Must, Spec: toolsSpec + "#tool",
+		Quote:  "MUST be a valid JSON Schema object (not `null`)",
+		Title:  "every tool tools/list names has a name and an inputSchema that is a JSON Schema object",
+		Faults: []*fault.Fault{server.ToolMissingInputSchema}}
+	simpleTextResult = &scenarios.Check{ID: "tools-call-simple-text/text", Level: scenarios.Must, Spec: toolsSpec + "#calling-tools",
+		Quote:  "To invoke a tool, clients send a `tools/call` request:",
+		Title:  "test_simple_text succeeds (no isError) with a non-empty text item",
+		Faults: []*fault.Fault{server.SimpleTextIsError}}
+	elicitationMessage = &scenarios.Check{ID: "tools-call-elicitation/request", Level: scenarios.Must, Spec: elicitationSpec + "#creating-elicitation-requests",
+		Quote:  "To request information from a user, servers send an `elicitation/create` request.",
+		Title:  "test_elicitation sends elicitation/create with the message it was called with while its call is open",
+		Faults: []*fault.Fault{server.ElicitationMessageIgnored}}
+	elicitationResult = &scenarios.Check{ID: "tools-call-elicitation/result", Level: scenarios.Must, Spec: toolsSpec + "#calling-tools",
+		Quote:  "To invoke a tool, clients send a `tools/call` request:",
+		Title:  "test_elicitation succeeds (no isError) once the user accepted",
+		Faults: []*fault.Fault{server.ElicitationResultError}}
+)
+
+var listScenario = &scenarios.Scenario{
+	ID: "tools-list", Title: "tools/list names every tool with an inputSchema object", Family: "tools", Side: scenarios.ServerSide,
+	Versions: allVersions, Needs: []string{"the tools capability"},
+	Purpose: "Every tool the target lists is checked: a name, and an inputSchema that is a JSON Schema object (2025-11-25: " +
+		"\"MUST be a valid JSON Schema object (not null)\"; the schema of every version requires inputSchema, an object).",
+	Checks: []*scenarios.Check{listInputSchemas},
+	Run: serverside.Body(func(t *serverside.T) {
+		s := open(t, nil)
+		if !s.HasCapability("tools") {
+			t.SkipRest("the target does not declare the tools capability")
+		}
+		resp, err := t.Request(s, protocol.MethodToolsList, map[string]any{})
+		if err != nil || resp == nil || resp.Error != nil {
+			t.Fail(listInputSchemas, "a tools/list result", judge.Describe(resp, err))
+			return
+		}
+		var r struct {
+			Tools []map[string]json.RawMessage `json:"tools"`
+		}
+		_ = json.Unmarshal(resp.Result, &r)
+		var bad []string
+		for i, tool := range r.Tools {
+			var name string
+			_ = json.Unmarshal(tool["name"], &name)
+			var schema map[string]json.RawMessage
+			switch {
+			case name == "":
+				bad = append(bad, fmt.Sprintf("tool %d has no name", i))
+			case json.Unmarshal(tool["inputSchema"], &schema) != nil || schema == nil:
+				bad = append(bad, fmt.Sprintf("%s: inputSchema %s", name, judge.Abbreviate(string(tool["inputSchema"]), 80)))
+			}
+		}
+		t.Judge(listInputSchemas, len(bad) == 0, fmt.Sprintf("each of the %d tools with a name and an inputSchema object", len(r.Tools)), strings.Join(bad, "; "))
+	}),
+}
+
+var simpleTextScenario = &scenarios.Scenario{
+	ID: "tools-call-simple-text", Title: "test_simple_text answers a text", Family: "tools", Side: scenarios.ServerSide,
+	Versions: allVersions, Needs: []string{"tool test_simple_text (no arguments)"},
+	Purpose: "The simplest fixture: a call must succeed with a text item; a fixture that answers isError fails.",
+	Checks:  []*scenarios.Check{simpleTextResult},
+	Run: serverside.Body(func(t *serverside.T) {
+		s := open(t, nil)
+		fx, resp, err := call(t, s, "test_simple_text", map[string]any{}, nil)
+		if r, ok := succeeded(t, simpleTextResult, fx, resp, err); ok {
+			text := len(r.Content) > 0 && r.Content[0].Type == "text" && r.Content[0].Text != ""
+			t.Judge(simpleTextResult, text, "a non-empty text item", types(r))
+		}
+	}),
+}
+
+const elicitationAsk = "mcpconform: please confirm the order"
+
+var elicitationScenario = &scenarios.Scenario{
+	ID: "tools-call-elicitation", Title: "a tool asks the user from inside its call", Family: "tools", Side: scenarios.ServerSide,
+	Versions: []string{protocol.V20251125, protocol.V20250618}, Needs: []string{"tool test_elicitation (argument message; sends elicitation/create)"},
+	Purpose: "The fake client declares form elicitation and accepts with the form's defaults; the fixture must ask with the " +
+		"message it was given during the call, then succeed.",
+	Checks: []*scenarios.Check{elicitationMessage, elicitationResult},
+	Run: serverside.Body(func(t *serverside.T) {
+		caps := elicitationCaps()
+		if t.Env.Version != protocol.V20251125 {
+			caps = map[string]any{"elicitation": map[string]any{}}
+		}
+		rec := newRecorder()
+		s := t.Open("A", client.Options{Capabilities: caps,
+			Handlers: map[string]client.RequestHandler{protocol.MethodElicitationCreate: rec.handler(acceptDefaults)}})
+		fx, resp, err := call(t, s, "test_elicitation", map[string]any{"message": elicitationAsk}, nil)
+		if r, ok := succeeded(t, elicitationResult, fx, resp, err); ok {
+			t.Judge(elicitationResult, len(r.Content) > 0, "non-empty content", types(r))
+		}
+		params, ok := rec.first()
+		if !ok {
+			t.Fail(elicitationMessage, "an elicitation/create before the call's answer", "none arrived")
+			return
+		}
+		var p struct {
+			Message string `json:"message"`
+		}
+		_ = json.Unmarshal(params, &p)
+		want, _ := fx.Arguments["message"].(string)
+		if want == "" {
+			t.Judge(elicitationMessage, p.Message != "", "an elicitation/create with a message", "an empty message")
+			return
+		}
+		t.Judge(elicitationMessage, p.Message == want, fmt.Sprintf("an elicitation/create with the message %q", want), fmt.Sprintf("message %q", p.Message))
+	}),
+}
