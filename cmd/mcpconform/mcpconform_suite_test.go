@@ -21,7 +21,7 @@ import (
 // the run without a verdict.
 func TestMain(m *testing.M) {
 	flag.Parse()
-	if f := flag.Lookup("test.timeout"); f != nil && f.Value.String() == (10 * time.Minute).String() {
+	if f := flag.Lookup("test.timeout"); f != nil && f.Value.String() == (10*time.Minute).String() {
 		_ = f.Value.Set((30 * time.Minute).String())
 	}
 	os.Exit(m.Run())
