@@ -14,9 +14,12 @@ import (
 	"github.com/mcpconform/mcpconform/scenarios/client/surface"
 	clienttasks "github.com/mcpconform/mcpconform/scenarios/client/tasks"
 	serverlifecycle "github.com/mcpconform/mcpconform/scenarios/server/lifecycle"
+	servermrtr "github.com/mcpconform/mcpconform/scenarios/server/mrtr"
 	"github.com/mcpconform/mcpconform/scenarios/server/prompts"
 	"github.com/mcpconform/mcpconform/scenarios/server/resources"
+	"github.com/mcpconform/mcpconform/scenarios/server/stateless"
 	"github.com/mcpconform/mcpconform/scenarios/server/tasks"
+	"github.com/mcpconform/mcpconform/scenarios/server/tasksext"
 	servertools "github.com/mcpconform/mcpconform/scenarios/server/tools"
 	"github.com/mcpconform/mcpconform/scenarios/server/transportrules"
 	"github.com/mcpconform/mcpconform/scenarios/server/utilities"
@@ -34,6 +37,9 @@ var all = func() scenarios.Catalogue {
 		resources.Scenarios(),
 		utilities.Scenarios(),
 		transportrules.Scenarios(),
+		servermrtr.Scenarios(),
+		tasksext.Scenarios(),
+		stateless.Scenarios(),
 		clientlifecycle.Scenarios(),
 		clientmrtr.Scenarios(),
 		clienttasks.Scenarios(),
