@@ -42,6 +42,9 @@ type Config struct {
 	// LabelFilter is the run's Ginkgo label filter, so that an interrupted
 	// run reports as unjudged only the checks it would have judged.
 	LabelFilter string
+	// Parallel is how many of the config's scenarios run at once (ahead of
+	// their specs; the reports keep the plan's order). 0 or 1: one at a time.
+	Parallel int
 }
 
 // Applicable lists the scenarios this config runs.
@@ -297,10 +300,15 @@ func Define(configs []Config, col *Collector) bool {
 				filters[cfg.LabelFilter] = filter
 			}
 			Describe(cfg.Name, func() {
+				pf := newPrefetcher(cfg.Parallel, func(ctx context.Context, s *scenarios.Scenario, step func(string)) (time.Time, *scenarios.Result) {
+					return runScenario(ctx, cfg, s, step)
+				})
 				for _, s := range cfg.Applicable() {
 					order++
-					planScenario(cfg, s, col, filter)
-					defineScenario(cfg, s, col, order)
+					if planScenario(cfg, s, col, filter) {
+						pf.add(s)
+					}
+					defineScenario(cfg, s, col, order, pf)
 				}
 			})
 		}
@@ -321,8 +329,8 @@ func checkReport(cfg Config, c *scenarios.Check) reports.Check {
 }
 
 // planScenario tells the collector which of the scenario's checks the run
-// will judge: those the label filter selects.
-func planScenario(cfg Config, s *scenarios.Scenario, col *Collector, filter types.LabelFilter) {
+// will judge: those the label filter selects. It reports whether any is.
+func planScenario(cfg Config, s *scenarios.Scenario, col *Collector, filter types.LabelFilter) bool {
 	p := reports.Scenario{
 		ID: s.ID, Title: s.Title, Family: s.Family, Side: string(s.Side),
 		Transport: string(cfg.Env.Transport), SpecVersion: cfg.Env.Version,
@@ -333,35 +341,41 @@ func planScenario(cfg Config, s *scenarios.Scenario, col *Collector, filter type
 		}
 		p.Checks = append(p.Checks, checkReport(cfg, c))
 	}
-	if len(p.Checks) > 0 {
-		col.plan(scenarioKey(cfg, s), p)
+	if len(p.Checks) == 0 {
+		return false
 	}
+	col.plan(scenarioKey(cfg, s), p)
+	return true
+}
+
+// runScenario runs s with cfg's environment under the scenario's deadline.
+func runScenario(ctx context.Context, cfg Config, s *scenarios.Scenario, step func(string)) (time.Time, *scenarios.Result) {
+	env := cfg.Env
+	env.Step = step
+	if cfg.Resolve != nil {
+		cfg.Resolve(&env)
+	}
+	started := time.Now()
+	// The deadline is the scenario's own, so a slow target yields error
+	// verdicts in the report rather than an abandoned node.
+	runCtx, cancel := context.WithTimeout(ctx, cfg.Env.Timing.OrDefaults().ScenarioTimeout)
+	defer cancel()
+	return started, scenarios.Execute(runCtx, s, env)
 }
 
 // defineScenario defines one scenario's specs. Ginkgo orders specs by code
 // location, and every scenario is defined on the same lines here, so each
 // gets a location of its own, numbered in plan order: the handshake's
 // scenario must run first on its transport and version.
-func defineScenario(cfg Config, s *scenarios.Scenario, col *Collector, order int) {
+func defineScenario(cfg Config, s *scenarios.Scenario, col *Collector, order int, pf *prefetcher) {
 	at := types.CodeLocation{FileName: "mcpconform plan", LineNumber: order}
 	key := scenarioKey(cfg, s)
-	timeout := cfg.Env.Timing.OrDefaults().ScenarioTimeout
 	Describe(s.ID, Ordered, ContinueOnFailure, at, func() {
 		var res *scenarios.Result
 		var started time.Time
 		transcriptShown := "" // the check whose failure shows the transcript
 		BeforeAll(func(ctx SpecContext) {
-			env := cfg.Env
-			env.Step = func(text string) { By(text) }
-			if cfg.Resolve != nil {
-				cfg.Resolve(&env)
-			}
-			started = time.Now()
-			// The deadline is the scenario's own, so a slow target yields
-			// error verdicts in the report rather than an abandoned node.
-			runCtx, cancel := context.WithTimeout(ctx, timeout)
-			defer cancel()
-			res = scenarios.Execute(runCtx, s, env)
+			started, res = pf.result(ctx, s, func(text string) { By(text) })
 			col.scenario(key, func() *reports.Scenario {
 				return &reports.Scenario{
 					ID: s.ID, Title: s.Title, Family: s.Family, Side: string(s.Side),

@@ -128,11 +128,39 @@ var _ = Describe("mcpconform", func() {
 			}
 		})
 
+		It("reaches the same verdicts, in the catalogue's order, one scenario at a time and four at once", func() {
+			verdicts := func(parallel string) []string {
+				out := filepath.Join(dir, "parallel-"+parallel)
+				run(1, "server", "--reference", "--fault", "progress-after-completion", "--transport", "stdio", "--parallel", parallel, "-o", out)
+				b, err := os.ReadFile(filepath.Join(out, "results.json"))
+				Expect(err).NotTo(HaveOccurred())
+				var results struct {
+					Scenarios []struct {
+						ID     string
+						Checks []struct{ ID, Status string }
+					}
+				}
+				Expect(json.Unmarshal(b, &results)).To(Succeed())
+				var v []string
+				for _, sc := range results.Scenarios {
+					for _, c := range sc.Checks {
+						v = append(v, sc.ID+" "+c.ID+" "+c.Status)
+					}
+				}
+				return v
+			}
+			one := verdicts("1")
+			Expect(one).To(ContainElement("tools-call-with-progress tools-call-with-progress/stops-after-completion failed"))
+			Expect(verdicts("4")).To(Equal(one))
+		})
+
 		It("exits 2 with a message for a bad flag", func() {
 			s := run(2, "server", "--no-such-flag")
 			Expect(string(s.Err.Contents())).To(ContainSubstring("unknown flag: --no-such-flag"))
 			s = run(2, "no-such-command")
 			Expect(string(s.Err.Contents())).To(ContainSubstring("no-such-command"))
+			s = run(2, "server", "--reference", "--parallel", "0")
+			Expect(string(s.Err.Contents())).To(ContainSubstring("--parallel must be at least 1, got 0"))
 		})
 
 		It("exits 2 without a target", func() {

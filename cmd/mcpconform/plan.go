@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"runtime"
 	"slices"
 	"strings"
 	"time"
@@ -56,6 +57,7 @@ type runFlags struct {
 	strict      bool
 	profiles    []string
 	timing      timingFlags
+	parallel    int
 }
 
 func (f *runFlags) register(fl *pflag.FlagSet) {
@@ -67,6 +69,8 @@ func (f *runFlags) register(fl *pflag.FlagSet) {
 	fl.BoolVar(&f.strict, "strict", false, "count failed SHOULD checks as failures, not warnings")
 	fl.StringSliceVar(&f.profiles, "profile", nil, "enable an opt-in profile of checks no spec sentence asks of every peer (repeatable; `mcpconform list` names them)")
 	f.timing.register(fl, scenarios.DefaultTiming().ScenarioTimeout)
+	fl.IntVar(&f.parallel, "parallel", runtime.NumCPU(), "scenarios of one transport and version that run at once (1: one at a time); "+
+		"the handshake's scenario runs first and alone, those judging the others' traffic last, and the reports keep the catalogue's order")
 }
 
 // versions resolves --spec-version against the version table.
@@ -150,6 +154,9 @@ func (p *plan) check() error {
 			return fmt.Errorf("unknown --profile %q (known: %s)", name, strings.Join(catalogue.All().Profiles(), ", "))
 		}
 	}
+	if p.flags.parallel < 1 {
+		return fmt.Errorf("--parallel must be at least 1, got %d", p.flags.parallel)
+	}
 	if p.flags.labelFilter != "" {
 		if _, err := types.ParseLabelFilter(p.flags.labelFilter); err != nil {
 			return fmt.Errorf("--label-filter: %v", err)
@@ -178,6 +185,7 @@ func (p *plan) configs(progress io.Writer) []suites.Config {
 				Strict:      p.flags.strict,
 				Progress:    progress,
 				LabelFilter: p.flags.labelFilter,
+				Parallel:    p.flags.parallel,
 			}
 			if ids := p.flags.scenarioIDs; len(ids) > 0 {
 				cfg.Select = func(s *scenarios.Scenario) bool { return slices.Contains(ids, s.ID) }

@@ -29,6 +29,8 @@ var (
 		Description: "test_tool_with_progress reports 0, 50, 40"}
 	ProgressForeignToken = &fault.Fault{Name: "progress-foreign-token", Versions: legacy,
 		Description: "test_tool_with_progress reports its last step under another progressToken"}
+	ProgressAfterCompletion = &fault.Fault{Name: "progress-after-completion", Versions: legacy,
+		Description: "test_tool_with_progress sends one more notifications/progress for the call's token after its answer"}
 	LoggingSilent = &fault.Fault{Name: "logging-silent", Versions: legacy,
 		Description: "test_tool_with_logging sends no notifications/message"}
 	SamplingSkipped = &fault.Fault{Name: "sampling-skipped", Versions: legacy,
@@ -69,7 +71,7 @@ var (
 var withElicitation = []string{protocol.V20251125, protocol.V20250618}
 
 var toolFixtureFaults = fault.Set{SimpleTextIsError, ElicitationMessageIgnored, ElicitationResultError, ImageBadBase64, ImageIsError, AudioWrongMime, EmbeddedAsLink, MixedNoImage,
-	ErrorAsProtocolError, ProgressBackwards, ProgressForeignToken, LoggingSilent, SamplingSkipped, SamplingIsError,
+	ErrorAsProtocolError, ProgressBackwards, ProgressForeignToken, ProgressAfterCompletion, LoggingSilent, SamplingSkipped, SamplingIsError,
 	DefaultsWrong, EnumTitlesUneven, Schema2020Flattened, Schema2020NoConditionals,
 	UnknownToolAsResult, UnknownToolInternalError, ValidationAsProtocolError, ValidationSkipped, StructuredOffSchema, StructuredNoText}
 

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"slices"
 	"strings"
+	"time"
 
 	"github.com/mcpconform/mcpconform/jsonrpc"
 	"github.com/mcpconform/mcpconform/protocol"
@@ -128,6 +129,13 @@ func callProgress(r *reference, ctx context.Context, p *Peer, req *jsonrpc.Messa
 				params["progressToken"] = "mcpconform-someone-else"
 			}
 			_ = p.Notify(nctx, protocol.NotificationProgress, params)
+		}
+		if r.is(ProgressAfterCompletion) {
+			// After the answer, so over HTTP on the session's own stream.
+			time.AfterFunc(20*time.Millisecond, func() {
+				_ = p.Notify(p.Context(), protocol.NotificationProgress,
+					map[string]any{"progressToken": token, "progress": 150, "total": 100, "message": "late"})
+			})
 		}
 	}
 	return textResult(ctx, "Progress test completed.", false), nil

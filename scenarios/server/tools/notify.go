@@ -1,6 +1,7 @@
 package tools
 
 import (
+	"context"
 	"encoding/json"
 	"fmt"
 	"strings"
@@ -8,8 +9,10 @@ import (
 	"github.com/mcpconform/mcpconform/fakes/client"
 	"github.com/mcpconform/mcpconform/fakes/fault"
 	"github.com/mcpconform/mcpconform/fakes/server"
+	"github.com/mcpconform/mcpconform/jsonrpc"
 	"github.com/mcpconform/mcpconform/protocol"
 	"github.com/mcpconform/mcpconform/scenarios"
+	"github.com/mcpconform/mcpconform/scenarios/judge"
 	"github.com/mcpconform/mcpconform/scenarios/serverside"
 )
 
@@ -29,14 +32,20 @@ var (
 		Title:     "the progress values notified for the call's token increase with each notification",
 		Faults:    []*fault.Fault{server.ProgressBackwards},
 		Liberties: []*fault.Fault{server.ProgressFloats}}
+	progressStops = &scenarios.Check{ID: "tools-call-with-progress/stops-after-completion", Level: scenarios.Must, Spec: progressSpec + "#implementation-notes",
+		Quote: "Progress notifications **MUST** stop after completion",
+		Title: "no notifications/progress for the call's token arrives after its answer (watched from a barrier after the answer " +
+			"for the quiet window)",
+		Faults: []*fault.Fault{server.ProgressAfterCompletion}}
 )
 
 var progressScenario = &scenarios.Scenario{
 	ID: "tools-call-with-progress", Title: "progress notifications of a tool call", Family: "tools", Side: scenarios.ServerSide,
 	Versions: stateful, Needs: []string{"tool test_tool_with_progress (no arguments; notifies progress for the call's progressToken)"},
 	Purpose: "Calls the progress fixture with _meta.progressToken and reads every notifications/progress that arrived before a " +
-		"barrier after the answer. Sending none is allowed (receivers MAY choose not to): then nothing is judged.",
-	Checks: []*scenarios.Check{progressBound, progressIncreasing},
+		"barrier after the answer. Sending none is allowed (receivers MAY choose not to): then only the silence after the answer " +
+		"is judged. Counting from the barrier, not the answer, spares a notification sent before the answer on another HTTP stream.",
+	Checks: []*scenarios.Check{progressBound, progressIncreasing, progressStops},
 	Run:    serverside.Body(runProgress),
 }
 
@@ -46,9 +55,11 @@ func runProgress(t *serverside.T) {
 	fx, resp, err := call(t, s, "test_tool_with_progress", nil, map[string]any{"progressToken": progressTokenSent})
 	if _, ok := succeeded(t, progressBound, fx, resp, err); !ok {
 		t.Skip(progressIncreasing, "the fixture did not succeed (judged by "+progressBound.ID+")")
+		t.Skip(progressStops, "the fixture did not succeed (judged by "+progressBound.ID+")")
 		return
 	}
 	t.BarrierOrEnd(s)
+	judgeProgressStops(t, s)
 	var foreign []string
 	var values []float64
 	for _, m := range s.Inbox().Matching(mark, client.Method(protocol.NotificationProgress)) {
@@ -83,6 +94,25 @@ func runProgress(t *serverside.T) {
 		}
 	}
 	t.Pass(progressIncreasing)
+}
+
+// judgeProgressStops watches the quiet window from the barrier after the
+// call's answer for notifications/progress under the call's token.
+func judgeProgressStops(t *serverside.T, s *client.Session) {
+	after := s.Inbox().Mark()
+	ours := func(m *jsonrpc.Message) bool {
+		return m.Method == protocol.NotificationProgress && judge.StringField(m.Params, "progressToken") == progressTokenSent
+	}
+	t.Step("watch %s after the answer for notifications/progress with token %q", t.QuietWindow(), progressTokenSent)
+	ctx, cancel := t.Wait()
+	defer cancel()
+	qctx, qcancel := context.WithTimeout(ctx, t.QuietWindow())
+	defer qcancel()
+	if m, err := s.Inbox().WaitFrom(qctx, after, ours); err == nil {
+		t.Fail(progressStops, "no notifications/progress for the call's token after its answer", string(m.Params))
+		return
+	}
+	t.Pass(progressStops)
 }
 
 var loggingMessages = &scenarios.Check{ID: "tools-call-with-logging/messages", Level: scenarios.Must, Spec: loggingSpec + "#log-message-notifications",
