@@ -155,6 +155,9 @@ func Listen(ctx context.Context, kind transport.Kind, addr string, v *fault.Faul
 	if l, ok, err := listenTransportRules(ctx, kind, addr, v, opts); ok {
 		return l, err
 	}
+	if l, ok, err := listenStateless(ctx, kind, addr, v, opts); ok {
+		return l, err
+	}
 	switch {
 	case kind == transport.HTTP && (v == ContentTypeHTML || v == ContentTypeMissing):
 		contentType := "text/html; charset=utf-8"

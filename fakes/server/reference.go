@@ -94,7 +94,7 @@ func NewReference(opts ReferenceOptions) (*Engine, error) {
 	}
 	r.familyHandlers(e.Requests)
 	e.WrapConn = r.wrapConn
-	e.Middleware = r.middleware
+	e.Middleware = func(next Handler) Handler { return r.middleware(r.statelessLayer(next)) }
 	if r.is(RefusesUnknownNotifications) {
 		e.RefuseNotification = func(method string) *jsonrpc.Error {
 			if _, known := e.Notifications[method]; known {
@@ -219,7 +219,7 @@ func (r *reference) headerMismatch(h http.Header, version string, req *jsonrpc.M
 		return "Mcp-Method header " + quote(got) + " does not match method " + quote(req.Method)
 	}
 	if want := nameOf(req); want != "" {
-		if got := strings.TrimSpace(h.Get("Mcp-Name")); got != want {
+		if got := r.decodedName(strings.TrimSpace(h.Get("Mcp-Name"))); got != want {
 			return "Mcp-Name header " + quote(got) + " does not match " + quote(want)
 		}
 	}

@@ -145,7 +145,11 @@ func callLogging(r *reference, ctx context.Context, p *Peer, req *jsonrpc.Messag
 	// The logging family (reference_utilities.go) declares the logging
 	// capability and keeps the level set; info is sent unless it is below it.
 	lv, _ := p.Get("logLevel").(string)
-	if !r.is(LoggingSilent) && (lv == "" || slices.Index(logLevels, lv) <= slices.Index(logLevels, "info")) {
+	send := true
+	if isModern(ctx) { // 2026-07-28: the level comes with the request, and none asks for no log
+		lv, send = r.modernLogLevel(req)
+	}
+	if send && !r.is(LoggingSilent) && (lv == "" || slices.Index(logLevels, lv) <= slices.Index(logLevels, "info")) {
 		nctx := transport.WithRelatedRequest(ctx, req.ID)
 		for _, msg := range []string{"Tool execution started", "Tool processing data", "Tool execution completed"} {
 			_ = p.Notify(nctx, protocol.NotificationMessage, map[string]any{"level": "info", "logger": "test_tool_with_logging", "data": msg})

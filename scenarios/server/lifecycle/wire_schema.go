@@ -28,7 +28,8 @@ var (
 		// Faults whose invalid messages other checks judge too are listed:
 		// the ledger sees every session, so wire-schema fails on them as well.
 		Faults: []*fault.Fault{server.ToolMissingInputSchema, server.StatusNotificationNoTTL,
-			server.NotificationMissingFields, server.TtlMissing}}
+			server.NotificationMissingFields, server.TtlMissing,
+			server.CachingHintsMissing, server.CachingTTLNegative, server.CachingScopeInvalid}}
 )
 
 var wireSchemaScenario = &scenarios.Scenario{

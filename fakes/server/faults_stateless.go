@@ -1,0 +1,73 @@
+package server
+
+import "github.com/mcpconform/mcpconform/fakes/fault"
+
+// Faults and liberties of the stateless family (2026-07-28: caching hints,
+// serverInfo in results, logging by request, resources not found, the HTTP
+// methods and standard headers of Streamable HTTP). Each fault breaks one
+// rule; the HTTP ones live in the family's HTTP front (reference_stateless.go).
+
+var (
+	CachingHintsMissing = &fault.Fault{Name: "caching-hints-missing", Versions: modern,
+		Description: "answers resources/read without ttlMs and cacheScope"}
+	CachingTTLNegative = &fault.Fault{Name: "caching-ttl-negative", Versions: modern,
+		Description: "answers resources/templates/list with ttlMs -1"}
+	CachingScopeInvalid = &fault.Fault{Name: "caching-scope-invalid", Versions: modern,
+		Description: `answers resources/list with cacheScope "shared", neither "public" nor "private"`}
+	CachingScopeVaries = &fault.Fault{Name: "caching-scope-varies", Versions: modern,
+		Description: `gives the first page of prompts/list cacheScope "public" and the later pages "private"`}
+	ResultNoServerInfo = &fault.Fault{Name: "result-no-server-info", Versions: modern,
+		Description: "leaves _meta io.modelcontextprotocol/serverInfo out of every result but server/discover's"}
+	LogsWithoutLevel = &fault.Fault{Name: "logs-without-log-level", Versions: modern,
+		Description: "test_tool_with_logging sends notifications/message (info) for a request whose _meta carries no logLevel"}
+	LogLevelUnchecked = &fault.Fault{Name: "log-level-unchecked", Versions: modern,
+		Description: `serves a request whose _meta logLevel is "verbose" (no syslog level) as if it carried none`}
+	ModernMissingResourceEmpty = &fault.Fault{Name: "modern-missing-resource-empty", Versions: modern,
+		Description: "answers resources/read of an unknown URI with a result whose contents is empty"}
+	ModernMissingResourceLegacyCode = &fault.Fault{Name: "modern-missing-resource-32002", Versions: modern,
+		Description: "answers resources/read of an unknown URI with -32002, the code of 2025-11-25 and earlier"}
+	ModernMissingResourceInternal = &fault.Fault{Name: "modern-missing-resource-internal", Versions: modern,
+		Description: "answers resources/read of an unknown URI with -32603"}
+	// The HTTP faults of a server that implements 2026-07-28 only (its
+	// server/discover lists no other version): the rules of "Earlier
+	// Streamable HTTP Revisions" are asked of such a server.
+	GetOpensStream = &fault.Fault{Name: "get-opens-stream", Versions: modern, Transports: httpOnly,
+		Description: "implements 2026-07-28 only, yet answers a GET to the MCP endpoint with 200 and an (empty) SSE stream"}
+	DeleteAccepted = &fault.Fault{Name: "delete-accepted", Versions: modern, Transports: httpOnly,
+		Description: "implements 2026-07-28 only, yet answers a DELETE to the MCP endpoint with 200"}
+	SessionIDMinted = &fault.Fault{Name: "session-id-minted", Versions: modern, Transports: httpOnly,
+		Description: "implements 2026-07-28 only, yet answers every POST with an Mcp-Session-Id header"}
+	MethodHeaderOptional = &fault.Fault{Name: "method-header-optional", Versions: modern, Transports: httpOnly,
+		Description: "serves a POST without the Mcp-Method header as if the header matched the body"}
+	NameHeaderOptional = &fault.Fault{Name: "name-header-optional", Versions: modern, Transports: httpOnly,
+		Description: "serves a tools/call POST without the Mcp-Name header as if the header matched the body"}
+	NameHeaderUnchecked = &fault.Fault{Name: "name-header-unchecked", Versions: modern, Transports: httpOnly,
+		Description: "serves a tools/call POST whose Mcp-Name header names another tool than the body (the body wins)"}
+	EncodedNameNotDecoded = &fault.Fault{Name: "encoded-name-not-decoded", Versions: modern, Transports: httpOnly,
+		Description: "compares a Base64-encoded Mcp-Name (=?base64?…?=) with the body without decoding it, and refuses it with -32020"}
+)
+
+var statelessFaults = fault.Set{CachingHintsMissing, CachingTTLNegative, CachingScopeInvalid, CachingScopeVaries,
+	ResultNoServerInfo, LogsWithoutLevel, LogLevelUnchecked,
+	ModernMissingResourceEmpty, ModernMissingResourceLegacyCode, ModernMissingResourceInternal,
+	GetOpensStream, DeleteAccepted, SessionIDMinted, MethodHeaderOptional, NameHeaderOptional, NameHeaderUnchecked, EncodedNameNotDecoded}
+
+var (
+	CachingPrivate = &fault.Fault{Name: "caching-private-ttl", Liberty: true, Versions: modern,
+		Freedom: `caching.mdx, "Cacheable Model": "cacheScope, indicates the intended scope of the cached response, either "public" or "private"", ` +
+			`and "Servers MAY return different ttlMs values on different pages"`,
+		Description: `gives every cacheable result ttlMs 60000 and cacheScope "private"`}
+	MissingResourceNoData = &fault.Fault{Name: "modern-missing-resource-no-data", Liberty: true, Versions: modern,
+		Freedom:     `resources.mdx, "Error Handling": a JSON-RPC error with code -32602; the example's data.uri is an example`,
+		Description: "answers resources/read of an unknown URI with -32602 and no data"}
+	StatelessOnlyHTTP = &fault.Fault{Name: "stateless-only-http", Liberty: true, Versions: modern, Transports: httpOnly,
+		Freedom: `streamable-http.mdx, "Earlier Streamable HTTP Revisions": "HTTP GET or DELETE to the MCP endpoint: respond with ` +
+			`405 Method Not Allowed."`,
+		Description: "implements 2026-07-28 only (server/discover lists no other version): GET and DELETE get 405, an Mcp-Session-Id is ignored"}
+)
+
+var statelessLiberties = fault.Set{CachingPrivate, MissingResourceNoData, StatelessOnlyHTTP}
+
+// modernOnlyHTTP are the variants whose server/discover lists 2026-07-28
+// only, so that the rules for such a server are judged on them.
+var modernOnlyHTTP = fault.Set{StatelessOnlyHTTP, GetOpensStream, DeleteAccepted, SessionIDMinted}

@@ -1,0 +1,287 @@
+package server
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"io"
+	"net"
+	"net/http"
+	"slices"
+	"time"
+
+	"github.com/mcpconform/mcpconform/fakes/fault"
+	"github.com/mcpconform/mcpconform/jsonrpc"
+	"github.com/mcpconform/mcpconform/protocol"
+	"github.com/mcpconform/mcpconform/protocol/codes"
+	"github.com/mcpconform/mcpconform/transport"
+)
+
+// The stateless family's part of the reference server (2026-07-28): the
+// rules every result of a modern request keeps whichever family serves it
+// (caching hints on the cacheable results, serverInfo in _meta, -32602 for a
+// resource not found, logLevel validated), the resources, prompts and
+// logging capabilities at 2026-07-28, and for the HTTP faults and liberties
+// a front that bends one rule of the reference's Streamable HTTP server.
+
+func init() {
+	registerFamily(family{
+		capabilities: func(_ *reference, version string, caps map[string]any) {
+			if version != protocol.V20260728 {
+				return
+			}
+			// The other families serve these at 2026-07-28 too; the stateless
+			// family judges their modern rules (caching, resources not found,
+			// logging by request).
+			for _, c := range []string{"resources", "prompts", "logging"} {
+				if _, ok := caps[c]; !ok {
+					caps[c] = map[string]any{}
+				}
+			}
+		},
+		faults:    statelessFaults,
+		liberties: statelessLiberties,
+	})
+}
+
+// cacheableMethods are the operations whose complete results carry caching
+// hints (2026-07-28/server/utilities/caching.mdx#cacheable-results).
+var cacheableMethods = []string{protocol.MethodServerDiscover, protocol.MethodToolsList, protocol.MethodPromptsList,
+	protocol.MethodResourcesList, protocol.MethodResourcesTemplatesList, protocol.MethodResourcesRead}
+
+// metaLogLevel reads _meta io.modelcontextprotocol/logLevel of a request.
+func metaLogLevel(req *jsonrpc.Message) (string, bool) {
+	meta, _ := requestMeta(req)
+	raw, ok := meta[protocol.MetaLogLevel]
+	if !ok {
+		return "", false
+	}
+	var lv string
+	_ = json.Unmarshal(raw, &lv)
+	return lv, true
+}
+
+// modernLogLevel is the level a 2026-07-28 request asks logs at, and whether
+// it asks any: without a logLevel the server must not log for it
+// (logging.mdx#per-request-log-level).
+func (r *reference) modernLogLevel(req *jsonrpc.Message) (lv string, send bool) {
+	lv, ok := metaLogLevel(req)
+	if !ok {
+		return "", r.is(LogsWithoutLevel)
+	}
+	return lv, true
+}
+
+// decodedName is an Mcp-Name header value as the server compares it with
+// the body: a Base64 sentinel is decoded first (streamable-http.mdx "Value
+// Encoding"), except by the fault that compares it raw.
+func (r *reference) decodedName(v string) string {
+	if r.is(EncodedNameNotDecoded) {
+		return v
+	}
+	if d, ok := transport.DecodeHeaderValue(v); ok {
+		return d
+	}
+	return v
+}
+
+// modernOnly reports a variant that implements 2026-07-28 only.
+func (r *reference) modernOnly() bool { return slices.Contains(modernOnlyHTTP, r.fault) }
+
+// statelessLayer wraps the handlers of 2026-07-28 requests (inside the
+// core's version and _meta checks).
+func (r *reference) statelessLayer(next Handler) Handler {
+	return func(ctx context.Context, p *Peer, req *jsonrpc.Message) (any, *jsonrpc.Error) {
+		if !isModern(ctx) {
+			return next(ctx, p, req)
+		}
+		if lv, ok := metaLogLevel(req); ok && !slices.Contains(logLevels, lv) && !r.is(LogLevelUnchecked) {
+			return nil, rpcError(codes.InvalidParams, "Invalid log level: "+lv, nil) // logging.mdx#error-handling
+		}
+		result, rerr := next(ctx, p, req)
+		if rerr != nil {
+			if req.Method != protocol.MethodResourcesRead || rerr.Code != codes.ResourceNotFound {
+				return nil, rerr
+			}
+			if result, rerr = r.resourceNotFound(ctx, req, rerr); rerr != nil {
+				return nil, rerr
+			}
+		}
+		m, ok := result.(map[string]any)
+		if !ok {
+			return result, nil
+		}
+		r.cachingHints(req, m)
+		r.resultServerInfo(req, m)
+		if req.Method == protocol.MethodServerDiscover && r.modernOnly() {
+			m["supportedVersions"] = append([]string(nil), r.stateless...)
+		}
+		return m, nil
+	}
+}
+
+// resourceNotFound answers resources/read of an unknown URI at 2026-07-28:
+// -32602, never the legacy -32002 (resources.mdx#error-handling,
+// basic/index.mdx#error-codes), or the fault's answer.
+func (r *reference) resourceNotFound(ctx context.Context, req *jsonrpc.Message, legacy *jsonrpc.Error) (any, *jsonrpc.Error) {
+	switch {
+	case r.is(ModernMissingResourceLegacyCode):
+		return nil, legacy
+	case r.is(ModernMissingResourceEmpty):
+		return complete(ctx, map[string]any{"contents": []any{}}), nil
+	case r.is(ModernMissingResourceInternal):
+		return nil, rpcError(codes.InternalError, "Internal error", nil)
+	case r.is(MissingResourceNoData):
+		return nil, rpcError(codes.InvalidParams, "Resource not found", nil)
+	}
+	return nil, rpcError(codes.InvalidParams, "Resource not found", map[string]any{"uri": uriParam(req)})
+}
+
+// cachingHints gives a cacheable complete result ttlMs and cacheScope where
+// its family set none (caching.mdx#cacheable-results), or the fault's.
+func (r *reference) cachingHints(req *jsonrpc.Message, m map[string]any) {
+	if !slices.Contains(cacheableMethods, req.Method) || m["resultType"] != "complete" {
+		return
+	}
+	if r.is(CachingPrivate) {
+		m["ttlMs"], m["cacheScope"] = 60000, "private"
+	}
+	if _, ok := m["ttlMs"]; !ok {
+		m["ttlMs"] = 0
+	}
+	if _, ok := m["cacheScope"]; !ok {
+		m["cacheScope"] = "public"
+	}
+	switch {
+	case r.is(CachingHintsMissing) && req.Method == protocol.MethodResourcesRead:
+		delete(m, "ttlMs")
+		delete(m, "cacheScope")
+	case r.is(CachingTTLNegative) && req.Method == protocol.MethodResourcesTemplatesList:
+		m["ttlMs"] = -1
+	case r.is(CachingScopeInvalid) && req.Method == protocol.MethodResourcesList:
+		m["cacheScope"] = "shared"
+	case r.is(CachingScopeVaries) && req.Method == protocol.MethodPromptsList && hasCursor(req):
+		m["cacheScope"] = "private"
+	}
+}
+
+func hasCursor(req *jsonrpc.Message) bool {
+	var p struct {
+		Cursor *string `json:"cursor"`
+	}
+	_ = json.Unmarshal(req.Params, &p)
+	return p.Cursor != nil
+}
+
+// resultServerInfo adds _meta io.modelcontextprotocol/serverInfo to a
+// result (basic/index.mdx, "Per-response protocol fields"). server/discover
+// keeps its own (the lifecycle family's faults remove it there).
+func (r *reference) resultServerInfo(req *jsonrpc.Message, m map[string]any) {
+	if req.Method == protocol.MethodServerDiscover || r.is(ResultNoServerInfo) {
+		return
+	}
+	meta := map[string]any{}
+	if old, ok := m["_meta"].(map[string]any); ok {
+		for k, v := range old { // a copy: a family may reuse its _meta map
+			meta[k] = v
+		}
+	}
+	if _, ok := meta[protocol.MetaServerInfo]; !ok {
+		meta[protocol.MetaServerInfo] = serverInfo()
+	}
+	m["_meta"] = meta
+}
+
+// statelessFront are the variants served through the family's HTTP front.
+var statelessFront = fault.Set{StatelessOnlyHTTP, GetOpensStream, DeleteAccepted, SessionIDMinted,
+	MethodHeaderOptional, NameHeaderOptional, NameHeaderUnchecked}
+
+// listenStateless starts the HTTP front for the family's HTTP variants; ok
+// is false for every other variant or transport.
+func listenStateless(ctx context.Context, kind transport.Kind, addr string, v *fault.Fault, opts transport.Options) (l transport.Listener, ok bool, err error) {
+	if kind != transport.HTTP || !slices.Contains(statelessFront, v) {
+		return nil, false, nil
+	}
+	var lc net.ListenConfig
+	ln, err := lc.Listen(ctx, "tcp", addr)
+	if err != nil {
+		return nil, true, err
+	}
+	hs := transport.NewHTTPServer(transport.HTTPServerOptions{Transcript: opts.Transcript, Session: opts.Session})
+	front := &slFront{v: v, hs: hs, events: opts.Transcript, label: opts.Session}
+	mux := http.NewServeMux()
+	mux.Handle("/mcp", front)
+	srv := &http.Server{Handler: mux, ReadHeaderTimeout: 30 * time.Second}
+	host, port, _ := net.SplitHostPort(ln.Addr().String())
+	if ip := net.ParseIP(host); ip == nil || ip.IsUnspecified() {
+		host = "127.0.0.1"
+	}
+	go func() { _ = srv.Serve(ln) }()
+	return &trListener{HTTPServer: hs, srv: srv, url: "http://" + net.JoinHostPort(host, port) + "/mcp"}, true, nil
+}
+
+// slFront is the HTTP front of one stateless variant.
+type slFront struct {
+	v      *fault.Fault
+	hs     *transport.HTTPServer
+	events *jsonrpc.Transcript
+	label  string
+}
+
+func (f *slFront) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	modernOnly := slices.Contains(modernOnlyHTTP, f.v)
+	switch {
+	case r.Method == http.MethodGet && f.v == GetOpensStream:
+		f.events.Eventf(f.label, "HTTP 200 GET: an SSE stream (fault %s)", f.v.Name)
+		w.Header().Set("Content-Type", "text/event-stream")
+		w.WriteHeader(http.StatusOK)
+		return
+	case r.Method == http.MethodDelete && f.v == DeleteAccepted:
+		f.events.Eventf(f.label, "HTTP 200 DELETE (fault %s)", f.v.Name)
+		w.WriteHeader(http.StatusOK)
+		return
+	case (r.Method == http.MethodGet || r.Method == http.MethodDelete) && modernOnly:
+		// Earlier Streamable HTTP Revisions: a 2026-07-28-only server has no
+		// GET stream and no sessions to end.
+		f.events.Eventf(f.label, "HTTP 405 %s (%s %s)", r.Method, f.v.Kind(), f.v.Name)
+		w.Header().Set("Allow", "POST")
+		w.WriteHeader(http.StatusMethodNotAllowed)
+		return
+	case r.Method != http.MethodPost:
+		f.hs.ServeHTTP(w, r)
+		return
+	}
+	body, err := io.ReadAll(io.LimitReader(r.Body, 64<<20))
+	if err != nil {
+		http.Error(w, "cannot read body", http.StatusBadRequest)
+		return
+	}
+	r.Body = io.NopCloser(bytes.NewReader(body))
+	var m struct {
+		Method string `json:"method"`
+		Params struct {
+			Name string `json:"name"`
+		} `json:"params"`
+	}
+	_ = json.Unmarshal(body, &m)
+	if modernOnly {
+		r.Header.Del(transport.HeaderSessionID) // ignored: there are no sessions
+	}
+	switch f.v {
+	case SessionIDMinted:
+		w = &trWriter{ResponseWriter: w, onHeader: func(h http.Header) { h.Set(transport.HeaderSessionID, "mcpconform-minted-session") }}
+	case MethodHeaderOptional:
+		if r.Header.Get(transport.HeaderMethod) == "" {
+			r.Header.Set(transport.HeaderMethod, m.Method)
+		}
+	case NameHeaderOptional:
+		if m.Method == protocol.MethodToolsCall && r.Header.Get(transport.HeaderName) == "" {
+			r.Header.Set(transport.HeaderName, transport.EncodeHeaderValue(m.Params.Name))
+		}
+	case NameHeaderUnchecked:
+		if m.Method == protocol.MethodToolsCall && r.Header.Get(transport.HeaderName) != "" {
+			r.Header.Set(transport.HeaderName, transport.EncodeHeaderValue(m.Params.Name))
+		}
+	}
+	f.hs.ServeHTTP(w, r)
+}

@@ -1,0 +1,315 @@
+package stateless
+
+import (
+	"bufio"
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"io"
+	"net/http"
+	"slices"
+	"strings"
+
+	"github.com/mcpconform/mcpconform/fakes/client"
+	"github.com/mcpconform/mcpconform/fakes/fault"
+	"github.com/mcpconform/mcpconform/fakes/server"
+	"github.com/mcpconform/mcpconform/jsonrpc"
+	"github.com/mcpconform/mcpconform/protocol"
+	"github.com/mcpconform/mcpconform/protocol/codes"
+	"github.com/mcpconform/mcpconform/scenarios"
+	"github.com/mcpconform/mcpconform/scenarios/judge"
+	"github.com/mcpconform/mcpconform/scenarios/serverside"
+	"github.com/mcpconform/mcpconform/transport"
+)
+
+// Streamable HTTP at 2026-07-28: what a server that implements only this
+// revision answers to the traffic of earlier ones, and the standard request
+// headers a server validates against the body.
+
+var httpOnly = []transport.Kind{transport.HTTP}
+
+const earlierRevisions = httpSpec + "#earlier-streamable-http-revisions"
+
+var (
+	httpGet405 = &scenarios.Check{ID: "stateless-http-methods/get-405", Level: scenarios.Should, Spec: earlierRevisions,
+		Quote:     "HTTP GET or DELETE to the MCP endpoint: respond with `405 Method Not Allowed`.",
+		Title:     "a server whose server/discover lists 2026-07-28-era versions only answers an older client's GET (Accept: text/event-stream) with 405",
+		Faults:    []*fault.Fault{server.GetOpensStream},
+		Liberties: []*fault.Fault{server.StatelessOnlyHTTP}}
+	httpDelete405 = &scenarios.Check{ID: "stateless-http-methods/delete-405", Level: scenarios.Should, Spec: earlierRevisions,
+		Quote:     "HTTP GET or DELETE to the MCP endpoint: respond with `405 Method Not Allowed`.",
+		Title:     "such a server answers an older client's DELETE of its session with 405",
+		Faults:    []*fault.Fault{server.DeleteAccepted},
+		Liberties: []*fault.Fault{server.StatelessOnlyHTTP}}
+	httpSessionIgnored = &scenarios.Check{ID: "stateless-http-methods/session-id-ignored", Level: scenarios.Should, Spec: earlierRevisions,
+		Quote:     "An `Mcp-Session-Id` header on a request: ignore it, and do not mint or echo session IDs.",
+		Title:     "such a server answers a 2026-07-28 server/discover that carries an Mcp-Session-Id as any other, with no Mcp-Session-Id in the response",
+		Faults:    []*fault.Fault{server.SessionIDMinted},
+		Liberties: []*fault.Fault{server.StatelessOnlyHTTP}}
+)
+
+// oldSession is the session id an older client would send.
+const oldSession = "mcpconform-old-session"
+
+var httpMethodsScenario = &scenarios.Scenario{
+	ID:         "stateless-http-methods",
+	Title:      "a 2026-07-28-only server answers the HTTP traffic of earlier revisions",
+	Family:     family,
+	Side:       scenarios.ServerSide,
+	Versions:   versions,
+	Transports: httpOnly,
+	Purpose: "server/discover says which versions the server supports; the page's rules are for a server that supports only " +
+		"this revision, so a server that lists an earlier version too (it serves that version's GET streams and sessions) is " +
+		"not judged. Otherwise a GET and a DELETE as an older client sends them (MCP-Protocol-Version 2025-11-25, an " +
+		"Mcp-Session-Id) must get 405, and a 2026-07-28 POST with an Mcp-Session-Id is answered as usual and mints no session.",
+	Checks: []*scenarios.Check{httpGet405, httpDelete405, httpSessionIgnored},
+	Run: serverside.Body(func(t *serverside.T) {
+		s := t.Open("A", client.Options{})
+		t.Step("send server/discover to read supportedVersions")
+		resp, err := t.Request(s, protocol.MethodServerDiscover, map[string]any{})
+		if err != nil || resp.Error != nil {
+			t.Blocked("server/discover answered %s", judge.Describe(resp, err))
+		}
+		var d struct {
+			Supported []string `json:"supportedVersions"`
+		}
+		_ = json.Unmarshal(resp.Result, &d)
+		if len(d.Supported) == 0 {
+			t.SkipRest("server/discover lists no supportedVersions, so whether the server supports only this revision is unknown " +
+				"(lifecycle-discover/result-schema judges the result)")
+		}
+		if i := slices.IndexFunc(d.Supported, func(v string) bool { return !protocol.IsStateless(v) }); i >= 0 {
+			t.SkipRest(fmt.Sprintf("the server supports %s too (supportedVersions %v): the rule is of a server that supports "+
+				"only this revision, and GET and DELETE belong to that version's transport", d.Supported[i], d.Supported))
+		}
+		raw := newRawHTTP(t, s)
+		old := http.Header{transport.HeaderProtocolVersion: {protocol.V20251125}, transport.HeaderSessionID: {oldSession}}
+		t.Step("GET the MCP endpoint as a 2025-11-25 client opens its stream")
+		a := raw.do(http.MethodGet, old, nil, jsonrpc.ID{})
+		t.Judge(httpGet405, a.status == http.StatusMethodNotAllowed, "HTTP 405", a.String())
+		t.Step("DELETE the MCP endpoint as a 2025-11-25 client ends its session")
+		a = raw.do(http.MethodDelete, old, nil, jsonrpc.ID{})
+		t.Judge(httpDelete405, a.status == http.StatusMethodNotAllowed, "HTTP 405", a.String())
+
+		t.Step("POST server/discover at %s with Mcp-Session-Id %s", t.Env.Version, oldSession)
+		id := jsonrpc.StringID("mcpconform-session-1")
+		body, _ := json.Marshal(map[string]any{"jsonrpc": "2.0", "id": id, "method": protocol.MethodServerDiscover,
+			"params": map[string]any{"_meta": s.RequestMeta()}})
+		a = raw.do(http.MethodPost, http.Header{transport.HeaderProtocolVersion: {t.Env.Version},
+			transport.HeaderMethod: {protocol.MethodServerDiscover}, transport.HeaderSessionID: {oldSession}}, body, id)
+		ok := a.status == http.StatusOK && a.answer != nil && a.answer.Error == nil && a.header.Get(transport.HeaderSessionID) == ""
+		t.Judge(httpSessionIgnored, ok, "HTTP 200, a DiscoverResult, no Mcp-Session-Id header", a.String())
+	}),
+}
+
+var (
+	headerMethodMissing = &scenarios.Check{ID: "stateless-http-headers/method-missing", Level: scenarios.Must, Spec: httpSpec + "#server-validation",
+		Quote: "When rejecting a request due to header validation failure, servers **MUST** return HTTP status `400 Bad Request` and " +
+			"**MUST** include a JSON-RPC error response using the following error code:",
+		Title:  "a tools/list POST without the Mcp-Method header (a required standard header missing) gets HTTP 400 and error -32020",
+		Faults: []*fault.Fault{server.MethodHeaderOptional, server.HeaderMismatchAccepted}}
+	headerNameMissing = &scenarios.Check{ID: "stateless-http-headers/name-missing", Level: scenarios.Must, Spec: httpSpec + "#server-validation",
+		Quote: "When rejecting a request due to header validation failure, servers **MUST** return HTTP status `400 Bad Request` and " +
+			"**MUST** include a JSON-RPC error response using the following error code:",
+		Title:  "a tools/call POST without the Mcp-Name header gets HTTP 400 and error -32020",
+		Faults: []*fault.Fault{server.NameHeaderOptional, server.HeaderMismatchAccepted}}
+	headerNameMismatch = &scenarios.Check{ID: "stateless-http-headers/name-mismatch", Level: scenarios.Must, Spec: httpSpec + "#server-validation",
+		Quote: "Servers that process the request body **MUST** reject requests where the values specified in the headers do not match " +
+			"the corresponding values in the request body.",
+		Title:  "a tools/call POST whose Mcp-Name names another tool than params.name gets HTTP 400 and error -32020",
+		Faults: []*fault.Fault{server.NameHeaderUnchecked, server.HeaderMismatchAccepted}}
+	headerNameDecoded = &scenarios.Check{ID: "stateless-http-headers/encoded-name-decoded", Level: scenarios.Must, Spec: httpSpec + "#value-encoding",
+		Quote: "In particular, servers **MUST** decode an encoded `Mcp-Name` or `Mcp-Param-{Name}` value before comparing it to the " +
+			"corresponding request body value during Server Validation.",
+		Title: "a tools/call of a non-ASCII name, whose Mcp-Name the client sends Base64-encoded (=?base64?…?=), is not refused " +
+			"with -32020 (the unknown tool's own error is what it gets)",
+		Faults: []*fault.Fault{server.EncodedNameNotDecoded}}
+)
+
+// Tool names no server lists: the calls change nothing whatever the
+// server makes of their headers.
+const (
+	noTool       = "mcpconform_no_such_tool"
+	otherTool    = "mcpconform_other_tool"
+	nonASCIITool = "mcpconform_outil_é"
+)
+
+var httpHeadersScenario = &scenarios.Scenario{
+	ID:         "stateless-http-headers",
+	Official:   "http-header-validation",
+	Title:      "the standard request headers are validated against the body",
+	Family:     family,
+	Side:       scenarios.ServerSide,
+	Versions:   versions,
+	Transports: httpOnly,
+	Purpose: "POSTs whose standard headers are missing or contradict the body must be refused with 400 and HeaderMismatch " +
+		"(-32020): tools/list without Mcp-Method, tools/call of " + noTool + " without Mcp-Name, and with Mcp-Name " + otherTool +
+		". A tools/call of " + nonASCIITool + " carries its Mcp-Name Base64-encoded as the page asks; the server must decode " +
+		"it, so it is no mismatch. (Mcp-Method contradicting the body is lifecycle-header-mismatch.)",
+	Checks: []*scenarios.Check{headerMethodMissing, headerNameMissing, headerNameMismatch, headerNameDecoded},
+	Run: serverside.Body(func(t *serverside.T) {
+		s := t.Open("A", client.Options{})
+		send := func(n int, method string, params any, header http.Header) (resp *jsonrpc.Message, status int, note string, err error) {
+			id := jsonrpc.StringID(fmt.Sprintf("mcpconform-headers-%d", n))
+			resp, err = t.Do(s, client.Call{ID: id, Method: method, Params: params, Header: header})
+			skipIfVersionRefused(t, resp, err)
+			status, note = serverside.StatusNote(s, id)
+			return resp, status, note, err
+		}
+		mismatch := func(check *scenarios.Check, resp *jsonrpc.Message, status int, note string, err error) {
+			ok := err == nil && judge.IsErrorCode(resp, codes.HeaderMismatch) && status == http.StatusBadRequest
+			t.Judge(check, ok, "HTTP 400 with error -32020", judge.Describe(resp, err)+note)
+		}
+		t.Step("send tools/list without the Mcp-Method header")
+		resp, status, note, err := send(1, protocol.MethodToolsList, map[string]any{}, http.Header{transport.HeaderMethod: {""}})
+		mismatch(headerMethodMissing, resp, status, note, err)
+
+		call := func(name string) map[string]any { return map[string]any{"name": name, "arguments": map[string]any{}} }
+		t.Step("send tools/call of %s without the Mcp-Name header", noTool)
+		resp, status, note, err = send(2, protocol.MethodToolsCall, call(noTool), http.Header{transport.HeaderName: {""}})
+		mismatch(headerNameMissing, resp, status, note, err)
+
+		t.Step("send tools/call of %s with Mcp-Name: %s", noTool, otherTool)
+		resp, status, note, err = send(3, protocol.MethodToolsCall, call(noTool), http.Header{transport.HeaderName: {otherTool}})
+		mismatch(headerNameMismatch, resp, status, note, err)
+
+		t.Step("send tools/call of %s (Mcp-Name: %s)", nonASCIITool, transport.EncodeHeaderValue(nonASCIITool))
+		resp, status, note, err = send(4, protocol.MethodToolsCall, call(nonASCIITool), nil)
+		if err != nil && serverside.Unanswered(s, err) {
+			t.Blocked("tools/call was not answered: %v", err)
+		}
+		t.Judge(headerNameDecoded, !judge.IsErrorCode(resp, codes.HeaderMismatch),
+			"any answer but error -32020 (the decoded Mcp-Name matches the body)", judge.Describe(resp, err)+note)
+	}),
+}
+
+// rawHTTP sends hand-made requests to the target's MCP endpoint, for what
+// the fake client never sends (another revision's GET and DELETE) or reads
+// (the response's headers). Each exchange is noted in the transcript.
+type rawHTTP struct {
+	t      *serverside.T
+	url    string
+	header http.Header // the target's own headers (--header, tokens)
+	hc     http.Client
+}
+
+func newRawHTTP(t *serverside.T, s *client.Session) *rawHTTP {
+	target, _ := t.Env.Target.(client.Target)
+	h := &rawHTTP{t: t, url: target.URL, header: target.Header.Clone()}
+	if c, ok := transport.As[*transport.HTTPClientConn](s.Conn()); ok {
+		h.url = c.URL()
+	}
+	return h
+}
+
+// rawAnswer is the status, the header and, for a request, its answer.
+type rawAnswer struct {
+	status int
+	header http.Header
+	answer *jsonrpc.Message
+	err    error
+}
+
+func (a rawAnswer) String() string {
+	if a.err != nil {
+		return a.err.Error()
+	}
+	out := fmt.Sprintf("HTTP %d", a.status)
+	if ct := a.header.Get("Content-Type"); ct != "" {
+		out += " (" + ct + ")"
+	}
+	if sid := a.header.Get(transport.HeaderSessionID); sid != "" {
+		out += fmt.Sprintf(", Mcp-Session-Id %q", sid)
+	}
+	if a.answer != nil {
+		out += ", " + judge.Describe(a.answer, nil)
+	}
+	return out
+}
+
+// do sends one request. A body, when 2xx, is read for the answer with id
+// want (JSON or SSE); a GET's stream is not read: its status says enough.
+func (h *rawHTTP) do(method string, extra http.Header, body []byte, want jsonrpc.ID) rawAnswer {
+	ctx, cancel := h.t.Wait()
+	defer cancel()
+	req, err := http.NewRequestWithContext(ctx, method, h.url, bytes.NewReader(body))
+	if err != nil {
+		h.t.Abort("%v", err)
+	}
+	for k, v := range h.header {
+		req.Header[k] = v
+	}
+	req.Header.Set("Accept", "application/json, text/event-stream")
+	if method == http.MethodGet {
+		req.Header.Set("Accept", "text/event-stream")
+	}
+	if body != nil {
+		req.Header.Set("Content-Type", "application/json")
+	}
+	for k, v := range extra {
+		req.Header.Set(k, v[0])
+	}
+	tr := h.t.Transcript()
+	tr.Eventf("raw", "%s %s (%s)%s", method, h.url, headerNote(req.Header), bodyNote(body))
+	resp, err := h.hc.Do(req)
+	if err != nil {
+		tr.Eventf("raw", "%s: %v", method, err)
+		return rawAnswer{err: err}
+	}
+	defer resp.Body.Close()
+	a := rawAnswer{status: resp.StatusCode, header: resp.Header}
+	if want.IsZero() || resp.StatusCode >= 300 {
+		tr.Eventf("raw", "%s", a)
+		return a
+	}
+	rb := bufio.NewReader(io.LimitReader(resp.Body, 4<<20))
+	if strings.HasPrefix(resp.Header.Get("Content-Type"), "text/event-stream") {
+		a.answer = readSSEAnswer(rb, want)
+	} else if b, _ := io.ReadAll(rb); len(b) > 0 {
+		var m jsonrpc.Message
+		if json.Unmarshal(b, &m) == nil && m.ID.Key() == want.Key() {
+			a.answer = &m
+		}
+	}
+	tr.Eventf("raw", "%s", a)
+	return a
+}
+
+// readSSEAnswer reads events until the response with id want, or the end.
+func readSSEAnswer(r *bufio.Reader, want jsonrpc.ID) *jsonrpc.Message {
+	var data []string
+	for {
+		line, err := r.ReadString('\n')
+		line = strings.TrimRight(line, "\r\n")
+		switch {
+		case strings.HasPrefix(line, "data:"):
+			data = append(data, strings.TrimPrefix(strings.TrimPrefix(line, "data:"), " "))
+		case line == "" && len(data) > 0:
+			var m jsonrpc.Message
+			if json.Unmarshal([]byte(strings.Join(data, "\n")), &m) == nil && m.Method == "" && m.ID.Key() == want.Key() {
+				return &m
+			}
+			data = nil
+		}
+		if err != nil {
+			return nil
+		}
+	}
+}
+
+func headerNote(h http.Header) string {
+	var parts []string
+	for _, k := range []string{transport.HeaderProtocolVersion, transport.HeaderMethod, transport.HeaderSessionID} {
+		if v := h.Get(k); v != "" {
+			parts = append(parts, k+": "+v)
+		}
+	}
+	return strings.Join(parts, ", ")
+}
+
+func bodyNote(b []byte) string {
+	if len(b) == 0 {
+		return ""
+	}
+	return fmt.Sprintf(" %.300s", b)
+}

@@ -1,0 +1,137 @@
+package stateless
+
+import (
+	"encoding/json"
+	"fmt"
+	"strings"
+
+	"github.com/mcpconform/mcpconform/fakes/client"
+	"github.com/mcpconform/mcpconform/fakes/fault"
+	"github.com/mcpconform/mcpconform/fakes/server"
+	"github.com/mcpconform/mcpconform/protocol"
+	"github.com/mcpconform/mcpconform/protocol/codes"
+	"github.com/mcpconform/mcpconform/scenarios"
+	"github.com/mcpconform/mcpconform/scenarios/judge"
+	"github.com/mcpconform/mcpconform/scenarios/serverside"
+)
+
+// What every result of a stateless server says of itself, and resources
+// that do not exist (resources.mdx#error-handling, SEP-2164).
+
+var (
+	serverInfoResultMeta = &scenarios.Check{ID: "stateless-server-info/result-meta", Level: scenarios.Should, Spec: metaSpec,
+		Quote: "Servers **SHOULD** include the following `io.modelcontextprotocol/*` field in every result's `_meta`, unless " +
+			"specifically configured not to do so, to identify themselves without relying on any prior connection state:",
+		Title: "the first page of each list the server declares (tools, prompts, resources, templates) carries " +
+			"_meta io.modelcontextprotocol/serverInfo with name and version (server/discover's is lifecycle-discover/server-info)",
+		Faults: []*fault.Fault{server.ResultNoServerInfo}}
+)
+
+var serverInfoScenario = &scenarios.Scenario{
+	ID:       "stateless-server-info",
+	Title:    "results name the server in _meta",
+	Family:   family,
+	Side:     scenarios.ServerSide,
+	Versions: versions,
+	Purpose: "Without a session, every result identifies the server: the first page of each list the server declares must " +
+		"carry _meta io.modelcontextprotocol/serverInfo (name and version). A SHOULD: a server may be configured not to.",
+	Checks: []*scenarios.Check{serverInfoResultMeta},
+	Run: serverside.Body(func(t *serverside.T) {
+		s := t.Open("A", client.Options{})
+		lists := declaredLists(s)
+		if len(lists) == 0 {
+			t.SkipRest("the server declares none of tools, prompts and resources")
+		}
+		var lacking, seen []string
+		judged := 0
+		for _, method := range lists {
+			t.Step("send %s", method)
+			resp, err := t.Request(s, method, map[string]any{})
+			if err != nil || resp.Error != nil {
+				skipIfVersionRefused(t, resp, err)
+				seen = append(seen, method+": "+judge.Describe(resp, err)+" (not judged)")
+				continue
+			}
+			var r struct {
+				Meta map[string]struct {
+					Name    string `json:"name"`
+					Version string `json:"version"`
+				} `json:"_meta"`
+			}
+			_ = json.Unmarshal(resp.Result, &r)
+			judged++
+			info, ok := r.Meta[protocol.MetaServerInfo]
+			if !ok || info.Name == "" || info.Version == "" {
+				lacking = append(lacking, fmt.Sprintf("%s: _meta %s", method, abbreviate(judge.Field(resp.Result, "_meta"))))
+				continue
+			}
+			seen = append(seen, method+": "+info.Name+" "+info.Version)
+		}
+		if judged == 0 {
+			t.SkipRest("no list request was answered: " + strings.Join(seen, "; "))
+		}
+		t.Judge(serverInfoResultMeta, len(lacking) == 0, "_meta[\""+protocol.MetaServerInfo+"\"] with name and version on each result",
+			strings.Join(append(lacking, seen...), "; "))
+	}),
+}
+
+func abbreviate(raw json.RawMessage, ok bool) string {
+	if !ok {
+		return "absent"
+	}
+	return judge.Abbreviate(string(raw), 200)
+}
+
+var (
+	notFoundNotEmpty = &scenarios.Check{ID: "stateless-resource-not-found/not-empty-contents", Level: scenarios.Must, Spec: resourceSpec + "#error-handling",
+		Quote:  "Servers **MUST NOT** return an empty `contents` array for a non-existent resource.",
+		Title:  "resources/read of a URI the server does not have is not answered with a result whose contents is empty",
+		Faults: []*fault.Fault{server.ModernMissingResourceEmpty}}
+	notFoundInvalidParams = &scenarios.Check{ID: "stateless-resource-not-found/invalid-params", Level: scenarios.Must, Spec: resourceSpec + "#error-handling",
+		Quote: "If the requested resource does not exist, servers **MUST** return a JSON-RPC error with code `-32602` (Invalid Params).",
+		Title: "it is answered with error -32602, not the -32002 of 2025-11-25 and earlier (which index.mdx forbids at 2026-07-28), " +
+			"-32603 or a result",
+		Faults:    []*fault.Fault{server.ModernMissingResourceEmpty, server.ModernMissingResourceLegacyCode, server.ModernMissingResourceInternal},
+		Liberties: []*fault.Fault{server.MissingResourceNoData}}
+)
+
+// missingURI is a resource no server has.
+const missingURI = "mcpconform://no-such-resource/404"
+
+var resourceNotFoundScenario = &scenarios.Scenario{
+	ID:       "stateless-resource-not-found",
+	Official: "sep-2164-resource-not-found",
+	Title:    "reading a resource that does not exist",
+	Family:   family,
+	Side:     scenarios.ServerSide,
+	Versions: versions,
+	Needs:    []string{"capability resources"},
+	Purpose:  "resources/read of " + missingURI + ", which no server lists: a JSON-RPC error -32602, never an empty contents array.",
+	Checks:   []*scenarios.Check{notFoundNotEmpty, notFoundInvalidParams},
+	Run: serverside.Body(func(t *serverside.T) {
+		s := t.Open("A", client.Options{})
+		if !s.HasCapability("resources") {
+			t.SkipRest("the server does not declare the resources capability")
+		}
+		t.Step("send resources/read of %s", missingURI)
+		resp, err := t.Request(s, protocol.MethodResourcesRead, map[string]any{"uri": missingURI})
+		skipIfVersionRefused(t, resp, err)
+		if err != nil {
+			t.Blocked("resources/read was not answered: %v", err)
+		}
+		empty := false
+		if resp.Error == nil {
+			var r struct {
+				Contents []json.RawMessage `json:"contents"`
+			}
+			empty = json.Unmarshal(resp.Result, &r) == nil && len(r.Contents) == 0
+			if !empty {
+				// Some server may hold any URI; its contents are no verdict.
+				t.Pass(notFoundNotEmpty)
+				t.SkipRest("the server answered resources/read of " + missingURI + " with contents: it has such a resource")
+			}
+		}
+		t.Judge(notFoundNotEmpty, !empty, "no empty contents array", judge.Describe(resp, err))
+		t.Judge(notFoundInvalidParams, judge.IsErrorCode(resp, codes.InvalidParams), "error -32602", judge.Describe(resp, err))
+	}),
+}
