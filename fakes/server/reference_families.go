@@ -25,6 +25,10 @@ type family struct {
 	tools []refTool
 	// faults and liberties of the family.
 	faults, liberties fault.Set
+	// wrap, when set, wraps the handler of each method served (after every
+	// family added its own), so that a family can answer a request of
+	// another's method for a fixture of its own and pass the rest on.
+	wrap func(r *reference, method string, next Handler) Handler
 }
 
 var families []family
@@ -45,6 +49,14 @@ func (r *reference) familyHandlers(core map[string]Handler) {
 			if _, taken := core[method]; !taken {
 				core[method] = h
 			}
+		}
+	}
+	for _, f := range families {
+		if f.wrap == nil {
+			continue
+		}
+		for method, h := range core {
+			core[method] = f.wrap(r, method, h)
 		}
 	}
 }
