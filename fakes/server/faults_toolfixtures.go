@@ -11,7 +11,9 @@ import (
 var (
 	since0326    = protocol.Where(func(v protocol.Version) bool { return v.Judged && v.Name >= protocol.V20250326 })
 	stateful1125 = []string{protocol.V20251125}
-	since0618    = protocol.Where(func(v protocol.Version) bool { return v.Judged && v.Name >= protocol.V20250618 })
+	// The tool-name rules of tools.mdx came with 2025-11-25.
+	toolNameRules = []string{protocol.V20251125, protocol.V20260728}
+	since0618     = protocol.Where(func(v protocol.Version) bool { return v.Judged && v.Name >= protocol.V20250618 })
 
 	ImageBadBase64 = &fault.Fault{Name: "image-bad-base64", Versions: since0326,
 		Description: "test_image_content answers image data that is not base64"}
@@ -31,6 +33,10 @@ var (
 		Description: "test_tool_with_progress reports its last step under another progressToken"}
 	ProgressAfterCompletion = &fault.Fault{Name: "progress-after-completion", Versions: legacy,
 		Description: "test_tool_with_progress sends one more notifications/progress for the call's token after its answer"}
+	ToolNameMalformed = &fault.Fault{Name: "tool-name-malformed", Versions: toolNameRules,
+		Description: "also lists a tool named \"mcpconform tool, v2\" (a space and a comma)"}
+	ToolNameDuplicate = &fault.Fault{Name: "tool-name-duplicate", Versions: toolNameRules,
+		Description: "lists test_simple_text twice"}
 	LoggingSilent = &fault.Fault{Name: "logging-silent", Versions: legacy,
 		Description: "test_tool_with_logging sends no notifications/message"}
 	SamplingSkipped = &fault.Fault{Name: "sampling-skipped", Versions: legacy,
@@ -71,12 +77,14 @@ var (
 var withElicitation = []string{protocol.V20251125, protocol.V20250618}
 
 var toolFixtureFaults = fault.Set{SimpleTextIsError, ElicitationMessageIgnored, ElicitationResultError, ImageBadBase64, ImageIsError, AudioWrongMime, EmbeddedAsLink, MixedNoImage,
-	ErrorAsProtocolError, ProgressBackwards, ProgressForeignToken, ProgressAfterCompletion, LoggingSilent, SamplingSkipped, SamplingIsError,
+	ErrorAsProtocolError, ProgressBackwards, ProgressForeignToken, ProgressAfterCompletion, ToolNameMalformed, ToolNameDuplicate, LoggingSilent, SamplingSkipped, SamplingIsError,
 	DefaultsWrong, EnumTitlesUneven, Schema2020Flattened, Schema2020NoConditionals,
 	UnknownToolAsResult, UnknownToolInternalError, ValidationAsProtocolError, ValidationSkipped, StructuredOffSchema, StructuredNoText}
 
 // Liberties: choices the spec leaves to the server.
 var (
+	ToolNameDotted = &fault.Fault{Name: "tool-name-dotted", Liberty: true, Versions: toolNameRules,
+		Description: "also lists a tool named admin.tools.list-v2_X: dots, a hyphen, an underscore, upper case, all allowed"}
 	ProgressFloats = &fault.Fault{Name: "progress-floats", Liberty: true, Versions: legacy,
 		Freedom:     "The `progress` and the `total` values **MAY** be floating point.",
 		Description: "test_tool_with_progress reports 0.5, 1.25, 2.75 of no total"}
@@ -85,4 +93,4 @@ var (
 		Description: "test_image_content answers a JPEG"}
 )
 
-var toolFixtureLiberties = fault.Set{ProgressFloats, ImageJPEG}
+var toolFixtureLiberties = fault.Set{ToolNameDotted, ProgressFloats, ImageJPEG}

@@ -97,6 +97,7 @@ func (r *reference) toolsList(ctx context.Context, p *Peer, req *jsonrpc.Message
 		}
 		tools = append(tools, tool)
 	}
+	tools = r.toolNameVariants(tools)
 	result := map[string]any{"tools": tools}
 	if isModern(ctx) { // 2026-07-28/server/utilities/caching.mdx
 		result["ttlMs"] = 0
@@ -442,4 +443,25 @@ func declared(ctx context.Context, p *Peer, capability string) bool {
 	caps, _ := p.Get("clientCapabilities").(map[string]any)
 	_, ok := caps[capability]
 	return ok
+}
+
+// toolNameVariants adds the tools the tool-name variants list.
+func (r *reference) toolNameVariants(tools []any) []any {
+	extra := func(name string) map[string]any {
+		return map[string]any{"name": name, "description": "Lists a name; not to be called.",
+			"inputSchema": map[string]any{"type": "object", "properties": map[string]any{}}}
+	}
+	switch {
+	case r.is(ToolNameMalformed):
+		tools = append(tools, extra("mcpconform tool, v2"))
+	case r.is(ToolNameDotted):
+		tools = append(tools, extra("admin.tools.list-v2_X"))
+	case r.is(ToolNameDuplicate):
+		for _, t := range tools {
+			if t.(map[string]any)["name"] == "test_simple_text" {
+				return append(tools, t)
+			}
+		}
+	}
+	return tools
 }
