@@ -43,6 +43,18 @@ var (
 		Description: "serves a tools/call POST without the Mcp-Name header as if the header matched the body"}
 	NameHeaderUnchecked = &fault.Fault{Name: "name-header-unchecked", Versions: modern, Transports: httpOnly,
 		Description: "serves a tools/call POST whose Mcp-Name header names another tool than the body (the body wins)"}
+	ParamHeaderUnchecked = &fault.Fault{Name: "param-header-unchecked", Versions: modern, Transports: httpOnly,
+		Description: "serves a test_x_mcp_header call whose Mcp-Param-Region differs from its region (the body wins)"}
+	ParamHeaderOptional = &fault.Fault{Name: "param-header-optional", Versions: modern, Transports: httpOnly,
+		Description: "serves a test_x_mcp_header call with a region but no Mcp-Param-Region header"}
+	ParamHeaderRequired = &fault.Fault{Name: "param-header-required", Versions: modern, Transports: httpOnly,
+		Description: "refuses with -32020 a test_x_mcp_header call without Mcp-Param-Region although its region is absent or null"}
+	ParamNotDecoded = &fault.Fault{Name: "param-not-decoded", Versions: modern, Transports: httpOnly,
+		Description: "compares a Base64-encoded Mcp-Param-Region (=?base64?…?=) with the body without decoding it, and refuses it with -32020"}
+	ParamCharsUnchecked = &fault.Fault{Name: "param-chars-unchecked", Versions: modern, Transports: httpOnly,
+		Description: "serves a test_x_mcp_header call whose Mcp-Param-Region carries raw non-ASCII bytes (not Base64-encoded) when they equal the body's"}
+	MethodHeaderCaseFolded = &fault.Fault{Name: "method-header-case-folded", Versions: modern, Transports: httpOnly,
+		Description: "compares the Mcp-Method header with the method ignoring case (TOOLS/LIST is taken for tools/list)"}
 	EncodedNameNotDecoded = &fault.Fault{Name: "encoded-name-not-decoded", Versions: modern, Transports: httpOnly,
 		Description: "compares a Base64-encoded Mcp-Name (=?base64?…?=) with the body without decoding it, and refuses it with -32020"}
 )
@@ -50,7 +62,8 @@ var (
 var statelessFaults = fault.Set{CachingHintsMissing, CachingTTLNegative, CachingScopeInvalid, CachingScopeVaries,
 	ResultNoServerInfo, LogsWithoutLevel, LogLevelUnchecked,
 	ModernMissingResourceEmpty, ModernMissingResourceLegacyCode, ModernMissingResourceInternal,
-	GetOpensStream, DeleteAccepted, SessionIDMinted, MethodHeaderOptional, NameHeaderOptional, NameHeaderUnchecked, EncodedNameNotDecoded}
+	GetOpensStream, DeleteAccepted, SessionIDMinted, MethodHeaderOptional, NameHeaderOptional, NameHeaderUnchecked, EncodedNameNotDecoded,
+	ParamHeaderUnchecked, ParamHeaderOptional, ParamHeaderRequired, ParamNotDecoded, ParamCharsUnchecked, MethodHeaderCaseFolded}
 
 var (
 	CachingPrivate = &fault.Fault{Name: "caching-private-ttl", Liberty: true, Versions: modern,

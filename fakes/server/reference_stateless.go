@@ -8,6 +8,7 @@ import (
 	"net"
 	"net/http"
 	"slices"
+	"strings"
 	"time"
 
 	"github.com/mcpconform/mcpconform/fakes/fault"
@@ -39,9 +40,87 @@ func init() {
 				}
 			}
 		},
+		tools: []refTool{{name: fixtureXMcpHeader,
+			description: "Echoes its region; over Streamable HTTP at 2026-07-28 the client mirrors region into Mcp-Param-Region (x-mcp-header).",
+			schema: map[string]any{"type": "object", "properties": map[string]any{
+				"region": map[string]any{"type": "string", "description": "A region name", "x-mcp-header": "Region"}}},
+			call: (*reference).xMcpHeader}},
 		faults:    statelessFaults,
 		liberties: statelessLiberties,
 	})
+}
+
+// fixtureXMcpHeader is go-sdk's tool with an x-mcp-header parameter (the
+// official http-custom-header-server-validation scenario uses any such tool).
+const fixtureXMcpHeader = "test_x_mcp_header"
+
+// paramHeader is the header test_x_mcp_header's region is mirrored into.
+const paramHeader = "Mcp-Param-Region"
+
+func (r *reference) xMcpHeader(ctx context.Context, _ *Peer, _ *jsonrpc.Message, args json.RawMessage) (any, *jsonrpc.Error) {
+	var a struct {
+		Region *string `json:"region"`
+	}
+	_ = json.Unmarshal(args, &a)
+	if a.Region == nil {
+		return textResult(ctx, "no region", false), nil
+	}
+	return textResult(ctx, "region: "+*a.Region, false), nil
+}
+
+// paramHeaderMismatch validates Mcp-Param-Region of a test_x_mcp_header
+// call against its body (streamable-http.mdx "Server Behavior for Custom
+// Headers"); "" when it holds.
+func (r *reference) paramHeaderMismatch(h http.Header, req *jsonrpc.Message) string {
+	var p struct {
+		Name      string                     `json:"name"`
+		Arguments map[string]json.RawMessage `json:"arguments"`
+	}
+	if req.Method != protocol.MethodToolsCall || json.Unmarshal(req.Params, &p) != nil || p.Name != fixtureXMcpHeader {
+		return ""
+	}
+	text, hasValue := "", false
+	if raw, ok := p.Arguments["region"]; ok {
+		text, hasValue = transport.ParamText(raw)
+	}
+	got, sent := h.Get(paramHeader), len(h.Values(paramHeader)) > 0
+	switch {
+	case !hasValue:
+		// A null or absent value has no header, and none is expected.
+		if !sent && r.is(ParamHeaderRequired) {
+			return paramHeader + " header missing"
+		}
+		return ""
+	case !sent:
+		if r.is(ParamHeaderOptional) {
+			return ""
+		}
+		return paramHeader + " header missing while the body has region"
+	case !headerValueChars(got) && !r.is(ParamCharsUnchecked):
+		return paramHeader + " header value has invalid characters"
+	}
+	decoded, ok := got, true
+	if !r.is(ParamNotDecoded) {
+		decoded, ok = transport.DecodeHeaderValue(got)
+	}
+	switch {
+	case !ok:
+		return paramHeader + " header value is malformed Base64"
+	case decoded != text && !r.is(ParamHeaderUnchecked):
+		return paramHeader + " header value " + quote(decoded) + " does not match region " + quote(text)
+	}
+	return ""
+}
+
+// headerValueChars reports a plain header value of visible ASCII, space and
+// tab (streamable-http.mdx "Value Encoding", after RFC 9110).
+func headerValueChars(v string) bool {
+	for i := 0; i < len(v); i++ {
+		if c := v[i]; (c < 0x20 && c != '\t') || c > 0x7E {
+			return false
+		}
+	}
+	return true
 }
 
 // cacheableMethods are the operations whose complete results carry caching
@@ -97,6 +176,11 @@ func (r *reference) statelessLayer(next Handler) Handler {
 		}
 		if lv, ok := metaLogLevel(req); ok && !slices.Contains(logLevels, lv) && !r.is(LogLevelUnchecked) {
 			return nil, rpcError(codes.InvalidParams, "Invalid log level: "+lv, nil) // logging.mdx#error-handling
+		}
+		if h := p.Header(); h != nil {
+			if msg := r.paramHeaderMismatch(h, req); msg != "" {
+				return nil, rpcError(codes.HeaderMismatch, "Header mismatch: "+msg, nil)
+			}
 		}
 		result, rerr := next(ctx, p, req)
 		if rerr != nil {
@@ -194,7 +278,7 @@ func (r *reference) resultServerInfo(req *jsonrpc.Message, m map[string]any) {
 
 // statelessFront are the variants served through the family's HTTP front.
 var statelessFront = fault.Set{StatelessOnlyHTTP, GetOpensStream, DeleteAccepted, SessionIDMinted,
-	MethodHeaderOptional, NameHeaderOptional, NameHeaderUnchecked}
+	MethodHeaderOptional, NameHeaderOptional, NameHeaderUnchecked, MethodHeaderCaseFolded}
 
 // listenStateless starts the HTTP front for the family's HTTP variants; ok
 // is false for every other variant or transport.
@@ -272,6 +356,10 @@ func (f *slFront) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		w = &trWriter{ResponseWriter: w, onHeader: func(h http.Header) { h.Set(transport.HeaderSessionID, "mcpconform-minted-session") }}
 	case MethodHeaderOptional:
 		if r.Header.Get(transport.HeaderMethod) == "" {
+			r.Header.Set(transport.HeaderMethod, m.Method)
+		}
+	case MethodHeaderCaseFolded:
+		if got := r.Header.Get(transport.HeaderMethod); strings.EqualFold(got, m.Method) {
 			r.Header.Set(transport.HeaderMethod, m.Method)
 		}
 	case NameHeaderOptional:

@@ -108,6 +108,11 @@ var (
 			"**MUST** include a JSON-RPC error response using the following error code:",
 		Title:  "a tools/list POST without the Mcp-Method header (a required standard header missing) gets HTTP 400 and error -32020",
 		Faults: []*fault.Fault{server.MethodHeaderOptional, server.HeaderMismatchAccepted}}
+	headerMethodCase = &scenarios.Check{ID: "stateless-http-headers/method-case-sensitive", Level: scenarios.Must, Spec: httpSpec + "#case-sensitivity",
+		Quote: "Header _values_ (such as method names) are case-sensitive.",
+		Title: "a tools/list POST with Mcp-Method: TOOLS/LIST does not match its body (values are compared as they are), so it gets " +
+			"HTTP 400 and error -32020",
+		Faults: []*fault.Fault{server.MethodHeaderCaseFolded, server.HeaderMismatchAccepted}}
 	headerNameMissing = &scenarios.Check{ID: "stateless-http-headers/name-missing", Level: scenarios.Must, Spec: httpSpec + "#server-validation",
 		Quote: "When rejecting a request due to header validation failure, servers **MUST** return HTTP status `400 Bad Request` and " +
 			"**MUST** include a JSON-RPC error response using the following error code:",
@@ -143,10 +148,10 @@ var httpHeadersScenario = &scenarios.Scenario{
 	Versions:   versions,
 	Transports: httpOnly,
 	Purpose: "POSTs whose standard headers are missing or contradict the body must be refused with 400 and HeaderMismatch " +
-		"(-32020): tools/list without Mcp-Method, tools/call of " + noTool + " without Mcp-Name, and with Mcp-Name " + otherTool +
+		"(-32020): tools/list without Mcp-Method and with Mcp-Method: TOOLS/LIST (values are case-sensitive), tools/call of " + noTool + " without Mcp-Name, and with Mcp-Name " + otherTool +
 		". A tools/call of " + nonASCIITool + " carries its Mcp-Name Base64-encoded as the page asks; the server must decode " +
 		"it, so it is no mismatch. (Mcp-Method contradicting the body is lifecycle-header-mismatch.)",
-	Checks: []*scenarios.Check{headerMethodMissing, headerNameMissing, headerNameMismatch, headerNameDecoded},
+	Checks: []*scenarios.Check{headerMethodMissing, headerMethodCase, headerNameMissing, headerNameMismatch, headerNameDecoded},
 	Run: serverside.Body(func(t *serverside.T) {
 		s := t.Open("A", client.Options{})
 		send := func(n int, method string, params any, header http.Header) (resp *jsonrpc.Message, status int, note string, err error) {
@@ -163,6 +168,10 @@ var httpHeadersScenario = &scenarios.Scenario{
 		t.Step("send tools/list without the Mcp-Method header")
 		resp, status, note, err := send(1, protocol.MethodToolsList, map[string]any{}, http.Header{transport.HeaderMethod: {""}})
 		mismatch(headerMethodMissing, resp, status, note, err)
+
+		t.Step("send tools/list with Mcp-Method: TOOLS/LIST")
+		resp, status, note, err = send(5, protocol.MethodToolsList, map[string]any{}, http.Header{transport.HeaderMethod: {"TOOLS/LIST"}})
+		mismatch(headerMethodCase, resp, status, note, err)
 
 		call := func(name string) map[string]any { return map[string]any{"name": name, "arguments": map[string]any{}} }
 		t.Step("send tools/call of %s without the Mcp-Name header", noTool)
@@ -227,8 +236,9 @@ func (a rawAnswer) String() string {
 	return out
 }
 
-// do sends one request. A body, when 2xx, is read for the answer with id
-// want (JSON or SSE); a GET's stream is not read: its status says enough.
+// do sends one request. With want set, the body is read for the answer
+// with that id (JSON, or SSE); otherwise (a GET's stream) only the status
+// and header are: they say enough.
 func (h *rawHTTP) do(method string, extra http.Header, body []byte, want jsonrpc.ID) rawAnswer {
 	ctx, cancel := h.t.Wait()
 	defer cancel()
@@ -258,7 +268,7 @@ func (h *rawHTTP) do(method string, extra http.Header, body []byte, want jsonrpc
 	}
 	defer resp.Body.Close()
 	a := rawAnswer{status: resp.StatusCode, header: resp.Header}
-	if want.IsZero() || resp.StatusCode >= 300 {
+	if want.IsZero() {
 		tr.Eventf("raw", "%s", a)
 		return a
 	}

@@ -40,8 +40,17 @@ import (
 //	sep-2243-server-reject-invalid-headers         stateless-http-headers/method-missing, name-missing, name-mismatch
 //	                                               (and lifecycle-header-mismatch/error-32020 for Mcp-Method)
 //	sep-2243-server-reject-error-code              the same checks (400 and -32020; a MUST on the 2026-07-28 page)
-//	sep-2243-server-decode-base64                  stateless-http-headers/encoded-name-decoded
-//	http-header-validation (official scenario)     stateless-http-headers
+//	sep-2243-server-decode-base64                  stateless-http-headers/encoded-name-decoded,
+//	                                               stateless-http-custom-headers/encoded-decoded
+//	http-header-validation (official scenario)     stateless-http-headers (method-case-sensitive: upper-case values)
+//	sep-2243-server-validate-param-match           stateless-http-custom-headers/mismatch-refused
+//	sep-2243-server-reject-param-mismatch          stateless-http-custom-headers/mismatch-refused, missing-refused,
+//	                                               invalid-chars-refused (400 and -32020)
+//	sep-2243-server-reject-missing-required        stateless-http-custom-headers/missing-refused (the page's row
+//	                                               "Client omits header but value is in body")
+//	sep-2243-server-not-expect-null                stateless-http-custom-headers/absent-not-expected (absent and null)
+//	sep-2243-server-reject-invalid-param-chars     stateless-http-custom-headers/invalid-chars-refused
+//	http-custom-header-server-validation (official) stateless-http-custom-headers
 //	(streamable-http.mdx, earlier revisions)       stateless-http-methods/get-405, delete-405, session-id-ignored
 //
 // Already judged by the lifecycle family (not repeated here):
@@ -67,10 +76,6 @@ import (
 //	not observable without knowing it has prompts.
 //	sep-2243-header-name-case-insensitive: the reference server is written in Go, whose HTTP server
 //	canonicalizes header names before any handler sees them, so no fault of it can fail such a check.
-//	sep-2243-server-not-expect-null, sep-2243-server-reject-missing-required,
-//	sep-2243-server-reject-invalid-param-chars, sep-2243-server-validate-param-match,
-//	sep-2243-server-reject-param-mismatch (http-custom-header-server-validation): x-mcp-header tools; the
-//	reference server lists none yet.
 //	The other ids of these lists are the client's (the client suite) or rules of a tool definition.
 
 const (
@@ -85,7 +90,7 @@ const (
 // Scenarios is the family's catalogue.
 func Scenarios() scenarios.Catalogue {
 	return scenarios.Catalogue{cachingScenario, serverInfoScenario, loggingScenario, resourceNotFoundScenario,
-		httpMethodsScenario, httpHeadersScenario}
+		httpMethodsScenario, httpHeadersScenario, customHeadersScenario}
 }
 
 var versions = protocol.JudgedStateless()

@@ -1,0 +1,159 @@
+package stateless
+
+import (
+	"encoding/json"
+	"fmt"
+	"net/http"
+
+	"github.com/mcpconform/mcpconform/fakes/client"
+	"github.com/mcpconform/mcpconform/fakes/fault"
+	"github.com/mcpconform/mcpconform/fakes/server"
+	"github.com/mcpconform/mcpconform/jsonrpc"
+	"github.com/mcpconform/mcpconform/protocol"
+	"github.com/mcpconform/mcpconform/protocol/codes"
+	"github.com/mcpconform/mcpconform/scenarios"
+	"github.com/mcpconform/mcpconform/scenarios/judge"
+	"github.com/mcpconform/mcpconform/scenarios/serverside"
+	"github.com/mcpconform/mcpconform/transport"
+)
+
+// Custom headers from tool parameters (streamable-http.mdx "Server Behavior
+// for Custom Headers", SEP-2243): a server that annotates a parameter with
+// x-mcp-header validates its Mcp-Param-{Name} header against the body.
+
+const customSpec = httpSpec + "#server-behavior-for-custom-headers"
+
+var (
+	paramMismatch = &scenarios.Check{ID: "stateless-http-custom-headers/mismatch-refused", Level: scenarios.Must, Spec: customSpec,
+		Quote: "Servers **MUST** reject requests with a `400 Bad Request` HTTP status and JSON-RPC error code `-32020` " +
+			"(`HeaderMismatch`) if any validation fails.",
+		Title:  "a call whose Mcp-Param header names another value than the body's parameter gets HTTP 400 and error -32020",
+		Faults: []*fault.Fault{server.ParamHeaderUnchecked}}
+	paramMissing = &scenarios.Check{ID: "stateless-http-custom-headers/missing-refused", Level: scenarios.Must, Spec: customSpec,
+		Quote:  "| Client omits header but value is in body | Non-conforming client | Server MUST reject the request |",
+		Title:  "a call whose body has the parameter but no Mcp-Param header gets HTTP 400 and error -32020",
+		Faults: []*fault.Fault{server.ParamHeaderOptional}}
+	paramAbsent = &scenarios.Check{ID: "stateless-http-custom-headers/absent-not-expected", Level: scenarios.Must, Spec: customSpec,
+		Quote:  "| Parameter not in arguments | Client MUST omit the header | Server MUST NOT expect the header |",
+		Title:  "calls whose parameter is absent, or null, and that carry no Mcp-Param header are not refused with -32020",
+		Faults: []*fault.Fault{server.ParamHeaderRequired}}
+	paramDecoded = &scenarios.Check{ID: "stateless-http-custom-headers/encoded-decoded", Level: scenarios.Must, Spec: httpSpec + "#value-encoding",
+		Quote:  "Servers and intermediaries that need to inspect these values **MUST** decode them accordingly.",
+		Title:  "a call whose non-ASCII parameter comes Base64-encoded (=?base64?…?=) in its Mcp-Param header matches its body: no -32020",
+		Faults: []*fault.Fault{server.ParamNotDecoded}}
+	paramInvalidChars = &scenarios.Check{ID: "stateless-http-custom-headers/invalid-chars-refused", Level: scenarios.Must, Spec: customSpec,
+		Quote:  "Servers **MUST** reject requests with a recognized `Mcp-Param-{Name}` header that contains invalid characters (see Value Encoding).",
+		Title:  "a call whose Mcp-Param header carries the non-ASCII value as raw UTF-8 (not Base64-encoded) gets HTTP 400 and error -32020",
+		Faults: []*fault.Fault{server.ParamCharsUnchecked}}
+)
+
+// nonASCIIValue needs the Base64 form in a header.
+const nonASCIIValue = "Grüße aus Köln"
+
+var customHeadersScenario = &scenarios.Scenario{
+	ID:         "stateless-http-custom-headers",
+	Official:   "http-custom-header-server-validation",
+	Title:      "Mcp-Param headers of x-mcp-header parameters are validated",
+	Family:     family,
+	Side:       scenarios.ServerSide,
+	Versions:   versions,
+	Transports: httpOnly,
+	Needs:      []string{"a tool with a string property annotated x-mcp-header (go-sdk's test_x_mcp_header; the first such tool listed)"},
+	Purpose: "tools/list finds a tool with a top-level string property annotated x-mcp-header. Calls of it, sent by hand: the " +
+		"right header (a precondition: any answer but -32020; a tool error is fine), a header of another value, none although the body has the value, none for an absent " +
+		"and a null value, the Base64 form of a non-ASCII value, and that value as raw UTF-8.",
+	Checks: []*scenarios.Check{paramMismatch, paramMissing, paramAbsent, paramDecoded, paramInvalidChars},
+	Run: serverside.Body(func(t *serverside.T) {
+		s := t.Open("A", client.Options{})
+		if !s.HasCapability("tools") {
+			t.SkipRest("the server does not declare the tools capability")
+		}
+		tool, prop, name := findParamTool(t, s)
+		raw := newRawHTTP(t, s)
+		header := "Mcp-Param-" + name
+		n := 0
+		call := func(args map[string]any, value string, send bool) rawAnswer {
+			n++
+			id := jsonrpc.StringID(fmt.Sprintf("mcpconform-param-%d", n))
+			body, _ := json.Marshal(map[string]any{"jsonrpc": "2.0", "id": id, "method": protocol.MethodToolsCall,
+				"params": map[string]any{"name": tool, "arguments": args, "_meta": s.RequestMeta()}})
+			h := http.Header{transport.HeaderProtocolVersion: {t.Env.Version}, transport.HeaderMethod: {protocol.MethodToolsCall},
+				transport.HeaderName: {transport.EncodeHeaderValue(tool)}}
+			if send {
+				h.Set(header, value)
+			}
+			a := raw.do(http.MethodPost, h, body, id)
+			if a.err != nil {
+				t.Blocked("tools/call of %s was not answered: %v", tool, a.err)
+			}
+			return a
+		}
+		refused := func(a rawAnswer) bool {
+			return a.status == http.StatusBadRequest && a.answer != nil && judge.IsErrorCode(a.answer, codes.HeaderMismatch)
+		}
+		mismatch := func(a rawAnswer) bool { return a.answer != nil && judge.IsErrorCode(a.answer, codes.HeaderMismatch) }
+
+		t.Step("call %s with %s: us-west1 and %s us-west1", tool, prop, header)
+		if a := call(map[string]any{prop: "us-west1"}, "us-west1", true); a.answer == nil || mismatch(a) {
+			if a.answer != nil && judge.IsErrorCode(a.answer, codes.UnsupportedProtocolVersion) {
+				t.SkipRest("not judged: the target refuses " + t.Env.Version + " itself")
+			}
+			t.Blocked("a call whose header matches its body was not served: %s", a)
+		}
+		t.Step("call %s with %s: us-west1 and %s: eu-west1", tool, prop, header)
+		a := call(map[string]any{prop: "us-west1"}, "eu-west1", true)
+		t.Judge(paramMismatch, refused(a), "HTTP 400 with error -32020", a.String())
+
+		t.Step("call %s with %s: us-west1 and no %s", tool, prop, header)
+		a = call(map[string]any{prop: "us-west1"}, "", false)
+		t.Judge(paramMissing, refused(a), "HTTP 400 with error -32020", a.String())
+
+		t.Step("call %s without %s, then with %s: null, neither with %s", tool, prop, prop, header)
+		absent := call(map[string]any{}, "", false)
+		null := call(map[string]any{prop: nil}, "", false)
+		t.Judge(paramAbsent, !mismatch(absent) && !mismatch(null), "no error -32020 for either call",
+			"absent: "+absent.String()+"; null: "+null.String())
+
+		encoded := transport.EncodeHeaderValue(nonASCIIValue)
+		t.Step("call %s with %s: %q and %s: %s", tool, prop, nonASCIIValue, header, encoded)
+		a = call(map[string]any{prop: nonASCIIValue}, encoded, true)
+		t.Judge(paramDecoded, a.answer != nil && !mismatch(a), "an answer that is not error -32020", a.String())
+
+		t.Step("call %s with %s: %q and the raw UTF-8 in %s", tool, prop, nonASCIIValue, header)
+		a = call(map[string]any{prop: nonASCIIValue}, nonASCIIValue, true)
+		t.Judge(paramInvalidChars, refused(a), "HTTP 400 with error -32020", a.String())
+	}),
+}
+
+// findParamTool is the first listed tool with a top-level string property
+// annotated x-mcp-header: the tool, the property and the header's name.
+func findParamTool(t *serverside.T, s *client.Session) (tool, prop, name string) {
+	t.Step("list tools to find one with an x-mcp-header string parameter")
+	pages, err := listPages(t, s, protocol.MethodToolsList)
+	if err != nil && len(pages) == 0 {
+		t.SkipRest("tools/list could not be read: " + err.Error())
+	}
+	for _, p := range pages {
+		var r struct {
+			Tools []struct {
+				Name        string `json:"name"`
+				InputSchema struct {
+					Properties map[string]struct {
+						Type   any    `json:"type"`
+						Header string `json:"x-mcp-header"`
+					} `json:"properties"`
+				} `json:"inputSchema"`
+			} `json:"tools"`
+		}
+		_ = json.Unmarshal(p.result, &r)
+		for _, tl := range r.Tools {
+			for prop, sc := range tl.InputSchema.Properties {
+				if sc.Header != "" && sc.Type == "string" {
+					return tl.Name, prop, sc.Header
+				}
+			}
+		}
+	}
+	t.SkipRest("the target lists no tool with a string property annotated x-mcp-header")
+	return "", "", ""
+}
