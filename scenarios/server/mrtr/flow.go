@@ -13,6 +13,7 @@ import (
 	"github.com/mcpconform/mcpconform/jsonrpc"
 	"github.com/mcpconform/mcpconform/protocol"
 	"github.com/mcpconform/mcpconform/protocol/codes"
+	"github.com/mcpconform/mcpconform/scenarios"
 	"github.com/mcpconform/mcpconform/scenarios/judge"
 	"github.com/mcpconform/mcpconform/scenarios/serverside"
 )
@@ -83,6 +84,16 @@ func (r reply) complete() bool { return r.isResult() && !r.inputRequired() }
 // isError reports a JSON-RPC error answer.
 func (r reply) isError() bool { return r.err == nil && r.msg != nil && r.msg.Error != nil }
 
+// refused reports a JSON-RPC error answer or, over Streamable HTTP, a
+// refusal by HTTP status alone (a 4xx or 5xx without a JSON-RPC body).
+func (r reply) refused() bool {
+	if r.isError() {
+		return true
+	}
+	status, ok := judge.HTTPRejection(r.err)
+	return ok && status >= 400
+}
+
 func (r reply) String() string { return judge.Abbreviate(judge.Describe(r.msg, r.err), 600) }
 
 // send makes one attempt with extra params (inputResponses, requestState…).
@@ -92,23 +103,31 @@ func (x *exchange) send(extra map[string]any) reply {
 	params["_meta"] = x.s.RequestMeta()
 	id := jsonrpc.StringID(fmt.Sprintf("mcpconform-mrtr-%d", attempts.Add(1)))
 	msg, err := rawRequest(x.t, x.s, id, x.method, params)
-	out := reply{msg: msg, err: err, id: id}
-	if out.isResult() {
-		var members map[string]json.RawMessage
-		_ = json.Unmarshal(msg.Result, &members)
-		if raw, ok := members["resultType"]; ok {
-			out.hasResultType = true
-			if json.Unmarshal(raw, &out.resultType) != nil {
-				out.resultType = string(raw)
-			}
+	out := parseReply(msg, err)
+	out.id = id
+	return out
+}
+
+// parseReply reads the members of an answer that the exchange acts on.
+func parseReply(msg *jsonrpc.Message, err error) reply {
+	out := reply{msg: msg, err: err}
+	if !out.isResult() {
+		return out
+	}
+	var members map[string]json.RawMessage
+	_ = json.Unmarshal(msg.Result, &members)
+	if raw, ok := members["resultType"]; ok {
+		out.hasResultType = true
+		if json.Unmarshal(raw, &out.resultType) != nil {
+			out.resultType = string(raw)
 		}
-		if raw, ok := members["inputRequests"]; ok && string(raw) != "null" {
-			out.hasRequests = true
-			_ = json.Unmarshal(raw, &out.requests)
-		}
-		if raw, ok := members["requestState"]; ok {
-			out.state = raw
-		}
+	}
+	if raw, ok := members["inputRequests"]; ok && string(raw) != "null" {
+		out.hasRequests = true
+		_ = json.Unmarshal(raw, &out.requests)
+	}
+	if raw, ok := members["requestState"]; ok {
+		out.state = raw
 	}
 	return out
 }
@@ -314,11 +333,12 @@ func listNames(t *serverside.T, s *client.Session, method, key, field string) (m
 
 // requireTool resolves a fixture to the target's tool and skips the rest
 // of the scenario when the target does not list it.
-func requireTool(t *serverside.T, s *client.Session, fixture string) string {
+func requireTool(t *serverside.T, s *client.Session, fixture string) scenarios.Fixture {
 	if !s.HasCapability("tools") {
 		t.SkipRest("the server does not declare the tools capability")
 	}
-	tool := t.Env.Fixture(fixture, nil).Tool
+	fx := t.Env.Fixture(fixture, nil)
+	tool := fx.Tool
 	t.Step("list tools to find the fixture %s", fixture)
 	names, why, ok := listNames(t, s, protocol.MethodToolsList, "tools", "name")
 	if !ok {
@@ -327,13 +347,12 @@ func requireTool(t *serverside.T, s *client.Session, fixture string) string {
 	if !names[tool] {
 		t.SkipRest(fmt.Sprintf("the target lists no tool %q for the fixture %s (map one with --fixture or the config file)", tool, fixture))
 	}
-	return tool
+	return fx
 }
 
-// callTool starts an exchange calling a tool with no arguments.
-func callTool(t *serverside.T, s *client.Session, tool string) *exchange {
-	args := t.Env.Fixture(tool, nil).Arguments
-	return newExchange(t, s, protocol.MethodToolsCall, map[string]any{"name": tool, "arguments": args}, "tools/call "+tool)
+// callTool starts an exchange calling a fixture tool with its arguments.
+func callTool(t *serverside.T, s *client.Session, fx scenarios.Fixture) *exchange {
+	return newExchange(t, s, protocol.MethodToolsCall, map[string]any{"name": fx.Tool, "arguments": fx.Arguments}, "tools/call "+fx.Tool)
 }
 
 // open starts a session at the judged version declaring caps.
