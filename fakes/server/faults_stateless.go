@@ -59,7 +59,28 @@ var (
 		Description: "compares a Base64-encoded Mcp-Name (=?base64?…?=) with the body without decoding it, and refuses it with -32020"}
 )
 
-var statelessFaults = fault.Set{CachingHintsMissing, CachingTTLNegative, CachingScopeInvalid, CachingScopeVaries,
+// The 2025-11-25 surface at 2026-07-28: the official resources and prompts
+// fixtures, judged again under the stateless rules.
+var (
+	ModernStaticTextError = &fault.Fault{Name: "modern-static-text-error", Versions: modern,
+		Description: "lists test://static-text but answers resources/read of it with -32603"}
+	ModernBlobNotBase64 = &fault.Fault{Name: "modern-blob-not-base64", Versions: modern,
+		Description: "answers resources/read of test://static-binary with a blob that is not base64"}
+	ModernTemplateNotSubstituted = &fault.Fault{Name: "modern-template-not-substituted", Versions: modern,
+		Description: "reads test://template/{id}/data without substituting the id"}
+	ModernPromptSimpleEmpty = &fault.Fault{Name: "modern-prompt-simple-empty", Versions: modern,
+		Description: "answers prompts/get test_simple_prompt with no messages"}
+	ModernPromptArgsIgnored = &fault.Fault{Name: "modern-prompt-args-ignored", Versions: modern,
+		Description: "answers prompts/get test_prompt_with_arguments with a text that ignores the arguments"}
+	ModernPromptEmbeddedMissing = &fault.Fault{Name: "modern-prompt-embedded-missing", Versions: modern,
+		Description: "answers prompts/get test_prompt_with_embedded_resource without the embedded resource"}
+	ModernPromptImageNotBase64 = &fault.Fault{Name: "modern-prompt-image-not-base64", Versions: modern,
+		Description: "answers prompts/get test_prompt_with_image with image data that is not base64"}
+)
+
+var statelessFaults = fault.Set{ModernStaticTextError, ModernBlobNotBase64, ModernTemplateNotSubstituted,
+	ModernPromptSimpleEmpty, ModernPromptArgsIgnored, ModernPromptEmbeddedMissing, ModernPromptImageNotBase64,
+	CachingHintsMissing, CachingTTLNegative, CachingScopeInvalid, CachingScopeVaries,
 	ResultNoServerInfo, LogsWithoutLevel, LogLevelUnchecked,
 	ModernMissingResourceEmpty, ModernMissingResourceLegacyCode, ModernMissingResourceInternal,
 	GetOpensStream, DeleteAccepted, SessionIDMinted, MethodHeaderOptional, NameHeaderOptional, NameHeaderUnchecked, EncodedNameNotDecoded,

@@ -195,6 +195,9 @@ func (r *reference) statelessLayer(next Handler) Handler {
 		if !ok {
 			return result, nil
 		}
+		if rerr := r.surfaceFault(req, m); rerr != nil {
+			return nil, rerr
+		}
 		r.cachingHints(req, m)
 		r.resultServerInfo(req, m)
 		if req.Method == protocol.MethodServerDiscover && r.modernOnly() {
@@ -372,4 +375,52 @@ func (f *slFront) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		}
 	}
 	f.hs.ServeHTTP(w, r)
+}
+
+// surfaceFault bends a resources/read or prompts/get result of an official
+// fixture as the family's surface faults do; nil keeps it.
+func (r *reference) surfaceFault(req *jsonrpc.Message, m map[string]any) *jsonrpc.Error {
+	switch req.Method {
+	case protocol.MethodResourcesRead:
+		uri := uriParam(req)
+		items, _ := m["contents"].([]any)
+		if len(items) == 0 {
+			return nil
+		}
+		item, _ := items[0].(map[string]any)
+		switch {
+		case r.is(ModernStaticTextError) && uri == resStaticText:
+			return rpcError(codes.InternalError, "Internal error", nil)
+		case r.is(ModernBlobNotBase64) && uri == resStaticBinary && item != nil:
+			item["blob"] = "PNG raw bytes!"
+		case r.is(ModernTemplateNotSubstituted) && templateURI.MatchString(uri) && item != nil:
+			item["text"] = `{"id":"{id}","templateTest":true}`
+		}
+	case protocol.MethodPromptsGet:
+		msgs, _ := m["messages"].([]any)
+		switch name := nameOf(req); {
+		case r.is(ModernPromptSimpleEmpty) && name == "test_simple_prompt":
+			m["messages"] = []any{}
+		case r.is(ModernPromptArgsIgnored) && name == "test_prompt_with_arguments":
+			m["messages"] = []any{textMessage("user", "Prompt with arguments.")}
+		case r.is(ModernPromptEmbeddedMissing) && name == "test_prompt_with_embedded_resource":
+			m["messages"] = slices.DeleteFunc(msgs, func(x any) bool { return contentType(x) == "resource" })
+		case r.is(ModernPromptImageNotBase64) && name == "test_prompt_with_image":
+			for _, x := range msgs {
+				if contentType(x) == "image" {
+					x.(map[string]any)["content"].(map[string]any)["data"] = "PNG raw bytes!"
+				}
+			}
+		}
+	}
+	return nil
+}
+
+// contentType is the content type of a prompt message built by the
+// reference (a map with a content map).
+func contentType(msg any) string {
+	m, _ := msg.(map[string]any)
+	c, _ := m["content"].(map[string]any)
+	t, _ := c["type"].(string)
+	return t
 }

@@ -1,6 +1,7 @@
 // Package stateless is the stateless protocol of 2026-07-28 on the server (scenarios.md S6/S8): caching hints,
-// serverInfo in every result's _meta, logging only by request, resources not found, and over Streamable HTTP the
-// methods of earlier revisions and the standard request headers.
+// serverInfo in every result's _meta, logging only by request, resources not found, over Streamable HTTP the
+// methods of earlier revisions, the standard request headers and the Mcp-Param headers, and the official
+// resources and prompts fixtures judged again at 2026-07-28.
 package stateless
 
 import (
@@ -53,6 +54,19 @@ import (
 //	http-custom-header-server-validation (official) stateless-http-custom-headers
 //	(streamable-http.mdx, earlier revisions)       stateless-http-methods/get-405, delete-405, session-id-ignored
 //
+// The official 2026-07-28 server scenarios of the 2025-11-25 surface, judged
+// again at 2026-07-28 (their families judge the session versions):
+//
+//	resources-read-text                            stateless-resources-read-text/content
+//	resources-read-binary                          stateless-resources-read-binary/blob-base64
+//	resources-templates-read                       stateless-resources-templates-read/substituted
+//	prompts-get-simple                             stateless-prompts-get-simple/messages
+//	prompts-get-with-args                          stateless-prompts-get-with-args/values-used
+//	prompts-get-embedded-resource                  stateless-prompts-get-embedded-resource/resource
+//	prompts-get-with-image                         stateless-prompts-get-with-image/image
+//	resources-list, prompts-list                   no scenario of their own: stateless-caching fetches every page
+//	                                               of both (hints judged) and wire-schema validates each page
+//
 // Already judged by the lifecycle family (not repeated here):
 //
 //	sep-2575-server-implements-discover            lifecycle-discover/result-schema, version-implemented
@@ -90,7 +104,9 @@ const (
 // Scenarios is the family's catalogue.
 func Scenarios() scenarios.Catalogue {
 	return scenarios.Catalogue{cachingScenario, serverInfoScenario, loggingScenario, resourceNotFoundScenario,
-		httpMethodsScenario, httpHeadersScenario, customHeadersScenario}
+		httpMethodsScenario, httpHeadersScenario, customHeadersScenario,
+		readTextScenario, readBinaryScenario, readTemplateScenario,
+		promptSimpleScenario, promptArgsScenario, promptEmbeddedScenario, promptImageScenario}
 }
 
 var versions = protocol.JudgedStateless()

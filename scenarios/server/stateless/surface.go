@@ -1,0 +1,244 @@
+package stateless
+
+import (
+	"encoding/base64"
+	"encoding/json"
+	"fmt"
+	"strings"
+
+	"github.com/mcpconform/mcpconform/fakes/client"
+	"github.com/mcpconform/mcpconform/fakes/fault"
+	"github.com/mcpconform/mcpconform/fakes/server"
+	"github.com/mcpconform/mcpconform/jsonrpc"
+	"github.com/mcpconform/mcpconform/protocol"
+	"github.com/mcpconform/mcpconform/scenarios"
+	"github.com/mcpconform/mcpconform/scenarios/judge"
+	"github.com/mcpconform/mcpconform/scenarios/serverside"
+)
+
+// The official resources and prompts fixtures at 2026-07-28 (scored by the
+// official suite at this revision too): the rules of the 2025-11-25 surface
+// that stand in the same words on the 2026-07-28 pages, judged on stateless
+// requests. The resources and prompts families judge the session versions.
+
+const promptsSpec = "2026-07-28/server/prompts.mdx"
+
+// Fixture URIs and prompts of the official suite (fixtures.md §1f, §1g).
+const (
+	uriStaticText   = "test://static-text"
+	uriStaticBinary = "test://static-binary"
+	uriTemplate     = "test://template/{id}/data"
+	uriTemplateRead = "test://template/123/data"
+	exampleResource = "test://example-resource"
+)
+
+var (
+	readText = &scenarios.Check{ID: "stateless-resources-read-text/content", Level: scenarios.Must, Spec: resourceSpec + "#resource-contents",
+		Quote:  "Resources can contain either text or binary data:",
+		Title:  "reading test://static-text answers contents whose first item holds text for that URI",
+		Faults: []*fault.Fault{server.ModernStaticTextError}}
+	readBinary = &scenarios.Check{ID: "stateless-resources-read-binary/blob-base64", Level: scenarios.Must, Spec: resourceSpec + "#security-considerations",
+		Quote:  "Binary data **MUST** be properly encoded",
+		Title:  "reading test://static-binary answers contents whose first item holds a base64 blob for that URI",
+		Faults: []*fault.Fault{server.ModernBlobNotBase64}}
+	readTemplate = &scenarios.Check{ID: "stateless-resources-templates-read/substituted", Level: scenarios.Must, Spec: resourceSpec + "#resource-templates",
+		Quote:  "Resource templates allow servers to expose parameterized resources using URI templates.",
+		Title:  "reading test://template/123/data through the listed template answers text naming the id 123",
+		Faults: []*fault.Fault{server.ModernTemplateNotSubstituted}}
+)
+
+// resourceScenario reads one official fixture, found in listKey of
+// listMethod, and judges the first content item.
+func resourceScenario(id, official, title, listMethod, listKey, listField, fixture, uri string, c *scenarios.Check,
+	judgeItem func(it content) (ok bool, want string)) *scenarios.Scenario {
+	return &scenarios.Scenario{
+		ID: id, Official: official, Title: title, Family: family, Side: scenarios.ServerSide, Versions: versions,
+		Needs: []string{"resource " + fixture}, Checks: []*scenarios.Check{c},
+		Run: serverside.Body(func(t *serverside.T) {
+			s := t.Open("A", client.Options{})
+			if !s.HasCapability("resources") {
+				t.SkipRest("the server does not declare the resources capability")
+			}
+			requireListed(t, s, listMethod, listKey, listField, fixture)
+			t.Step("send resources/read of %s", uri)
+			resp, err := t.Request(s, protocol.MethodResourcesRead, map[string]any{"uri": uri})
+			skipIfVersionRefused(t, resp, err)
+			var r struct {
+				Contents []content `json:"contents"`
+			}
+			if err == nil && resp.Error == nil {
+				_ = json.Unmarshal(resp.Result, &r)
+			}
+			if len(r.Contents) == 0 {
+				t.Fail(c, "a result with contents", judge.Describe(resp, err))
+				return
+			}
+			ok, want := judgeItem(r.Contents[0])
+			t.Judge(c, ok, want, judge.Describe(resp, err))
+		}),
+	}
+}
+
+// content is one item of ReadResourceResult.contents.
+type content struct {
+	URI  string  `json:"uri"`
+	Text *string `json:"text"`
+	Blob *string `json:"blob"`
+}
+
+var (
+	readTextScenario = resourceScenario("stateless-resources-read-text", "resources-read-text", "a listed text resource reads as text",
+		protocol.MethodResourcesList, "resources", "uri", uriStaticText, uriStaticText, readText,
+		func(it content) (bool, string) {
+			return it.URI == uriStaticText && it.Text != nil && it.Blob == nil, "contents[0] with uri " + uriStaticText + " and text"
+		})
+	readBinaryScenario = resourceScenario("stateless-resources-read-binary", "resources-read-binary", "a listed binary resource reads as base64",
+		protocol.MethodResourcesList, "resources", "uri", uriStaticBinary, uriStaticBinary, readBinary,
+		func(it content) (bool, string) {
+			ok := it.URI == uriStaticBinary && it.Blob != nil
+			if ok {
+				_, err := base64.StdEncoding.DecodeString(*it.Blob)
+				ok = err == nil
+			}
+			return ok, "contents[0] with uri " + uriStaticBinary + " and a blob in base64 (RFC 4648, with padding)"
+		})
+	readTemplateScenario = resourceScenario("stateless-resources-templates-read", "resources-templates-read",
+		"a resource template is listed and read with its variable filled in",
+		protocol.MethodResourcesTemplatesList, "resourceTemplates", "uriTemplate", uriTemplate, uriTemplateRead, readTemplate,
+		func(it content) (bool, string) {
+			ok := it.Text != nil && strings.Contains(*it.Text, "123") && !strings.Contains(*it.Text, "{id}")
+			return ok, "contents[0].text naming 123 (the id substituted)"
+		})
+)
+
+// requireListed skips the rest when the target does not list the fixture.
+func requireListed(t *serverside.T, s *client.Session, method, key, field, fixture string) {
+	t.Step("%s to find %s", method, fixture)
+	pages, err := listPages(t, s, method)
+	for _, p := range pages {
+		var page map[string]json.RawMessage
+		_ = json.Unmarshal(p.result, &page)
+		var items []map[string]any
+		_ = json.Unmarshal(page[key], &items)
+		for _, it := range items {
+			if it[field] == fixture {
+				return
+			}
+		}
+	}
+	if err != nil {
+		t.Blocked("%v", err)
+	}
+	t.SkipRest(fmt.Sprintf("the target lists no %s (the official fixture this scenario reads)", fixture))
+}
+
+var (
+	promptSimple = &scenarios.Check{ID: "stateless-prompts-get-simple/messages", Level: scenarios.Must, Spec: promptsSpec + "#getting-a-prompt",
+		Quote:  "To retrieve a specific prompt, clients send a `prompts/get` request.",
+		Title:  "test_simple_prompt answers at least one message",
+		Faults: []*fault.Fault{server.ModernPromptSimpleEmpty}}
+	promptArgs = &scenarios.Check{ID: "stateless-prompts-get-with-args/values-used", Level: scenarios.Must, Spec: promptsSpec + "#getting-a-prompt",
+		Quote:  "To retrieve a specific prompt, clients send a `prompts/get` request.",
+		Title:  "test_prompt_with_arguments (arg1 testValue1, arg2 testValue2) answers text containing both values",
+		Faults: []*fault.Fault{server.ModernPromptArgsIgnored}}
+	promptEmbedded = &scenarios.Check{ID: "stateless-prompts-get-embedded-resource/resource", Level: scenarios.Must, Spec: promptsSpec + "#embedded-resources",
+		Quote:  "Resources can contain either text or binary (blob) data and **MUST** include:",
+		Title:  "test_prompt_with_embedded_resource answers a message embedding the resource at the URI given, with text or blob",
+		Faults: []*fault.Fault{server.ModernPromptEmbeddedMissing}}
+	promptImage = &scenarios.Check{ID: "stateless-prompts-get-with-image/image", Level: scenarios.Must, Spec: promptsSpec + "#image-content",
+		Quote:  "The image data **MUST** be base64-encoded and include a valid MIME type.",
+		Title:  "test_prompt_with_image answers an image message whose data is base64 and whose mimeType is an image type",
+		Faults: []*fault.Fault{server.ModernPromptImageNotBase64}}
+)
+
+type message struct {
+	Role    string `json:"role"`
+	Content struct {
+		Type     string `json:"type"`
+		Text     string `json:"text"`
+		Data     string `json:"data"`
+		MimeType string `json:"mimeType"`
+		Resource struct {
+			URI  string  `json:"uri"`
+			Text *string `json:"text"`
+			Blob *string `json:"blob"`
+		} `json:"resource"`
+	} `json:"content"`
+}
+
+// promptScenario is one official prompts-get-* scenario at 2026-07-28: its
+// fixture prompt called with the official arguments, the result judged.
+func promptScenario(id, official, title, fixture string, args map[string]any, c *scenarios.Check, problem func([]message) string) *scenarios.Scenario {
+	return &scenarios.Scenario{
+		ID: id, Official: official, Title: title, Family: family, Side: scenarios.ServerSide, Versions: versions,
+		Needs: []string{"prompt " + fixture}, Checks: []*scenarios.Check{c},
+		Run: serverside.Body(func(t *serverside.T) {
+			s := t.Open("A", client.Options{})
+			if !s.HasCapability("prompts") {
+				t.SkipRest("the server does not declare the prompts capability")
+			}
+			requireListed(t, s, protocol.MethodPromptsList, "prompts", "name", fixture)
+			t.Step("send prompts/get %s", fixture)
+			resp, err := t.Do(s, client.Call{ID: jsonrpc.StringID("mcpconform-prompt-1"), Method: protocol.MethodPromptsGet,
+				Params: map[string]any{"name": fixture, "arguments": args}})
+			skipIfVersionRefused(t, resp, err)
+			if err != nil || resp.Error != nil {
+				t.Fail(c, "a GetPromptResult", judge.Describe(resp, err))
+				return
+			}
+			var r struct {
+				Messages []message `json:"messages"`
+			}
+			_ = json.Unmarshal(resp.Result, &r)
+			why := problem(r.Messages)
+			t.Judge(c, why == "", title, why+": "+judge.Describe(resp, err))
+		}),
+	}
+}
+
+var (
+	promptSimpleScenario = promptScenario("stateless-prompts-get-simple", "prompts-get-simple", "a prompt without arguments answers messages",
+		"test_simple_prompt", map[string]any{}, promptSimple, func(msgs []message) string {
+			if len(msgs) == 0 {
+				return "no messages"
+			}
+			return ""
+		})
+	promptArgsScenario = promptScenario("stateless-prompts-get-with-args", "prompts-get-with-args", "a prompt uses the argument values it is given",
+		"test_prompt_with_arguments", map[string]any{"arg1": "testValue1", "arg2": "testValue2"}, promptArgs, func(msgs []message) string {
+			var all strings.Builder
+			for _, m := range msgs {
+				all.WriteString(m.Content.Text)
+			}
+			if !strings.Contains(all.String(), "testValue1") || !strings.Contains(all.String(), "testValue2") {
+				return "the text lacks testValue1 or testValue2"
+			}
+			return ""
+		})
+	promptEmbeddedScenario = promptScenario("stateless-prompts-get-embedded-resource", "prompts-get-embedded-resource", "a prompt embeds a resource",
+		"test_prompt_with_embedded_resource", map[string]any{"resourceUri": exampleResource}, promptEmbedded, func(msgs []message) string {
+			for _, m := range msgs {
+				r := m.Content.Resource
+				if m.Content.Type == "resource" && r.URI == exampleResource && (r.Text != nil || r.Blob != nil) {
+					return ""
+				}
+			}
+			return "no resource block with uri " + exampleResource + " and text or blob"
+		})
+	promptImageScenario = promptScenario("stateless-prompts-get-with-image", "prompts-get-with-image", "a prompt carries an image",
+		"test_prompt_with_image", map[string]any{}, promptImage, func(msgs []message) string {
+			for _, m := range msgs {
+				if m.Content.Type != "image" {
+					continue
+				}
+				if _, err := base64.StdEncoding.DecodeString(m.Content.Data); err != nil || m.Content.Data == "" {
+					return "image data that is not base64"
+				}
+				if !strings.HasPrefix(m.Content.MimeType, "image/") {
+					return "image mimeType " + fmt.Sprintf("%q", m.Content.MimeType)
+				}
+				return ""
+			}
+			return "no image block"
+		})
+)
