@@ -37,13 +37,15 @@ var (
 		Description: "refuses a retry whose inputResponses hold a key it never asked for with -32602"}
 	MRTRMalformedAccepted = &fault.Fault{Name: "mrtr-malformed-accepted", Versions: modern,
 		Description: "test_input_required_result_elicitation takes a user_name response that is no ElicitResult (12345) as the name and completes"}
+	MRTRAlsoRequested = &fault.Fault{Name: "mrtr-also-requested", Versions: modern,
+		Description: "test_input_required_result_elicitation also sends its question as an elicitation/create request of its own, the pattern MRTR replaced"}
 	MRTRMalformedToolError = &fault.Fault{Name: "mrtr-malformed-tool-error", Versions: modern,
 		Description: "answers inputResponses that are not an object with an isError tool result instead of a JSON-RPC error"}
 )
 
 var mrtrFaults = fault.Set{MRTROnToolsList, MRTRInputRequiredEmpty, MRTRUndeclaredElicitation, MRTRTamperedAccepted, MRTRMissingAsError,
 	MRTRResultTypeMissing, MRTRElicitationInvalid, MRTRSamplingInvalid, MRTRRootsWrongMethod, MRTRCompleteEmpty, MRTRStateExpired,
-	MRTRMultipleAsksOne, MRTRMultiRoundLoops, MRTRExtraResponseRefused, MRTRMalformedAccepted, MRTRMalformedToolError}
+	MRTRMultipleAsksOne, MRTRMultiRoundLoops, MRTRExtraResponseRefused, MRTRMalformedAccepted, MRTRMalformedToolError, MRTRAlsoRequested}
 
 // Liberties: choices mrtr.mdx leaves to the server.
 var (

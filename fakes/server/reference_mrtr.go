@@ -15,6 +15,7 @@ import (
 	"github.com/mcpconform/mcpconform/jsonrpc"
 	"github.com/mcpconform/mcpconform/protocol"
 	"github.com/mcpconform/mcpconform/protocol/codes"
+	"github.com/mcpconform/mcpconform/transport"
 )
 
 // Multi round-trip requests (2026-07-28/basic/patterns/mrtr.mdx): fixtures
@@ -79,14 +80,14 @@ func wrapMRTR(r *reference, method string, next Handler) Handler {
 	case protocol.MethodPromptsGet:
 		return func(ctx context.Context, p *Peer, req *jsonrpc.Message) (any, *jsonrpc.Error) {
 			if isModern(ctx) && nameOf(req) == MRTRPrompt {
-				return r.serveMRTR(ctx, req, MRTRPrompt, r.mrtrPrompt)
+				return r.serveMRTR(ctx, p, req, MRTRPrompt, r.mrtrPrompt)
 			}
 			return next(ctx, p, req)
 		}
 	case protocol.MethodResourcesRead:
 		return func(ctx context.Context, p *Peer, req *jsonrpc.Message) (any, *jsonrpc.Error) {
 			if isModern(ctx) && nameOf(req) == MRTRResource {
-				return r.serveMRTR(ctx, req, MRTRResource, r.mrtrResource)
+				return r.serveMRTR(ctx, p, req, MRTRResource, r.mrtrResource)
 			}
 			return next(ctx, p, req)
 		}
@@ -179,11 +180,26 @@ func (r *reference) openState(s, method, target string) (*mrtrState, bool) {
 // mrtrIn is what one attempt of an MRTR request carries.
 type mrtrIn struct {
 	ctx       context.Context
+	peer      *Peer
+	req       *jsonrpc.Message
 	method    string
 	target    string
 	caps      map[string]json.RawMessage
 	responses map[string]json.RawMessage
 	state     *mrtrState
+}
+
+// sendRequest sends q to the client as a JSON-RPC request of its own, the
+// pattern 2026-07-28 replaced with MRTR (a fault), on the stream of the
+// request being served, without waiting for an answer.
+func (in *mrtrIn) sendRequest(q mrtrQuestion) {
+	msg, err := jsonrpc.NewRequest(jsonrpc.StringID("srv-mrtr-"+q.key), q.method, q.params)
+	if err != nil {
+		return
+	}
+	if frame, err := msg.Encode(); err == nil {
+		_ = in.peer.SendRaw(transport.WithRelatedRequest(in.ctx, in.req.ID), frame)
+	}
 }
 
 // retry reports whether the request is a retry: it carries answers or state.
@@ -198,11 +214,11 @@ func requestCaps(req *jsonrpc.Message) map[string]json.RawMessage {
 
 // serveMRTR reads and verifies what an attempt carries, then lets the
 // fixture answer it.
-func (r *reference) serveMRTR(ctx context.Context, req *jsonrpc.Message, target string,
+func (r *reference) serveMRTR(ctx context.Context, p *Peer, req *jsonrpc.Message, target string,
 	fixture func(in *mrtrIn) (any, *jsonrpc.Error)) (any, *jsonrpc.Error) {
 	var params map[string]json.RawMessage
 	_ = json.Unmarshal(req.Params, &params)
-	in := &mrtrIn{ctx: ctx, method: req.Method, target: target, caps: requestCaps(req)}
+	in := &mrtrIn{ctx: ctx, peer: p, req: req, method: req.Method, target: target, caps: requestCaps(req)}
 	if raw, ok := params["inputResponses"]; ok && string(raw) != "null" {
 		if json.Unmarshal(raw, &in.responses) != nil {
 			// mrtr.mdx, Error Handling: an invalid InputResponses object is
@@ -234,7 +250,7 @@ func (r *reference) serveMRTR(ctx context.Context, req *jsonrpc.Message, target 
 }
 
 // mrtrTool dispatches a fixture tool; before 2026-07-28 there is no MRTR.
-func mrtrTool(r *reference, ctx context.Context, _ *Peer, req *jsonrpc.Message, _ json.RawMessage) (any, *jsonrpc.Error) {
+func mrtrTool(r *reference, ctx context.Context, p *Peer, req *jsonrpc.Message, _ json.RawMessage) (any, *jsonrpc.Error) {
 	name := nameOf(req)
 	if !isModern(ctx) {
 		return textResult(ctx, name+" answers with input_required, which exists from 2026-07-28 on.", true), nil
@@ -249,7 +265,7 @@ func mrtrTool(r *reference, ctx context.Context, _ *Peer, req *jsonrpc.Message, 
 		"test_input_required_result_tampered_state":  r.mrtrTampered,
 		"test_input_required_result_capabilities":    r.mrtrCapabilities,
 	}
-	return r.serveMRTR(ctx, req, name, fixtures[name])
+	return r.serveMRTR(ctx, p, req, name, fixtures[name])
 }
 
 // mrtrQuestion is one input request and the capability it needs.
@@ -491,6 +507,9 @@ func (r *reference) mrtrElicitation(in *mrtrIn) (any, *jsonrpc.Error) {
 		res := inputRequired(missing, "")
 		if r.is(MRTRResultTypeMissing) && !in.retry() {
 			delete(res, "resultType")
+		}
+		if r.is(MRTRAlsoRequested) && !in.retry() {
+			in.sendRequest(q)
 		}
 		return res, nil
 	}

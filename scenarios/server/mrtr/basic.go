@@ -76,6 +76,11 @@ var (
 		Title: "retried with a new id, the accepted form in inputResponses and any requestState echoed, it completes: resultType " +
 			"complete, non-empty content, no isError",
 		Faults: []*fault.Fault{server.MRTRCompleteEmpty}, Liberties: []*fault.Fault{server.MRTRReprompts}}
+	noServerRequest = &scenarios.Check{ID: "input-required-result-basic-elicitation/no-server-request", Level: scenarios.Must, Spec: mrtrPage,
+		Quote: "Servers MUST send server-to-client requests (such as roots/list, sampling/createMessage, or elicitation/create) " +
+			"using the MRTR pattern.",
+		Title:  "while the exchange runs, the server sends the client no JSON-RPC request of its own (its question comes in inputRequests only)",
+		Faults: []*fault.Fault{server.MRTRAlsoRequested}}
 )
 
 var basicElicitationScenario = &scenarios.Scenario{
@@ -84,13 +89,17 @@ var basicElicitationScenario = &scenarios.Scenario{
 	Needs: []string{"tool test_input_required_result_elicitation (asks a name, key user_name)"},
 	Purpose: "The fake client declares elicitation, calls the fixture, answers the form it is asked (accept, name Alice) and " +
 		"retries with a new JSON-RPC id, inputResponses and the requestState as received, until the call completes.",
-	Checks: []*scenarios.Check{asksElicitation, elicitationCompletes},
+	Checks: []*scenarios.Check{asksElicitation, elicitationCompletes, noServerRequest},
 	Run: serverside.Body(func(t *serverside.T) {
 		s := open(t, declare("elicitation"))
 		x := callTool(t, s, requireTool(t, s, "test_input_required_result_elicitation"))
 		first := x.first()
 		judgeAsks(t, asksElicitation, first, protocol.MethodElicitationCreate)
 		judgeCompletes(t, elicitationCompletes, x, first, "content")
+		// Each request was sent on its answer's stream, before its answer:
+		// whatever the server sent there is in by now.
+		requests := x.serverRequests()
+		t.Judge(noServerRequest, len(requests) == 0, "no request from the server", strings.Join(requests, "; "))
 	}),
 }
 

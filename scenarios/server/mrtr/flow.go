@@ -42,10 +42,21 @@ type exchange struct {
 	method string
 	base   map[string]any // the request's own params: name and arguments, or uri
 	what   string         // "tools/call test_…", for messages
+	mark   int            // the session's inbox when the exchange began
 }
 
 func newExchange(t *serverside.T, s *client.Session, method string, base map[string]any, what string) *exchange {
-	return &exchange{t: t, s: s, method: method, base: base, what: what}
+	return &exchange{t: t, s: s, method: method, base: base, what: what, mark: s.Inbox().Mark()}
+}
+
+// serverRequests lists the JSON-RPC requests the server sent since the
+// exchange began.
+func (x *exchange) serverRequests() []string {
+	var out []string
+	for _, m := range x.s.Inbox().Matching(x.mark, func(m *jsonrpc.Message) bool { return m.IsRequest() }) {
+		out = append(out, "request "+m.Method+" (id "+m.ID.String()+")")
+	}
+	return out
 }
 
 // reply is one answer of the exchange.

@@ -32,6 +32,10 @@ import (
 //	sep-2322-default-result-type-complete  none: it is the client's rule (the client suite's MRTR family)
 //	sep-2322-client-*                      none: the client's rules (the client suite's MRTR family)
 //
+// The sentence sep-2322.yaml excludes as tested indirectly ("Servers MUST
+// send server-to-client requests … using the MRTR pattern") is judged by
+// input-required-result-basic-elicitation/no-server-request.
+//
 // The official scenario flow gates without a requirement row
 // (sep-2322-*-complete, -multi-round-r*, -non-tool-*,
 // -multiple-inputs-incomplete) are judged by the …/completes,
