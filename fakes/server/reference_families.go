@@ -19,6 +19,10 @@ type family struct {
 	// handlers add request handlers by method (a method the core already
 	// serves is not replaced).
 	handlers func(r *reference) map[string]Handler
+	// modern serves methods under the 2026-07-28 rules in place of the
+	// core's handler for them (the tasks extension's tasks/*, which the
+	// core serves as tasks v1 in 2025-11-25 sessions).
+	modern func(r *reference) map[string]Handler
 	// capabilities adds to the capabilities declared at version.
 	capabilities func(r *reference, version string, caps map[string]any)
 	// tools are fixture tools, listed after the core's.
@@ -48,6 +52,23 @@ func (r *reference) familyHandlers(core map[string]Handler) {
 		for method, h := range f.handlers(r) {
 			if _, taken := core[method]; !taken {
 				core[method] = h
+			}
+		}
+	}
+	for _, f := range families {
+		if f.modern == nil {
+			continue
+		}
+		for method, h := range f.modern(r) {
+			legacy := core[method]
+			core[method] = func(ctx context.Context, p *Peer, req *jsonrpc.Message) (any, *jsonrpc.Error) {
+				switch {
+				case isModern(ctx):
+					return h(ctx, p, req)
+				case legacy != nil:
+					return legacy(ctx, p, req)
+				}
+				return r.notFound(ctx, p, req)
 			}
 		}
 	}

@@ -1,0 +1,82 @@
+package server
+
+import "github.com/mcpconform/mcpconform/fakes/fault"
+
+// Faults and liberties of the tasks extension (reference_tasksext.go),
+// observable at 2026-07-28 only.
+
+var (
+	LegacyTasksCapabilityAdvertised = &fault.Fault{Name: "tasksext-legacy-capability-advertised", Versions: modern,
+		Description: "server/discover declares the 2025-11-25 tasks capability beside the extension"}
+	LegacyClientCapabilityHonoured = &fault.Fault{Name: "tasksext-legacy-client-capability-honoured", Versions: modern,
+		Description: "a client declaring only the legacy tasks capability is treated as declaring the extension"}
+	TaskForUndeclaredClient = &fault.Fault{Name: "tasksext-task-for-undeclared-client", Versions: modern,
+		Description: "tools/call creates tasks whether or not the request declares the extension"}
+	RequiredTaskWrongCode = &fault.Fault{Name: "tasksext-required-task-wrong-code", Versions: modern,
+		Description: "a tool that needs a task, called without the extension, is refused with -32602, not -32021"}
+	RequiredTaskNoData = &fault.Fault{Name: "tasksext-required-task-no-data", Versions: modern,
+		Description: "the -32021 for a tool that needs a task does not name the extension in data.requiredCapabilities"}
+	TasksMethodsServeUndeclared = &fault.Fault{Name: "tasksext-methods-serve-undeclared", Versions: modern,
+		Description: "tasks/get, tasks/update and tasks/cancel are served to a request that does not declare the extension"}
+	CreateResultTypeComplete = &fault.Fault{Name: "tasksext-create-result-type-complete", Versions: modern,
+		Description: "a created task is answered with resultType \"complete\" (and a text item), not \"task\""}
+	CreatedNotDurable = &fault.Fault{Name: "tasksext-created-not-durable", Versions: modern,
+		Description: "the first tasks/get of a task just returned by tools/call answers -32602 (not created yet)"}
+	CompletedEmptyResult = &fault.Fault{Name: "tasksext-completed-empty-result", Versions: modern,
+		Description: "tasks/get of a completed slow_compute inlines an empty result, not the tool's CallToolResult"}
+	TasksResultServed = &fault.Fault{Name: "tasksext-tasks-result-served", Versions: modern,
+		Description: "tasks/result, removed by the extension, still answers (the result, or an error other than -32601)"}
+	GetUnknownWrongCode = &fault.Fault{Name: "tasksext-get-unknown-wrong-code", Versions: modern,
+		Description: "tasks/get of an unknown task id answers -32603, not -32602"}
+	UnknownTaskAcked = &fault.Fault{Name: "tasksext-unknown-task-acked", Versions: modern,
+		Description: "tasks/update and tasks/cancel of an unknown task id are acknowledged"}
+	IsErrorFailed = &fault.Fault{Name: "tasksext-iserror-failed", Versions: modern,
+		Description: "a tool result with isError ends the task failed (with an error), not completed"}
+	ProtocolErrorCompleted = &fault.Fault{Name: "tasksext-protocol-error-completed", Versions: modern,
+		Description: "a JSON-RPC error of the underlying request ends the task completed with an isError result, not failed"}
+	FailedNoStatusMessage = &fault.Fault{Name: "tasksext-failed-no-status-message", Versions: modern,
+		Description: "a failed task carries no statusMessage"}
+	InputRequestsEmpty = &fault.Fault{Name: "tasksext-input-requests-empty", Versions: modern,
+		Description: "an input_required task lists no inputRequests while it waits for an answer"}
+	UpdateAckNotEmpty = &fault.Fault{Name: "tasksext-update-ack-not-empty", Versions: modern,
+		Description: "tasks/update answers with the task's id and status, not an empty result"}
+	InputKeyReused = &fault.Fault{Name: "tasksext-input-key-reused", Versions: modern,
+		Description: "after an answer to one key of multi_input, a new question is asked under the same key"}
+	UpdateUnknownKeyRefused = &fault.Fault{Name: "tasksext-update-unknown-key-refused", Versions: modern,
+		Description: "tasks/update with an answer to a key that is not outstanding is refused with -32602"}
+	CancelAckNotEmpty = &fault.Fault{Name: "tasksext-cancel-ack-not-empty", Versions: modern,
+		Description: "tasks/cancel answers with the task, not an empty result"}
+	CancelledThenCompleted = &fault.Fault{Name: "tasksext-cancelled-then-completed", Versions: modern,
+		Description: "a cancelled slow_compute finishes its work anyway and its status moves from cancelled to completed"}
+	UpdateResurrectsCancelled = &fault.Fault{Name: "tasksext-update-resurrects-cancelled", Versions: modern,
+		Description: "a tasks/update sent after the cancel of a task waiting for input resumes it: cancelled becomes completed"}
+	ListenServesUndeclared = &fault.Fault{Name: "tasksext-listen-serves-undeclared", Versions: modern,
+		Description: "subscriptions/listen for task ids is served to a client that does not declare the extension"}
+	TaskNotificationNoSubscriptionID = &fault.Fault{Name: "tasksext-notification-no-subscription-id", Versions: modern,
+		Description: "notifications/tasks on a subscriptions/listen stream lack _meta io.modelcontextprotocol/subscriptionId"}
+	ProgressOnTaskStream = &fault.Fault{Name: "tasksext-progress-on-task-stream", Versions: modern,
+		Description: "notifications/progress is sent on the subscriptions/listen stream of a task"}
+
+	tasksExtFaults = fault.Set{LegacyTasksCapabilityAdvertised, LegacyClientCapabilityHonoured, TaskForUndeclaredClient,
+		RequiredTaskWrongCode, RequiredTaskNoData, TasksMethodsServeUndeclared, CreateResultTypeComplete, CreatedNotDurable,
+		CompletedEmptyResult, TasksResultServed, GetUnknownWrongCode, UnknownTaskAcked, IsErrorFailed, ProtocolErrorCompleted,
+		FailedNoStatusMessage, InputRequestsEmpty, UpdateAckNotEmpty, InputKeyReused, UpdateUnknownKeyRefused, CancelAckNotEmpty,
+		CancelledThenCompleted, UpdateResurrectsCancelled, ListenServesUndeclared, TaskNotificationNoSubscriptionID, ProgressOnTaskStream}
+)
+
+var (
+	AnswersSynchronously = &fault.Fault{Name: "tasksext-answers-synchronously", Liberty: true, Versions: modern,
+		Description: "slow_compute is answered with a plain CallToolResult even when the client declares the extension",
+		Freedom:     "A server that has negotiated this extension MAY return CreateTaskResult in lieu of a standard result (e.g. CallToolResult) in response to any supported request at its own discretion and on a per-request basis."}
+	SlowPollInterval = &fault.Fault{Name: "tasksext-slow-poll-interval", Liberty: true, Versions: modern,
+		Description: "tasks suggest pollIntervalMs 1000 and are seen to change only when polled at that pace",
+		Freedom:     "The pollIntervalMs MAY change over the lifetime of a task."}
+	NoPollInterval = &fault.Fault{Name: "tasksext-no-poll-interval", Liberty: true, Versions: modern,
+		Description: "tasks carry no pollIntervalMs (it is optional)",
+		Freedom:     "Suggested polling interval in integer milliseconds."}
+	ForgetsReadTasks = &fault.Fault{Name: "tasksext-forgets-read-tasks", Liberty: true, Versions: modern,
+		Description: "a task is deleted once tasks/get returned its terminal status; later tasks/get answers -32602",
+		Freedom:     "Servers are not required to retain tasks indefinitely. It is compliant behavior for a server to return an error stating the task cannot be found if it has purged an expired task."}
+
+	tasksExtLiberties = fault.Set{AnswersSynchronously, SlowPollInterval, NoPollInterval, ForgetsReadTasks}
+)

@@ -1,0 +1,141 @@
+package tasksext
+
+import (
+	"fmt"
+	"strings"
+	"time"
+
+	"github.com/mcpconform/mcpconform/fakes/client"
+	"github.com/mcpconform/mcpconform/fakes/fault"
+	"github.com/mcpconform/mcpconform/fakes/server"
+	"github.com/mcpconform/mcpconform/scenarios"
+	"github.com/mcpconform/mcpconform/scenarios/judge"
+	"github.com/mcpconform/mcpconform/scenarios/serverside"
+)
+
+// tasks/cancel: an acknowledgement, cooperative cancellation, and a
+// cancelled task that stays cancelled (ext-tasks/tasks.md#task-cancellation).
+
+const stayQuote = "If the status is cancelled, the server MUST return a Task object with status cancelled."
+
+var (
+	cancelAckEmpty = &scenarios.Check{ID: "tasksext-cancel/ack-empty", Level: scenarios.Must,
+		Spec:   extSpec + "#response-2",
+		Quote:  "On success, the server MUST acknowledge the request with an empty result.",
+		Title:  "tasks/cancel of a working task is acknowledged with an empty result (resultType and _meta only)",
+		Faults: []*fault.Fault{server.CancelAckNotEmpty}}
+	cancelStaysCancelled = &scenarios.Check{ID: "tasksext-cancel/stays-cancelled", Level: scenarios.Must,
+		Spec: extSpec + "#response", Quote: stayQuote,
+		Title: "once tasks/get reads a cancelled slow_compute, it keeps reading cancelled (terminal statuses are final: the " +
+			"page's state diagram); a task purged afterwards (-32602) passes. Cancellation is cooperative: a task that ends " +
+			"otherwise is not judged",
+		Faults:    []*fault.Fault{server.CancelledThenCompleted},
+		Liberties: []*fault.Fault{server.ForgetsReadTasks, server.SlowPollInterval}}
+	cancelInputStaysCancelled = &scenarios.Check{ID: "tasksext-cancel/input-stays-cancelled", Level: scenarios.Must,
+		Spec: extSpec + "#response", Quote: stayQuote,
+		Title: "confirm_delete cancelled while it waits in input_required reads cancelled, and a late tasks/update with the " +
+			"answer does not resume it",
+		Faults:    []*fault.Fault{server.UpdateResurrectsCancelled},
+		Liberties: []*fault.Fault{server.ForgetsReadTasks}}
+)
+
+var cancelScenario = &scenarios.Scenario{
+	ID:       "tasksext-cancel",
+	Title:    "tasks/cancel is acknowledged, and a cancelled task stays cancelled, also after a late answer",
+	Family:   family,
+	Side:     scenarios.ServerSide,
+	Versions: versions,
+	Needs: []string{"the io.modelcontextprotocol/tasks extension declared in server/discover",
+		"tool slow_compute (works for `seconds`)", "tool confirm_delete (parks in input_required)"},
+	Purpose: "A long slow_compute task is cancelled and polled: if it reads cancelled, it is watched for a while. A " +
+		"confirm_delete task is cancelled while it waits for input, then answered late, and watched the same way.",
+	Checks: []*scenarios.Check{cancelAckEmpty, cancelStaysCancelled, cancelInputStaysCancelled},
+	Run:    serverside.Body(runCancel),
+}
+
+func runCancel(t *serverside.T) {
+	s := open(t)
+	tools, err := t.ListTools(s)
+	if err != nil {
+		t.Blocked("%v", err)
+	}
+	slow := t.Env.Fixture(fixtureSlowCompute, map[string]any{"seconds": 60, "label": "cancel"})
+	if _, ok := tools[slow.Tool]; !ok {
+		why := fmt.Sprintf("the target lists no tool %q for the fixture %s", slow.Tool, fixtureSlowCompute)
+		t.Skip(cancelAckEmpty, why)
+		t.Skip(cancelStaysCancelled, why)
+	} else {
+		task, _ := createTask(t, s, slow)
+		t.Step("tasks/cancel %s", task.TaskID)
+		ctx, cancel := t.Wait()
+		ack, err := s.ExtCancelTask(ctx, task.TaskID)
+		cancel()
+		if err != nil || ack.Error != nil {
+			t.Fail(cancelAckEmpty, "an empty result", judge.Describe(ack, err))
+		} else {
+			empty, extra := emptyAck(ack.Result)
+			t.Judge(cancelAckEmpty, empty, "an empty result (resultType and _meta only)", "members "+strings.Join(extra, ", "))
+		}
+		judgeStays(t, s, task, cancelStaysCancelled, nil)
+	}
+
+	confirm := t.Env.Fixture(fixtureConfirmDelete, map[string]any{"filename": "keep.txt"})
+	if _, ok := tools[confirm.Tool]; !ok {
+		t.Skip(cancelInputStaysCancelled, fmt.Sprintf("the target lists no tool %q for the fixture %s", confirm.Tool, fixtureConfirmDelete))
+		return
+	}
+	task, _ := createTask(t, s, confirm)
+	t.Step("poll until %s asks for input", task.TaskID)
+	polls, err := waitTask(t, s, task, time.Second, leftWorking)
+	asking := lastPoll(t, polls, err, "ask for input")
+	if asking.Task.Status != "input_required" {
+		t.Blocked("confirm_delete reached %s without asking for input", asking.Task.Status)
+	}
+	t.Step("tasks/cancel while it waits")
+	ctx, cancel := t.Wait()
+	ack, cerr := s.ExtCancelTask(ctx, task.TaskID)
+	cancel()
+	if cerr != nil || ack.Error != nil {
+		t.Blocked("tasks/cancel failed: %s", judge.Describe(ack, cerr))
+	}
+	judgeStays(t, s, asking.Task, cancelInputStaysCancelled, func() {
+		answers := map[string]any{}
+		for k := range asking.Task.InputRequests {
+			answers[k] = map[string]any{"action": "accept", "content": map[string]any{"confirm": true}}
+		}
+		t.Step("answer the cancelled task's question late (tasks/update)")
+		ctx, cancel := t.Wait()
+		defer cancel()
+		_, _ = s.ExtUpdateTask(ctx, task.TaskID, answers) // an error or an ack: either is fine
+	})
+}
+
+// judgeStays polls a cancelled task until terminal; if it reads cancelled,
+// runs then (a late answer) and watches it keep reading cancelled.
+func judgeStays(t *serverside.T, s *client.Session, task client.ExtTask, c *scenarios.Check, then func()) {
+	t.Step("poll %s until terminal", task.TaskID)
+	polls, err := waitTask(t, s, task, 0, terminal)
+	if err != nil {
+		t.Skip(c, fmt.Sprintf("not judged: the task did not end soon after the cancel (%v); cancellation is cooperative "+
+			"(ext-tasks/tasks.md#task-cancellation)", err))
+		return
+	}
+	end := polls[len(polls)-1]
+	switch {
+	case end.Resp.Error != nil:
+		t.Skip(c, "not judged: the task was purged before it read terminal ("+judge.Describe(end.Resp, nil)+")")
+		return
+	case end.Task.Status != "cancelled":
+		t.Skip(c, "not judged: the task ended "+end.Task.Status+", which a cancel that came too late allows")
+		return
+	}
+	if then != nil {
+		then()
+	}
+	t.Step("watch %s keep reading cancelled", task.TaskID)
+	if changed := watchStays(t, s, end.Task); changed != nil {
+		t.Fail(c, "status cancelled (or the task purged)", describeTask(changed, nil))
+		return
+	}
+	t.Pass(c)
+}
