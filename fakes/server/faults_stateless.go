@@ -78,7 +78,18 @@ var (
 		Description: "answers prompts/get test_prompt_with_image with image data that is not base64"}
 )
 
-var statelessFaults = fault.Set{ModernStaticTextError, ModernBlobNotBase64, ModernTemplateNotSubstituted,
+// Capabilities served but not declared in server/discover.
+var (
+	ModernPromptsUndeclared = &fault.Fault{Name: "modern-prompts-undeclared", Versions: modern,
+		Description: "serves prompts/list and prompts/get but leaves prompts out of server/discover's capabilities"}
+	ModernResourcesUndeclared = &fault.Fault{Name: "modern-resources-undeclared", Versions: modern,
+		Description: "serves resources/list and resources/read but leaves resources out of server/discover's capabilities"}
+	ModernLoggingUndeclared = &fault.Fault{Name: "modern-logging-undeclared", Versions: modern,
+		Description: "logs for a request that asks (logLevel) but leaves logging out of server/discover's capabilities"}
+)
+
+var statelessFaults = fault.Set{ModernPromptsUndeclared, ModernResourcesUndeclared, ModernLoggingUndeclared,
+	ModernStaticTextError, ModernBlobNotBase64, ModernTemplateNotSubstituted,
 	ModernPromptSimpleEmpty, ModernPromptArgsIgnored, ModernPromptEmbeddedMissing, ModernPromptImageNotBase64,
 	CachingHintsMissing, CachingTTLNegative, CachingScopeInvalid, CachingScopeVaries,
 	ResultNoServerInfo, LogsWithoutLevel, LogLevelUnchecked,

@@ -200,8 +200,8 @@ func (r *reference) statelessLayer(next Handler) Handler {
 		}
 		r.cachingHints(req, m)
 		r.resultServerInfo(req, m)
-		if req.Method == protocol.MethodServerDiscover && r.modernOnly() {
-			m["supportedVersions"] = append([]string(nil), r.stateless...)
+		if req.Method == protocol.MethodServerDiscover {
+			r.discoverFaults(m)
 		}
 		return m, nil
 	}
@@ -423,4 +423,18 @@ func contentType(msg any) string {
 	c, _ := m["content"].(map[string]any)
 	t, _ := c["type"].(string)
 	return t
+}
+
+// discoverFaults bends the DiscoverResult as the family's variants do: the
+// versions of a 2026-07-28-only server, capabilities left undeclared.
+func (r *reference) discoverFaults(m map[string]any) {
+	if r.modernOnly() {
+		m["supportedVersions"] = append([]string(nil), r.stateless...)
+	}
+	caps, _ := m["capabilities"].(map[string]any)
+	for f, c := range map[*fault.Fault]string{ModernPromptsUndeclared: "prompts", ModernResourcesUndeclared: "resources", ModernLoggingUndeclared: "logging"} {
+		if r.is(f) && caps != nil {
+			delete(caps, c)
+		}
+	}
 }

@@ -29,6 +29,11 @@ var (
 		Faults: []*fault.Fault{server.LogLevelUnchecked}}
 )
 
+var loggingDeclared = &scenarios.Check{ID: "stateless-logging/capability-declared", Level: scenarios.Must, Spec: loggingSpec + "#capabilities",
+	Quote:  "Servers that emit log message notifications **MUST** declare the `logging` capability:",
+	Title:  "a server that sent notifications/message for the call with logLevel debug declares logging in server/discover",
+	Faults: []*fault.Fault{server.ModernLoggingUndeclared}}
+
 var loggingScenario = &scenarios.Scenario{
 	ID:       "stateless-logging",
 	Title:    "log messages only for a request that asks for them",
@@ -36,10 +41,11 @@ var loggingScenario = &scenarios.Scenario{
 	Side:     scenarios.ServerSide,
 	Versions: versions,
 	Needs:    []string{"tool test_tool_with_logging (logs while it runs)"},
-	Purpose: "The logging fixture is called with logLevel debug (what it logs is only noted: logging is a MAY), then without " +
+	Purpose: "The logging fixture is called with logLevel debug (logging is a MAY; a server that logs must declare logging in " +
+		"server/discover), then without " +
 		"a logLevel: no notifications/message may come for that call (a barrier request after its answer collects what the " +
 		"connection carried). Then tools/list declaring the level \"verbose\" must be rejected with -32602.",
-	Checks: []*scenarios.Check{loggingNoneWithoutLevel, loggingInvalidLevel},
+	Checks: []*scenarios.Check{loggingNoneWithoutLevel, loggingDeclared, loggingInvalidLevel},
 	Run: serverside.Body(func(t *serverside.T) {
 		s := t.Open("A", client.Options{})
 		tool := t.RequireTool(s, "test_tool_with_logging", nil).Tool
@@ -57,6 +63,12 @@ var loggingScenario = &scenarios.Scenario{
 		}
 		t.Step("call %s with logLevel debug", tool)
 		asked := call(map[string]any{protocol.MetaLogLevel: "debug"})
+		if asked == 0 {
+			t.Skip(loggingDeclared, "the call with logLevel debug brought no notifications/message")
+		} else {
+			t.Judge(loggingDeclared, s.HasCapability("logging"), "the logging capability in server/discover",
+				fmt.Sprintf("%d notifications/message, capabilities %v", asked, s.ServerCapabilities))
+		}
 		t.Step("call %s without a logLevel", tool)
 		got := call(nil)
 		t.Judge(loggingNoneWithoutLevel, got == 0, "no notifications/message",

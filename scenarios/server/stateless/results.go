@@ -135,3 +135,52 @@ var resourceNotFoundScenario = &scenarios.Scenario{
 		t.Judge(notFoundInvalidParams, judge.IsErrorCode(resp, codes.InvalidParams), "error -32602", judge.Describe(resp, err))
 	}),
 }
+
+var (
+	promptsDeclared = &scenarios.Check{ID: "stateless-capabilities/prompts-declared", Level: scenarios.Must, Spec: promptsSpec + "#capabilities",
+		Quote:  "Servers that support prompts **MUST** declare the `prompts` capability in their DiscoverResult:",
+		Title:  "a server whose server/discover declares no prompts capability lists no prompts (prompts/list answers an error or none)",
+		Faults: []*fault.Fault{server.ModernPromptsUndeclared}}
+	resourcesDeclared = &scenarios.Check{ID: "stateless-capabilities/resources-declared", Level: scenarios.Must, Spec: resourceSpec + "#capabilities",
+		Quote:  "Servers that support resources **MUST** declare the `resources` capability:",
+		Title:  "a server whose server/discover declares no resources capability lists no resources (resources/list answers an error or none)",
+		Faults: []*fault.Fault{server.ModernResourcesUndeclared}}
+)
+
+var capabilitiesScenario = &scenarios.Scenario{
+	ID:       "stateless-capabilities",
+	Title:    "what the server serves, server/discover declares",
+	Family:   family,
+	Side:     scenarios.ServerSide,
+	Versions: versions,
+	Purpose: "Without initialize, server/discover is where a server declares its features. For prompts and resources not " +
+		"declared there, the list request is sent anyway: a result that lists some means the server supports the feature " +
+		"without declaring it. A declared feature passes.",
+	Checks: []*scenarios.Check{promptsDeclared, resourcesDeclared},
+	Run: serverside.Body(func(t *serverside.T) {
+		s := t.Open("A", client.Options{})
+		for _, f := range []struct {
+			check            *scenarios.Check
+			capability, list string
+			key              string
+		}{
+			{promptsDeclared, "prompts", protocol.MethodPromptsList, "prompts"},
+			{resourcesDeclared, "resources", protocol.MethodResourcesList, "resources"},
+		} {
+			if s.HasCapability(f.capability) {
+				t.PassWith(f.check, "declared")
+				continue
+			}
+			t.Step("send %s although %s is not declared", f.list, f.capability)
+			resp, err := t.Request(s, f.list, map[string]any{})
+			skipIfVersionRefused(t, resp, err)
+			var items []json.RawMessage
+			if err == nil && resp.Error == nil {
+				raw, _ := judge.Field(resp.Result, f.key)
+				_ = json.Unmarshal(raw, &items)
+			}
+			t.Judge(f.check, len(items) == 0, "no "+f.capability+" listed, or "+f.capability+" declared in server/discover",
+				fmt.Sprintf("%d listed: %s", len(items), judge.Describe(resp, err)))
+		}
+	}),
+}

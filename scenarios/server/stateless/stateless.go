@@ -38,6 +38,8 @@ import (
 //	sep-2575-server-no-log-without-loglevel        stateless-logging/none-without-level
 //	(logging.mdx, invalid logLevel → -32602)       stateless-logging/invalid-level-refused
 //	(index.mdx, serverInfo in every result)        stateless-server-info/result-meta
+//	sep-2575-server-declares-prompts-in-discover   stateless-capabilities/prompts-declared (resources-declared too)
+//	(logging.mdx, logging declared)                stateless-logging/capability-declared
 //	sep-2243-server-reject-invalid-headers         stateless-http-headers/method-missing, name-missing, name-mismatch
 //	                                               (and lifecycle-header-mismatch/error-32020 for Mcp-Method)
 //	sep-2243-server-reject-error-code              the same checks (400 and -32020; a MUST on the 2026-07-28 page)
@@ -86,8 +88,6 @@ import (
 //	does not serve yet.
 //	sep-2575-http-server-no-independent-requests-on-stream: the wire family's rules (wire-rules) see every
 //	request a server sends; a check of its own at 2026-07-28 is still owed.
-//	sep-2575-server-declares-prompts-in-discover: a server that serves prompts without declaring them is
-//	not observable without knowing it has prompts.
 //	sep-2243-header-name-case-insensitive: the reference server is written in Go, whose HTTP server
 //	canonicalizes header names before any handler sees them, so no fault of it can fail such a check.
 //	The other ids of these lists are the client's (the client suite) or rules of a tool definition.
@@ -105,7 +105,7 @@ const (
 func Scenarios() scenarios.Catalogue {
 	return scenarios.Catalogue{cachingScenario, serverInfoScenario, loggingScenario, resourceNotFoundScenario,
 		httpMethodsScenario, httpHeadersScenario, customHeadersScenario,
-		readTextScenario, readBinaryScenario, readTemplateScenario,
+		capabilitiesScenario, readTextScenario, readBinaryScenario, readTemplateScenario,
 		promptSimpleScenario, promptArgsScenario, promptEmbeddedScenario, promptImageScenario}
 }
 
