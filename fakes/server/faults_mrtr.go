@@ -62,9 +62,12 @@ var (
 	MRTRMalformedAsksAgain = &fault.Fault{Name: "mrtr-malformed-asks-again", Liberty: true, Versions: modern,
 		Freedom:     "Servers **MAY** respond to any supported client request with an `InputRequiredResult`.",
 		Description: "answers a user_name response it cannot parse with a new input_required for user_name instead of -32602"}
+	MRTRTamperedRestarts = &fault.Fault{Name: "mrtr-tampered-restarts", Liberty: true, Versions: modern,
+		Freedom:     "and **MUST** reject state that fails verification.",
+		Description: "discards a requestState that fails verification and starts the exchange afresh with a new input_required"}
 	MRTRTamperedOtherCode = &fault.Fault{Name: "mrtr-tampered-other-code", Liberty: true, Versions: modern,
 		Freedom:     "and **MUST** reject state that fails verification.",
 		Description: "refuses a tampered requestState with the server-defined error -32001 instead of -32602"}
 )
 
-var mrtrLiberties = fault.Set{MRTRStateOnlyFirst, MRTRReprompts, MRTRMissingCompletes, MRTRMalformedAsksAgain, MRTRTamperedOtherCode}
+var mrtrLiberties = fault.Set{MRTRStateOnlyFirst, MRTRReprompts, MRTRMissingCompletes, MRTRMalformedAsksAgain, MRTRTamperedOtherCode, MRTRTamperedRestarts}

@@ -238,7 +238,12 @@ func (r *reference) serveMRTR(ctx context.Context, p *Peer, req *jsonrpc.Message
 			return nil, rpcError(codes.InvalidParams, "requestState must be a string", nil)
 		}
 		st, ok := r.openState(s, req.Method, target)
-		if !ok {
+		switch {
+		case !ok && r.is(MRTRTamperedRestarts):
+			// The state is dropped with the answers given for it: the
+			// exchange starts again from its first round.
+			return fixture(&mrtrIn{ctx: ctx, peer: p, req: req, method: req.Method, target: target, caps: in.caps})
+		case !ok:
 			if r.is(MRTRTamperedOtherCode) {
 				return nil, rpcError(-32001, "requestState failed verification", nil)
 			}

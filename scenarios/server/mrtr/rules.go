@@ -118,8 +118,6 @@ var resultTypeScenario = &scenarios.Scenario{
 				bad = append(bad, fmt.Sprintf("result %d has no resultType", n))
 			case r.resultType != "input_required" && r.resultType != "complete":
 				bad = append(bad, fmt.Sprintf("result %d has resultType %q", n, r.resultType))
-			case r.resultType == "complete" && (r.hasRequests || r.state != nil):
-				bad = append(bad, fmt.Sprintf("result %d says complete but carries inputRequests or requestState", n))
 			}
 		}
 		check(r, 1)
@@ -181,8 +179,9 @@ var tamperedRejected = &scenarios.Check{ID: "input-required-result-tampered-stat
 	Quote: "If `requestState` influences authorization, resource access, or business logic, servers **MUST** protect its integrity " +
 		"(e.g. HMAC or AEAD) and **MUST** reject state that fails verification.",
 	Title: "test_input_required_result_tampered_state, retried with its answers and its requestState with \"-TAMPERED\" appended, " +
-		"is refused with a JSON-RPC error (any code; over HTTP a 4xx status alone will do), neither completed nor asked on",
-	Faults: []*fault.Fault{server.MRTRTamperedAccepted}, Liberties: []*fault.Fault{server.MRTRTamperedOtherCode}}
+		"is not completed on that state: a JSON-RPC error (any code), an HTTP refusal, a tool error, or the exchange started " +
+		"afresh with a new input_required all reject it",
+	Faults: []*fault.Fault{server.MRTRTamperedAccepted}, Liberties: []*fault.Fault{server.MRTRTamperedOtherCode, server.MRTRTamperedRestarts}}
 
 var tamperedScenario = &scenarios.Scenario{
 	ID: "input-required-result-tampered-state", Title: "a requestState that fails verification is rejected",
@@ -202,7 +201,10 @@ var tamperedScenario = &scenarios.Scenario{
 		}
 		tampered, _ := json.Marshal(state + "-TAMPERED")
 		r := x.retry(first, map[string]any{"requestState": json.RawMessage(tampered)})
-		t.Judge(tamperedRejected, r.refused(), "a JSON-RPC error (over HTTP, or a 4xx refusal)", r.String())
+		if !r.refused() && !r.isResult() {
+			t.Blocked("the tampered retry got no answer to judge: %s", r)
+		}
+		t.Judge(tamperedRejected, !succeeded(r), "the tampered state rejected (an error, a tool error or a new input_required)", r.String())
 	}),
 }
 
