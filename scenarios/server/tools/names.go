@@ -18,8 +18,8 @@ import (
 
 var (
 	namesFormat = &scenarios.Check{ID: "tools-names/format", Level: scenarios.Should, Spec: toolsSpec + "#tool-names",
-		Quote: "The following **SHOULD** be the only allowed characters: uppercase and lowercase ASCII letters (A-Z, a-z), digits",
-		Title: "every tool name has 1 to 128 characters, each an ASCII letter, a digit, '_', '-' or '.'",
+		Quote:  "The following **SHOULD** be the only allowed characters: uppercase and lowercase ASCII letters (A-Z, a-z), digits",
+		Title:  "every tool name has 1 to 128 characters, each an ASCII letter, a digit, '_', '-' or '.'",
 		Faults: []*fault.Fault{server.ToolNameMalformed}, Liberties: []*fault.Fault{server.ToolNameDotted}}
 	namesUnique = &scenarios.Check{ID: "tools-names/unique", Level: scenarios.Should, Spec: toolsSpec + "#tool-names",
 		Quote:  "Tool names **SHOULD** be unique within a server.",
