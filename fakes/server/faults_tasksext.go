@@ -78,5 +78,16 @@ var (
 		Description: "a task is deleted once tasks/get returned its terminal status; later tasks/get answers -32602",
 		Freedom:     "Servers are not required to retain tasks indefinitely. It is compliant behavior for a server to return an error stating the task cannot be found if it has purged an expired task."}
 
-	tasksExtLiberties = fault.Set{AnswersSynchronously, SlowPollInterval, NoPollInterval, ForgetsReadTasks}
+	UpdateAppliedLate = &fault.Fault{Name: "tasksext-update-applied-late", Liberty: true, Versions: modern,
+		Description: "tasks/update is acknowledged at once, its answers applied only at the next tasks/get (which still shows the old state)",
+		Freedom:     "The acknowledgement is eventually consistent: the server MAY accept the responses and return the ack before the task's observable status (via tasks/get or notifications/tasks) reflects them."}
+	CancelAppliedLate = &fault.Fault{Name: "tasksext-cancel-applied-late", Liberty: true, Versions: modern,
+		Description: "tasks/cancel is acknowledged at once; the task reads its old status once more before it reads cancelled",
+		Freedom:     "Cancellation processing is eventually consistent — the task's observable status MAY remain working (or some other non-terminal status) after the ack"}
+	NoTaskNotifications = &fault.Fault{Name: "tasksext-no-task-notifications", Liberty: true, Versions: modern,
+		Description: "subscriptions/listen for task ids is acknowledged with no task id agreed, and no notifications/tasks is sent",
+		Freedom:     "Servers MAY push status updates via notifications/tasks notifications in addition to servicing client polls:"}
+
+	tasksExtLiberties = fault.Set{AnswersSynchronously, SlowPollInterval, NoPollInterval, ForgetsReadTasks,
+		UpdateAppliedLate, CancelAppliedLate, NoTaskNotifications}
 )

@@ -49,8 +49,11 @@ type extTask struct {
 	outstanding map[string]map[string]any
 	input       chan map[string]json.RawMessage
 	stop        chan struct{}
-	gets        int  // tasks/get answered, for the not-yet-durable fault
-	readDone    bool // a terminal status was read (the forgets-read-tasks liberty)
+	gets        int // tasks/get answered, for the not-yet-durable fault
+	// pending holds answers, and cancelPending a cancel, acknowledged but
+	// not applied yet (the liberties that apply them at the next tasks/get).
+	pending       map[string]json.RawMessage
+	cancelPending bool
 }
 
 type extSub struct {
@@ -563,6 +566,14 @@ func (s *extStore) get(_ context.Context, p *Peer, req *jsonrpc.Message) (any, *
 	if terminal(t.status) && s.r.is(ForgetsReadTasks) {
 		delete(s.tasks, t.id) // not retained once its outcome was read
 	}
+	if t.pending != nil {
+		s.deliver(t, t.pending) // applied only now, after a stale read
+		t.pending = nil
+	}
+	if t.cancelPending {
+		t.cancelPending = false
+		go s.doCancel(t)
+	}
 	return view, nil
 }
 
@@ -597,16 +608,39 @@ func (s *extStore) update(ctx context.Context, p *Peer, req *jsonrpc.Message) (a
 	cancelled := t.status == statusCancelled
 	s.mu.Unlock()
 	if len(known) > 0 && (!cancelled || s.r.is(UpdateResurrectsCancelled)) {
-		select {
-		case t.input <- known:
-		default: // the worker is gone or flooded: the answer has nowhere to go
+		s.mu.Lock()
+		if s.r.is(UpdateAppliedLate) {
+			if t.pending == nil {
+				t.pending = map[string]json.RawMessage{}
+			}
+			for k, v := range known {
+				t.pending[k] = v
+			}
+		} else {
+			s.deliver(t, known)
 		}
+		s.mu.Unlock()
 	}
 	ack := map[string]any{"resultType": "complete"}
 	if s.r.is(UpdateAckNotEmpty) {
 		ack["taskId"], ack["status"] = t.id, statusWorking
 	}
 	return ack, nil
+}
+
+// deliver hands answers to the task's worker.
+func (s *extStore) deliver(t *extTask, answers map[string]json.RawMessage) {
+	select {
+	case t.input <- answers:
+	default: // the worker is gone or flooded: the answer has nowhere to go
+	}
+}
+
+// doCancel moves the task to cancelled and stops its work.
+func (s *extStore) doCancel(t *extTask) {
+	if s.setStatus(t, statusCancelled, "The task was cancelled by request.") {
+		close(t.stop)
+	}
 }
 
 func (s *extStore) cancel(_ context.Context, p *Peer, req *jsonrpc.Message) (any, *jsonrpc.Error) {
@@ -623,8 +657,12 @@ func (s *extStore) cancel(_ context.Context, p *Peer, req *jsonrpc.Message) (any
 		}
 		return nil, taskNotFound()
 	}
-	if s.setStatus(t, statusCancelled, "The task was cancelled by request.") {
-		close(t.stop)
+	if s.r.is(CancelAppliedLate) {
+		s.mu.Lock()
+		t.cancelPending = !terminal(t.status)
+		s.mu.Unlock()
+	} else {
+		s.doCancel(t)
 	}
 	ack := map[string]any{"resultType": "complete"}
 	if s.r.is(CancelAckNotEmpty) {
@@ -677,7 +715,7 @@ func (s *extStore) listen(ctx context.Context, p *Peer, req *jsonrpc.Message) (a
 	sub := &extSub{p: p, ctx: ctx, id: req.ID, owner: p.Authorization()}
 	s.mu.Lock()
 	for _, id := range params.Notifications.TaskIDs {
-		if _, ok := s.lookup(p, id); ok {
+		if _, ok := s.lookup(p, id); ok && !s.r.is(NoTaskNotifications) {
 			sub.tasks = append(sub.tasks, id)
 		}
 	}

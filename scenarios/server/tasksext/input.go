@@ -34,17 +34,19 @@ var (
 		Title:  "a tasks/update answering only a key that was never issued is acknowledged, and the task still waits for its own key",
 		Faults: []*fault.Fault{server.UpdateUnknownKeyRefused}}
 	inputUpdateAckEmpty = &scenarios.Check{ID: "tasksext-input/update-ack-empty", Level: scenarios.Must,
-		Spec:   extSpec + "#response-1",
-		Quote:  "On success, the server MUST acknowledge the request with an empty result.",
-		Title:  "tasks/update answering the outstanding key is acknowledged with an empty result (resultType and _meta only)",
-		Faults: []*fault.Fault{server.UpdateAckNotEmpty}}
+		Spec:      extSpec + "#response-1",
+		Quote:     "On success, the server MUST acknowledge the request with an empty result.",
+		Title:     "tasks/update answering the outstanding key is acknowledged with an empty result (resultType and _meta only)",
+		Faults:    []*fault.Fault{server.UpdateAckNotEmpty},
+		Liberties: []*fault.Fault{server.UpdateAppliedLate}}
 	inputKeysStable = &scenarios.Check{ID: "tasksext-input/keys-stable", Level: scenarios.Must,
 		Spec: extSpec + "#task-update-requests",
 		Quote: "A server MUST NOT reuse a key for a subsequent server-to-client request after a response for that key has been " +
 			"delivered, and MUST NOT use the same key to refer to two distinct requests over a task's lifetime.",
 		Title: "multi_input, answered one key per tasks/update, never lists a key with a request other than the one it first " +
 			"named (a stale snapshot repeating an answered request is allowed: the acknowledgement is eventually consistent)",
-		Faults: []*fault.Fault{server.InputKeyReused}}
+		Faults:    []*fault.Fault{server.InputKeyReused},
+		Liberties: []*fault.Fault{server.UpdateAppliedLate}}
 )
 
 var inputScenario = &scenarios.Scenario{

@@ -29,8 +29,9 @@ var (
 		Spec: extSpec + "#task-status-notifications",
 		Quote: "If a client requests task status notifications but does not declare the io.modelcontextprotocol/tasks extension " +
 			"capability, the server MUST return a JSON-RPC error specifying the missing capabilities:",
-		Title:  "subscriptions/listen with taskIds, sent without the extension, gets error -32021 (and no acknowledgement)",
-		Faults: []*fault.Fault{server.ListenServesUndeclared}}
+		Title:     "subscriptions/listen with taskIds, sent without the extension, gets error -32021 (and no acknowledgement)",
+		Faults:    []*fault.Fault{server.ListenServesUndeclared},
+		Liberties: []*fault.Fault{server.NoTaskNotifications}}
 	notificationsSubscriptionID = &scenarios.Check{ID: "tasksext-notifications/subscription-id", Level: scenarios.Must,
 		Spec: subscriptionsSpec + "#receiving-notifications",
 		Quote: "All notifications delivered on the stream carry io.modelcontextprotocol/subscriptionId in _meta, identifying the " +
@@ -43,8 +44,9 @@ var (
 		Spec: extSpec + "#task-status-notifications",
 		Quote: "notifications/progress and notifications/message notifications MUST NOT be sent on the subscriptions/listen stream " +
 			"for a task, and are not supported on tasks in general in this specification.",
-		Title:  "while the task subscription is open, no notifications/progress or notifications/message arrives",
-		Faults: []*fault.Fault{server.ProgressOnTaskStream}}
+		Title:     "while the task subscription is open, no notifications/progress or notifications/message arrives",
+		Faults:    []*fault.Fault{server.ProgressOnTaskStream},
+		Liberties: []*fault.Fault{server.NoTaskNotifications}}
 )
 
 var notificationsScenario = &scenarios.Scenario{
