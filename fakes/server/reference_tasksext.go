@@ -129,9 +129,45 @@ func init() {
 			{name: "multi_input", description: "As a task, asks two questions at once and completes when both are answered.",
 				call: extFixture("multi_input")},
 		},
+		// Another family may serve subscriptions/listen for its own
+		// filters: a listen asking for task ids is answered here all the
+		// same (wrap runs after every family added its handlers).
+		wrap: func(r *reference, method string, next Handler) Handler {
+			if method != protocol.MethodSubscriptionsListen {
+				return next
+			}
+			return func(ctx context.Context, p *Peer, req *jsonrpc.Message) (any, *jsonrpc.Error) {
+				filter, ok := listenFilter(req)
+				if !ok || !isModern(ctx) {
+					return next(ctx, p, req)
+				}
+				if len(filter) > 1 {
+					// Task ids beside other filters: the other family
+					// acknowledges and holds the stream, the task updates
+					// share it.
+					if !r.extDeclared(req) && !r.is(ListenServesUndeclared) {
+						return nil, missingExtension()
+					}
+					go r.ext().follow(ctx, p, req)
+					return next(ctx, p, req)
+				}
+				return r.ext().listen(ctx, p, req)
+			}
+		},
 		faults:    tasksExtFaults,
 		liberties: tasksExtLiberties,
 	})
+}
+
+// listenFilter reads the notifications filter of a subscriptions/listen;
+// ok reports whether it asks for task ids.
+func listenFilter(req *jsonrpc.Message) (map[string]json.RawMessage, bool) {
+	var params struct {
+		Notifications map[string]json.RawMessage `json:"notifications"`
+	}
+	_ = json.Unmarshal(req.Params, &params)
+	_, ok := params.Notifications["taskIds"]
+	return params.Notifications, ok
 }
 
 // extDeclared reports whether the request declares the extension in its
@@ -712,23 +748,58 @@ func (s *extStore) listen(ctx context.Context, p *Peer, req *jsonrpc.Message) (a
 	if params.Notifications.TaskIDs != nil && !s.r.extDeclared(req) && !s.r.is(ListenServesUndeclared) {
 		return nil, missingExtension()
 	}
-	sub := &extSub{p: p, ctx: ctx, id: req.ID, owner: p.Authorization()}
-	s.mu.Lock()
-	for _, id := range params.Notifications.TaskIDs {
-		if _, ok := s.lookup(p, id); ok && !s.r.is(NoTaskNotifications) {
-			sub.tasks = append(sub.tasks, id)
-		}
-	}
+	sub := s.subscribe(ctx, p, req, params.Notifications.TaskIDs)
+	related := transport.WithRelatedRequest(ctx, req.ID)
 	agreed := map[string]any{}
 	if params.Notifications.TaskIDs != nil {
 		agreed["taskIds"] = append([]string{}, sub.tasks...)
 	}
-	s.mu.Unlock()
-	related := transport.WithRelatedRequest(ctx, req.ID)
 	_ = p.Notify(related, protocol.NotificationSubscriptionsAcknowledged, map[string]any{
 		"_meta":         map[string]any{protocol.MetaSubscriptionID: json.RawMessage(req.ID)},
 		"notifications": agreed,
 	})
+	s.start(sub)
+	<-ctx.Done() // the client cancelled, or the connection ended
+	s.unsubscribe(sub)
+	return peer.NoAnswer, nil
+}
+
+// follow sends task updates on a listen stream another family holds.
+func (s *extStore) follow(ctx context.Context, p *Peer, req *jsonrpc.Message) {
+	var params struct {
+		Notifications struct {
+			TaskIDs []string `json:"taskIds"`
+		} `json:"notifications"`
+	}
+	_ = json.Unmarshal(req.Params, &params)
+	sub := s.subscribe(ctx, p, req, params.Notifications.TaskIDs)
+	s.start(sub)
+	<-ctx.Done()
+	s.unsubscribe(sub)
+}
+
+// subscribe makes a subscription of the task ids the requester may see.
+func (s *extStore) subscribe(ctx context.Context, p *Peer, req *jsonrpc.Message, ids []string) *extSub {
+	sub := &extSub{p: p, ctx: ctx, id: req.ID, owner: p.Authorization()}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	for _, id := range ids {
+		if _, ok := s.lookup(p, id); ok && !s.r.is(NoTaskNotifications) {
+			sub.tasks = append(sub.tasks, id)
+		}
+	}
+	return sub
+}
+
+func (s *extStore) unsubscribe(sub *extSub) {
+	s.mu.Lock()
+	delete(s.subs, sub)
+	s.mu.Unlock()
+}
+
+// start registers the subscription and sends each task's current state
+// before any change.
+func (s *extStore) start(sub *extSub) {
 	s.mu.Lock()
 	s.subs[sub] = true
 	var views []map[string]any
@@ -737,16 +808,11 @@ func (s *extStore) listen(ctx context.Context, p *Peer, req *jsonrpc.Message) (a
 			views = append(views, s.view(t, true))
 		}
 	}
-	first := &extSub{p: p, ctx: ctx, id: req.ID}
+	first := &extSub{p: sub.p, ctx: sub.ctx, id: sub.id}
 	sub.mu.Lock() // a change notified meanwhile waits for these first states
 	s.mu.Unlock()
 	for _, v := range views {
 		s.send(first, v)
 	}
 	sub.mu.Unlock()
-	<-ctx.Done() // the client cancelled, or the connection ended
-	s.mu.Lock()
-	delete(s.subs, sub)
-	s.mu.Unlock()
-	return peer.NoAnswer, nil
 }
