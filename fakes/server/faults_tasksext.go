@@ -88,6 +88,10 @@ var (
 		Description: "subscriptions/listen for task ids is acknowledged with no task id agreed, and no notifications/tasks is sent",
 		Freedom:     "Servers MAY push status updates via notifications/tasks notifications in addition to servicing client polls:"}
 
+	CancelNotHonoured = &fault.Fault{Name: "tasksext-cancel-not-honoured", Liberty: true, Versions: modern,
+		Description: "tasks/cancel is acknowledged and the task goes on as if it had not been sent",
+		Freedom:     "A server is not obligated to actually stop the work; it is only obligated to acknowledge the request."}
+
 	tasksExtLiberties = fault.Set{AnswersSynchronously, SlowPollInterval, NoPollInterval, ForgetsReadTasks,
-		UpdateAppliedLate, CancelAppliedLate, NoTaskNotifications}
+		UpdateAppliedLate, CancelAppliedLate, NoTaskNotifications, CancelNotHonoured}
 )

@@ -693,11 +693,14 @@ func (s *extStore) cancel(_ context.Context, p *Peer, req *jsonrpc.Message) (any
 		}
 		return nil, taskNotFound()
 	}
-	if s.r.is(CancelAppliedLate) {
+	switch {
+	case s.r.is(CancelNotHonoured):
+		// Acknowledged, and the work goes on: cancellation is cooperative.
+	case s.r.is(CancelAppliedLate):
 		s.mu.Lock()
 		t.cancelPending = !terminal(t.status)
 		s.mu.Unlock()
-	} else {
+	default:
 		s.doCancel(t)
 	}
 	ack := map[string]any{"resultType": "complete"}

@@ -24,7 +24,7 @@ var (
 		Quote:     "On success, the server MUST acknowledge the request with an empty result.",
 		Title:     "tasks/cancel of a working task is acknowledged with an empty result (resultType and _meta only)",
 		Faults:    []*fault.Fault{server.CancelAckNotEmpty},
-		Liberties: []*fault.Fault{server.CancelAppliedLate}}
+		Liberties: []*fault.Fault{server.CancelAppliedLate, server.CancelNotHonoured}}
 	cancelStaysCancelled = &scenarios.Check{ID: "tasksext-cancel/stays-cancelled", Level: scenarios.Must,
 		Spec: extSpec + "#response", Quote: stayQuote,
 		Title: "once tasks/get reads a cancelled slow_compute, it keeps reading cancelled (terminal statuses are final: the " +
