@@ -39,13 +39,15 @@ var (
 		Description: "test_input_required_result_elicitation takes a user_name response that is no ElicitResult (12345) as the name and completes"}
 	MRTRAlsoRequested = &fault.Fault{Name: "mrtr-also-requested", Versions: modern,
 		Description: "test_input_required_result_elicitation also sends its question as an elicitation/create request of its own, the pattern MRTR replaced"}
+	MRTRStateUnbound = &fault.Fault{Name: "mrtr-state-unbound", Versions: modern,
+		Description: "takes a requestState it signed on a request other than the one it was given for (the state names no originating request)"}
 	MRTRMalformedToolError = &fault.Fault{Name: "mrtr-malformed-tool-error", Versions: modern,
 		Description: "answers inputResponses that are not an object with an isError tool result instead of a JSON-RPC error"}
 )
 
 var mrtrFaults = fault.Set{MRTROnToolsList, MRTRInputRequiredEmpty, MRTRUndeclaredElicitation, MRTRTamperedAccepted, MRTRMissingAsError,
 	MRTRResultTypeMissing, MRTRElicitationInvalid, MRTRSamplingInvalid, MRTRRootsWrongMethod, MRTRCompleteEmpty, MRTRStateExpired,
-	MRTRMultipleAsksOne, MRTRMultiRoundLoops, MRTRExtraResponseRefused, MRTRMalformedAccepted, MRTRMalformedToolError, MRTRAlsoRequested}
+	MRTRMultipleAsksOne, MRTRMultiRoundLoops, MRTRExtraResponseRefused, MRTRMalformedAccepted, MRTRMalformedToolError, MRTRAlsoRequested, MRTRStateUnbound}
 
 // Liberties: choices mrtr.mdx leaves to the server.
 var (

@@ -171,8 +171,14 @@ func (r *reference) openState(s, method, target string) (*mrtrState, bool) {
 		}
 	}
 	var st mrtrState
-	if json.Unmarshal(payload, &st) != nil || st.Method != method || st.Target != target || time.Now().Unix() > st.Exp {
+	if json.Unmarshal(payload, &st) != nil || time.Now().Unix() > st.Exp {
 		return nil, false
+	}
+	if (st.Method != method || st.Target != target) && !r.is(MRTRStateUnbound) {
+		return nil, false
+	}
+	if r.is(MRTRStateUnbound) {
+		st.Method, st.Target = method, target
 	}
 	return &st, true
 }

@@ -183,13 +183,20 @@ var tamperedRejected = &scenarios.Check{ID: "input-required-result-tampered-stat
 		"afresh with a new input_required all reject it",
 	Faults: []*fault.Fault{server.MRTRTamperedAccepted}, Liberties: []*fault.Fault{server.MRTRTamperedOtherCode, server.MRTRTamperedRestarts}}
 
+var foreignStateRejected = &scenarios.Check{ID: "input-required-result-tampered-state/foreign-state-rejected", Level: scenarios.Should, Spec: serverReqs,
+	Quote: "an identifier for the originating request, e.g. the method name and a digest of its salient parameters, rejecting state " +
+		"presented on a request that does not match.",
+	Title: "the untouched requestState of test_input_required_result_tampered_state, presented with the same answers on a call of " +
+		"test_input_required_result_request_state, does not complete that call (replayed on another request, it is rejected)",
+	Faults: []*fault.Fault{server.MRTRStateUnbound}, Liberties: []*fault.Fault{server.MRTRTamperedRestarts}}
+
 var tamperedScenario = &scenarios.Scenario{
 	ID: "input-required-result-tampered-state", Title: "a requestState that fails verification is rejected",
 	Family: family, Side: scenarios.ServerSide, Versions: versions,
 	Needs: []string{"tool test_input_required_result_tampered_state (asks confirm, gives an integrity-protected requestState)"},
 	Purpose: "The fake client declares elicitation, answers the first round and retries with the requestState changed. What the " +
 		"state decides is the fixture's business, so the fixture is one whose state must be protected.",
-	Checks: []*scenarios.Check{tamperedRejected},
+	Checks: []*scenarios.Check{tamperedRejected, foreignStateRejected},
 	Run: serverside.Body(func(t *serverside.T) {
 		s := open(t, declare("elicitation"))
 		x := callTool(t, s, requireTool(t, s, "test_input_required_result_tampered_state"))
@@ -205,6 +212,20 @@ var tamperedScenario = &scenarios.Scenario{
 			t.Blocked("the tampered retry got no answer to judge: %s", r)
 		}
 		t.Judge(tamperedRejected, !succeeded(r), "the tampered state rejected (an error, a tool error or a new input_required)", r.String())
+
+		other := t.Env.Fixture("test_input_required_result_request_state", nil)
+		t.Step("list tools to find the fixture test_input_required_result_request_state")
+		if names, _, ok := listNames(t, s, protocol.MethodToolsList, "tools", "name"); !ok || !names[other.Tool] {
+			t.Skip(foreignStateRejected, "the target lists no tool "+other.Tool+" to present the state to")
+			return
+		}
+		foreign := callTool(t, s, other)
+		foreign.what += " with the requestState of test_input_required_result_tampered_state"
+		replayed := foreign.retry(first, nil)
+		if !replayed.refused() && !replayed.isResult() {
+			t.Blocked("the replayed state got no answer to judge: %s", replayed)
+		}
+		t.Judge(foreignStateRejected, !succeeded(replayed), "the state rejected on a request it was not given for", replayed.String())
 	}),
 }
 
