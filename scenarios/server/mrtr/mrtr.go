@@ -36,14 +36,20 @@ import (
 // send server-to-client requests … using the MRTR pattern") is judged by
 // input-required-result-basic-elicitation/no-server-request.
 //
+// So is one part of the SHOULD it excludes as the contents of requestState:
+// a state replayed on a request other than its own is rejected
+// (input-required-result-tampered-state/foreign-state-rejected); its
+// principal and expiry parts would need a second authorization context or
+// a wait past the server's TTL, and have no check.
+//
 // The official scenario flow gates without a requirement row
 // (sep-2322-*-complete, -multi-round-r*, -non-tool-*,
 // -multiple-inputs-incomplete) are judged by the …/completes,
 // input-required-result-multi-round/converges and
-// input-required-result-multiple-input-requests/asks-all checks. The
+// input-required-result-multiple-input-requests/asks-all checks. The other
 // excluded sentences of sep-2322.yaml (key uniqueness, attacker-controlled
-// input, the contents of requestState, single use, not assuming a retry)
-// are not observable on the wire and have no check.
+// input, how the state is protected, single use, not assuming a retry) are
+// not observable on the wire and have no check.
 
 const (
 	family       = "mrtr"
