@@ -16,7 +16,7 @@ var (
 	MRTRTamperedAccepted = &fault.Fault{Name: "mrtr-tampered-state-accepted", Versions: modern,
 		Description: "does not verify the integrity of test_input_required_result_tampered_state's requestState and completes on a tampered one"}
 	MRTRMissingAsError = &fault.Fault{Name: "mrtr-missing-response-error", Versions: modern,
-		Description: "answers a retry of test_input_required_result_elicitation that lacks the user_name response with -32602 instead of asking again"}
+		Description: "answers a retry whose inputResponses lack a requested response with -32602 instead of asking again"}
 	MRTRResultTypeMissing = &fault.Fault{Name: "mrtr-result-type-missing", Versions: modern,
 		Description: "test_input_required_result_elicitation answers its first round without resultType (inputRequests only)"}
 	MRTRElicitationInvalid = &fault.Fault{Name: "mrtr-elicitation-invalid", Versions: modern,

@@ -455,6 +455,9 @@ func (r *reference) collect(in *mrtrIn, qs []mrtrQuestion, data map[string]strin
 		}
 		got[q.key] = v
 	}
+	if len(missing) > 0 && in.responses != nil && r.is(MRTRMissingAsError) {
+		return nil, nil, rpcError(codes.InvalidParams, "Missing input response "+missing[0].key, nil)
+	}
 	return got, missing, nil
 }
 
@@ -509,10 +512,7 @@ func (r *reference) mrtrElicitation(in *mrtrIn) (any, *jsonrpc.Error) {
 		return nil, rerr
 	}
 	if len(missing) > 0 {
-		switch {
-		case in.retry() && r.is(MRTRMissingAsError):
-			return nil, rpcError(codes.InvalidParams, "Missing input response user_name", nil)
-		case in.retry() && r.is(MRTRMissingCompletes):
+		if in.retry() && r.is(MRTRMissingCompletes) {
 			return r.done(in.ctx, "Hello, guest!"), nil
 		}
 		res := inputRequired(missing, "")

@@ -3,6 +3,8 @@ package mrtr
 import (
 	"encoding/json"
 	"fmt"
+	"maps"
+	"slices"
 	"strings"
 
 	"github.com/mcpconform/mcpconform/fakes/fault"
@@ -266,27 +268,47 @@ var missingAsksAgain = &scenarios.Check{ID: "input-required-result-missing-input
 	Quote: "If the client fails to send all the information requested in a previous `InputRequests`, and the missing information " +
 		"is necessary for the server to process the request, the server **SHOULD** respond with a new `InputRequiredResult` " +
 		"requesting the missing information again, rather than returning an error.",
-	Title: "test_input_required_result_elicitation, retried with an empty inputResponses (and any requestState), answers a new " +
-		"input_required, or completes if it can do without; not a JSON-RPC error or an isError result",
+	Title: "test_input_required_result_elicitation retried with an empty inputResponses, and test_input_required_result_multiple_inputs " +
+		"(where listed) retried with only one of its answers and its requestState, each answer a new input_required, or complete " +
+		"if they can do without; not a JSON-RPC error or an isError result",
 	Faults: []*fault.Fault{server.MRTRMissingAsError}, Liberties: []*fault.Fault{server.MRTRMissingCompletes}}
 
 var missingScenario = &scenarios.Scenario{
 	ID: "input-required-result-missing-input-response", Title: "a retry without the requested answers is asked again",
 	Family: family, Side: scenarios.ServerSide, Versions: versions,
-	Needs:   []string{"tool test_input_required_result_elicitation"},
-	Purpose: "The fake client declares elicitation, gets the first round and retries answering none of it.",
-	Checks:  []*scenarios.Check{missingAsksAgain},
+	Needs: []string{"tool test_input_required_result_elicitation", "tool test_input_required_result_multiple_inputs (optional)"},
+	Purpose: "The fake client declares elicitation, sampling and roots, gets the first round of each fixture and retries answering " +
+		"none of it, or only part of it.",
+	Checks: []*scenarios.Check{missingAsksAgain},
 	Run: serverside.Body(func(t *serverside.T) {
-		s := open(t, declare("elicitation"))
+		s := open(t, declare("elicitation", "sampling", "roots"))
 		x := callTool(t, s, requireTool(t, s, "test_input_required_result_elicitation"))
 		first := x.first()
 		askedFirst(t, first, "test_input_required_result_elicitation")
 		if !first.hasRequests {
 			t.SkipRest("the first round asked nothing that could be left unanswered")
 		}
+		var wrong []string
 		r := x.retry(first, map[string]any{"inputResponses": map[string]any{}})
-		ok := r.inputRequired() || succeeded(r)
-		t.Judge(missingAsksAgain, ok, "a new input_required result (or a complete one)", r.String())
+		if !r.inputRequired() && !succeeded(r) {
+			wrong = append(wrong, "nothing answered: "+r.String())
+		}
+
+		// Part of several questions answered, the rest left out.
+		multi := t.Env.Fixture("test_input_required_result_multiple_inputs", nil)
+		if names, _, ok := listNames(t, s, protocol.MethodToolsList, "tools", "name"); ok && names[multi.Tool] {
+			y := callTool(t, s, multi)
+			first := y.first()
+			if first.inputRequired() && len(first.requests) > 1 {
+				keys := slices.Sorted(maps.Keys(first.requests))
+				some := answerAll(map[string]json.RawMessage{keys[0]: first.requests[keys[0]]})
+				r := y.retry(first, map[string]any{"inputResponses": some})
+				if !r.inputRequired() && !succeeded(r) {
+					wrong = append(wrong, "only "+keys[0]+" answered: "+r.String())
+				}
+			}
+		}
+		t.Judge(missingAsksAgain, len(wrong) == 0, "a new input_required result (or a complete one)", strings.Join(wrong, "; "))
 	}),
 }
 
