@@ -40,6 +40,11 @@ import (
 //	(index.mdx, serverInfo in every result)        stateless-server-info/result-meta
 //	sep-2575-server-declares-prompts-in-discover   stateless-capabilities/prompts-declared (resources-declared too)
 //	(logging.mdx, logging declared)                stateless-logging/capability-declared
+//	sep-2575-server-sends-subscription-ack         stateless-subscriptions/ack-first
+//	sep-2575-server-tags-subscription-id           stateless-subscriptions/tagged
+//	sep-2575-server-honors-notification-filter     stateless-subscriptions/filter-honored
+//	sep-2575-server-sends-tools-list-changed-on-subscription   stateless-subscriptions/tools-list-changed
+//	sep-2575-server-sends-prompts-list-changed-on-subscription stateless-subscriptions/prompts-list-changed
 //	sep-2243-server-reject-invalid-headers         stateless-http-headers/method-missing, name-missing, name-mismatch
 //	                                               (and lifecycle-header-mismatch/error-32020 for Mcp-Method)
 //	sep-2243-server-reject-error-code              the same checks (400 and -32020; a MUST on the 2026-07-28 page)
@@ -82,10 +87,6 @@ import (
 //
 // Not judged yet:
 //
-//	sep-2575-server-tags-subscription-id, sep-2575-server-honors-notification-filter,
-//	sep-2575-server-sends-subscription-ack, sep-2575-server-sends-prompts-list-changed-on-subscription,
-//	sep-2575-server-sends-tools-list-changed-on-subscription: subscriptions/listen, which the reference server
-//	does not serve yet.
 //	sep-2575-http-server-no-independent-requests-on-stream: the wire family's rules (wire-rules) see every
 //	request a server sends; a check of its own at 2026-07-28 is still owed.
 //	sep-2243-header-name-case-insensitive: the reference server is written in Go, whose HTTP server
@@ -105,7 +106,7 @@ const (
 func Scenarios() scenarios.Catalogue {
 	return scenarios.Catalogue{cachingScenario, serverInfoScenario, loggingScenario, resourceNotFoundScenario,
 		httpMethodsScenario, httpHeadersScenario, customHeadersScenario,
-		capabilitiesScenario, readTextScenario, readBinaryScenario, readTemplateScenario,
+		capabilitiesScenario, subscriptionsScenario, readTextScenario, readBinaryScenario, readTemplateScenario,
 		promptSimpleScenario, promptArgsScenario, promptEmbeddedScenario, promptImageScenario}
 }
 
