@@ -101,8 +101,8 @@ func runCancel(t *serverside.T) {
 	}
 	judgeStays(t, s, asking.Task, cancelInputStaysCancelled, func() {
 		answers := map[string]any{}
-		for k := range asking.Task.InputRequests {
-			answers[k] = map[string]any{"action": "accept", "content": map[string]any{"confirm": true}}
+		for k, req := range asking.Task.InputRequests {
+			answers[k] = answerFor(req)
 		}
 		t.Step("answer the cancelled task's question late (tasks/update)")
 		ctx, cancel := t.Wait()

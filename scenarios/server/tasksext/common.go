@@ -197,3 +197,34 @@ func watchStays(t *serverside.T, s *client.Session, last client.ExtTask) *jsonrp
 	}
 	return nil
 }
+
+// answerFor accepts an elicitation request surfaced in inputRequests with
+// content built from its requestedSchema: a value of each property's type
+// (true for booleans, as confirm_delete's confirm expects).
+func answerFor(request json.RawMessage) map[string]any {
+	var r struct {
+		Params struct {
+			RequestedSchema struct {
+				Properties map[string]struct {
+					Type string `json:"type"`
+					Enum []any  `json:"enum"`
+				} `json:"properties"`
+			} `json:"requestedSchema"`
+		} `json:"params"`
+	}
+	_ = json.Unmarshal(request, &r)
+	content := map[string]any{}
+	for name, p := range r.Params.RequestedSchema.Properties {
+		switch {
+		case len(p.Enum) > 0:
+			content[name] = p.Enum[0]
+		case p.Type == "boolean":
+			content[name] = true
+		case p.Type == "number" || p.Type == "integer":
+			content[name] = 1
+		default:
+			content[name] = "Alice"
+		}
+	}
+	return map[string]any{"action": "accept", "content": content}
+}

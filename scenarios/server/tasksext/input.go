@@ -115,10 +115,10 @@ func runConfirmDelete(t *serverside.T, s *client.Session, fx scenarios.Fixture) 
 	t.Judge(inputUnknownKeyIgnored, serr == nil && stray.Error == nil && still,
 		"an acknowledgement, and the task still input_required", judge.Describe(stray, serr)+"; then "+describePolls(after, aerr))
 
-	t.Step("tasks/update answering every outstanding key (accept, confirm true)")
+	t.Step("tasks/update answering every outstanding key (accept, with a value of each requested type)")
 	answers := map[string]any{}
-	for k := range asking.Task.InputRequests {
-		answers[k] = map[string]any{"action": "accept", "content": map[string]any{"confirm": true}}
+	for k, req := range asking.Task.InputRequests {
+		answers[k] = answerFor(req)
 	}
 	ctx, cancel = t.Wait()
 	ack, uerr := s.ExtUpdateTask(ctx, task.TaskID, answers)
@@ -197,8 +197,7 @@ func runMultiInput(t *serverside.T, s *client.Session, fx scenarios.Fixture) {
 		key := open[0]
 		t.Step("tasks/update answering %s only", key)
 		ctx, cancel := t.Wait()
-		resp, uerr := s.ExtUpdateTask(ctx, task.TaskID, map[string]any{key: map[string]any{"action": "accept",
-			"content": map[string]any{"name": "Alice", "colour": "blue", "confirm": true, "sure": true}}})
+		resp, uerr := s.ExtUpdateTask(ctx, task.TaskID, map[string]any{key: answerFor(p.Task.InputRequests[key])})
 		cancel()
 		if uerr != nil || resp.Error != nil {
 			t.Blocked("tasks/update was refused: %s", judge.Describe(resp, uerr))
