@@ -88,7 +88,11 @@ var (
 		Description: "logs for a request that asks (logLevel) but leaves logging out of server/discover's capabilities"}
 )
 
-var statelessFaults = fault.Set{ModernPromptsUndeclared, ModernResourcesUndeclared, ModernLoggingUndeclared,
+// IndependentRequestOnStream asks the client on a response stream.
+var IndependentRequestOnStream = &fault.Fault{Name: "independent-request-on-stream", Versions: modern, Transports: httpOnly,
+	Description: "test_streaming_elicitation sends an elicitation/create request on its response stream before it answers"}
+
+var statelessFaults = fault.Set{IndependentRequestOnStream, ModernPromptsUndeclared, ModernResourcesUndeclared, ModernLoggingUndeclared,
 	ModernStaticTextError, ModernBlobNotBase64, ModernTemplateNotSubstituted,
 	ModernPromptSimpleEmpty, ModernPromptArgsIgnored, ModernPromptEmbeddedMissing, ModernPromptImageNotBase64,
 	CachingHintsMissing, CachingTTLNegative, CachingScopeInvalid, CachingScopeVaries,

@@ -44,10 +44,54 @@ func init() {
 			description: "Echoes its region; over Streamable HTTP at 2026-07-28 the client mirrors region into Mcp-Param-Region (x-mcp-header).",
 			schema: map[string]any{"type": "object", "properties": map[string]any{
 				"region": map[string]any{"type": "string", "description": "A region name", "x-mcp-header": "Region"}}},
-			call: (*reference).xMcpHeader}},
+			call: (*reference).xMcpHeader},
+			{name: fixtureLoggingTool, description: "Logs two info messages while it runs, when the request asks for logs (logLevel in _meta at 2026-07-28).",
+				call: (*reference).loggingTool},
+			{name: fixtureStreamingElicitation, description: "Answers on a response stream without asking the client anything on it (2026-07-28: questions travel in an input_required result).",
+				call: (*reference).streamingElicitation}},
 		faults:    statelessFaults,
 		liberties: statelessLiberties,
 	})
+}
+
+// The official server-stateless scenario's fixtures (fixtures.md §1h).
+const (
+	fixtureLoggingTool          = "test_logging_tool"
+	fixtureStreamingElicitation = "test_streaming_elicitation"
+)
+
+// loggingTool logs only for a request that asks (2026-07-28: a logLevel in
+// _meta); in the session versions, as the level set allows.
+func (r *reference) loggingTool(ctx context.Context, p *Peer, req *jsonrpc.Message, _ json.RawMessage) (any, *jsonrpc.Error) {
+	lv, send := "", true
+	if isModern(ctx) {
+		lv, send = r.modernLogLevel(req)
+	} else {
+		lv, _ = p.Get("logLevel").(string)
+	}
+	if send && (lv == "" || slices.Index(logLevels, lv) <= slices.Index(logLevels, "info")) {
+		nctx := transport.WithRelatedRequest(ctx, req.ID)
+		for _, msg := range []string{"test_logging_tool started", "test_logging_tool done"} {
+			_ = p.Notify(nctx, protocol.NotificationMessage, map[string]any{"level": "info", "logger": fixtureLoggingTool, "data": msg})
+		}
+	}
+	return textResult(ctx, "Logging tool completed.", false), nil
+}
+
+// streamingElicitation answers with a progress notification first, where
+// the request gave a token, so that its answer is a stream; the fault asks
+// the client a question on that stream as an independent request.
+func (r *reference) streamingElicitation(ctx context.Context, p *Peer, req *jsonrpc.Message, _ json.RawMessage) (any, *jsonrpc.Error) {
+	nctx := transport.WithRelatedRequest(ctx, req.ID)
+	if token, ok := progressToken(req); ok {
+		_ = p.Notify(nctx, protocol.NotificationProgress, map[string]any{"progressToken": token, "progress": 1, "total": 1})
+	}
+	if isModern(ctx) && r.is(IndependentRequestOnStream) {
+		frame, _ := json.Marshal(map[string]any{"jsonrpc": "2.0", "id": "srv-streaming-1", "method": protocol.MethodElicitationCreate,
+			"params": elicitationParams("Continue?", nil)})
+		_ = p.SendRaw(nctx, frame)
+	}
+	return textResult(ctx, "Streaming elicitation completed without a question.", false), nil
 }
 
 // fixtureXMcpHeader is go-sdk's tool with an x-mcp-header parameter (the

@@ -323,3 +323,39 @@ func bodyNote(b []byte) string {
 	}
 	return fmt.Sprintf(" %.300s", b)
 }
+
+var streamNoRequests = &scenarios.Check{ID: "stateless-streaming/no-server-requests", Level: scenarios.Must, Spec: httpSpec + "#receiving-messages",
+	Quote: "The server **MUST NOT** send independent JSON-RPC _requests_ on this stream.",
+	Title: "while test_streaming_elicitation answers (declaring elicitation, with a progress token so that a stream is likely), " +
+		"no JSON-RPC request arrives from the server: questions travel in an input_required result",
+	Faults: []*fault.Fault{server.IndependentRequestOnStream}}
+
+var streamingScenario = &scenarios.Scenario{
+	ID:         "stateless-streaming",
+	Title:      "no server-to-client request on a response stream",
+	Family:     family,
+	Side:       scenarios.ServerSide,
+	Versions:   versions,
+	Transports: httpOnly,
+	Needs:      []string{"tool test_streaming_elicitation (the official server-stateless fixture)"},
+	Purpose: "test_streaming_elicitation is called declaring the elicitation capability and a progress token; whatever its " +
+		"response stream holds (notifications, the result or an input_required result), it holds no request of the server.",
+	Checks: []*scenarios.Check{streamNoRequests},
+	Run: serverside.Body(func(t *serverside.T) {
+		s := t.Open("A", client.Options{Capabilities: map[string]any{"elicitation": map[string]any{}}})
+		tool := t.RequireTool(s, "test_streaming_elicitation", nil).Tool
+		mark := s.Inbox().Mark()
+		t.Step("call %s with a progress token", tool)
+		resp, err := t.Do(s, client.Call{Method: protocol.MethodToolsCall, Params: map[string]any{"name": tool, "arguments": map[string]any{}},
+			Meta: map[string]any{"progressToken": "mcpconform-stream-1"}})
+		skipIfVersionRefused(t, resp, err)
+		if serverside.Unanswered(s, err) {
+			t.Blocked("%s was not answered: %v", tool, err)
+		}
+		var asked []string
+		for _, m := range s.Inbox().Matching(mark, func(m *jsonrpc.Message) bool { return m.Method != "" && !m.ID.IsZero() }) {
+			asked = append(asked, m.Method+" (id "+m.ID.Key()+")")
+		}
+		t.Judge(streamNoRequests, len(asked) == 0, "no request from the server", strings.Join(asked, "; ")+"; answer: "+judge.Describe(resp, err))
+	}),
+}

@@ -40,7 +40,7 @@ var loggingScenario = &scenarios.Scenario{
 	Family:   family,
 	Side:     scenarios.ServerSide,
 	Versions: versions,
-	Needs:    []string{"tool test_tool_with_logging (logs while it runs)"},
+	Needs:    []string{"tool test_logging_tool (the official server-stateless fixture) or test_tool_with_logging (logs while it runs)"},
 	Purpose: "The logging fixture is called with logLevel debug (logging is a MAY; a server that logs must declare logging in " +
 		"server/discover), then without " +
 		"a logLevel: no notifications/message may come for that call (a barrier request after its answer collects what the " +
@@ -48,7 +48,7 @@ var loggingScenario = &scenarios.Scenario{
 	Checks: []*scenarios.Check{loggingNoneWithoutLevel, loggingDeclared, loggingInvalidLevel},
 	Run: serverside.Body(func(t *serverside.T) {
 		s := t.Open("A", client.Options{})
-		tool := t.RequireTool(s, "test_tool_with_logging", nil).Tool
+		tool := loggingFixture(t, s)
 		call := func(meta map[string]any) int {
 			mark := s.Inbox().Mark()
 			id := jsonrpc.StringID(fmt.Sprintf("mcpconform-log-%d", mark))
@@ -79,4 +79,21 @@ var loggingScenario = &scenarios.Scenario{
 			Meta: map[string]any{protocol.MetaLogLevel: "verbose"}})
 		t.Judge(loggingInvalidLevel, err == nil && judge.IsErrorCode(resp, codes.InvalidParams), "error -32602", judge.Describe(resp, err))
 	}),
+}
+
+// loggingFixture is the target's test_logging_tool (the official
+// server-stateless fixture), or else its test_tool_with_logging.
+func loggingFixture(t *serverside.T, s *client.Session) string {
+	t.Step("list tools to find test_logging_tool or test_tool_with_logging")
+	tools, err := t.ListTools(s)
+	if err != nil {
+		t.SkipRest("tools/list could not be read: " + err.Error())
+	}
+	for _, name := range []string{"test_logging_tool", "test_tool_with_logging"} {
+		if fx := t.Env.Fixture(name, nil); tools[fx.Tool].Name != "" {
+			return fx.Tool
+		}
+	}
+	t.SkipRest("the target lists neither test_logging_tool nor test_tool_with_logging (map one with --fixture or the config file)")
+	return ""
 }

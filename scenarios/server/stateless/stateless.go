@@ -40,6 +40,7 @@ import (
 //	(index.mdx, serverInfo in every result)        stateless-server-info/result-meta
 //	sep-2575-server-declares-prompts-in-discover   stateless-capabilities/prompts-declared (resources-declared too)
 //	(logging.mdx, logging declared)                stateless-logging/capability-declared
+//	sep-2575-http-server-no-independent-requests-on-stream     stateless-streaming/no-server-requests
 //	sep-2575-server-sends-subscription-ack         stateless-subscriptions/ack-first
 //	sep-2575-server-tags-subscription-id           stateless-subscriptions/tagged
 //	sep-2575-server-honors-notification-filter     stateless-subscriptions/filter-honored
@@ -87,8 +88,6 @@ import (
 //
 // Not judged yet:
 //
-//	sep-2575-http-server-no-independent-requests-on-stream: the wire family's rules (wire-rules) see every
-//	request a server sends; a check of its own at 2026-07-28 is still owed.
 //	sep-2243-header-name-case-insensitive: the reference server is written in Go, whose HTTP server
 //	canonicalizes header names before any handler sees them, so no fault of it can fail such a check.
 //	The other ids of these lists are the client's (the client suite) or rules of a tool definition.
@@ -105,7 +104,7 @@ const (
 // Scenarios is the family's catalogue.
 func Scenarios() scenarios.Catalogue {
 	return scenarios.Catalogue{cachingScenario, serverInfoScenario, loggingScenario, resourceNotFoundScenario,
-		httpMethodsScenario, httpHeadersScenario, customHeadersScenario,
+		httpMethodsScenario, httpHeadersScenario, customHeadersScenario, streamingScenario,
 		capabilitiesScenario, subscriptionsScenario, readTextScenario, readBinaryScenario, readTemplateScenario,
 		promptSimpleScenario, promptArgsScenario, promptEmbeddedScenario, promptImageScenario}
 }
