@@ -44,8 +44,8 @@ type extTask struct {
 	lastUpdatedAt   time.Time
 	result          map[string]any
 	rpcError        map[string]any
-	// outstanding is what the task waits for, by key; answers arrive on
-	// input, the worker owns the rest.
+	// outstanding is what the task waits for, by key (guarded by the
+	// store's lock); answers reach the worker on input.
 	outstanding map[string]map[string]any
 	input       chan map[string]json.RawMessage
 	stop        chan struct{}
@@ -63,7 +63,6 @@ type extSub struct {
 	p     *Peer
 	ctx   context.Context
 	id    jsonrpc.ID
-	owner string
 	tasks []string
 }
 
@@ -783,7 +782,7 @@ func (s *extStore) follow(ctx context.Context, p *Peer, req *jsonrpc.Message) {
 
 // subscribe makes a subscription of the task ids the requester may see.
 func (s *extStore) subscribe(ctx context.Context, p *Peer, req *jsonrpc.Message, ids []string) *extSub {
-	sub := &extSub{p: p, ctx: ctx, id: req.ID, owner: p.Authorization()}
+	sub := &extSub{p: p, ctx: ctx, id: req.ID}
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	for _, id := range ids {
