@@ -92,7 +92,23 @@ var (
 var IndependentRequestOnStream = &fault.Fault{Name: "independent-request-on-stream", Versions: modern, Transports: httpOnly,
 	Description: "test_streaming_elicitation sends an elicitation/create request on its response stream before it answers"}
 
-var statelessFaults = fault.Set{IndependentRequestOnStream, ModernPromptsUndeclared, ModernResourcesUndeclared, ModernLoggingUndeclared,
+// Progress at 2026-07-28 (test_tool_with_progress).
+var (
+	ModernProgressBackwards = &fault.Fault{Name: "modern-progress-backwards", Versions: modern,
+		Description: "test_tool_with_progress reports progress 0, 50, then 40"}
+	ModernProgressForeignToken = &fault.Fault{Name: "modern-progress-foreign-token", Versions: modern,
+		Description: "test_tool_with_progress sends its last progress notification under a token the client never gave"}
+)
+
+// Completion at 2026-07-28.
+var (
+	ModernCompletionError = &fault.Fault{Name: "modern-completion-error", Versions: modern,
+		Description: "declares completions but answers every completion/complete with -32603"}
+	ModernCompletionUnknownEmpty = &fault.Fault{Name: "modern-completion-unknown-empty", Versions: modern,
+		Description: "answers completion/complete for a prompt it does not have with empty values instead of -32602"}
+)
+
+var statelessFaults = fault.Set{ModernCompletionError, ModernCompletionUnknownEmpty, ModernProgressBackwards, ModernProgressForeignToken, IndependentRequestOnStream, ModernPromptsUndeclared, ModernResourcesUndeclared, ModernLoggingUndeclared,
 	ModernStaticTextError, ModernBlobNotBase64, ModernTemplateNotSubstituted,
 	ModernPromptSimpleEmpty, ModernPromptArgsIgnored, ModernPromptEmbeddedMissing, ModernPromptImageNotBase64,
 	CachingHintsMissing, CachingTTLNegative, CachingScopeInvalid, CachingScopeVaries,

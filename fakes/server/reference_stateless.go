@@ -34,7 +34,7 @@ func init() {
 			// The other families serve these at 2026-07-28 too; the stateless
 			// family judges their modern rules (caching, resources not found,
 			// logging by request).
-			for _, c := range []string{"resources", "prompts", "logging"} {
+			for _, c := range []string{"resources", "prompts", "logging", "completions"} {
 				if _, ok := caps[c]; !ok {
 					caps[c] = map[string]any{}
 				}
@@ -227,6 +227,9 @@ func (r *reference) statelessLayer(next Handler) Handler {
 			}
 		}
 		result, rerr := next(ctx, p, req)
+		if req.Method == protocol.MethodCompletionComplete {
+			result, rerr = r.completionFault(ctx, result, rerr)
+		}
 		if rerr != nil {
 			if req.Method != protocol.MethodResourcesRead || rerr.Code != codes.ResourceNotFound {
 				return nil, rerr
@@ -481,4 +484,15 @@ func (r *reference) discoverFaults(m map[string]any) {
 			delete(caps, c)
 		}
 	}
+}
+
+// completionFault is the answer of the family's completion faults.
+func (r *reference) completionFault(ctx context.Context, result any, rerr *jsonrpc.Error) (any, *jsonrpc.Error) {
+	switch {
+	case r.is(ModernCompletionError) && rerr == nil:
+		return nil, rpcError(codes.InternalError, "Internal error", nil)
+	case r.is(ModernCompletionUnknownEmpty) && rerr != nil && rerr.Code == codes.InvalidParams:
+		return complete(ctx, map[string]any{"completion": map[string]any{"values": []string{}}}), nil
+	}
+	return result, rerr
 }

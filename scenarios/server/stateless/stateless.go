@@ -72,6 +72,8 @@ import (
 //	prompts-get-with-args                          stateless-prompts-get-with-args/values-used
 //	prompts-get-embedded-resource                  stateless-prompts-get-embedded-resource/resource
 //	prompts-get-with-image                         stateless-prompts-get-with-image/image
+//	tools-call-with-progress                       stateless-tools-call-with-progress/token-matches, increasing
+//	completion-complete                            stateless-completion-complete/prompt-argument, unknown-prompt
 //	resources-list, prompts-list                   no scenario of their own: stateless-caching fetches every page
 //	                                               of both (hints judged) and wire-schema validates each page
 //
@@ -106,7 +108,8 @@ func Scenarios() scenarios.Catalogue {
 	return scenarios.Catalogue{cachingScenario, serverInfoScenario, loggingScenario, resourceNotFoundScenario,
 		httpMethodsScenario, httpHeadersScenario, customHeadersScenario, streamingScenario,
 		capabilitiesScenario, subscriptionsScenario, readTextScenario, readBinaryScenario, readTemplateScenario,
-		promptSimpleScenario, promptArgsScenario, promptEmbeddedScenario, promptImageScenario}
+		promptSimpleScenario, promptArgsScenario, promptEmbeddedScenario, promptImageScenario,
+		progressScenario, completionScenario}
 }
 
 var versions = protocol.JudgedStateless()
