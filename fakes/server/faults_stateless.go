@@ -108,7 +108,20 @@ var (
 		Description: "answers completion/complete for a prompt it does not have with empty values instead of -32602"}
 )
 
-var statelessFaults = fault.Set{ModernCompletionError, ModernCompletionUnknownEmpty, ModernProgressBackwards, ModernProgressForeignToken, IndependentRequestOnStream, ModernPromptsUndeclared, ModernResourcesUndeclared, ModernLoggingUndeclared,
+// Pagination of the lists at 2026-07-28.
+var (
+	ModernPromptsCursorLoops = &fault.Fault{Name: "modern-prompts-cursor-loops", Versions: modern,
+		Description: "gives the last page of prompts/list a nextCursor that leads to the same page again"}
+	ModernPromptsInvalidCursorAccepted = &fault.Fault{Name: "modern-prompts-invalid-cursor-accepted", Versions: modern,
+		Description: "answers prompts/list with a cursor it never gave with the first page"}
+	ModernResourcesCursorLoops = &fault.Fault{Name: "modern-resources-cursor-loops", Versions: modern,
+		Description: "gives the last page of resources/list a nextCursor that leads to the same page again"}
+	ModernResourcesInvalidCursorAccepted = &fault.Fault{Name: "modern-resources-invalid-cursor-accepted", Versions: modern,
+		Description: "answers resources/list with a cursor it never gave with the first page"}
+)
+
+var statelessFaults = fault.Set{ModernPromptsCursorLoops, ModernPromptsInvalidCursorAccepted, ModernResourcesCursorLoops,
+	ModernResourcesInvalidCursorAccepted, ModernCompletionError, ModernCompletionUnknownEmpty, ModernProgressBackwards, ModernProgressForeignToken, IndependentRequestOnStream, ModernPromptsUndeclared, ModernResourcesUndeclared, ModernLoggingUndeclared,
 	ModernStaticTextError, ModernBlobNotBase64, ModernTemplateNotSubstituted,
 	ModernPromptSimpleEmpty, ModernPromptArgsIgnored, ModernPromptEmbeddedMissing, ModernPromptImageNotBase64,
 	CachingHintsMissing, CachingTTLNegative, CachingScopeInvalid, CachingScopeVaries,

@@ -230,6 +230,7 @@ func (r *reference) statelessLayer(next Handler) Handler {
 		if req.Method == protocol.MethodCompletionComplete {
 			result, rerr = r.completionFault(ctx, result, rerr)
 		}
+		result, rerr = r.pagingFault(ctx, p, req, next, result, rerr)
 		if rerr != nil {
 			if req.Method != protocol.MethodResourcesRead || rerr.Code != codes.ResourceNotFound {
 				return nil, rerr
@@ -493,6 +494,35 @@ func (r *reference) completionFault(ctx context.Context, result any, rerr *jsonr
 		return nil, rpcError(codes.InternalError, "Internal error", nil)
 	case r.is(ModernCompletionUnknownEmpty) && rerr != nil && rerr.Code == codes.InvalidParams:
 		return complete(ctx, map[string]any{"completion": map[string]any{"values": []string{}}}), nil
+	}
+	return result, rerr
+}
+
+// pagingFault is the answer of the family's pagination faults to prompts/list
+// and resources/list.
+func (r *reference) pagingFault(ctx context.Context, p *Peer, req *jsonrpc.Message, next Handler, result any, rerr *jsonrpc.Error) (any, *jsonrpc.Error) {
+	var loops, accepts bool
+	switch req.Method {
+	case protocol.MethodPromptsList:
+		loops, accepts = r.is(ModernPromptsCursorLoops), r.is(ModernPromptsInvalidCursorAccepted)
+	case protocol.MethodResourcesList:
+		loops, accepts = r.is(ModernResourcesCursorLoops), r.is(ModernResourcesInvalidCursorAccepted)
+	default:
+		return result, rerr
+	}
+	var params map[string]json.RawMessage
+	_ = json.Unmarshal(req.Params, &params)
+	cursor, hasCursor := params["cursor"]
+	switch m, _ := result.(map[string]any); {
+	case accepts && rerr != nil && rerr.Code == codes.InvalidParams && hasCursor:
+		delete(params, "cursor") // the first page, as if no cursor had come
+		first := *req
+		first.Params, _ = json.Marshal(params)
+		return next(ctx, p, &first)
+	case loops && m != nil && hasCursor && m["nextCursor"] == nil:
+		var c string
+		_ = json.Unmarshal(cursor, &c)
+		m["nextCursor"] = c // the same last page again, for ever
 	}
 	return result, rerr
 }

@@ -74,8 +74,8 @@ import (
 //	prompts-get-with-image                         stateless-prompts-get-with-image/image
 //	tools-call-with-progress                       stateless-tools-call-with-progress/token-matches, increasing
 //	completion-complete                            stateless-completion-complete/prompt-argument, unknown-prompt
-//	resources-list, prompts-list                   no scenario of their own: stateless-caching fetches every page
-//	                                               of both (hints judged) and wire-schema validates each page
+//	prompts-list                                   stateless-prompts-list/pages-end, invalid-cursor
+//	resources-list                                 stateless-resources-list/pages-end, invalid-cursor
 //
 // Already judged by the lifecycle family (not repeated here):
 //
@@ -109,7 +109,7 @@ func Scenarios() scenarios.Catalogue {
 		httpMethodsScenario, httpHeadersScenario, customHeadersScenario, streamingScenario,
 		capabilitiesScenario, subscriptionsScenario, readTextScenario, readBinaryScenario, readTemplateScenario,
 		promptSimpleScenario, promptArgsScenario, promptEmbeddedScenario, promptImageScenario,
-		progressScenario, completionScenario}
+		progressScenario, completionScenario, promptsListScenario, resourcesListScenario}
 }
 
 var versions = protocol.JudgedStateless()
