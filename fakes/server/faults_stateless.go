@@ -37,6 +37,8 @@ var (
 		Description: "implements 2026-07-28 only, yet answers a DELETE to the MCP endpoint with 200"}
 	SessionIDMinted = &fault.Fault{Name: "session-id-minted", Versions: modern, Transports: httpOnly,
 		Description: "implements 2026-07-28 only, yet answers every POST with an Mcp-Session-Id header"}
+	VersionHeaderOptional = &fault.Fault{Name: "version-header-optional", Versions: modern, Transports: httpOnly,
+		Description: "implements 2026-07-28 only, yet serves a POST without MCP-Protocol-Version as if the header matched its _meta"}
 	MethodHeaderOptional = &fault.Fault{Name: "method-header-optional", Versions: modern, Transports: httpOnly,
 		Description: "serves a POST without the Mcp-Method header as if the header matched the body"}
 	NameHeaderOptional = &fault.Fault{Name: "name-header-optional", Versions: modern, Transports: httpOnly,
@@ -127,7 +129,7 @@ var statelessFaults = fault.Set{ModernPromptsCursorLoops, ModernPromptsInvalidCu
 	CachingHintsMissing, CachingTTLNegative, CachingScopeInvalid, CachingScopeVaries,
 	ResultNoServerInfo, LogsWithoutLevel, LogLevelUnchecked,
 	ModernMissingResourceEmpty, ModernMissingResourceLegacyCode, ModernMissingResourceInternal,
-	GetOpensStream, DeleteAccepted, SessionIDMinted, MethodHeaderOptional, NameHeaderOptional, NameHeaderUnchecked, EncodedNameNotDecoded,
+	GetOpensStream, DeleteAccepted, SessionIDMinted, VersionHeaderOptional, MethodHeaderOptional, NameHeaderOptional, NameHeaderUnchecked, EncodedNameNotDecoded,
 	ParamHeaderUnchecked, ParamHeaderOptional, ParamHeaderRequired, ParamNotDecoded, ParamCharsUnchecked, MethodHeaderCaseFolded}
 
 var (
@@ -148,4 +150,4 @@ var statelessLiberties = fault.Set{CachingPrivate, MissingResourceNoData, Statel
 
 // modernOnlyHTTP are the variants whose server/discover lists 2026-07-28
 // only, so that the rules for such a server are judged on them.
-var modernOnlyHTTP = fault.Set{StatelessOnlyHTTP, GetOpensStream, DeleteAccepted, SessionIDMinted}
+var modernOnlyHTTP = fault.Set{StatelessOnlyHTTP, GetOpensStream, DeleteAccepted, SessionIDMinted, VersionHeaderOptional}

@@ -328,7 +328,7 @@ func (r *reference) resultServerInfo(req *jsonrpc.Message, m map[string]any) {
 }
 
 // statelessFront are the variants served through the family's HTTP front.
-var statelessFront = fault.Set{StatelessOnlyHTTP, GetOpensStream, DeleteAccepted, SessionIDMinted,
+var statelessFront = fault.Set{StatelessOnlyHTTP, GetOpensStream, DeleteAccepted, SessionIDMinted, VersionHeaderOptional,
 	MethodHeaderOptional, NameHeaderOptional, NameHeaderUnchecked, MethodHeaderCaseFolded}
 
 // listenStateless starts the HTTP front for the family's HTTP variants; ok
@@ -403,6 +403,18 @@ func (f *slFront) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		r.Header.Del(transport.HeaderSessionID) // ignored: there are no sessions
 	}
 	switch f.v {
+	case VersionHeaderOptional:
+		if r.Header.Get(transport.HeaderProtocolVersion) == "" {
+			var v struct {
+				Params struct {
+					Meta map[string]json.RawMessage `json:"_meta"`
+				} `json:"params"`
+			}
+			_ = json.Unmarshal(body, &v)
+			var version string
+			_ = json.Unmarshal(v.Params.Meta[protocol.MetaProtocolVersion], &version)
+			r.Header.Set(transport.HeaderProtocolVersion, version)
+		}
 	case SessionIDMinted:
 		w = &trWriter{ResponseWriter: w, onHeader: func(h http.Header) { h.Set(transport.HeaderSessionID, "mcpconform-minted-session") }}
 	case MethodHeaderOptional:

@@ -48,6 +48,13 @@ var (
 		Liberties: []*fault.Fault{server.StatelessOnlyHTTP}}
 )
 
+var httpVersionRequired = &scenarios.Check{ID: "stateless-http-methods/version-header-required", Level: scenarios.Must, Spec: httpSpec + "#protocol-version-header",
+	Quote: "A server that does not support such clients **MUST** reject a request without the header per [Server Validation](#server-validation).",
+	Title: "a server whose server/discover does not list 2025-03-26 refuses a POST without MCP-Protocol-Version with HTTP 400 and " +
+		"error -32020 (a required standard header missing)",
+	Faults:    []*fault.Fault{server.VersionHeaderOptional},
+	Liberties: []*fault.Fault{server.StatelessOnlyHTTP}}
+
 // oldSession is the session id an older client would send.
 const oldSession = "mcpconform-old-session"
 
@@ -58,11 +65,13 @@ var httpMethodsScenario = &scenarios.Scenario{
 	Side:       scenarios.ServerSide,
 	Versions:   versions,
 	Transports: httpOnly,
-	Purpose: "server/discover says which versions the server supports; the page's rules are for a server that supports only " +
+	Purpose: "server/discover says which versions the server supports. A server that does not list 2025-03-26 must refuse a " +
+		"POST without MCP-Protocol-Version (clients before 2025-06-18 sent none). The rules of earlier revisions' traffic are " +
+		"for a server that supports only " +
 		"this revision, so a server that lists an earlier version too (it serves that version's GET streams and sessions) is " +
 		"not judged. Otherwise a GET and a DELETE as an older client sends them (MCP-Protocol-Version 2025-11-25, an " +
 		"Mcp-Session-Id) must get 405, and a 2026-07-28 POST with an Mcp-Session-Id is answered as usual and mints no session.",
-	Checks: []*scenarios.Check{httpGet405, httpDelete405, httpSessionIgnored},
+	Checks: []*scenarios.Check{httpVersionRequired, httpGet405, httpDelete405, httpSessionIgnored},
 	Run: serverside.Body(func(t *serverside.T) {
 		s := t.Open("A", client.Options{})
 		t.Step("send server/discover to read supportedVersions")
@@ -78,11 +87,22 @@ var httpMethodsScenario = &scenarios.Scenario{
 			t.SkipRest("server/discover lists no supportedVersions, so whether the server supports only this revision is unknown " +
 				"(lifecycle-discover/result-schema judges the result)")
 		}
+		raw := newRawHTTP(t, s)
+		if slices.Contains(d.Supported, protocol.V20250326) {
+			t.Skip(httpVersionRequired, "the server lists 2025-03-26: it MAY take a request without MCP-Protocol-Version as 2025-03-26")
+		} else {
+			t.Step("POST server/discover without MCP-Protocol-Version")
+			id := jsonrpc.StringID("mcpconform-no-version-1")
+			body, _ := json.Marshal(map[string]any{"jsonrpc": "2.0", "id": id, "method": protocol.MethodServerDiscover,
+				"params": map[string]any{"_meta": s.RequestMeta()}})
+			a := raw.do(http.MethodPost, http.Header{transport.HeaderMethod: {protocol.MethodServerDiscover}}, body, id)
+			t.Judge(httpVersionRequired, a.status == http.StatusBadRequest && a.answer != nil && judge.IsErrorCode(a.answer, codes.HeaderMismatch),
+				"HTTP 400 with error -32020", a.String())
+		}
 		if i := slices.IndexFunc(d.Supported, func(v string) bool { return !protocol.IsStateless(v) }); i >= 0 {
 			t.SkipRest(fmt.Sprintf("the server supports %s too (supportedVersions %v): the rule is of a server that supports "+
 				"only this revision, and GET and DELETE belong to that version's transport", d.Supported[i], d.Supported))
 		}
-		raw := newRawHTTP(t, s)
 		old := http.Header{transport.HeaderProtocolVersion: {protocol.V20251125}, transport.HeaderSessionID: {oldSession}}
 		t.Step("GET the MCP endpoint as a 2025-11-25 client opens its stream")
 		a := raw.do(http.MethodGet, old, nil, jsonrpc.ID{})
