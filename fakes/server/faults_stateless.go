@@ -1,6 +1,9 @@
 package server
 
-import "github.com/mcpconform/mcpconform/fakes/fault"
+import (
+	"github.com/mcpconform/mcpconform/fakes/fault"
+	"github.com/mcpconform/mcpconform/transport"
+)
 
 // Faults and liberties of the stateless family (2026-07-28: caching hints,
 // serverInfo in results, logging by request, resources not found, the HTTP
@@ -122,7 +125,13 @@ var (
 		Description: "answers resources/list with a cursor it never gave with the first page"}
 )
 
-var statelessFaults = fault.Set{ModernPromptsCursorLoops, ModernPromptsInvalidCursorAccepted, ModernResourcesCursorLoops,
+// RemembersCapabilities keeps the sampling capability a client declared on
+// a connection and lends it to its later requests.
+var RemembersCapabilities = &fault.Fault{Name: "remembers-capabilities", Versions: modern,
+	Transports:  []transport.Kind{transport.Stdio, transport.WS}, // over HTTP every POST is a connection of its own
+	Description: "remembers a sampling capability an earlier request on the connection declared and lends it to later requests that declare none"}
+
+var statelessFaults = fault.Set{RemembersCapabilities, ModernPromptsCursorLoops, ModernPromptsInvalidCursorAccepted, ModernResourcesCursorLoops,
 	ModernResourcesInvalidCursorAccepted, ModernCompletionError, ModernCompletionUnknownEmpty, ModernProgressBackwards, ModernProgressForeignToken, IndependentRequestOnStream, ModernPromptsUndeclared, ModernResourcesUndeclared, ModernLoggingUndeclared,
 	ModernStaticTextError, ModernBlobNotBase64, ModernTemplateNotSubstituted,
 	ModernPromptSimpleEmpty, ModernPromptArgsIgnored, ModernPromptEmbeddedMissing, ModernPromptImageNotBase64,

@@ -221,6 +221,9 @@ func (r *reference) statelessLayer(next Handler) Handler {
 		if lv, ok := metaLogLevel(req); ok && !slices.Contains(logLevels, lv) && !r.is(LogLevelUnchecked) {
 			return nil, rpcError(codes.InvalidParams, "Invalid log level: "+lv, nil) // logging.mdx#error-handling
 		}
+		if r.is(RemembersCapabilities) {
+			req = rememberCapabilities(p, req)
+		}
 		if h := p.Header(); h != nil {
 			if msg := r.paramHeaderMismatch(h, req); msg != "" {
 				return nil, rpcError(codes.HeaderMismatch, "Header mismatch: "+msg, nil)
@@ -537,4 +540,43 @@ func (r *reference) pagingFault(ctx context.Context, p *Peer, req *jsonrpc.Messa
 		m["nextCursor"] = c // the same last page again, for ever
 	}
 	return result, rerr
+}
+
+// rememberCapabilities is the fault remembers-capabilities: the request as
+// the server reads it, with the sampling capability an earlier request on
+// the connection declared added to its own.
+func rememberCapabilities(p *Peer, req *jsonrpc.Message) *jsonrpc.Message {
+	var params map[string]json.RawMessage
+	if json.Unmarshal(req.Params, &params) != nil {
+		return req
+	}
+	var meta, caps map[string]json.RawMessage
+	_ = json.Unmarshal(params["_meta"], &meta)
+	_ = json.Unmarshal(meta[protocol.MetaClientCapabilities], &caps)
+	if caps == nil {
+		caps = map[string]json.RawMessage{}
+	}
+	p.Lock()
+	known, _ := p.State["rememberedCapabilities"].(map[string]json.RawMessage)
+	if known == nil {
+		known = map[string]json.RawMessage{}
+	}
+	for k, v := range caps {
+		if k == "sampling" { // the fault keeps this one only
+			known[k] = v
+		}
+	}
+	for k, v := range known {
+		caps[k] = v
+	}
+	p.State["rememberedCapabilities"] = known
+	p.Unlock()
+	if meta == nil {
+		return req
+	}
+	meta[protocol.MetaClientCapabilities], _ = json.Marshal(caps)
+	params["_meta"], _ = json.Marshal(meta)
+	out := *req
+	out.Params, _ = json.Marshal(params)
+	return &out
 }

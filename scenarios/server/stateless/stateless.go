@@ -77,6 +77,9 @@ import (
 //	prompts-list                                   stateless-prompts-list/pages-end, invalid-cursor
 //	resources-list                                 stateless-resources-list/pages-end, invalid-cursor
 //
+//	(index.mdx, "Statelessness": no context from prior requests; the observable consequence the official list
+//	names for its excluded sentence)               stateless-connection-state/capabilities-per-request
+//
 // Already judged by the lifecycle family (not repeated here):
 //
 //	sep-2575-server-implements-discover            lifecycle-discover/result-schema, version-implemented
@@ -107,7 +110,7 @@ const (
 func Scenarios() scenarios.Catalogue {
 	return scenarios.Catalogue{cachingScenario, serverInfoScenario, loggingScenario, resourceNotFoundScenario,
 		httpMethodsScenario, httpHeadersScenario, customHeadersScenario, streamingScenario,
-		capabilitiesScenario, subscriptionsScenario, readTextScenario, readBinaryScenario, readTemplateScenario,
+		capabilitiesScenario, connectionStateScenario, subscriptionsScenario, readTextScenario, readBinaryScenario, readTemplateScenario,
 		promptSimpleScenario, promptArgsScenario, promptEmbeddedScenario, promptImageScenario,
 		progressScenario, completionScenario, promptsListScenario, resourcesListScenario}
 }
