@@ -43,7 +43,7 @@ var _ = Describe("hostile clients", func() {
 			Expect(hostileClientErr).NotTo(HaveOccurred())
 			dir := filepath.Join(GinkgoT().TempDir(), "out")
 			tag := newTag()
-			args := append([]string{"client", "-o", dir, "--transport", c.transport, "--response-timeout", "1s"}, c.args...)
+			args := append([]string{"client", "-o", dir, "--transport", c.transport, "--parallel", "1", "--response-timeout", "1s"}, c.args...)
 			args = append(args, "--", hostileClientBin, "--mode", c.mode, "--tag", tag)
 			s := start(exec.Command(exe, args...))
 			Eventually(s).WithTimeout(hostileDeadline).Should(gexec.Exit(), "mcpconform did not end")
