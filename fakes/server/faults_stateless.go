@@ -60,6 +60,8 @@ var (
 		Description: "serves a test_x_mcp_header call whose Mcp-Param-Region carries raw non-ASCII bytes (not Base64-encoded) when they equal the body's"}
 	MethodHeaderCaseFolded = &fault.Fault{Name: "method-header-case-folded", Versions: modern, Transports: httpOnly,
 		Description: "compares the Mcp-Method header with the method ignoring case (TOOLS/LIST is taken for tools/list)"}
+	NameCharsUnchecked = &fault.Fault{Name: "name-chars-unchecked", Versions: modern, Transports: httpOnly,
+		Description: "serves a tools/call whose Mcp-Name carries the non-ASCII name as raw UTF-8 (not Base64-encoded) when it equals the body's"}
 	EncodedNameNotDecoded = &fault.Fault{Name: "encoded-name-not-decoded", Versions: modern, Transports: httpOnly,
 		Description: "compares a Base64-encoded Mcp-Name (=?base64?…?=) with the body without decoding it, and refuses it with -32020"}
 )
@@ -138,7 +140,7 @@ var statelessFaults = fault.Set{RemembersCapabilities, ModernPromptsCursorLoops,
 	CachingHintsMissing, CachingTTLNegative, CachingScopeInvalid, CachingScopeVaries,
 	ResultNoServerInfo, LogsWithoutLevel, LogLevelUnchecked,
 	ModernMissingResourceEmpty, ModernMissingResourceLegacyCode, ModernMissingResourceInternal,
-	GetOpensStream, DeleteAccepted, SessionIDMinted, VersionHeaderOptional, MethodHeaderOptional, NameHeaderOptional, NameHeaderUnchecked, EncodedNameNotDecoded,
+	GetOpensStream, DeleteAccepted, SessionIDMinted, VersionHeaderOptional, MethodHeaderOptional, NameHeaderOptional, NameHeaderUnchecked, NameCharsUnchecked, EncodedNameNotDecoded,
 	ParamHeaderUnchecked, ParamHeaderOptional, ParamHeaderRequired, ParamNotDecoded, ParamCharsUnchecked, MethodHeaderCaseFolded}
 
 var (

@@ -225,6 +225,11 @@ func (r *reference) statelessLayer(next Handler) Handler {
 			req = rememberCapabilities(p, req)
 		}
 		if h := p.Header(); h != nil {
+			// Raw bytes outside visible ASCII are no header value of MCP's:
+			// such a name travels Base64-encoded (streamable-http.mdx "Value Encoding").
+			if v := h.Get(transport.HeaderName); !headerValueChars(v) && !r.is(NameCharsUnchecked) {
+				return nil, rpcError(codes.HeaderMismatch, "Header mismatch: Mcp-Name header value has invalid characters", nil)
+			}
 			if msg := r.paramHeaderMismatch(h, req); msg != "" {
 				return nil, rpcError(codes.HeaderMismatch, "Header mismatch: "+msg, nil)
 			}

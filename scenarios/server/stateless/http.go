@@ -143,6 +143,10 @@ var (
 			"the corresponding values in the request body.",
 		Title:  "a tools/call POST whose Mcp-Name names another tool than params.name gets HTTP 400 and error -32020",
 		Faults: []*fault.Fault{server.NameHeaderUnchecked, server.HeaderMismatchAccepted}}
+	headerNameChars = &scenarios.Check{ID: "stateless-http-headers/name-invalid-chars", Level: scenarios.Must, Spec: httpSpec + "#server-validation",
+		Quote:  "A header value contains invalid characters.",
+		Title:  "a tools/call of a non-ASCII name whose Mcp-Name carries that name as raw UTF-8 (not Base64-encoded) gets HTTP 400 and error -32020",
+		Faults: []*fault.Fault{server.NameCharsUnchecked}}
 	headerNameDecoded = &scenarios.Check{ID: "stateless-http-headers/encoded-name-decoded", Level: scenarios.Must, Spec: httpSpec + "#value-encoding",
 		Quote: "In particular, servers **MUST** decode an encoded `Mcp-Name` or `Mcp-Param-{Name}` value before comparing it to the " +
 			"corresponding request body value during Server Validation.",
@@ -169,9 +173,9 @@ var httpHeadersScenario = &scenarios.Scenario{
 	Transports: httpOnly,
 	Purpose: "POSTs whose standard headers are missing or contradict the body must be refused with 400 and HeaderMismatch " +
 		"(-32020): tools/list without Mcp-Method and with Mcp-Method: TOOLS/LIST (values are case-sensitive), tools/call of " + noTool + " without Mcp-Name, and with Mcp-Name " + otherTool +
-		". A tools/call of " + nonASCIITool + " carries its Mcp-Name Base64-encoded as the page asks; the server must decode " +
-		"it, so it is no mismatch. (Mcp-Method contradicting the body is lifecycle-header-mismatch.)",
-	Checks: []*scenarios.Check{headerMethodMissing, headerMethodCase, headerNameMissing, headerNameMismatch, headerNameDecoded},
+		". A tools/call of " + nonASCIITool + " with its name as raw UTF-8 in Mcp-Name must be refused too (invalid characters); " +
+		"with its Mcp-Name Base64-encoded as the page asks, the server must decode it, so it is no mismatch. (Mcp-Method contradicting the body is lifecycle-header-mismatch.)",
+	Checks: []*scenarios.Check{headerMethodMissing, headerMethodCase, headerNameMissing, headerNameMismatch, headerNameChars, headerNameDecoded},
 	Run: serverside.Body(func(t *serverside.T) {
 		s := t.Open("A", client.Options{})
 		send := func(n int, method string, params any, header http.Header) (resp *jsonrpc.Message, status int, note string, err error) {
@@ -201,6 +205,10 @@ var httpHeadersScenario = &scenarios.Scenario{
 		t.Step("send tools/call of %s with Mcp-Name: %s", noTool, otherTool)
 		resp, status, note, err = send(3, protocol.MethodToolsCall, call(noTool), http.Header{transport.HeaderName: {otherTool}})
 		mismatch(headerNameMismatch, resp, status, note, err)
+
+		t.Step("send tools/call of %s with its name as raw UTF-8 in Mcp-Name", nonASCIITool)
+		resp, status, note, err = send(6, protocol.MethodToolsCall, call(nonASCIITool), http.Header{transport.HeaderName: {nonASCIITool}})
+		mismatch(headerNameChars, resp, status, note, err)
 
 		t.Step("send tools/call of %s (Mcp-Name: %s)", nonASCIITool, transport.EncodeHeaderValue(nonASCIITool))
 		resp, status, note, err = send(4, protocol.MethodToolsCall, call(nonASCIITool), nil)
