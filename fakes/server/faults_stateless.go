@@ -133,7 +133,11 @@ var RemembersCapabilities = &fault.Fault{Name: "remembers-capabilities", Version
 	Transports:  []transport.Kind{transport.Stdio, transport.WS}, // over HTTP every POST is a connection of its own
 	Description: "remembers a sampling capability an earlier request on the connection declared and lends it to later requests that declare none"}
 
-var statelessFaults = fault.Set{RemembersCapabilities, ModernPromptsCursorLoops, ModernPromptsInvalidCursorAccepted, ModernResourcesCursorLoops,
+// InvalidXMcpHeader lists a tool whose x-mcp-header annotation is empty.
+var InvalidXMcpHeader = &fault.Fault{Name: "invalid-x-mcp-header", Versions: modern,
+	Description: `lists a tool test_invalid_x_mcp_header whose string property carries "x-mcp-header": "" (empty)`}
+
+var statelessFaults = fault.Set{InvalidXMcpHeader, RemembersCapabilities, ModernPromptsCursorLoops, ModernPromptsInvalidCursorAccepted, ModernResourcesCursorLoops,
 	ModernResourcesInvalidCursorAccepted, ModernCompletionError, ModernCompletionUnknownEmpty, ModernProgressBackwards, ModernProgressForeignToken, IndependentRequestOnStream, ModernPromptsUndeclared, ModernResourcesUndeclared, ModernLoggingUndeclared,
 	ModernStaticTextError, ModernBlobNotBase64, ModernTemplateNotSubstituted,
 	ModernPromptSimpleEmpty, ModernPromptArgsIgnored, ModernPromptEmbeddedMissing, ModernPromptImageNotBase64,

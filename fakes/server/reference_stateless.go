@@ -251,6 +251,12 @@ func (r *reference) statelessLayer(next Handler) Handler {
 		if !ok {
 			return result, nil
 		}
+		if req.Method == protocol.MethodToolsList && r.is(InvalidXMcpHeader) {
+			tools, _ := m["tools"].([]any)
+			m["tools"] = append(tools, map[string]any{"name": "test_invalid_x_mcp_header", "description": "A tool whose annotation breaks the rules.",
+				"inputSchema": map[string]any{"type": "object", "properties": map[string]any{
+					"region": map[string]any{"type": "string", "x-mcp-header": ""}}}})
+		}
 		if rerr := r.surfaceFault(req, m); rerr != nil {
 			return nil, rerr
 		}

@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"net/http"
+	"strings"
 
 	"github.com/mcpconform/mcpconform/fakes/client"
 	"github.com/mcpconform/mcpconform/fakes/fault"
@@ -156,4 +157,54 @@ func findParamTool(t *serverside.T, s *client.Session) (tool, prop, name string)
 	}
 	t.SkipRest("the target lists no tool with a string property annotated x-mcp-header")
 	return "", "", ""
+}
+
+var toolHeadersValid = &scenarios.Check{ID: "stateless-tool-headers/annotations-valid", Level: scenarios.Must, Spec: "2026-07-28/server/tools.mdx#x-mcp-header",
+	Quote: "**Constraints on `x-mcp-header` values:**",
+	Title: "every x-mcp-header annotation of every listed tool keeps the constraints: not empty, an HTTP token, unique " +
+		"case-insensitively in its inputSchema, on an integer, string or boolean property statically reachable from the root",
+	Faults: []*fault.Fault{server.InvalidXMcpHeader}}
+
+var toolHeadersScenario = &scenarios.Scenario{
+	ID:       "stateless-tool-headers",
+	Title:    "x-mcp-header annotations of the listed tools are valid",
+	Family:   family,
+	Side:     scenarios.ServerSide,
+	Versions: versions,
+	Needs:    []string{"capability tools"},
+	Purpose: "Every page of tools/list is read and each tool's inputSchema walked as a client over Streamable HTTP does " +
+		"before it mirrors parameters (a tool that breaks a constraint is dropped by such a client).",
+	Checks: []*scenarios.Check{toolHeadersValid},
+	Run: serverside.Body(func(t *serverside.T) {
+		s := t.Open("A", client.Options{})
+		if !s.HasCapability("tools") {
+			t.SkipRest("the server does not declare the tools capability")
+		}
+		pages, err := listPages(t, s, protocol.MethodToolsList)
+		if err != nil && len(pages) == 0 {
+			t.Blocked("%v", err)
+		}
+		var bad []string
+		annotated := 0
+		for _, p := range pages {
+			var r struct {
+				Tools []struct {
+					Name        string          `json:"name"`
+					InputSchema json.RawMessage `json:"inputSchema"`
+				} `json:"tools"`
+			}
+			_ = json.Unmarshal(p.result, &r)
+			for _, tl := range r.Tools {
+				ok, violations := transport.ToolParamHeaders(tl.InputSchema)
+				annotated += len(ok) + len(violations)
+				for _, v := range violations {
+					bad = append(bad, tl.Name+": "+v.String())
+				}
+			}
+		}
+		if annotated == 0 {
+			t.SkipRest("no listed tool carries an x-mcp-header annotation")
+		}
+		t.Judge(toolHeadersValid, len(bad) == 0, "every annotation within the constraints", strings.Join(bad, "; "))
+	}),
 }

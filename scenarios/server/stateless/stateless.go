@@ -46,7 +46,9 @@ import (
 //	sep-2575-server-honors-notification-filter     stateless-subscriptions/filter-honored
 //	sep-2575-server-sends-tools-list-changed-on-subscription   stateless-subscriptions/tools-list-changed
 //	sep-2575-server-sends-prompts-list-changed-on-subscription stateless-subscriptions/prompts-list-changed
-//	sep-2243-server-reject-invalid-headers         stateless-http-headers/method-missing, name-missing, name-mismatch
+//	sep-2243-server-reject-invalid-headers         stateless-http-headers/method-missing, method-case-sensitive,
+//	                                               name-missing, name-mismatch, name-invalid-chars;
+//	                                               stateless-http-methods/version-header-required
 //	                                               (and lifecycle-header-mismatch/error-32020 for Mcp-Method)
 //	sep-2243-server-reject-error-code              the same checks (400 and -32020; a MUST on the 2026-07-28 page)
 //	sep-2243-server-decode-base64                  stateless-http-headers/encoded-name-decoded,
@@ -60,6 +62,9 @@ import (
 //	sep-2243-server-not-expect-null                stateless-http-custom-headers/absent-not-expected (absent and null)
 //	sep-2243-server-reject-invalid-param-chars     stateless-http-custom-headers/invalid-chars-refused
 //	http-custom-header-server-validation (official) stateless-http-custom-headers
+//	sep-2243-x-mcp-header-not-empty, -charset, -unique, -primitive-only  stateless-tool-headers/annotations-valid
+//	                                               (the server's tool definitions; a client's rejection of them
+//	                                               is the client suite's)
 //	(streamable-http.mdx, earlier revisions)       stateless-http-methods/get-405, delete-405, session-id-ignored
 //
 // The official 2026-07-28 server scenarios of the 2025-11-25 surface, judged
@@ -89,12 +94,18 @@ import (
 //	sep-2575-missing-capability-http-400           lifecycle-missing-capability/error-32021 (HTTP 400)
 //	sep-2575-http-server-header-mismatch-400       lifecycle-header-mismatch/error-32020
 //	sep-2575-http-server-method-not-found-404      lifecycle-unknown-method/method-not-found (HTTP 404)
-//	server-stateless (official scenario)           the lifecycle family's 2026-07-28 scenarios
+//	server-stateless (official scenario)           the lifecycle family's 2026-07-28 scenarios, with
+//	                                               stateless-logging, stateless-streaming and stateless-subscriptions
+//	                                               (its fixtures test_logging_tool, test_streaming_elicitation,
+//	                                               test_trigger_tool_change, test_trigger_prompt_change)
 //
 // Not judged yet:
 //
 //	sep-2243-header-name-case-insensitive: the reference server is written in Go, whose HTTP server
 //	canonicalizes header names before any handler sees them, so no fault of it can fail such a check.
+//	server-sse-multiple-streams at 2026-07-28 (three concurrent POSTs): transport-multiple-streams judges the
+//	session versions; at 2026-07-28 no fault of the reference could refuse concurrent POSTs without also
+//	refusing the quick successive requests of other scenarios.
 //	The other ids of these lists are the client's (the client suite) or rules of a tool definition.
 
 const (
@@ -109,7 +120,7 @@ const (
 // Scenarios is the family's catalogue.
 func Scenarios() scenarios.Catalogue {
 	return scenarios.Catalogue{cachingScenario, serverInfoScenario, loggingScenario, resourceNotFoundScenario,
-		httpMethodsScenario, httpHeadersScenario, customHeadersScenario, streamingScenario,
+		httpMethodsScenario, httpHeadersScenario, customHeadersScenario, toolHeadersScenario, streamingScenario,
 		capabilitiesScenario, connectionStateScenario, subscriptionsScenario, readTextScenario, readBinaryScenario, readTemplateScenario,
 		promptSimpleScenario, promptArgsScenario, promptEmbeddedScenario, promptImageScenario,
 		progressScenario, completionScenario, promptsListScenario, resourcesListScenario}
