@@ -715,7 +715,7 @@ func (s *extStore) cancel(_ context.Context, p *Peer, req *jsonrpc.Message) (any
 
 // removed answers tasks/result and tasks/list, which the extension removed
 // (seps/2663-tasks-extension.md, backwards compatibility).
-func (s *extStore) removed(ctx context.Context, p *Peer, req *jsonrpc.Message) (any, *jsonrpc.Error) {
+func (s *extStore) removed(_ context.Context, p *Peer, req *jsonrpc.Message) (any, *jsonrpc.Error) {
 	if req.Method == protocol.MethodTasksResult && s.r.is(TasksResultServed) {
 		id, _ := taskParams(req)
 		s.mu.Lock()
@@ -729,7 +729,7 @@ func (s *extStore) removed(ctx context.Context, p *Peer, req *jsonrpc.Message) (
 		}
 		return nil, rpcError(codes.InternalError, "Task has no result yet", nil)
 	}
-	return s.r.notFound(ctx, p, req)
+	return nil, rpcError(codes.MethodNotFound, "Method not found: "+req.Method+" (removed by the tasks extension)", nil)
 }
 
 // listen serves subscriptions/listen for task ids

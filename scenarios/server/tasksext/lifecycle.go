@@ -46,11 +46,9 @@ var (
 		Liberties: []*fault.Fault{server.SlowPollInterval, server.NoPollInterval, server.ForgetsReadTasks}}
 	lifecycleTasksResultRemoved = &scenarios.Check{ID: "tasksext-lifecycle/tasks-result-removed", Level: scenarios.Must,
 		Spec: extSpec + "#task-polling", Source: sepNote + "#backwards-compatibility",
-		Quote: "tasks/result is removed; clients calling it MUST receive -32601 (Method Not Found).",
-		Title: "tasks/result for the finished task gets error -32601 (over HTTP with status 404)",
-		// A server that answers unknown methods with another code answers
-		// this removed one so too.
-		Faults: []*fault.Fault{server.TasksResultServed, server.UnknownMethodInvalidRequest}}
+		Quote:  "tasks/result is removed; clients calling it MUST receive -32601 (Method Not Found).",
+		Title:  "tasks/result for the finished task gets error -32601 (over HTTP with status 404)",
+		Faults: []*fault.Fault{server.TasksResultServed}}
 	lifecycleUnknownGet = &scenarios.Check{ID: "tasksext-lifecycle/unknown-get-32602", Level: scenarios.Must,
 		Spec:   extSpec + "#protocol-errors",
 		Quote:  "Servers MUST return this error for tasks/get.",
