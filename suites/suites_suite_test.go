@@ -2,8 +2,6 @@ package suites_test
 
 import (
 	"context"
-	"flag"
-	"os"
 	"testing"
 	"time"
 
@@ -17,17 +15,6 @@ import (
 	"github.com/mcpconform/mcpconform/suites"
 	"github.com/mcpconform/mcpconform/transport"
 )
-
-// TestMain gives the package 30 minutes unless -timeout says otherwise: the
-// fault and liberty tables run every variant of both reference peers, which
-// passes go test's default of ten minutes on two busy cores.
-func TestMain(m *testing.M) {
-	flag.Parse()
-	if f := flag.Lookup("test.timeout"); f != nil && f.Value.String() == (10*time.Minute).String() {
-		_ = f.Value.Set((30 * time.Minute).String())
-	}
-	os.Exit(m.Run())
-}
 
 func TestSuites(t *testing.T) {
 	RegisterFailHandler(Fail)

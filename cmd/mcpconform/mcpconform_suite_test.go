@@ -2,7 +2,6 @@ package main_test
 
 import (
 	"encoding/xml"
-	"flag"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -13,19 +12,6 @@ import (
 	. "github.com/onsi/gomega"
 	"github.com/onsi/gomega/gexec"
 )
-
-// TestMain gives the package more than go test's default ten minutes unless
-// -timeout says otherwise: the hostile-target tables run mcpconform against
-// some sixty misbehaving targets over real processes and sockets, which on
-// two busy cores can take longer than that, and a timeout there would end
-// the run without a verdict.
-func TestMain(m *testing.M) {
-	flag.Parse()
-	if f := flag.Lookup("test.timeout"); f != nil && f.Value.String() == (10*time.Minute).String() {
-		_ = f.Value.Set((30 * time.Minute).String())
-	}
-	os.Exit(m.Run())
-}
 
 func TestMcpconform(t *testing.T) {
 	RegisterFailHandler(Fail)
