@@ -52,6 +52,7 @@ var (
 var inputScenario = &scenarios.Scenario{
 	ID:       "tasksext-input",
 	Title:    "a task asks for input through tasks/get and resumes on tasks/update",
+	Official: "tasks-mrtr-input",
 	Family:   family,
 	Side:     scenarios.ServerSide,
 	Versions: versions,

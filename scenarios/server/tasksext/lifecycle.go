@@ -71,6 +71,7 @@ var (
 var lifecycleScenario = &scenarios.Scenario{
 	ID:       "tasksext-lifecycle",
 	Title:    "a task from tools/call to its inlined result, polled with tasks/get",
+	Official: "tasks-lifecycle",
 	Family:   family,
 	Side:     scenarios.ServerSide,
 	Versions: versions,

@@ -65,6 +65,7 @@ var (
 var negotiationScenario = &scenarios.Scenario{
 	ID:       "tasksext-negotiation",
 	Title:    "tasks only for requests that declare the extension; -32021 where one is needed",
+	Official: "tasks-capability-negotiation",
 	Family:   family,
 	Side:     scenarios.ServerSide,
 	Versions: versions,

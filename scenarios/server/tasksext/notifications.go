@@ -52,6 +52,7 @@ var (
 var notificationsScenario = &scenarios.Scenario{
 	ID:       "tasksext-notifications",
 	Title:    "notifications/tasks over subscriptions/listen",
+	Official: "tasks-status-notifications",
 	Family:   family,
 	Side:     scenarios.ServerSide,
 	Versions: versions,
