@@ -444,7 +444,8 @@ func (f *slFront) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 			r.Header.Set(transport.HeaderName, transport.EncodeHeaderValue(m.Params.Name))
 		}
 	case NameHeaderUnchecked:
-		if m.Method == protocol.MethodToolsCall && r.Header.Get(transport.HeaderName) != "" {
+		// A mismatch only: a value of invalid characters is still refused.
+		if got := r.Header.Get(transport.HeaderName); m.Method == protocol.MethodToolsCall && got != "" && headerValueChars(got) {
 			r.Header.Set(transport.HeaderName, transport.EncodeHeaderValue(m.Params.Name))
 		}
 	}
