@@ -64,6 +64,18 @@ var covers = map[string][]string{
 	// pagination lists every resource page by page to the last; the
 	// results are judged against the schema by wire-schema.
 	"pagination": {"resources-list"},
+	// The official server-stateless (2026-07-28) gathers the stateless
+	// protocol's rules, which mcpconform judges one scenario each.
+	"lifecycle-discover":            {"server-stateless"},
+	"lifecycle-missing-meta":        {"server-stateless"},
+	"lifecycle-missing-capability":  {"server-stateless"},
+	"lifecycle-unsupported-version": {"server-stateless"},
+	"lifecycle-header-mismatch":     {"server-stateless"},
+	"lifecycle-unknown-method":      {"server-stateless"},
+	"stateless-server-info":         {"server-stateless"},
+	"stateless-streaming":           {"server-stateless"},
+	"stateless-logging":             {"server-stateless"},
+	"stateless-subscriptions":       {"server-stateless"},
 }
 
 // uncovered says why no scenario of mcpconform judges an official one: a
@@ -75,7 +87,9 @@ var uncovered = []struct {
 	id, why string
 }{
 	{"", scenarios.ClientSide, "auth/*", "authorization (OAuth 2.1 flows against an authorization server) is not judged by mcpconform yet"},
-	{"2026-07-28", scenarios.ServerSide, "*", "the 2026-07-28 server side (MRTR, the stateless protocol, caching, the tasks extension) is not judged at this scenario's depth yet"},
+	{"2026-07-28", scenarios.ServerSide, "server-sse-multiple-streams", "at 2026-07-28 every request is a POST with its own " +
+		"response stream and there are no sessions, so concurrent streams are what every scenario of a --parallel run uses; " +
+		"no reference fault can refuse them for one scenario without refusing the others' quick successive requests"},
 }
 
 // Coverage is what mcpconform judges of one official scenario at a revision.
