@@ -61,7 +61,7 @@ var (
 	MethodHeaderCaseFolded = &fault.Fault{Name: "method-header-case-folded", Versions: modern, Transports: httpOnly,
 		Description: "compares the Mcp-Method header with the method ignoring case (TOOLS/LIST is taken for tools/list)"}
 	NameCharsUnchecked = &fault.Fault{Name: "name-chars-unchecked", Versions: modern, Transports: httpOnly,
-		Description: "serves a tools/call whose Mcp-Name carries the non-ASCII name as raw UTF-8 (not Base64-encoded) when it equals the body's"}
+		Description: "takes a tools/call whose Mcp-Name carries a non-ASCII name as raw UTF-8 (not Base64-encoded) as it is, and answers it with a result"}
 	EncodedNameNotDecoded = &fault.Fault{Name: "encoded-name-not-decoded", Versions: modern, Transports: httpOnly,
 		Description: "compares a Base64-encoded Mcp-Name (=?base64?…?=) with the body without decoding it, and refuses it with -32020"}
 )

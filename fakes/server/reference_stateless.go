@@ -227,8 +227,14 @@ func (r *reference) statelessLayer(next Handler) Handler {
 		if h := p.Header(); h != nil {
 			// Raw bytes outside visible ASCII are no header value of MCP's:
 			// such a name travels Base64-encoded (streamable-http.mdx "Value Encoding").
-			if v := h.Get(transport.HeaderName); !headerValueChars(v) && !r.is(NameCharsUnchecked) {
-				return nil, rpcError(codes.HeaderMismatch, "Header mismatch: Mcp-Name header value has invalid characters", nil)
+			if v := h.Get(transport.HeaderName); !headerValueChars(v) {
+				if !r.is(NameCharsUnchecked) {
+					return nil, rpcError(codes.HeaderMismatch, "Header mismatch: Mcp-Name header value has invalid characters", nil)
+				}
+				if req.Method == protocol.MethodToolsCall && v == nameOf(req) {
+					// The fault takes the raw name as it is and runs the call.
+					return complete(ctx, textResult(ctx, "called "+v, false)), nil
+				}
 			}
 			if msg := r.paramHeaderMismatch(h, req); msg != "" {
 				return nil, rpcError(codes.HeaderMismatch, "Header mismatch: "+msg, nil)

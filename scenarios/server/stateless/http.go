@@ -206,17 +206,28 @@ var httpHeadersScenario = &scenarios.Scenario{
 		resp, status, note, err = send(3, protocol.MethodToolsCall, call(noTool), http.Header{transport.HeaderName: {otherTool}})
 		mismatch(headerNameMismatch, resp, status, note, err)
 
-		t.Step("send tools/call of %s with its name as raw UTF-8 in Mcp-Name", nonASCIITool)
-		resp, status, note, err = send(6, protocol.MethodToolsCall, call(nonASCIITool), http.Header{transport.HeaderName: {nonASCIITool}})
-		mismatch(headerNameChars, resp, status, note, err)
-
 		t.Step("send tools/call of %s (Mcp-Name: %s)", nonASCIITool, transport.EncodeHeaderValue(nonASCIITool))
-		resp, status, note, err = send(4, protocol.MethodToolsCall, call(nonASCIITool), nil)
+		encoded, _, encodedNote, err := send(4, protocol.MethodToolsCall, call(nonASCIITool), nil)
 		if err != nil && serverside.Unanswered(s, err) {
 			t.Blocked("tools/call was not answered: %v", err)
 		}
-		t.Judge(headerNameDecoded, !judge.IsErrorCode(resp, codes.HeaderMismatch),
-			"any answer but error -32020 (the decoded Mcp-Name matches the body)", judge.Describe(resp, err)+note)
+		t.Judge(headerNameDecoded, !judge.IsErrorCode(encoded, codes.HeaderMismatch),
+			"any answer but error -32020 (the decoded Mcp-Name matches the body)", judge.Describe(encoded, err)+encodedNote)
+
+		t.Step("send tools/call of %s with its name as raw UTF-8 in Mcp-Name", nonASCIITool)
+		resp, status, note, err = send(6, protocol.MethodToolsCall, call(nonASCIITool), http.Header{transport.HeaderName: {nonASCIITool}})
+		// No server lists a tool of a non-ASCII name, so a server may refuse
+		// the call on its body (unknown tool) before it looks at the header's
+		// characters: the spec orders neither. Refused as the well-encoded
+		// call was, the header cannot be told to have been checked or not.
+		if resp != nil && resp.Error != nil && encoded != nil && encoded.Error != nil &&
+			resp.Error.Code == encoded.Error.Code && resp.Error.Code != codes.HeaderMismatch {
+			t.Skip(headerNameChars, fmt.Sprintf("the raw and the Base64-encoded Mcp-Name got the same error %d (%s): the call was refused on "+
+				"its body, so whether the header's characters are checked cannot be told without a tool of a non-ASCII name",
+				resp.Error.Code, judge.Abbreviate(resp.Error.Message, 80)))
+			return
+		}
+		mismatch(headerNameChars, resp, status, note, err)
 	}),
 }
 
