@@ -68,3 +68,78 @@ var _ = Describe("task isolation with two authorization contexts", func() {
 		}
 	}, SpecTimeout(time.Minute))
 })
+
+var _ = Describe("tasks-extension isolation with two authorization contexts (2026-07-28)", func() {
+	isolation := func(ctx context.Context, kind transport.Kind, f *fault.Fault, tokens []string) map[string]scenarios.Verdict {
+		ref, err := suites.StartReference(ctx, kind, server.ReferenceOptions{Variant: f}, exe)
+		Expect(err).NotTo(HaveOccurred())
+		DeferCleanup(ref.Stop)
+		s, ok := catalogue.All().Find("tasksext-isolation")
+		Expect(ok).To(BeTrue())
+		res := scenarios.Execute(ctx, s, scenarios.Env{Target: ref.Target, Version: "2026-07-28", Transport: kind,
+			AuthTokens: tokens, Timing: scenarios.Timing{ResponseTimeout: 3 * time.Second}})
+		out := map[string]scenarios.Verdict{}
+		for _, v := range res.Verdicts {
+			out[v.Check.ID] = v
+		}
+		return out
+	}
+	binding := []string{"tasksext-isolation/foreign-get-rejected", "tasksext-isolation/foreign-update-rejected",
+		"tasksext-isolation/foreign-cancel-rejected", "tasksext-isolation/foreign-no-effect"}
+	tokens := []string{"token-alice", "token-bob"}
+
+	It("judges the binding checks as MUST with two tokens, and the conformant reference passes them", func(ctx SpecContext) {
+		v := isolation(ctx, transport.HTTP, nil, tokens)
+		for _, id := range append(binding, "tasksext-isolation/unguessable-ids") {
+			Expect(v[id].Check.Level).To(Equal(scenarios.Must), id)
+			Expect(v[id].Outcome).To(Equal(scenarios.Pass), id+": "+v[id].Message)
+		}
+	}, SpecTimeout(time.Minute))
+
+	It("fails a server that ignores the binding, at MUST, with two tokens", func(ctx SpecContext) {
+		v := isolation(ctx, transport.HTTP, server.ForeignTaskServed, tokens)
+		for _, id := range binding {
+			Expect(v[id].Outcome).To(Equal(scenarios.Fail), id)
+			Expect(suites.Status(v[id], false)).To(BeEquivalentTo("failed"), id)
+		}
+		Expect(v["tasksext-isolation/unguessable-ids"].Outcome).To(Equal(scenarios.Pass))
+	}, SpecTimeout(time.Minute))
+
+	It("fails each narrower binding fault on its own check only", func(ctx SpecContext) {
+		for f, id := range map[*fault.Fault]string{server.ForeignGetServed: binding[0], server.ForeignUpdateAcked: binding[1],
+			server.ForeignCancelAcked: binding[2]} {
+			v := isolation(ctx, transport.HTTP, f, tokens)
+			for _, other := range binding {
+				want := scenarios.Pass
+				if other == id {
+					want = scenarios.Fail
+				}
+				Expect(v[other].Outcome).To(Equal(want), f.Name+" on "+other+": "+v[other].Message)
+			}
+		}
+	}, SpecTimeout(2*time.Minute))
+
+	It("skips the binding checks without two tokens, even against a server that ignores the binding", func(ctx SpecContext) {
+		// Without two authorization contexts there is nothing to bind a
+		// task to: a skip with the reason, never a failure.
+		v := isolation(ctx, transport.HTTP, server.ForeignTaskServed, nil)
+		for _, id := range binding {
+			Expect(v[id].Outcome).To(Equal(scenarios.Skip), id)
+			Expect(v[id].Message).To(ContainSubstring("no two authorization contexts"), id)
+		}
+		Expect(v["tasksext-isolation/unguessable-ids"].Outcome).To(Equal(scenarios.Pass))
+	}, SpecTimeout(time.Minute))
+
+	It("skips the binding checks over stdio even with two tokens: no header carries them", func(ctx SpecContext) {
+		v := isolation(ctx, transport.Stdio, server.ForeignTaskServed, tokens)
+		for _, id := range binding {
+			Expect(v[id].Outcome).To(Equal(scenarios.Skip), id)
+		}
+	}, SpecTimeout(time.Minute))
+
+	It("judges id entropy without tokens: sequential ids fail", func(ctx SpecContext) {
+		v := isolation(ctx, transport.HTTP, server.SequentialExtTaskIDs, nil)
+		Expect(v["tasksext-isolation/unguessable-ids"].Outcome).To(Equal(scenarios.Fail))
+		Expect(v["tasksext-isolation/unguessable-ids"].Check.Level).To(Equal(scenarios.Must))
+	}, SpecTimeout(time.Minute))
+})

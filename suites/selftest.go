@@ -171,6 +171,12 @@ func runOnce(ctx context.Context, run Run, opts SelfTestOptions) RunOutcome {
 		timing.ScenarioTimeout = 30 * time.Second
 	}
 	cfg := Config{Side: run.Side, Env: scenarios.Env{Target: target, Version: run.Version, Transport: run.Transport, Timing: timing, Gate: &scenarios.Gate{}, Wire: &scenarios.WireLedger{}}}
+	if run.Side == scenarios.ServerSide && protocol.IsStateless(run.Version) && run.Transport != transport.Stdio {
+		// Two authorization contexts, so the tasks extension's binding
+		// checks are judged (without them a stateless server has nothing to
+		// bind a task to); at stateless versions nothing else reads them.
+		cfg.Env.AuthTokens = []string{"selftest-token-a", "selftest-token-b"}
+	}
 	if run.Fault == nil || !run.Fault.Liberty {
 		// The reference and the faults are judged with every opt-in profile
 		// and at versions named explicitly, so profile and version checks

@@ -1,6 +1,9 @@
 package server
 
-import "github.com/mcpconform/mcpconform/fakes/fault"
+import (
+	"github.com/mcpconform/mcpconform/fakes/fault"
+	"github.com/mcpconform/mcpconform/transport"
+)
 
 // Faults and liberties of the tasks extension (reference_tasksext.go),
 // observable at 2026-07-28 only.
@@ -94,4 +97,26 @@ var (
 
 	tasksExtLiberties = fault.Set{AnswersSynchronously, SlowPollInterval, NoPollInterval, ForgetsReadTasks,
 		UpdateAppliedLate, CancelAppliedLate, NoTaskNotifications, CancelNotHonoured}
+)
+
+// Faults of task isolation (ext-tasks/tasks.md#security-considerations).
+// Tasks are bound to the Authorization header; the self-test presents two
+// bearer tokens over the transports that carry it (per POST, or in the
+// WebSocket handshake), so the binding faults show there and not on stdio.
+var (
+	headerCarriers = []transport.Kind{transport.HTTP, transport.WS}
+
+	ForeignTaskServed = &fault.Fault{Name: "tasksext-foreign-task-served", Versions: modern, Transports: headerCarriers,
+		Description: "tasks are not bound to the Authorization that created them: any caller may get, update and cancel them",
+		Why:         "with no binding every task method serves the foreign caller, and its update and cancel reach the task"}
+	ForeignGetServed = &fault.Fault{Name: "tasksext-foreign-get-served", Versions: modern, Transports: headerCarriers,
+		Description: "tasks/get serves a task created under another Authorization (update and cancel are bound)"}
+	ForeignUpdateAcked = &fault.Fault{Name: "tasksext-foreign-update-acked", Versions: modern, Transports: headerCarriers,
+		Description: "tasks/update of a task created under another Authorization is acknowledged (and not applied)"}
+	ForeignCancelAcked = &fault.Fault{Name: "tasksext-foreign-cancel-acked", Versions: modern, Transports: headerCarriers,
+		Description: "tasks/cancel of a task created under another Authorization is acknowledged (and not applied)"}
+	SequentialExtTaskIDs = &fault.Fault{Name: "tasksext-sequential-ids", Versions: modern,
+		Description: "task ids count up (task-1, task-2, …) instead of being random"}
+
+	tasksExtIsolationFaults = fault.Set{ForeignTaskServed, ForeignGetServed, ForeignUpdateAcked, ForeignCancelAcked, SequentialExtTaskIDs}
 )

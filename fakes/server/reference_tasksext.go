@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"slices"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/mcpconform/mcpconform/fakes/peer"
@@ -71,6 +72,7 @@ type extStore struct {
 	mu    sync.Mutex
 	tasks map[string]*extTask
 	subs  map[*extSub]bool
+	seq   atomic.Int64 // the sequential-ids fault's counter
 }
 
 // extStores keeps each reference server's extension tasks: requests are
@@ -153,7 +155,7 @@ func init() {
 				return r.ext().listen(ctx, p, req)
 			}
 		},
-		faults:    tasksExtFaults,
+		faults:    append(slices.Clone(tasksExtFaults), tasksExtIsolationFaults...),
 		liberties: tasksExtLiberties,
 	})
 }
@@ -393,6 +395,9 @@ func (s *extStore) ask(t *extTask, requests map[string]map[string]any) map[strin
 }
 
 func (s *extStore) newID() string {
+	if s.r.is(SequentialExtTaskIDs) {
+		return fmt.Sprintf("task-%d", s.seq.Add(1))
+	}
 	b := make([]byte, 16)
 	_, _ = rand.Read(b)
 	return base64.RawURLEncoding.EncodeToString(b)
@@ -566,10 +571,18 @@ func taskNotFound() *jsonrpc.Error {
 // Call with s.mu held.
 func (s *extStore) lookup(p *Peer, id string) (*extTask, bool) {
 	t, ok := s.tasks[id]
-	if !ok || t.owner != p.Authorization() {
+	if !ok || (t.owner != p.Authorization() && !s.r.is(ForeignTaskServed)) {
 		return nil, false
 	}
 	return t, true
+}
+
+// foreign reports a task that exists but was created under another
+// Authorization (for the faults that serve or acknowledge it anyway).
+// Call with s.mu held.
+func (s *extStore) foreign(p *Peer, id string) (*extTask, bool) {
+	t, ok := s.tasks[id]
+	return t, ok && t.owner != p.Authorization()
 }
 
 func (s *extStore) get(_ context.Context, p *Peer, req *jsonrpc.Message) (any, *jsonrpc.Error) {
@@ -580,6 +593,9 @@ func (s *extStore) get(_ context.Context, p *Peer, req *jsonrpc.Message) (any, *
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	t, ok := s.lookup(p, id)
+	if !ok && s.r.is(ForeignGetServed) {
+		t, ok = s.foreign(p, id)
+	}
 	if !ok {
 		if s.r.is(GetUnknownWrongCode) {
 			return nil, rpcError(codes.InternalError, "no such task", nil)
@@ -623,8 +639,9 @@ func (s *extStore) update(ctx context.Context, p *Peer, req *jsonrpc.Message) (a
 	s.mu.Lock()
 	t, ok := s.lookup(p, id)
 	if !ok {
+		_, isForeign := s.foreign(p, id)
 		s.mu.Unlock()
-		if s.r.is(UnknownTaskAcked) {
+		if s.r.is(UnknownTaskAcked) || (isForeign && s.r.is(ForeignUpdateAcked)) {
 			return map[string]any{"resultType": "complete"}, nil
 		}
 		return nil, taskNotFound()
@@ -685,9 +702,10 @@ func (s *extStore) cancel(_ context.Context, p *Peer, req *jsonrpc.Message) (any
 	id, _ := taskParams(req)
 	s.mu.Lock()
 	t, ok := s.lookup(p, id)
+	_, isForeign := s.foreign(p, id)
 	s.mu.Unlock()
 	if !ok {
-		if s.r.is(UnknownTaskAcked) {
+		if s.r.is(UnknownTaskAcked) || (isForeign && s.r.is(ForeignCancelAcked)) {
 			return map[string]any{"resultType": "complete"}, nil
 		}
 		return nil, taskNotFound()

@@ -54,9 +54,18 @@
 //	sep-2663-migrate-from-legacy-capabilities                → tasksext-negotiation/no-legacy-capability
 //	sep-2663-legacy-capability-treated-as-non-declaring      → tasksext-negotiation/legacy-only-undeclared
 //
-// Not judged: isolation of tasks between authorization contexts (the
-// reference binds tasks to the Authorization the client presents, but
-// without two bearer tokens a stateless server has nothing to bind to).
+// No sep-2663 id names the Security Considerations of ext-tasks/tasks.md:
+// sep-2663.yaml lists both sentences as excluded (entropy "cannot be
+// asserted at the wire layer", auth binding "not observable ... without
+// coupling to a specific auth scheme"). tasksext-isolation judges them
+// anyway, with a bearer token as the auth scheme and an entropy heuristic
+// that catches only obviously guessable ids: auth binding →
+// tasksext-isolation/foreign-get-rejected, foreign-update-rejected,
+// foreign-cancel-rejected, foreign-no-effect (MUST, judged only with two
+// bearer tokens over a transport that carries headers: at 2026-07-28 there
+// are no sessions, so without two authorization contexts a task has nothing
+// to be bound to and they are skipped); task id unguessability →
+// tasksext-isolation/unguessable-ids (judged always).
 package tasksext
 
 import "github.com/mcpconform/mcpconform/scenarios"
@@ -71,5 +80,6 @@ func Scenarios() scenarios.Catalogue {
 		inputScenario,
 		cancelScenario,
 		notificationsScenario,
+		isolationScenario,
 	}
 }

@@ -1,0 +1,285 @@
+package tasksext
+
+import (
+	"fmt"
+	"net/http"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/mcpconform/mcpconform/fakes/client"
+	"github.com/mcpconform/mcpconform/fakes/fault"
+	"github.com/mcpconform/mcpconform/fakes/server"
+	"github.com/mcpconform/mcpconform/jsonrpc"
+	"github.com/mcpconform/mcpconform/scenarios"
+	"github.com/mcpconform/mcpconform/scenarios/judge"
+	"github.com/mcpconform/mcpconform/scenarios/serverside"
+	"github.com/mcpconform/mcpconform/transport"
+)
+
+// Task isolation by authorization context
+// (ext-tasks/tasks.md#security-considerations). At 2026-07-28 there are no
+// sessions: a task can only be bound to the authorization the caller
+// presents, so the binding checks need two bearer tokens (--auth-token
+// twice) on a transport that carries headers; without them they are
+// skipped, never failed. Id entropy is judged always.
+
+const (
+	securitySpec = extSpec + "#security-considerations"
+	authQuote    = "Servers MUST perform authentication and authorization checks on each task-related request to ensure that the client has permission to access a task."
+)
+
+var (
+	isolationForeignGet = &scenarios.Check{ID: "tasksext-isolation/foreign-get-rejected", Level: scenarios.Must,
+		Spec: securitySpec, Quote: authQuote,
+		Title:  "tasks/get under token B for a task created under token A is rejected: any JSON-RPC error or HTTP refusal",
+		Faults: []*fault.Fault{server.ForeignTaskServed, server.ForeignGetServed}}
+	isolationForeignUpdate = &scenarios.Check{ID: "tasksext-isolation/foreign-update-rejected", Level: scenarios.Must,
+		Spec: securitySpec, Quote: authQuote,
+		Title:  "tasks/update under token B answering A's outstanding input request is rejected: any JSON-RPC error or HTTP refusal",
+		Faults: []*fault.Fault{server.ForeignTaskServed, server.ForeignUpdateAcked}}
+	isolationForeignCancel = &scenarios.Check{ID: "tasksext-isolation/foreign-cancel-rejected", Level: scenarios.Must,
+		Spec: securitySpec, Quote: authQuote,
+		Title:  "tasks/cancel under token B of A's task is rejected: any JSON-RPC error or HTTP refusal",
+		Faults: []*fault.Fault{server.ForeignTaskServed, server.ForeignCancelAcked}}
+	isolationNoEffect = &scenarios.Check{ID: "tasksext-isolation/foreign-no-effect", Level: scenarios.Must,
+		Spec: securitySpec, Quote: authQuote,
+		Title: "after B's tasks/update and tasks/cancel, A's confirm_delete task still waits in input_required " +
+			"(watched for a quiet window, so a change applied late is seen too)",
+		Faults: []*fault.Fault{server.ForeignTaskServed}}
+	isolationUnguessable = &scenarios.Check{ID: "tasksext-isolation/unguessable-ids", Level: scenarios.Must,
+		Spec:  securitySpec,
+		Quote: "Servers MUST generate them with sufficient entropy that a third party cannot enumerate or guess them.",
+		Title: "five task ids are at least 16 characters, do not count up and differ in at least 12 characters " +
+			"(a heuristic: entropy cannot be measured from a few samples, only its obvious absence)",
+		Faults: []*fault.Fault{server.SequentialExtTaskIDs}}
+)
+
+var bindingChecks = []*scenarios.Check{isolationForeignGet, isolationForeignUpdate, isolationForeignCancel, isolationNoEffect}
+
+var isolationScenario = &scenarios.Scenario{
+	ID:       "tasksext-isolation",
+	Title:    "a task created under one authorization cannot be read, answered or cancelled under another; task ids are unguessable",
+	Family:   family,
+	Side:     scenarios.ServerSide,
+	Versions: versions,
+	Needs: []string{"the io.modelcontextprotocol/tasks extension declared in server/discover",
+		"tool confirm_delete (parks in input_required)", "tool slow_compute (for id samples)",
+		"for the binding checks: two bearer tokens (--auth-token twice) over Streamable HTTP or WebSocket"},
+	Purpose: "Caller A (Authorization: Bearer <first token>) creates a confirm_delete task and waits for its question; caller B " +
+		"(the second token) sends tasks/get, tasks/update with an answer to A's question, and tasks/cancel for it. Each must be " +
+		"rejected (any error: the spec names no code) and A's task must still wait for input. Without two authorization " +
+		"contexts a stateless server has nothing to bind a task to, so these checks are skipped. Task ids are sampled and " +
+		"judged for obvious guessability in every run.",
+	Checks: []*scenarios.Check{isolationForeignGet, isolationForeignUpdate, isolationForeignCancel, isolationNoEffect, isolationUnguessable},
+	Run:    serverside.Body(runIsolation),
+}
+
+// openAs opens a caller declaring the extension; with two tokens, index
+// picks its bearer token.
+func openAs(t *serverside.T, label string, index int, bound bool) *client.Session {
+	opts := client.Options{Capabilities: extCaps()}
+	if bound {
+		opts.Header = http.Header{"Authorization": {"Bearer " + t.Env.AuthTokens[index]}}
+	}
+	s := t.Open(label, opts)
+	if !serverDeclares(s) {
+		t.SkipRest("the server does not declare the tasks extension in capabilities.extensions of server/discover " +
+			"(ext-tasks/tasks.md#capability-negotiation)")
+	}
+	return s
+}
+
+func runIsolation(t *serverside.T) {
+	why := ""
+	switch {
+	case len(t.Env.AuthTokens) != 2:
+		why = "not judged: no two authorization contexts were given (--auth-token twice); at 2026-07-28 there are no " +
+			"sessions, so without them there is nothing to bind a task to"
+	case t.Env.Transport == transport.Stdio:
+		why = "not judged: stdio carries no Authorization header, so the two bearer tokens cannot be presented"
+	}
+	bound := why == ""
+	a := openAs(t, "A", 0, bound)
+	tools, err := t.ListTools(a)
+	if err != nil {
+		t.Blocked("%v", err)
+	}
+	var first string
+	confirm := t.Env.Fixture(fixtureConfirmDelete, map[string]any{"filename": "keep.txt"})
+	_, haveConfirm := tools[confirm.Tool]
+	switch {
+	case !bound:
+		for _, c := range bindingChecks {
+			t.Skip(c, why)
+		}
+	case !haveConfirm:
+		for _, c := range bindingChecks {
+			t.Skip(c, fmt.Sprintf("the target lists no tool %q for the fixture %s", confirm.Tool, fixtureConfirmDelete))
+		}
+	default:
+		first = judgeBinding(t, a, confirm)
+	}
+	judgeIDs(t, a, tools, first)
+}
+
+// judgeBinding runs the foreign caller's requests against A's parked task
+// and returns the task's id.
+func judgeBinding(t *serverside.T, a *client.Session, confirm scenarios.Fixture) string {
+	b := openAs(t, "B", 1, true)
+	task, _ := createTask(t, a, confirm)
+	t.Step("A: poll until %s asks for input", task.TaskID)
+	polls, err := waitTask(t, a, task, time.Second, leftWorking)
+	asking := lastPoll(t, polls, err, "ask for input")
+	if asking.Task.Status != "input_required" {
+		t.Blocked("confirm_delete reached %s without asking for input", asking.Task.Status)
+	}
+	const anyError = "a rejection: any JSON-RPC error or HTTP refusal (the spec names no code for a foreign task)"
+
+	t.Step("B: tasks/get, tasks/update and tasks/cancel on A's task")
+	ctx, cancel := t.Wait()
+	got, gerr := b.ExtGetTask(ctx, task.TaskID)
+	cancel()
+	t.Judge(isolationForeignGet, rejected(got, gerr), anyError, describeTask(got, gerr))
+
+	answers := map[string]any{}
+	for k, req := range asking.Task.InputRequests {
+		answers[k] = answerFor(req)
+	}
+	ctx, cancel = t.Wait()
+	upd, uerr := b.ExtUpdateTask(ctx, task.TaskID, answers)
+	cancel()
+	t.Judge(isolationForeignUpdate, rejected(upd, uerr), anyError, judge.Describe(upd, uerr))
+
+	ctx, cancel = t.Wait()
+	can, cerr := b.ExtCancelTask(ctx, task.TaskID)
+	cancel()
+	t.Judge(isolationForeignCancel, rejected(can, cerr), anyError, judge.Describe(can, cerr))
+
+	t.Step("A: %s still waits for input", task.TaskID)
+	if changed := watchStays(t, a, asking.Task); changed != nil {
+		t.Fail(isolationNoEffect, "status input_required, as if B had never asked", describeTask(changed, nil))
+	} else {
+		ctx, cancel = t.Wait()
+		now, err := a.ExtGetTask(ctx, task.TaskID)
+		cancel()
+		cur, _ := client.ReadExtTask(now.Result)
+		switch {
+		case err != nil || now.Error != nil:
+			// Purged: nothing B did shows, and a server may purge.
+			t.Skip(isolationNoEffect, "not judged: A's task could no longer be read ("+judge.Describe(now, err)+")")
+		default:
+			t.Judge(isolationNoEffect, cur.Status == "input_required", "status input_required", describeTask(now, nil))
+		}
+	}
+	t.Step("A: cancel its own task")
+	ctx, cancel = t.Wait()
+	_, _ = a.ExtCancelTask(ctx, task.TaskID) // clean-up only
+	cancel()
+	return task.TaskID
+}
+
+// rejected: any JSON-RPC error, or an HTTP-level refusal (401, 403, 404),
+// rejects a request for a foreign task; the spec names no code.
+func rejected(m *jsonrpc.Message, err error) bool {
+	if _, refused := judge.HTTPRejection(err); refused {
+		return true
+	}
+	return err == nil && m != nil && m.Error != nil
+}
+
+// judgeIDs samples task ids (first, when the binding run made one, is
+// among them) and judges them for obvious guessability.
+func judgeIDs(t *serverside.T, a *client.Session, tools map[string]serverside.ToolInfo, first string) {
+	slow := t.Env.Fixture(fixtureSlowCompute, map[string]any{"seconds": 0.05, "label": "id-sample"})
+	if _, ok := tools[slow.Tool]; !ok {
+		t.Skip(isolationUnguessable, fmt.Sprintf("the target lists no tool %q for the fixture %s", slow.Tool, fixtureSlowCompute))
+		return
+	}
+	t.Step("sample task ids")
+	var ids []string
+	if first != "" {
+		ids = append(ids, first)
+	}
+	for len(ids) < 5 {
+		task, _ := createTask(t, a, slow)
+		ids = append(ids, task.TaskID)
+	}
+	if why := guessable(ids); why != "" {
+		t.Fail(isolationUnguessable, "random ids of at least 16 characters with no sequential pattern", why+": "+strings.Join(ids, ", "))
+		return
+	}
+	t.Pass(isolationUnguessable)
+}
+
+// guessable says why a set of ids looks guessable, or "" (the heuristic
+// of the 2025-11-25 family's tasks-isolation/unguessable-ids).
+func guessable(ids []string) string {
+	for _, id := range ids {
+		if len(id) < 16 {
+			return fmt.Sprintf("id %q is shorter than 16 characters", id)
+		}
+	}
+	// Sequential: the ids are the same but for numbers that count up.
+	sequential := true
+	var shape0 string
+	var prev []int64
+	for i, id := range ids {
+		shape, nums, ok := counter(id)
+		if !ok || (i > 0 && (shape != shape0 || !increasing(prev, nums))) {
+			sequential = false
+			break
+		}
+		shape0, prev = shape, nums
+	}
+	if sequential {
+		return "the ids count up"
+	}
+	// Low entropy: the ids share all but a few characters.
+	prefix := ids[0]
+	for _, id := range ids[1:] {
+		for !strings.HasPrefix(id, prefix) {
+			prefix = prefix[:len(prefix)-1]
+		}
+	}
+	if len(ids[0])-len(prefix) < 12 {
+		return fmt.Sprintf("the ids share the prefix %q and vary in fewer than 12 characters", prefix)
+	}
+	return ""
+}
+
+// counter splits an id into its shape (each run of digits as #) and the
+// numbers those runs spell; ok is false for ids without numbers.
+func counter(id string) (string, []int64, bool) {
+	var shape strings.Builder
+	var nums []int64
+	for i := 0; i < len(id); {
+		if id[i] < '0' || id[i] > '9' {
+			shape.WriteByte(id[i])
+			i++
+			continue
+		}
+		j := i
+		for j < len(id) && id[j] >= '0' && id[j] <= '9' {
+			j++
+		}
+		n, err := strconv.ParseInt(id[i:j], 10, 64)
+		if err != nil {
+			return "", nil, false
+		}
+		nums = append(nums, n)
+		shape.WriteByte('#')
+		i = j
+	}
+	return shape.String(), nums, len(nums) > 0
+}
+
+// increasing compares two number tuples of the same shape.
+func increasing(prev, next []int64) bool {
+	for k := range min(len(prev), len(next)) {
+		if next[k] != prev[k] {
+			return next[k] > prev[k]
+		}
+	}
+	return false
+}
