@@ -119,4 +119,10 @@ var (
 		Description: "task ids count up (task-1, task-2, …) instead of being random"}
 
 	tasksExtIsolationFaults = fault.Set{ForeignTaskServed, ForeignGetServed, ForeignUpdateAcked, ForeignCancelAcked, SequentialExtTaskIDs}
+
+	ForeignTaskForbidden = &fault.Fault{Name: "tasksext-foreign-task-forbidden", Liberty: true, Versions: modern, Transports: headerCarriers,
+		Description: "tasks/get, tasks/update and tasks/cancel of a task created under another Authorization are refused with " +
+			"the server-defined code -32001 (unknown ids still get -32602)",
+		Freedom: `ext-tasks/tasks.md#security-considerations: "Servers MUST perform authentication and authorization checks on ` +
+			`each task-related request to ensure that the client has permission to access a task." names no error code`}
 )

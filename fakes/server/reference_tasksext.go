@@ -156,7 +156,7 @@ func init() {
 			}
 		},
 		faults:    append(slices.Clone(tasksExtFaults), tasksExtIsolationFaults...),
-		liberties: tasksExtLiberties,
+		liberties: append(slices.Clone(tasksExtLiberties), ForeignTaskForbidden),
 	})
 }
 
@@ -585,6 +585,15 @@ func (s *extStore) foreign(p *Peer, id string) (*extTask, bool) {
 	return t, ok && t.owner != p.Authorization()
 }
 
+// forbidden is the foreign-task-forbidden liberty's refusal of a task
+// that exists under another Authorization, or nil. Call with s.mu held.
+func (s *extStore) forbidden(p *Peer, id string) *jsonrpc.Error {
+	if _, isForeign := s.foreign(p, id); isForeign && s.r.is(ForeignTaskForbidden) {
+		return rpcError(-32001, "Forbidden: the task belongs to another authorization context", nil)
+	}
+	return nil
+}
+
 func (s *extStore) get(_ context.Context, p *Peer, req *jsonrpc.Message) (any, *jsonrpc.Error) {
 	if !s.r.extDeclared(req) && !s.r.is(TasksMethodsServeUndeclared) {
 		return nil, missingExtension()
@@ -597,6 +606,9 @@ func (s *extStore) get(_ context.Context, p *Peer, req *jsonrpc.Message) (any, *
 		t, ok = s.foreign(p, id)
 	}
 	if !ok {
+		if e := s.forbidden(p, id); e != nil {
+			return nil, e
+		}
 		if s.r.is(GetUnknownWrongCode) {
 			return nil, rpcError(codes.InternalError, "no such task", nil)
 		}
@@ -640,7 +652,11 @@ func (s *extStore) update(ctx context.Context, p *Peer, req *jsonrpc.Message) (a
 	t, ok := s.lookup(p, id)
 	if !ok {
 		_, isForeign := s.foreign(p, id)
+		refusal := s.forbidden(p, id)
 		s.mu.Unlock()
+		if refusal != nil {
+			return nil, refusal
+		}
 		if s.r.is(UnknownTaskAcked) || (isForeign && s.r.is(ForeignUpdateAcked)) {
 			return map[string]any{"resultType": "complete"}, nil
 		}
@@ -703,7 +719,11 @@ func (s *extStore) cancel(_ context.Context, p *Peer, req *jsonrpc.Message) (any
 	s.mu.Lock()
 	t, ok := s.lookup(p, id)
 	_, isForeign := s.foreign(p, id)
+	refusal := s.forbidden(p, id)
 	s.mu.Unlock()
+	if refusal != nil && !ok {
+		return nil, refusal
+	}
 	if !ok {
 		if s.r.is(UnknownTaskAcked) || (isForeign && s.r.is(ForeignCancelAcked)) {
 			return map[string]any{"resultType": "complete"}, nil

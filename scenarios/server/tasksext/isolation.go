@@ -32,21 +32,25 @@ const (
 var (
 	isolationForeignGet = &scenarios.Check{ID: "tasksext-isolation/foreign-get-rejected", Level: scenarios.Must,
 		Spec: securitySpec, Quote: authQuote,
-		Title:  "tasks/get under token B for a task created under token A is rejected: any JSON-RPC error or HTTP refusal",
-		Faults: []*fault.Fault{server.ForeignTaskServed, server.ForeignGetServed}}
+		Title:     "tasks/get under token B for a task created under token A is rejected: any JSON-RPC error or HTTP refusal",
+		Faults:    []*fault.Fault{server.ForeignTaskServed, server.ForeignGetServed},
+		Liberties: []*fault.Fault{server.ForeignTaskForbidden}}
 	isolationForeignUpdate = &scenarios.Check{ID: "tasksext-isolation/foreign-update-rejected", Level: scenarios.Must,
 		Spec: securitySpec, Quote: authQuote,
-		Title:  "tasks/update under token B answering A's outstanding input request is rejected: any JSON-RPC error or HTTP refusal",
-		Faults: []*fault.Fault{server.ForeignTaskServed, server.ForeignUpdateAcked}}
+		Title:     "tasks/update under token B answering A's outstanding input request is rejected: any JSON-RPC error or HTTP refusal",
+		Faults:    []*fault.Fault{server.ForeignTaskServed, server.ForeignUpdateAcked},
+		Liberties: []*fault.Fault{server.ForeignTaskForbidden}}
 	isolationForeignCancel = &scenarios.Check{ID: "tasksext-isolation/foreign-cancel-rejected", Level: scenarios.Must,
 		Spec: securitySpec, Quote: authQuote,
-		Title:  "tasks/cancel under token B of A's task is rejected: any JSON-RPC error or HTTP refusal",
-		Faults: []*fault.Fault{server.ForeignTaskServed, server.ForeignCancelAcked}}
+		Title:     "tasks/cancel under token B of A's task is rejected: any JSON-RPC error or HTTP refusal",
+		Faults:    []*fault.Fault{server.ForeignTaskServed, server.ForeignCancelAcked},
+		Liberties: []*fault.Fault{server.ForeignTaskForbidden}}
 	isolationNoEffect = &scenarios.Check{ID: "tasksext-isolation/foreign-no-effect", Level: scenarios.Must,
 		Spec: securitySpec, Quote: authQuote,
 		Title: "after B's tasks/update and tasks/cancel, A's confirm_delete task still waits in input_required " +
 			"(watched for a quiet window, so a change applied late is seen too)",
-		Faults: []*fault.Fault{server.ForeignTaskServed}}
+		Faults:    []*fault.Fault{server.ForeignTaskServed},
+		Liberties: []*fault.Fault{server.ForeignTaskForbidden}}
 	isolationUnguessable = &scenarios.Check{ID: "tasksext-isolation/unguessable-ids", Level: scenarios.Must,
 		Spec:  securitySpec,
 		Quote: "Servers MUST generate them with sufficient entropy that a third party cannot enumerate or guess them.",
