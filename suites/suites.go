@@ -282,6 +282,11 @@ func Define(configs []Config, col *Collector) bool {
 	// One top-level container: Ginkgo shuffles only top-level containers,
 	// so runs keep the catalogue's order and reports compare across runs.
 	order := 0
+	parallel := 0
+	for _, cfg := range configs {
+		parallel = max(parallel, cfg.Parallel)
+	}
+	pf := newPrefetcher(parallel)
 	Describe("mcpconform", func() {
 		for _, cfg := range configs {
 			if cfg.Env.Gate == nil {
@@ -300,13 +305,12 @@ func Define(configs []Config, col *Collector) bool {
 				filters[cfg.LabelFilter] = filter
 			}
 			Describe(cfg.Name, func() {
-				pf := newPrefetcher(cfg.Parallel, func(ctx context.Context, s *scenarios.Scenario, step func(string)) (time.Time, *scenarios.Result) {
-					return runScenario(ctx, cfg, s, step)
-				})
 				for _, s := range cfg.Applicable() {
 					order++
 					if planScenario(cfg, s, col, filter) {
-						pf.add(s)
+						pf.add(cfg.Name, scenarioKey(cfg, s), s, func(ctx context.Context, step func(string)) (time.Time, *scenarios.Result) {
+							return runScenario(ctx, cfg, s, step)
+						})
 					}
 					defineScenario(cfg, s, col, order, pf)
 				}
@@ -375,7 +379,9 @@ func defineScenario(cfg Config, s *scenarios.Scenario, col *Collector, order int
 		var started time.Time
 		transcriptShown := "" // the check whose failure shows the transcript
 		BeforeAll(func(ctx SpecContext) {
-			started, res = pf.result(ctx, s, func(text string) { By(text) })
+			started, res = pf.result(ctx, key, func(text string) { By(text) }, func(ctx context.Context, step func(string)) (time.Time, *scenarios.Result) {
+				return runScenario(ctx, cfg, s, step)
+			})
 			col.scenario(key, func() *reports.Scenario {
 				return &reports.Scenario{
 					ID: s.ID, Title: s.Title, Family: s.Family, Side: string(s.Side),

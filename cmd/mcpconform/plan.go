@@ -69,8 +69,8 @@ func (f *runFlags) register(fl *pflag.FlagSet) {
 	fl.BoolVar(&f.strict, "strict", false, "count failed SHOULD checks as failures, not warnings")
 	fl.StringSliceVar(&f.profiles, "profile", nil, "enable an opt-in profile of checks no spec sentence asks of every peer (repeatable; `mcpconform list` names them)")
 	f.timing.register(fl, scenarios.DefaultTiming().ScenarioTimeout)
-	fl.IntVar(&f.parallel, "parallel", runtime.NumCPU(), "scenarios of one transport and version that run at once (1: one at a time); "+
-		"the handshake's scenario runs first and alone, those judging the others' traffic last, and the reports keep the catalogue's order")
+	fl.IntVar(&f.parallel, "parallel", runtime.NumCPU(), "scenarios that run at once, across transports and versions (1: one at a time); on each transport and version "+
+		"the handshake's scenario runs first, those judging the others' traffic last, and the reports keep the catalogue's order")
 }
 
 // versions resolves --spec-version against the version table.
