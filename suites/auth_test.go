@@ -126,6 +126,16 @@ var _ = Describe("tasks-extension isolation with two authorization contexts (202
 		}
 	}, SpecTimeout(time.Minute))
 
+	It("does not blame the binding for a server that acknowledges unknown ids as well", func(ctx SpecContext) {
+		// Its acknowledgement of B's update and cancel grants B nothing;
+		// tasksext-lifecycle judges the unknown ids.
+		v := isolation(ctx, transport.HTTP, server.UnknownTaskAcked, tokens)
+		Expect(v[binding[0]].Outcome).To(Equal(scenarios.Pass))
+		Expect(v[binding[1]].Outcome).To(Equal(scenarios.Skip))
+		Expect(v[binding[2]].Outcome).To(Equal(scenarios.Skip))
+		Expect(v[binding[3]].Outcome).To(Equal(scenarios.Pass))
+	}, SpecTimeout(time.Minute))
+
 	It("skips the binding checks without two tokens, even against a server that ignores the binding", func(ctx SpecContext) {
 		// Without two authorization contexts there is nothing to bind a
 		// task to: a skip with the reason, never a failure.

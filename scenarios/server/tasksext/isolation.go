@@ -153,12 +153,20 @@ func judgeBinding(t *serverside.T, a *client.Session, confirm scenarios.Fixture)
 	ctx, cancel = t.Wait()
 	upd, uerr := b.ExtUpdateTask(ctx, task.TaskID, answers)
 	cancel()
-	t.Judge(isolationForeignUpdate, rejected(upd, uerr), anyError, judge.Describe(upd, uerr))
+	judgeAck(t, isolationForeignUpdate, upd, uerr, func() (*jsonrpc.Message, error) {
+		ctx, cancel := t.Wait()
+		defer cancel()
+		return b.ExtUpdateTask(ctx, neverExisted(), answers)
+	})
 
 	ctx, cancel = t.Wait()
 	can, cerr := b.ExtCancelTask(ctx, task.TaskID)
 	cancel()
-	t.Judge(isolationForeignCancel, rejected(can, cerr), anyError, judge.Describe(can, cerr))
+	judgeAck(t, isolationForeignCancel, can, cerr, func() (*jsonrpc.Message, error) {
+		ctx, cancel := t.Wait()
+		defer cancel()
+		return b.ExtCancelTask(ctx, neverExisted())
+	})
 
 	t.Step("A: %s still waits for input", task.TaskID)
 	if changed := watchStays(t, a, asking.Task); changed != nil {
@@ -167,12 +175,11 @@ func judgeBinding(t *serverside.T, a *client.Session, confirm scenarios.Fixture)
 		ctx, cancel = t.Wait()
 		now, err := a.ExtGetTask(ctx, task.TaskID)
 		cancel()
-		cur, _ := client.ReadExtTask(now.Result)
-		switch {
-		case err != nil || now.Error != nil:
+		if err != nil || now.Error != nil {
 			// Purged: nothing B did shows, and a server may purge.
 			t.Skip(isolationNoEffect, "not judged: A's task could no longer be read ("+judge.Describe(now, err)+")")
-		default:
+		} else {
+			cur, _ := client.ReadExtTask(now.Result)
 			t.Judge(isolationNoEffect, cur.Status == "input_required", "status input_required", describeTask(now, nil))
 		}
 	}
@@ -182,6 +189,31 @@ func judgeBinding(t *serverside.T, a *client.Session, confirm scenarios.Fixture)
 	cancel()
 	return task.TaskID
 }
+
+// judgeAck judges B's tasks/update or tasks/cancel of A's task. An
+// acknowledgement fails only if the server tells the foreign task from an
+// unknown one: a server that acknowledges unknown ids too (the spec only
+// SHOULDs an error for them, judged by tasksext-lifecycle/unknown-update-cancel-32602)
+// has granted B nothing, and foreign-no-effect judges whether the request
+// reached A's task.
+func judgeAck(t *serverside.T, c *scenarios.Check, resp *jsonrpc.Message, err error, unknown func() (*jsonrpc.Message, error)) {
+	const anyError = "a rejection: any JSON-RPC error or HTTP refusal (the spec names no code for a foreign task)"
+	if rejected(resp, err) {
+		t.Pass(c)
+		return
+	}
+	t.Step("B's request was acknowledged: the same request for an id that never existed")
+	u, uerr := unknown()
+	if !rejected(u, uerr) {
+		t.Skip(c, "not judged: the server acknowledges the request for an id that never existed as well ("+
+			judge.Describe(u, uerr)+"), so the acknowledgement grants B nothing; foreign-no-effect judges whether it reached A's task")
+		return
+	}
+	t.Fail(c, anyError+", as for an id that never existed ("+judge.Describe(u, uerr)+")", judge.Describe(resp, err))
+}
+
+// neverExisted is a task id no server issued.
+func neverExisted() string { return fmt.Sprintf("mcpconform-never-%d", time.Now().UnixNano()) }
 
 // rejected: any JSON-RPC error, or an HTTP-level refusal (401, 403, 404),
 // rejects a request for a foreign task; the spec names no code.
