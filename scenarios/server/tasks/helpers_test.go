@@ -22,7 +22,7 @@ import (
 
 var _ = g.Describe("guessable", func() {
 	g.It("accepts random 22-character base64url ids", func() {
-		Expect(guessable([]string{
+		Expect(judge.GuessableIDs([]string{
 			"Yx7bq2Jt0c9KpLrW3mZs8Q",
 			"b1R-4nVd_9hXoEa2TkQy7w",
 			"M0uZ6sPq3CwL_8fHnJt5Ag",
@@ -32,12 +32,12 @@ var _ = g.Describe("guessable", func() {
 		for range 200 {
 			ids := []string{randomID(), randomID(), randomID(), randomID(), randomID()}
 			Expect(ids[0]).To(HaveLen(22))
-			Expect(guessable(ids)).To(BeEmpty(), "ids %v", ids)
+			Expect(judge.GuessableIDs(ids)).To(BeEmpty(), "ids %v", ids)
 		}
 	})
 
 	g.It("accepts random UUIDs", func() {
-		Expect(guessable([]string{
+		Expect(judge.GuessableIDs([]string{
 			"3f1c2a9e-8b7d-4e21-9a6f-0c5d4b3a2e1f",
 			"a9e40b7c-1d2f-4c3b-8e5a-6f7d8c9b0a1e",
 			"5b6c7d8e-9f0a-4b1c-a2d3-e4f5a6b7c8d9",
@@ -51,12 +51,12 @@ var _ = g.Describe("guessable", func() {
 		for range 5 {
 			ids = append(ids, "tenant-acme-prod-"+randomID())
 		}
-		Expect(guessable(ids)).To(BeEmpty(), "ids %v", ids)
+		Expect(judge.GuessableIDs(ids)).To(BeEmpty(), "ids %v", ids)
 	})
 
 	g.DescribeTable("names short ids",
 		func(ids []string, short string) {
-			Expect(guessable(ids)).To(Equal(fmt.Sprintf("id %q is shorter than 16 characters", short)))
+			Expect(judge.GuessableIDs(ids)).To(Equal(fmt.Sprintf("id %q is shorter than 16 characters", short)))
 		},
 		g.Entry("counting task-1 … task-5", []string{"task-1", "task-2", "task-3", "task-4", "task-5"}, "task-1"),
 		g.Entry("one short among long ones",
@@ -66,7 +66,7 @@ var _ = g.Describe("guessable", func() {
 	)
 
 	g.DescribeTable("names ids that count up",
-		func(ids []string) { Expect(guessable(ids)).To(Equal("the ids count up")) },
+		func(ids []string) { Expect(judge.GuessableIDs(ids)).To(Equal("the ids count up")) },
 		g.Entry("by one", []string{"task-000000000001", "task-000000000002", "task-000000000003", "task-000000000004", "task-000000000005"}),
 		g.Entry("with gaps", []string{"session-7f3a-task-10", "session-7f3a-task-17", "session-7f3a-task-90", "session-7f3a-task-91", "session-7f3a-task-4000"}),
 		g.Entry("nanosecond clocks", []string{"1764438000000000001", "1764438000000000352", "1764438000000001000", "1764438000000005000", "1764438000000009999"}),
@@ -76,17 +76,17 @@ var _ = g.Describe("guessable", func() {
 		ids := []string{
 			"2f9c1d7e5b3a-task-aa", "2f9c1d7e5b3a-task-ab", "2f9c1d7e5b3a-task-b0", "2f9c1d7e5b3a-task-zz", "2f9c1d7e5b3a-task-0q",
 		}
-		Expect(guessable(ids)).To(Equal(`the ids share the prefix "2f9c1d7e5b3a-task-" and vary in fewer than 12 characters`))
+		Expect(judge.GuessableIDs(ids)).To(Equal(`the ids share the prefix "2f9c1d7e5b3a-task-" and vary in fewer than 12 characters`))
 	})
 
 	g.It("names long ids that count down (they share all but the last digit)", func() {
 		ids := []string{"task-000000000005", "task-000000000004", "task-000000000003", "task-000000000002", "task-000000000001"}
-		Expect(guessable(ids)).To(HavePrefix(`the ids share the prefix "task-00000000000"`))
+		Expect(judge.GuessableIDs(ids)).To(HavePrefix(`the ids share the prefix "task-00000000000"`))
 	})
 
 	g.It("names a repeated id", func() {
 		id := randomID()
-		Expect(guessable([]string{id, id, id, id, id})).To(ContainSubstring("vary in fewer than 12 characters"))
+		Expect(judge.GuessableIDs([]string{id, id, id, id, id})).To(ContainSubstring("vary in fewer than 12 characters"))
 	})
 
 	g.It("names ids that vary in 11 characters and accepts 12", func() {
@@ -98,8 +98,8 @@ var _ = g.Describe("guessable", func() {
 			eleven = append(eleven, fmt.Sprintf("fixed-prefix-%d%s", i, r[:10]))
 			twelve = append(twelve, fmt.Sprintf("fixed-prefix-%d%s", i, r[:11]))
 		}
-		Expect(guessable(eleven)).To(Equal(`the ids share the prefix "fixed-prefix-" and vary in fewer than 12 characters`), "ids %v", eleven)
-		Expect(guessable(twelve)).To(BeEmpty(), "ids %v", twelve)
+		Expect(judge.GuessableIDs(eleven)).To(Equal(`the ids share the prefix "fixed-prefix-" and vary in fewer than 12 characters`), "ids %v", eleven)
+		Expect(judge.GuessableIDs(twelve)).To(BeEmpty(), "ids %v", twelve)
 	})
 })
 
