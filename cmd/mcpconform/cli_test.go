@@ -34,6 +34,24 @@ var _ = Describe("mcpconform", func() {
 		})
 	})
 
+	Describe("help", func() {
+		It("names each flag's argument by its type, never by words of its description", func() {
+			// pflag takes a `quoted` part of a usage string for the
+			// argument's name: "--fault mcpconform list --faults".
+			flagLine := regexp.MustCompile(`^\s+(?:-\w, )?--\S+`)
+			for _, command := range []string{"server", "client", "list", "selftest", "fake-server", "fake-client", "version"} {
+				help := string(run(0, command, "--help").Out.Contents())
+				for _, line := range strings.Split(help, "\n") {
+					if !flagLine.MatchString(line) {
+						continue
+					}
+					left, _, _ := strings.Cut(strings.TrimSpace(line), "  ")
+					Expect(len(strings.Fields(left))).To(BeNumerically("<=", 3), "%s --help: %q", command, line)
+				}
+			}
+		})
+	})
+
 	Describe("list", func() {
 		It("lists every scenario id and every check id", func() {
 			out := string(run(0, "list").Out.Contents())

@@ -67,7 +67,7 @@ func (f *runFlags) register(fl *pflag.FlagSet) {
 	fl.StringVarP(&f.outDir, "output", "o", "mcpconform-results", "directory for junit.xml, results.json, summary.md and report.html")
 	fl.BoolVarP(&f.verbose, "verbose", "v", false, "print Ginkgo's spec-by-spec output (steps, transcripts of failures) to stderr")
 	fl.BoolVar(&f.strict, "strict", false, "count failed SHOULD checks as failures, not warnings")
-	fl.StringSliceVar(&f.profiles, "profile", nil, "enable an opt-in profile of checks no spec sentence asks of every peer (repeatable; `mcpconform list` names them)")
+	fl.StringSliceVar(&f.profiles, "profile", nil, "enable an opt-in profile of checks no spec sentence asks of every peer (repeatable; 'mcpconform list' names them)")
 	f.timing.register(fl, scenarios.DefaultTiming().ScenarioTimeout)
 	fl.IntVar(&f.parallel, "parallel", runtime.NumCPU(), "scenarios that run at once, across transports and versions (1: one at a time); on each transport and version "+
 		"the handshake's scenario runs first, those judging the others' traffic last, and the reports keep the catalogue's order")
