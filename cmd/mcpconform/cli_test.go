@@ -146,6 +146,15 @@ var _ = Describe("mcpconform", func() {
 			}
 		})
 
+		It("says on the console why checks were skipped, one line per reason with its count", func() {
+			out := string(run(0, "server", "--reference", "--transport", "stdio", "--spec-version", "2025-11-25", "-o", dir).Out.Contents())
+			m := regexp.MustCompile(`(?m)^(\d+) checks: \d+ passed, 0 failed, 0 warnings, (\d+) skipped`).FindStringSubmatch(out)
+			Expect(m).NotTo(BeNil(), out)
+			Expect(m[2]).NotTo(Equal("0"), "the reference skips the opt-in profiles' checks")
+			Expect(out).To(ContainSubstring(m[2] + " skipped:\n"))
+			Expect(out).To(MatchRegexp(`(?m)^\s+\d+  opt-in profile websocket is not enabled \(--profile websocket\)`))
+		})
+
 		It("reaches the same verdicts, in the catalogue's order, one scenario at a time and four at once", func() {
 			verdicts := func(parallel string) []string {
 				out := filepath.Join(dir, "parallel-"+parallel)

@@ -224,6 +224,7 @@ func (p *plan) execute(cmd *cobra.Command) (int, error) {
 	counts := run.Counts()
 	fmt.Fprintf(out, "\n%d checks: %d passed, %d failed, %d warnings, %d skipped, %d errors (%s)\n",
 		counts.Total, counts.Passed, counts.Failed, counts.Warning, counts.Skipped, counts.Errored, run.Duration.Round(time.Millisecond))
+	printReasons(out, run)
 	if werr != nil {
 		// -o was writable when the run started; a verdict of failure
 		// still stands.
