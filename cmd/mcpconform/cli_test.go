@@ -53,6 +53,17 @@ var _ = Describe("mcpconform", func() {
 	})
 
 	Describe("list", func() {
+		It("exports the catalogue as JSON, one entry per check", func() {
+			var export struct {
+				FormatVersion int
+				Checks        []struct{ ID, Level, Spec string }
+			}
+			Expect(json.Unmarshal(run(0, "list", "--format", "json").Out.Contents(), &export)).To(Succeed())
+			Expect(export.FormatVersion).To(Equal(1))
+			Expect(export.Checks).NotTo(BeEmpty())
+			Expect(export.Checks[0].ID).NotTo(BeEmpty())
+		})
+
 		It("lists every scenario id and every check id", func() {
 			out := string(run(0, "list").Out.Contents())
 			Expect(catalogue.All()).NotTo(BeEmpty())
@@ -188,6 +199,8 @@ var _ = Describe("mcpconform", func() {
 			Expect(string(s.Err.Contents())).To(ContainSubstring("no-such-command"))
 			s = run(2, "server", "--reference", "--parallel", "0")
 			Expect(string(s.Err.Contents())).To(ContainSubstring("--parallel must be at least 1, got 0"))
+			s = run(2, "list", "--format", "xml")
+			Expect(string(s.Err.Contents())).To(ContainSubstring(`--format must be text, json or yaml, got "xml"`))
 		})
 
 		It("exits 2 without a target", func() {

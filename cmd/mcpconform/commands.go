@@ -26,12 +26,22 @@ import (
 
 func listCmd() *cobra.Command {
 	var faults, liberties, coverage bool
-	var coverageVersion string
+	var coverageVersion, format string
 	cmd := &cobra.Command{
 		Use:   "list",
 		Short: "List scenarios and their checks (or the reference peers' faults or liberties)",
 		Args:  cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
+			switch format {
+			case "text":
+			case "json", "yaml":
+				if coverage || faults || liberties {
+					return usageErr("--format %s exports the catalogue; it does not combine with --coverage, --faults or --liberties", format)
+				}
+				return catalogue.WriteExport(cmd.OutOrStdout(), format)
+			default:
+				return usageErr("--format must be text, json or yaml, got %q", format)
+			}
 			if coverage {
 				return printCoverage(cmd.OutOrStdout(), coverageVersion)
 			}
@@ -75,6 +85,7 @@ func listCmd() *cobra.Command {
 	cmd.Flags().BoolVar(&liberties, "liberties", false, "list the reference peers' conformant variants, the freedom each uses and the checks each must pass")
 	cmd.Flags().BoolVar(&coverage, "coverage", false, "map every scenario the official suite scores to the mcpconform scenarios that judge it, or say why none does")
 	cmd.Flags().StringVar(&coverageVersion, "spec-version", "", "with --coverage: the revision whose official list to map (2025-11-25 or 2026-07-28; default both)")
+	cmd.Flags().StringVar(&format, "format", "text", "text, or json or yaml: the whole catalogue as data, check by check (id, scenario, side, family, versions, level, page and sentence, faults, liberties)")
 	return cmd
 }
 
