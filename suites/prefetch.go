@@ -103,9 +103,11 @@ func (p *prefetcher) result(ctx context.Context, key string, step func(string), 
 	case <-job.done:
 	case <-ctx.Done():
 		// The spec was interrupted: stop what runs in the background,
-		// and wait for this one to unwind.
+		// and wait for this one to unwind. Its steps are not replayed:
+		// Ginkgo takes the node for finished (By would be refused).
 		p.cancel()
 		<-job.done
+		return job.started, job.res
 	}
 	for _, text := range job.steps {
 		step(text)

@@ -129,6 +129,7 @@ func requestMeta(req *jsonrpc.Message) (map[string]json.RawMessage, bool) {
 
 func (r *reference) middleware(next Handler) Handler {
 	return func(ctx context.Context, p *Peer, req *jsonrpc.Message) (any, *jsonrpc.Error) {
+		fireArmed(p)
 		r.beforeFirstAnswer(ctx, p)
 		meta, _ := requestMeta(req)
 		rawVersion, modern := meta[protocol.MetaProtocolVersion]

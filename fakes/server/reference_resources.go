@@ -219,7 +219,8 @@ func (r *reference) resourcesUnsubscribe(_ context.Context, p *Peer, req *jsonrp
 	uri := uriParam(req)
 	p.Set("subscribed:"+uri, false)
 	if r.is(UpdatedAfterUnsubscribe) {
-		time.AfterFunc(20*time.Millisecond, func() {
+		// On the next request, once the answer is surely in.
+		armAfterRequests(p, 1, func() {
 			_ = p.Notify(p.Context(), protocol.NotificationResourcesUpdated, map[string]any{"uri": uri})
 		})
 	}

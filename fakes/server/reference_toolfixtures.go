@@ -5,7 +5,6 @@ import (
 	"encoding/json"
 	"slices"
 	"strings"
-	"time"
 
 	"github.com/mcpconform/mcpconform/jsonrpc"
 	"github.com/mcpconform/mcpconform/protocol"
@@ -131,8 +130,9 @@ func callProgress(r *reference, ctx context.Context, p *Peer, req *jsonrpc.Messa
 			_ = p.Notify(nctx, protocol.NotificationProgress, params)
 		}
 		if r.is(ProgressAfterCompletion) {
-			// After the answer, so over HTTP on the session's own stream.
-			time.AfterFunc(20*time.Millisecond, func() {
+			// Well after the answer (on the second request after it), so
+			// over HTTP on the session's own stream.
+			armAfterRequests(p, 2, func() {
 				_ = p.Notify(p.Context(), protocol.NotificationProgress,
 					map[string]any{"progressToken": token, "progress": 150, "total": 100, "message": "late"})
 			})

@@ -261,6 +261,9 @@ var subscribeScenario = &scenarios.Scenario{
 			t.Blocked("the unsubscription was refused")
 		}
 		after := s.Inbox().Mark()
+		// One more exchange first, so that a server that sends late on its
+		// next request's occasion is seen too.
+		t.BarrierOrEnd(s)
 		t.Step("watch %s for notifications/resources/updated", t.QuietWindow())
 		func() {
 			ctx, cancel := t.Wait()

@@ -103,6 +103,9 @@ func judgeProgressStops(t *serverside.T, s *client.Session) {
 	ours := func(m *jsonrpc.Message) bool {
 		return m.Method == protocol.NotificationProgress && judge.StringField(m.Params, "progressToken") == progressTokenSent
 	}
+	// One more exchange, so that a server that sends late on its next
+	// request's occasion is seen too.
+	t.BarrierOrEnd(s)
 	t.Step("watch %s after the answer for notifications/progress with token %q", t.QuietWindow(), progressTokenSent)
 	ctx, cancel := t.Wait()
 	defer cancel()
