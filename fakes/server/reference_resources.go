@@ -12,6 +12,7 @@ import (
 	"github.com/mcpconform/mcpconform/jsonrpc"
 	"github.com/mcpconform/mcpconform/protocol"
 	"github.com/mcpconform/mcpconform/protocol/codes"
+	"github.com/mcpconform/mcpconform/transport"
 )
 
 // The reference server's resources (2025-11-25/server/resources.mdx and
@@ -194,20 +195,18 @@ func (r *reference) resourcesRead(ctx context.Context, _ *Peer, req *jsonrpc.Mes
 	return complete(ctx, map[string]any{"contents": []any{item}}), nil
 }
 
-func (r *reference) resourcesSubscribe(_ context.Context, p *Peer, req *jsonrpc.Message) (any, *jsonrpc.Error) {
+func (r *reference) resourcesSubscribe(ctx context.Context, p *Peer, req *jsonrpc.Message) (any, *jsonrpc.Error) {
 	if r.is(SubscribeRefused) {
 		return nil, rpcError(codes.MethodNotFound, "Method not found: "+req.Method, nil)
 	}
 	uri := uriParam(req)
 	p.Set("subscribed:"+uri, true)
 	if uri == resWatched && !r.is(NoResourceUpdates) {
-		// The watched resource changes once right after the subscription:
-		// the client hears of it (resources.mdx#subscriptions).
-		time.AfterFunc(20*time.Millisecond, func() {
-			if v, _ := p.Get("subscribed:" + uri).(bool); v {
-				_ = p.Notify(p.Context(), protocol.NotificationResourcesUpdated, map[string]any{"uri": uri})
-			}
-		})
+		// The watched resource changes as the subscription starts: the
+		// client hears of it before the answer, on the request's own stream
+		// over HTTP (resources.mdx#subscriptions), so no update can cross
+		// a later unsubscribe.
+		_ = p.Notify(transport.WithRelatedRequest(ctx, req.ID), protocol.NotificationResourcesUpdated, map[string]any{"uri": uri})
 	}
 	return map[string]any{}, nil
 }
