@@ -260,7 +260,11 @@ var _ = Describe("mcpconform", func() {
 
 		It("judges a stdio target that prints garbage and exits, and keeps what it did", func() {
 			script := filepath.Join(GinkgoT().TempDir(), "garbage.sh")
-			Expect(os.WriteFile(script, []byte("#!/bin/sh\necho 'not json at all'; exit 7\n"), 0o755)).To(Succeed())
+			// It reads the first request before it answers garbage: the
+			// output of a target that exits before mcpconform's first write
+			// can be lost with the broken pipe (a known gap, not what this
+			// test is about).
+			Expect(os.WriteFile(script, []byte("#!/bin/sh\nread request\necho 'not json at all'; exit 7\n"), 0o755)).To(Succeed())
 			s := start(exec.Command(exe, "server", "--stdio", "-o", dir, "--", script))
 			Eventually(s).WithTimeout(exitWithin).Should(gexec.Exit())
 			Expect(s.ExitCode()).To(BeElementOf(1, 3))
