@@ -220,7 +220,16 @@ func (p *plan) execute(cmd *cobra.Command) (int, error) {
 		Strict: p.flags.strict, Started: started, Duration: time.Since(started), Scenarios: scenarios,
 		Interrupted: interruptedBy,
 	}
-	paths, werr := reports.WriteAll(p.flags.outDir, run)
+	return finish(cmd, run, p.flags.outDir)
+}
+
+// finish writes every report of a judged run (a fresh one, or shards
+// merged), prints the counts and the reasons, and returns the exit code.
+// One rule for every command that ends in a verdict.
+func finish(cmd *cobra.Command, run *reports.Run, outDir string) (int, error) {
+	out := cmd.OutOrStdout()
+	interruptedBy := run.Interrupted
+	paths, werr := reports.WriteAll(outDir, run)
 	counts := run.Counts()
 	fmt.Fprintf(out, "\n%d checks: %d passed, %d failed, %d warnings, %d skipped, %d errors (%s)\n",
 		counts.Total, counts.Passed, counts.Failed, counts.Warning, counts.Skipped, counts.Errored, run.Duration.Round(time.Millisecond))
@@ -232,7 +241,7 @@ func (p *plan) execute(cmd *cobra.Command) (int, error) {
 		if counts.Failed > 0 {
 			code = exitFail
 		}
-		return code, &exitError{code: code, err: fmt.Errorf("writing reports to %s: %w", p.flags.outDir, werr)}
+		return code, &exitError{code: code, err: fmt.Errorf("writing reports to %s: %w", outDir, werr)}
 	}
 	fmt.Fprintf(out, "reports: %s\n", strings.Join(paths, ", "))
 	if counts.Errored > 0 {
