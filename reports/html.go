@@ -132,6 +132,8 @@ type (
 		Source   string
 		Duration string
 		Message  string
+		// ExpectedBy names the baseline entry of an expected failure.
+		ExpectedBy string
 	}
 	htmlLine struct {
 		Class string // tr-send, tr-recv, tr-stderr, tr-event, tr-note or empty
@@ -145,6 +147,13 @@ var htmlStatuses = []struct {
 	title  string
 }{
 	{Passed, "Passed"}, {Failed, "Failed"}, {Warning, "Warning"}, {Skipped, "Skipped"}, {Errored, "Error"},
+	{ExpectedFailure, "Expected failure"},
+}
+
+// htmlCountsOf lists c in htmlStatuses' order; expected failures only when a
+// baseline expected some, so a run without one reads as before.
+func htmlCountsOf(c Counts) []int {
+	return []int{c.Passed, c.Failed, c.Warning, c.Skipped, c.Errored, c.Expected}
 }
 
 func htmlFromRun(r *Run) htmlPage {
@@ -253,7 +262,7 @@ func htmlMatrixOf(r *Run, sections []htmlScenario) htmlMatrix {
 
 // htmlCountsText is "3 passed, 1 failed" (zeros left out), for tooltips.
 func htmlCountsText(c Counts) string {
-	n := []int{c.Passed, c.Failed, c.Warning, c.Skipped, c.Errored}
+	n := htmlCountsOf(c)
 	var parts []string
 	for i, s := range htmlStatuses {
 		if n[i] > 0 {
@@ -301,7 +310,8 @@ func htmlFromScenario(r *Run, i int) htmlScenario {
 	}
 	for j := range s.Checks {
 		ch := &s.Checks[j]
-		st, msg := ch.effective()
+		_, msg := ch.effective()
+		st := ch.display()
 		hc := htmlCheck{
 			Status:   htmlStatusOf(st),
 			Level:    oneLine(htmlText(ch.Level)),
@@ -311,6 +321,9 @@ func htmlFromScenario(r *Run, i int) htmlScenario {
 			Quote:    oneLine(htmlText(ch.Quote)),
 			Source:   oneLine(htmlText(ch.Source)),
 			Duration: mdDuration(ch.Duration),
+		}
+		if st == ExpectedFailure {
+			hc.ExpectedBy = oneLine(htmlText(ch.ExpectedBy))
 		}
 		if msg := htmlBlock(msg); st != Passed && strings.TrimSpace(msg) != "" {
 			hc.Anchor = fmt.Sprintf("%s-c%d", anchor, j+1)
@@ -323,17 +336,20 @@ func htmlFromScenario(r *Run, i int) htmlScenario {
 }
 
 func htmlStatusOf(s Status) htmlStatus {
-	if !s.Valid() {
+	if !s.Valid() && s != ExpectedFailure {
 		s = Errored
 	}
 	return htmlStatus{Name: string(s), Label: statusLabel(s)}
 }
 
 func htmlCounts(c Counts) []htmlCount {
-	n := []int{c.Passed, c.Failed, c.Warning, c.Skipped, c.Errored}
-	out := make([]htmlCount, len(htmlStatuses))
+	n := htmlCountsOf(c)
+	out := make([]htmlCount, 0, len(htmlStatuses))
 	for i, s := range htmlStatuses {
-		out[i] = htmlCount{Status: htmlStatusOf(s.status), Title: s.title, N: n[i]}
+		if s.status == ExpectedFailure && n[i] == 0 {
+			continue
+		}
+		out = append(out, htmlCount{Status: htmlStatusOf(s.status), Title: s.title, N: n[i]})
 	}
 	return out
 }
@@ -344,10 +360,16 @@ func htmlOutcomeText(s Status, c Counts) string {
 	case Errored:
 		return fmt.Sprintf("%d of %d checks could not be judged", c.Errored, c.Total)
 	case Failed:
-		if c.Errored > 0 {
-			return fmt.Sprintf("%d of %d checks failed; %d could not be judged", c.Failed, c.Total, c.Errored)
+		text := fmt.Sprintf("%d of %d checks failed", c.Failed, c.Total)
+		if c.Expected > 0 {
+			text += fmt.Sprintf(" unexpectedly (and %d as the baseline expected)", c.Expected)
 		}
-		return fmt.Sprintf("%d of %d checks failed", c.Failed, c.Total)
+		if c.Errored > 0 {
+			text += fmt.Sprintf("; %d could not be judged", c.Errored)
+		}
+		return text
+	case ExpectedFailure:
+		return fmt.Sprintf("nothing failed unexpectedly; %d expected failures (listed in the baseline)", c.Expected)
 	case Warning:
 		return fmt.Sprintf("nothing failed; %d SHOULD warnings", c.Warning)
 	case Passed:

@@ -58,6 +58,10 @@ type (
 		Status     Status  `json:"status"`
 		Message    string  `json:"message,omitempty"`
 		DurationMs float64 `json:"durationMs"`
+		// Expected: a failure an expected-failures baseline lists (status
+		// stays "failed"); ExpectedBy names the entry and where it is.
+		Expected   bool   `json:"expected,omitempty"`
+		ExpectedBy string `json:"expectedBy,omitempty"`
 	}
 	jsonCounts struct {
 		Passed  int `json:"passed"`
@@ -65,7 +69,10 @@ type (
 		Warning int `json:"warning"`
 		Skipped int `json:"skipped"`
 		Errored int `json:"errored"`
-		Total   int `json:"total"`
+		// Expected failures, not counted in Failed; present when a
+		// baseline expected some.
+		Expected int `json:"expected,omitempty"`
+		Total    int `json:"total"`
 	}
 )
 
@@ -218,6 +225,9 @@ func ReadJSON(rd io.Reader) (*Run, error) {
 				Status:   c.Status,
 				Message:  c.Message,
 				Duration: fromMillis(c.DurationMs),
+				// A mark only a failure can carry, as Apply sets it.
+				Expected:   c.Expected && c.Status == Failed,
+				ExpectedBy: c.ExpectedBy,
 			})
 		}
 		r.Scenarios = append(r.Scenarios, sc)
@@ -281,6 +291,10 @@ func jsonFromScenario(r *Run, s *Scenario) jsonScenario {
 			Message:    msg,
 			DurationMs: millis(c.Duration),
 		})
+		if c.display() == ExpectedFailure {
+			js.Checks[len(js.Checks)-1].Expected = true
+			js.Checks[len(js.Checks)-1].ExpectedBy = c.ExpectedBy
+		}
 	}
 	return js
 }

@@ -77,6 +77,11 @@ type (
 // advice, yet remain visible.
 const warningPrefix = "WARNING (SHOULD): "
 
+// An expected failure (listed in the baseline) is a skipped testcase, so a
+// CI panel gating on JUnit stays green, with the failure in the message and
+// the full text in system-out.
+const expectedPrefix = "EXPECTED FAILURE (baseline): "
+
 // WriteJUnit writes r as a JUnit XML report: one testsuite per scenario run,
 // one testcase per check. Side, transport and spec version are part of the
 // testsuite name and of every classname, so that CI systems, which merge
@@ -113,7 +118,7 @@ func junitFromRun(r *Run) junitSuites {
 		Tests:     total.Total,
 		Failures:  total.Failed,
 		Errors:    total.Errored,
-		Skipped:   total.Skipped,
+		Skipped:   total.Skipped + total.Expected,
 		Time:      junitSeconds(r.Duration),
 		Timestamp: junitTimestamp(r.Started),
 		Suites:    make([]junitSuite, 0, len(r.Scenarios)),
@@ -154,7 +159,7 @@ func junitFromScenario(r *Run, s *Scenario, classnames map[string]int) junitSuit
 		Tests:     c.Total,
 		Failures:  c.Failed,
 		Errors:    c.Errored,
-		Skipped:   c.Skipped,
+		Skipped:   c.Skipped + c.Expected,
 		Time:      junitSeconds(s.Duration),
 		Timestamp: junitTimestamp(started),
 		Properties: junitProps(
@@ -201,7 +206,8 @@ func junitClassname(side, transport, version, family, id string) string {
 }
 
 func junitFromCheck(classname string, c *Check) junitCase {
-	status, msg := c.effective()
+	_, msg := c.effective()
+	status := c.display()
 	tc := junitCase{
 		Name:      cleanText(c.ID),
 		Classname: classname,
@@ -224,6 +230,10 @@ func junitFromCheck(classname string, c *Check) junitCase {
 	case Warning:
 		props = append(props, "outcome", "warning")
 		tc.SystemOut = &junitText{cleanText(warningPrefix + msg)}
+	case ExpectedFailure:
+		props = append(props, "outcome", "expected-failure", "expectedBy", c.ExpectedBy)
+		tc.Skipped = &junitSkipped{Message: "expected failure (baseline): " + firstLine(msg, c.Title)}
+		tc.SystemOut = &junitText{cleanText(expectedPrefix + c.ExpectedBy + "\n" + msg)}
 	}
 	tc.Properties = junitProps(props...)
 	return tc

@@ -63,11 +63,12 @@ func WriteMarkdown(w io.Writer, r *Run) error {
 
 	b.WriteString("| Passed | Failed | Warning | Skipped | Error | Total |\n")
 	b.WriteString("|---:|---:|---:|---:|---:|---:|\n")
-	fmt.Fprintf(&b, "| %d | %d | %d | %d | %d | %d |\n",
-		total.Passed, total.Failed, total.Warning, total.Skipped, total.Errored, total.Total)
+	fmt.Fprintf(&b, "| %d | %s | %d | %d | %d | %d |\n",
+		total.Passed, mdFailed(total), total.Warning, total.Skipped, total.Errored, total.Total)
 
 	writeMarkdownAxes(&b, r)
 	evidenced := writeMarkdownFailures(&b, r)
+	writeMarkdownExpected(&b, r)
 
 	if len(r.Scenarios) > 0 {
 		b.WriteString("\n## Scenarios\n")
@@ -104,9 +105,9 @@ func writeMarkdownAxes(b *strings.Builder, r *Run) {
 	b.WriteString("|---|---|---|---:|---:|---:|---:|---:|---:|\n")
 	for _, a := range axes {
 		c := counts[a]
-		fmt.Fprintf(b, "| %s | %s | %s | %d | %d | %d | %d | %d | %d |\n",
+		fmt.Fprintf(b, "| %s | %s | %s | %d | %s | %d | %d | %d | %d |\n",
 			orDash(mdText(a.transport)), orDash(mdText(a.specVersion)), statusLabel(c.Outcome()),
-			c.Passed, c.Failed, c.Warning, c.Skipped, c.Errored, c.Total)
+			c.Passed, mdFailed(c), c.Warning, c.Skipped, c.Errored, c.Total)
 	}
 }
 
@@ -144,7 +145,8 @@ func writeMarkdownFailures(b *strings.Builder, r *Run) map[checkRef]bool {
 				break
 			}
 			ch := &s.Checks[j]
-			st, msg := ch.effective()
+			_, msg := ch.effective()
+			st := ch.display()
 			if st != Failed && st != Errored {
 				continue
 			}
@@ -246,7 +248,7 @@ func writeMarkdownScenario(b *strings.Builder, r *Run, i int, evidenced map[chec
 	b.WriteString("\n| Status | Level | Check | Title |\n|---|---|---|---|\n")
 	for j := range s.Checks {
 		ch := &s.Checks[j]
-		st, _ := ch.effective()
+		st := ch.display()
 		fmt.Fprintf(b, "| %s | %s | %s | %s |\n",
 			statusLabel(st), orDash(mdText(ch.Level)), mdCode(ch.ID, true), mdText(ch.Title))
 	}
@@ -259,7 +261,8 @@ func writeMarkdownScenario(b *strings.Builder, r *Run, i int, evidenced map[chec
 	}
 	for j := range s.Checks {
 		ch := &s.Checks[j]
-		st, msg := ch.effective()
+		_, msg := ch.effective()
+		st := ch.display()
 		if st == Passed || strings.TrimSpace(msg) == "" || evidenced[checkRef{i, j}] {
 			continue
 		}
@@ -285,6 +288,9 @@ func writeMarkdownProblem(b *strings.Builder, ch *Check, st Status, msg string) 
 		fmt.Fprintf(b, " (%s)", strings.Join(meta, ", "))
 	}
 	b.WriteString("\n\n")
+	if st == ExpectedFailure {
+		fmt.Fprintf(b, "Expected failure: listed in the baseline as %s; it does not fail the run.\n\n", mdCode(ch.ExpectedBy, false))
+	}
 	if ch.Quote != "" {
 		fmt.Fprintf(b, "> %s\n\n", mdText(oneLineText(ch.Quote)))
 	}
@@ -292,6 +298,52 @@ func writeMarkdownProblem(b *strings.Builder, ch *Check, st Status, msg string) 
 		msg = "(no message)"
 	}
 	mdFence(b, truncateMessage(cleanText(msg)))
+}
+
+// mdFailed is the Failed count, with the expected failures beside it when
+// a baseline expected some: "1 (+2 expected)".
+func mdFailed(c Counts) string {
+	if c.Expected == 0 {
+		return fmt.Sprint(c.Failed)
+	}
+	return fmt.Sprintf("%d (+%d expected)", c.Failed, c.Expected)
+}
+
+// mdMaxExpected bounds the list of expected failures; each is also in its
+// scenario's table.
+const mdMaxExpected = 100
+
+// writeMarkdownExpected lists the failures the baseline expected, one line
+// each: they pass the gate, and a reader must still see that they failed.
+func writeMarkdownExpected(b *strings.Builder, r *Run) {
+	total := r.Counts()
+	if total.Expected == 0 {
+		return
+	}
+	b.WriteString("\n## Expected failures\n\n")
+	fmt.Fprintf(b, "%s listed in the expected-failures baseline; they do not fail the run.\n\n",
+		plural(total.Expected, "check failed as", "checks failed as"))
+	shown := 0
+	for i := range r.Scenarios {
+		s := &r.Scenarios[i]
+		for j := range s.Checks {
+			ch := &s.Checks[j]
+			if ch.display() != ExpectedFailure {
+				continue
+			}
+			if shown == mdMaxExpected {
+				fmt.Fprintf(b, "- … and %d more (results.json has them all)\n", total.Expected-shown)
+				return
+			}
+			shown++
+			_, msg := ch.effective()
+			line := mdText(firstLine(msg, ch.Title))
+			if where := s.axis(r).label(); where != "" {
+				line = mdText(where) + ": " + line
+			}
+			fmt.Fprintf(b, "- **XFAIL** %s · %s · baseline %s\n", mdCode(ch.ID, false), line, mdCode(ch.ExpectedBy, false))
+		}
+	}
 }
 
 func plural(n int, one, many string) string {
@@ -320,6 +372,8 @@ func statusLabel(s Status) string {
 		return "WARN"
 	case Skipped:
 		return "SKIP"
+	case ExpectedFailure:
+		return "XFAIL"
 	}
 	return "ERROR"
 }

@@ -77,10 +77,16 @@ type Check struct {
 	Status   Status
 	Message  string // for failures: "Expected: …\nActual: …"; for skips: the reason
 	Duration time.Duration
+	// Expected marks a failed check that an expected-failures baseline
+	// lists (Baseline.Apply): it stays Failed but does not fail the run.
+	// ExpectedBy names the entry and where it is written.
+	Expected   bool
+	ExpectedBy string
 }
 
-// Counts are per-status totals over checks.
-type Counts struct{ Passed, Failed, Warning, Skipped, Errored, Total int }
+// Counts are per-status totals over checks. Failed counts the failures a
+// baseline did not expect; Expected those it did (both have status Failed).
+type Counts struct{ Passed, Failed, Warning, Skipped, Errored, Expected, Total int }
 
 // Counts returns per-status totals over all checks of all scenarios.
 // A check with an unknown status counts as Errored: it is a harness bug and
@@ -119,23 +125,25 @@ func (r *Run) InterruptedNote() string {
 func (s *Scenario) Counts() Counts {
 	var c Counts
 	for i := range s.Checks {
-		st, _ := s.Checks[i].effective()
-		c.add(st)
+		c.add(s.Checks[i].display())
 	}
 	return c
 }
 
 // Outcome folds the counts into one status, worst first:
-// Failed, Errored, Warning, Passed; Skipped when nothing ran (including no
-// checks). A failure outranks what could not be judged, as in the exit code:
-// a target that crashed fails the check it crashed on, and the checks after
-// it are errors.
+// Failed, Errored, ExpectedFailure, Warning, Passed; Skipped when nothing ran
+// (including no checks). A failure outranks what could not be judged, as in
+// the exit code: a target that crashed fails the check it crashed on, and the
+// checks after it are errors. An expected failure is a MUST still violated,
+// so it outranks a SHOULD warning, though neither fails the run.
 func (c Counts) Outcome() Status {
 	switch {
 	case c.Failed > 0:
 		return Failed
 	case c.Errored > 0:
 		return Errored
+	case c.Expected > 0:
+		return ExpectedFailure
 	case c.Warning > 0:
 		return Warning
 	case c.Passed > 0:
@@ -155,6 +163,8 @@ func (c *Counts) add(s Status) {
 		c.Warning++
 	case Skipped:
 		c.Skipped++
+	case ExpectedFailure:
+		c.Expected++
 	default:
 		c.Errored++
 	}
@@ -162,12 +172,13 @@ func (c *Counts) add(s Status) {
 
 func (c Counts) plus(o Counts) Counts {
 	return Counts{
-		Passed:  c.Passed + o.Passed,
-		Failed:  c.Failed + o.Failed,
-		Warning: c.Warning + o.Warning,
-		Skipped: c.Skipped + o.Skipped,
-		Errored: c.Errored + o.Errored,
-		Total:   c.Total + o.Total,
+		Passed:   c.Passed + o.Passed,
+		Failed:   c.Failed + o.Failed,
+		Warning:  c.Warning + o.Warning,
+		Skipped:  c.Skipped + o.Skipped,
+		Errored:  c.Errored + o.Errored,
+		Expected: c.Expected + o.Expected,
+		Total:    c.Total + o.Total,
 	}
 }
 
@@ -182,6 +193,16 @@ func (c *Check) effective() (Status, string) {
 		msg += "\n" + c.Message
 	}
 	return Errored, msg
+}
+
+// display is the status the reports show and count: effective, except a
+// failure the baseline expected, which is ExpectedFailure.
+func (c *Check) display() Status {
+	st, _ := c.effective()
+	if st == Failed && c.Expected {
+		return ExpectedFailure
+	}
+	return st
 }
 
 // side, transport and specVersion are where the scenario ran, falling back
