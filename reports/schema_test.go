@@ -45,14 +45,22 @@ func validateResults(s *jsonschema.Schema, data []byte) error {
 	return s.Validate(doc)
 }
 
-// fullRun is sampleRun with what sampleRun leaves out: an interrupt, and a
-// check that quotes its sentence and names a design note as its source.
+// fullRun is sampleRun with what sampleRun leaves out: an interrupt, a
+// check that quotes its sentence and names a design note as its source, and
+// a failure an expected-failures baseline lists beside one it does not.
 func fullRun() *reports.Run {
 	r := sampleRun()
 	r.Interrupted = "SIGINT"
 	r.Strict = true
 	r.Scenarios[0].Checks[1].Quote = "The server MUST respond with its own capabilities."
 	r.Scenarios[0].Checks[1].Source = "SEP-1686 §8.1"
+	r.Scenarios[0].Checks[1].Expected = true
+	r.Scenarios[0].Checks[1].ExpectedBy = "lifecycle-initialize/capabilities-object (expected.yaml)"
+	r.Scenarios[2].Checks = append(r.Scenarios[2].Checks, reports.Check{
+		ID: "transport-stdio-newline/utf8", Title: "Messages are UTF-8", Level: "MUST",
+		SpecRef: "2025-06-18/basic/transports.mdx#stdio", Status: reports.Failed,
+		Message: "Expected: UTF-8\nActual: \\xff",
+	})
 	return r
 }
 
@@ -97,8 +105,9 @@ var _ = Describe("results.json schema", func() {
 	It("accepts what the writer writes: every status, every optional field, runs over several transports and versions, an empty run", func() {
 		full := renderJSON(fullRun())
 		// The fixture must really exercise what the schema constrains.
-		for _, want := range []string{`"passed"`, `"failed"`, `"warning"`, `"skipped"`, `"error"`,
-			`"interruptedBy"`, `"quote"`, `"source"`, `"message"`, `"transcript"`, `"stderr"`, `"started"`} {
+		for _, want := range []string{`"passed"`, `"failed"`, `"warning"`, `"skipped"`, `"error"`, `"outcome": "expected"`,
+			`"interruptedBy"`, `"quote"`, `"source"`, `"message"`, `"transcript"`, `"stderr"`, `"started"`,
+			`"expected": true`, `"expectedBy"`, `"expected": 1`} {
 			Expect(string(full)).To(ContainSubstring(want))
 		}
 		Expect(validateResults(schema, full)).To(Succeed())
@@ -189,6 +198,15 @@ var _ = Describe("results.json schema", func() {
 		Entry("a scenario on an unknown transport", func(d map[string]any) {
 			d["scenarios"].([]any)[0].(map[string]any)["transport"] = "carrier-pigeon"
 		}, "transport"),
+		Entry("an expected mark on a check that passed", func(d map[string]any) {
+			check(d, 0, 0)["expected"] = true
+		}, "status"),
+		Entry("expectedBy without the expected mark", func(d map[string]any) {
+			delete(check(d, 0, 1), "expected")
+		}, "expected"),
+		Entry("a check status of \"expected\" (only runs and scenarios have that outcome)", func(d map[string]any) {
+			check(d, 0, 1)["status"] = "expected"
+		}, "status"),
 		Entry("a count that is not an integer", func(d map[string]any) {
 			d["counts"].(map[string]any)["failed"] = 1.5
 		}, "failed"),
