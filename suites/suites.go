@@ -420,17 +420,9 @@ func defineScenario(cfg Config, s *scenarios.Scenario, col *Collector, order int
 			// reports need, and this closure, which lives as long as the
 			// spec tree, lets go of the transcript.
 			res = nil
-			if cfg.Progress == nil {
-				return
+			if cfg.Progress != nil {
+				progressDone(cfg, col, key)
 			}
-			if reason, closed := cfg.Env.Gate.Closed(); closed && cfg.Env.Gate.Unsupported() && !col.failed(key) {
-				// One line for the version, not one per scenario.
-				if col.firstNotice(cfg.Name) {
-					fmt.Fprintf(cfg.Progress, "%-5s %-24s %s: not judged\n", "SKIP", cfg.Name, reason)
-				}
-				return
-			}
-			printProgress(cfg.Progress, col, key, cfg.Name)
 		})
 	})
 }

@@ -58,6 +58,7 @@ type runFlags struct {
 	profiles    []string
 	timing      timingFlags
 	parallel    int
+	progress    progressMode
 }
 
 func (f *runFlags) register(fl *pflag.FlagSet) {
@@ -71,6 +72,8 @@ func (f *runFlags) register(fl *pflag.FlagSet) {
 	f.timing.register(fl, scenarios.DefaultTiming().ScenarioTimeout)
 	fl.IntVar(&f.parallel, "parallel", runtime.NumCPU(), "scenarios that run at once, across transports and versions (1: one at a time); on each transport and version "+
 		"the handshake's scenario runs first, those judging the others' traffic last, and the reports keep the catalogue's order")
+	f.progress = progressAuto
+	fl.Var(&f.progress, "progress", "auto: a live line on a terminal (plain lines when NO_COLOR is set or TERM=dumb); line: always the live line; plain: one line per scenario")
 }
 
 // versions resolves --spec-version against the version table.
@@ -203,7 +206,9 @@ func (p *plan) execute(cmd *cobra.Command) (int, error) {
 	started := time.Now()
 	col := suites.NewCollector()
 	sigs := catchSignals(cmd.ErrOrStderr())
-	ginkgoSaw := runGinkgo(p.configs(out), col, p.flags.labelFilter, p.flags.verbose)
+	progress, progressDone := runProgress(out, p.flags.progress, p.flags.verbose, col)
+	ginkgoSaw := runGinkgo(p.configs(progress), col, p.flags.labelFilter, p.flags.verbose)
+	progressDone()
 	interruptedBy := sigs.interruptedBy(ginkgoSaw)
 	// Whatever a scenario left running (one abandoned by a second signal,
 	// or one that never closed its target) is stopped before the report.

@@ -1,0 +1,231 @@
+package main
+
+import (
+	"fmt"
+	"io"
+	"os"
+	"strings"
+	"sync"
+	"time"
+	"unicode/utf8"
+
+	"golang.org/x/term"
+
+	"github.com/mcpconform/mcpconform/suites"
+)
+
+// progressMode is --progress: how a judging run shows its progress.
+type progressMode string
+
+const (
+	progressAuto  progressMode = "auto"  // a live line on a terminal, plain lines otherwise
+	progressLine  progressMode = "line"  // the live line, wherever stdout goes
+	progressPlain progressMode = "plain" // one line per scenario (CI logs)
+)
+
+func (m *progressMode) String() string { return string(*m) }
+func (m *progressMode) Type() string   { return "mode" }
+func (m *progressMode) Set(v string) error {
+	switch mode := progressMode(v); mode {
+	case progressAuto, progressLine, progressPlain:
+		*m = mode
+		return nil
+	}
+	return fmt.Errorf("must be auto, line or plain")
+}
+
+// liveWanted decides the mode of a run whose progress goes to out. auto
+// takes the live line only on a terminal that can redraw a line (not
+// TERM=dumb) and when NO_COLOR does not ask for plain output; -v prints
+// Ginkgo's own output on stderr, which a redrawn line would garble.
+func liveWanted(mode progressMode, out io.Writer, getenv func(string) string, verbose bool) (live bool, width int) {
+	f, isFile := out.(*os.File)
+	if isFile && term.IsTerminal(int(f.Fd())) {
+		if w, _, err := term.GetSize(int(f.Fd())); err == nil {
+			width = w
+		}
+	} else {
+		isFile = false
+	}
+	switch {
+	case mode == progressPlain || verbose:
+		return false, 0
+	case mode == progressLine:
+		return true, width
+	}
+	if !isFile || getenv("NO_COLOR") != "" || getenv("TERM") == "dumb" {
+		return false, 0
+	}
+	return true, width
+}
+
+// liveProgress draws one line, rewritten in place, that says how far a run
+// is: "scenario n/N · transport · version · elapsed · failures so far".
+// The scenarios that fail, warn, err or were interrupted are printed as
+// lines of their own above it as they finish, so what failed stays on
+// screen; anything else written to it is printed the same way. close
+// clears the line before the run's counts are printed.
+type liveProgress struct {
+	mu      sync.Mutex
+	w       io.Writer
+	width   int        // columns; 0 when unknown (the line is not cut)
+	total   func() int // scenarios the run selected (0 until the plan is built)
+	now     func() time.Time
+	started time.Time
+
+	done, failed, warnings, errors int
+	at                             string // transport · version of the last scenario done
+	shown                          bool   // the live line is on screen
+	stop                           chan struct{}
+	stopped                        chan struct{}
+}
+
+// newLiveProgress starts a live line on w. tick, if positive, redraws it
+// that often so that the elapsed time moves while a long scenario runs.
+func newLiveProgress(w io.Writer, width int, total func() int, now func() time.Time, tick time.Duration) *liveProgress {
+	p := &liveProgress{w: w, width: width, total: total, now: now, started: now(),
+		stop: make(chan struct{}), stopped: make(chan struct{})}
+	if tick <= 0 {
+		close(p.stopped)
+		return p
+	}
+	go func() {
+		defer close(p.stopped)
+		t := time.NewTicker(tick)
+		defer t.Stop()
+		for {
+			select {
+			case <-p.stop:
+				return
+			case <-t.C:
+				p.redraw()
+			}
+		}
+	}()
+	return p
+}
+
+// clearLine returns the cursor to the start of the line and erases it.
+const clearLine = "\r\x1b[K"
+
+// ScenarioDone counts a finished scenario and redraws the line.
+func (p *liveProgress) ScenarioDone(ev suites.ScenarioDone) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	p.done++
+	p.failed += ev.Counts.Failed
+	p.warnings += ev.Counts.Warning
+	p.errors += ev.Counts.Errored
+	p.at = string(ev.Transport) + " · " + ev.Version
+	if ev.Line != "" && (ev.NotJudged || ev.Word != "PASS" && ev.Word != "SKIP") {
+		p.permanentLocked(ev.Line + "\n")
+	}
+	p.drawLocked()
+}
+
+// Write prints b as permanent lines above the live line.
+func (p *liveProgress) Write(b []byte) (int, error) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	p.permanentLocked(string(b))
+	p.drawLocked()
+	return len(b), nil
+}
+
+func (p *liveProgress) redraw() {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	p.drawLocked()
+}
+
+func (p *liveProgress) permanentLocked(text string) {
+	if p.shown {
+		io.WriteString(p.w, clearLine)
+		p.shown = false
+	}
+	io.WriteString(p.w, text)
+}
+
+// drawLocked rewrites the live line; before the plan is known there is no
+// N to show, and nothing is drawn.
+func (p *liveProgress) drawLocked() {
+	if p.stop == nil {
+		return // closed
+	}
+	total := p.total()
+	if total == 0 {
+		return
+	}
+	line := p.lineLocked(total)
+	if p.width > 0 {
+		// A line longer than the terminal wraps, and \r would then
+		// redraw only its last row.
+		line = cutRunes(line, p.width-1)
+	}
+	io.WriteString(p.w, clearLine+line)
+	p.shown = true
+}
+
+func (p *liveProgress) lineLocked(total int) string {
+	var b strings.Builder
+	fmt.Fprintf(&b, "scenario %d/%d", p.done, total)
+	if p.at != "" {
+		b.WriteString(" · " + p.at)
+	}
+	b.WriteString(" · " + elapsed(p.now().Sub(p.started)))
+	fmt.Fprintf(&b, " · %d failed", p.failed)
+	if p.warnings > 0 {
+		fmt.Fprintf(&b, ", %d warnings", p.warnings)
+	}
+	if p.errors > 0 {
+		fmt.Fprintf(&b, ", %d not judged", p.errors)
+	}
+	return b.String()
+}
+
+// close stops the redrawing and clears the line, so that what follows
+// starts on a clean line.
+func (p *liveProgress) close() {
+	p.mu.Lock()
+	stop := p.stop
+	p.stop = nil
+	p.mu.Unlock()
+	if stop == nil {
+		return
+	}
+	close(stop)
+	<-p.stopped
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if p.shown {
+		io.WriteString(p.w, clearLine)
+		p.shown = false
+	}
+}
+
+// elapsed reads "4.2s" under a minute, "3m12s" after.
+func elapsed(d time.Duration) string {
+	if d < time.Minute {
+		return fmt.Sprintf("%.1fs", d.Truncate(100*time.Millisecond).Seconds())
+	}
+	return d.Truncate(time.Second).String()
+}
+
+func cutRunes(s string, n int) string {
+	if n <= 0 || utf8.RuneCountInString(s) <= n {
+		return s
+	}
+	r := []rune(s)
+	return string(r[:n-1]) + "…"
+}
+
+// runProgress is where a judging run's progress goes: out itself (plain
+// lines), or a live line drawn on out. done clears the live line.
+func runProgress(out io.Writer, mode progressMode, verbose bool, col *suites.Collector) (progress io.Writer, done func()) {
+	live, width := liveWanted(mode, out, os.Getenv, verbose)
+	if !live {
+		return out, func() {}
+	}
+	p := newLiveProgress(out, width, col.PlannedScenarios, time.Now, time.Second)
+	return p, p.close
+}
