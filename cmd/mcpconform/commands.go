@@ -230,14 +230,18 @@ func selftestCmd() *cobra.Command {
 		faultNames []string
 		parallel   int
 		quiet      bool
+		sweep      bool
 		timing     timingFlags
 	)
 	cmd := &cobra.Command{
 		Use:   "selftest",
 		Short: "Run the suite against the reference server and every fault; print the kill matrix",
-		Long: `Run every scenario against the conformant reference server and against each
-named fault. Exits 0 when the reference passes everything and each fault fails
-exactly the check it declares (wherever it is observable), 1 otherwise.`,
+		Long: `Run every scenario against the conformant reference peers, and against each
+fault and liberty the scenarios of the checks that name it. Exits 0 when the
+references pass everything, each fault fails exactly the checks that name it
+among its scenarios' checks (wherever it is observable) and each liberty passes
+them all; 1 otherwise. --sweep runs every scenario against every variant too,
+proving a fault fails nothing else anywhere (many times longer).`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			exe, err := os.Executable()
@@ -263,7 +267,7 @@ exactly the check it declares (wherever it is observable), 1 otherwise.`,
 				}
 			}
 			opts := suites.SelfTestOptions{Exe: exe, Transports: kinds, Versions: vs, Faults: faultNames,
-				Parallel: parallel, Timing: timing.get()}
+				Parallel: parallel, Timing: timing.get(), Sweep: sweep}
 			if !quiet {
 				opts.Progress = cmd.OutOrStdout()
 			}
@@ -284,6 +288,7 @@ exactly the check it declares (wherever it is observable), 1 otherwise.`,
 	fl.StringVar(&versions, "spec-version", "", "versions, comma-separated (default all)")
 	fl.StringSliceVar(&faultNames, "fault", nil, "only these faults or liberties")
 	fl.IntVar(&parallel, "parallel", 4, "runs at once")
+	fl.BoolVar(&sweep, "sweep", false, "run every scenario against every fault and liberty, not only the scenarios of the checks that name it")
 	fl.BoolVarP(&quiet, "quiet", "q", false, "print only the matrix")
 	return cmd
 }
