@@ -51,6 +51,12 @@ func (f *timingFlags) validate() error {
 type runFlags struct {
 	specVersion string
 	scenarioIDs []string
+
+	// expectedFailures is the baseline file; baseline is it, loaded and
+	// checked against the catalogue by check().
+	expectedFailures string
+	baseline         *reports.Baseline
+
 	labelFilter string
 	outDir      string
 	verbose     bool
@@ -68,6 +74,8 @@ func (f *runFlags) register(fl *pflag.FlagSet) {
 	fl.StringVarP(&f.outDir, "output", "o", "mcpconform-results", "directory for junit.xml, results.json, summary.md and report.html")
 	fl.BoolVarP(&f.verbose, "verbose", "v", false, "print Ginkgo's spec-by-spec output (steps, transcripts of failures) to stderr")
 	fl.BoolVar(&f.strict, "strict", false, "count failed SHOULD checks as failures, not warnings")
+	fl.StringVar(&f.expectedFailures, "expected-failures", "", "YAML file of failures to expect (server:/client: lists of scenario or scenario/check ids, "+
+		"optionally per transport and specVersion; 'mcpconform baseline' writes one): they do not fail the run, an entry whose checks now pass does")
 	fl.StringSliceVar(&f.profiles, "profile", nil, "enable an opt-in profile of checks no spec sentence asks of every peer (repeatable; 'mcpconform list' names them)")
 	f.timing.register(fl, scenarios.DefaultTiming().ScenarioTimeout)
 	fl.IntVar(&f.parallel, "parallel", runtime.NumCPU(), "scenarios that run at once, across transports and versions (1: one at a time); on each transport and version "+
@@ -165,6 +173,13 @@ func (p *plan) check() error {
 			return fmt.Errorf("--label-filter: %v", err)
 		}
 	}
+	if p.flags.expectedFailures != "" {
+		b, err := loadBaseline(p.flags.expectedFailures)
+		if err != nil {
+			return err
+		}
+		p.flags.baseline = b
+	}
 	// Last, once the rest is known to be valid: it creates the directory.
 	if err := reports.CheckOutDir(p.flags.outDir); err != nil {
 		return fmt.Errorf("-o: %v", err)
@@ -225,25 +240,32 @@ func (p *plan) execute(cmd *cobra.Command) (int, error) {
 		Strict: p.flags.strict, Started: started, Duration: time.Since(started), Scenarios: scenarios,
 		Interrupted: interruptedBy,
 	}
-	return finish(cmd, run, p.flags.outDir)
+	return finish(cmd, run, p.flags.outDir, p.flags.baseline)
 }
 
 // finish writes every report of a judged run (a fresh one, or shards
 // merged), prints the counts and the reasons, and returns the exit code.
-// One rule for every command that ends in a verdict.
-func finish(cmd *cobra.Command, run *reports.Run, outDir string) (int, error) {
+// One rule for every command that ends in a verdict. A baseline (nil for
+// none) marks the failures it expects, which then do not fail the run; a
+// stale entry of it does.
+func finish(cmd *cobra.Command, run *reports.Run, outDir string, baseline *reports.Baseline) (int, error) {
 	out := cmd.OutOrStdout()
 	interruptedBy := run.Interrupted
+	stale := applyBaseline(cmd, run, baseline)
 	paths, werr := reports.WriteAll(outDir, run)
 	counts := run.Counts()
-	fmt.Fprintf(out, "\n%d checks: %d passed, %d failed, %d warnings, %d skipped, %d errors (%s)\n",
-		counts.Total, counts.Passed, counts.Failed, counts.Warning, counts.Skipped, counts.Errored, run.Duration.Round(time.Millisecond))
+	expected := ""
+	if counts.Expected > 0 {
+		expected = fmt.Sprintf(" (+%d expected)", counts.Expected)
+	}
+	fmt.Fprintf(out, "\n%d checks: %d passed, %d failed%s, %d warnings, %d skipped, %d errors (%s)\n",
+		counts.Total, counts.Passed, counts.Failed, expected, counts.Warning, counts.Skipped, counts.Errored, run.Duration.Round(time.Millisecond))
 	printReasons(out, run)
 	if werr != nil {
 		// -o was writable when the run started; a verdict of failure
 		// still stands.
 		code := exitUsage
-		if counts.Failed > 0 {
+		if counts.Failed > 0 || len(stale) > 0 {
 			code = exitFail
 		}
 		return code, &exitError{code: code, err: fmt.Errorf("writing reports to %s: %w", outDir, werr)}
@@ -256,13 +278,15 @@ func finish(cmd *cobra.Command, run *reports.Run, outDir string) (int, error) {
 	switch {
 	case counts.Failed > 0:
 		return exitFail, nil
+	case len(stale) > 0:
+		return exitFail, &exitError{code: exitFail, err: fmt.Errorf("the baseline is stale (%s): remove what passes now from %s", staleCount(len(stale)), baseline.Path)}
 	case interrupted:
 		return exitUnjudged, &exitError{code: exitUnjudged, err: fmt.Errorf("interrupted by %s: the report holds what was judged so far", interruptedBy)}
 	case counts.Errored > 0:
 		return exitUnjudged, nil
 	case counts.Total == 0:
 		return exitUsage, usageErr("no check applies: the selection (--scenario, --label-filter, --spec-version, transport) matches nothing")
-	case counts.Passed+counts.Warning == 0:
+	case counts.Passed+counts.Warning+counts.Expected == 0:
 		// A gate must not pass a target nothing was judged on.
 		return exitUnjudged, &exitError{code: exitUnjudged, err: fmt.Errorf(
 			"nothing could be judged: all %d selected checks were skipped; the first reason: %s", counts.Total, firstOf(run, reports.Skipped))}

@@ -1,0 +1,203 @@
+package main
+
+import (
+	"bytes"
+	"fmt"
+	"io"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+
+	"github.com/spf13/cobra"
+
+	"github.com/mcpconform/mcpconform/protocol"
+	"github.com/mcpconform/mcpconform/reports"
+	"github.com/mcpconform/mcpconform/scenarios"
+	"github.com/mcpconform/mcpconform/scenarios/catalogue"
+	"github.com/mcpconform/mcpconform/transport"
+)
+
+// loadBaseline reads --expected-failures and checks every entry against the
+// catalogue, so a typo is a usage error before anything runs rather than an
+// entry that silently never matches.
+func loadBaseline(path string) (*reports.Baseline, error) {
+	b, err := reports.LoadBaseline(path)
+	if err != nil {
+		return nil, fmt.Errorf("--expected-failures: %v", err)
+	}
+	if err := b.Validate(checkBaselineEntry); err != nil {
+		return nil, fmt.Errorf("--expected-failures: %v", err)
+	}
+	return b, nil
+}
+
+// checkBaselineEntry refuses an entry that could never match: an id the
+// catalogue does not have, a scenario of the other side, a transport or a
+// version the scenario never runs on.
+func checkBaselineEntry(e *reports.BaselineEntry) error {
+	s, ok := catalogue.All().Find(e.Scenario())
+	if ok && e.IsCheck() {
+		ok = slices.ContainsFunc(s.Checks, func(c *scenarios.Check) bool { return c.ID == e.ID })
+	}
+	if !ok {
+		return fmt.Errorf("unknown scenario or check id %q (see 'mcpconform list')", e.ID)
+	}
+	if string(s.Side) != e.Side {
+		return fmt.Errorf("%q judges a %s but is listed under %s:", e.ID, s.Side, e.Side)
+	}
+	for _, t := range e.Transports {
+		k, err := transport.ParseKind(t)
+		if err != nil {
+			return fmt.Errorf("%q: transport: %v", e.ID, err)
+		}
+		if len(s.Transports) > 0 && !slices.Contains(s.Transports, k) {
+			return fmt.Errorf("%q never runs over %s (only %s)", e.ID, t, strings.Join(kindNames(s.Transports), ", "))
+		}
+	}
+	for _, v := range e.SpecVersions {
+		if !slices.Contains(protocol.Judged(), v) {
+			return fmt.Errorf("%q: unknown specVersion %q (known: %s)", e.ID, v, strings.Join(protocol.Judged(), ", "))
+		}
+		if !slices.Contains(s.Versions, v) {
+			return fmt.Errorf("%q never runs at %s (only %s)", e.ID, v, strings.Join(s.Versions, ", "))
+		}
+	}
+	return nil
+}
+
+// applyBaseline marks the run's expected failures and reports what the
+// baseline did: one line for the expected failures, one per stale entry.
+// It returns the stale entries' messages.
+func applyBaseline(cmd *cobra.Command, run *reports.Run, b *reports.Baseline) []string {
+	if b == nil {
+		return nil
+	}
+	applied := b.Apply(run)
+	if applied.Expected > 0 {
+		fmt.Fprintf(cmd.OutOrStdout(), "%d failed checks are expected failures (listed in %s); they do not fail the run\n", applied.Expected, b.Path)
+	}
+	var stale []string
+	for _, s := range applied.Stale {
+		stale = append(stale, s.Message())
+		fmt.Fprintf(cmd.ErrOrStderr(), "mcpconform: %s\n", s.Message())
+	}
+	return stale
+}
+
+func baselineCmd() *cobra.Command {
+	var output string
+	cmd := &cobra.Command{
+		Use:   "baseline [-o FILE] RESULTS.json|DIR...",
+		Short: "Write an expected-failures file (--expected-failures) from the results.json of one or more runs",
+		Long: "Write an expected-failures file listing every check that failed in the given runs, under server: and client:,\n" +
+			"as scenario/check ids, limited to transports or spec versions only where the check did not fail everywhere it ran.\n" +
+			"A directory stands for every results.json under it (the shards of a CI matrix, say). Without -o the file goes to stdout.",
+		RunE: func(cmd *cobra.Command, args []string) error {
+			return runBaseline(cmd, output, args)
+		},
+	}
+	cmd.Flags().StringVarP(&output, "output", "o", "", "file to write (default: stdout)")
+	return cmd
+}
+
+func runBaseline(cmd *cobra.Command, output string, args []string) error {
+	if len(args) == 0 {
+		return usageErr("baseline: name at least one results.json or a directory holding some")
+	}
+	files, err := resultFiles(args)
+	if err != nil {
+		return usageErr("baseline: %v", err)
+	}
+	var runs []*reports.Run
+	var sources []string
+	for _, path := range files {
+		r, err := readResults(path)
+		if err != nil {
+			return usageErr("baseline: %s: %v", path, err)
+		}
+		if r.Interrupted != "" {
+			fmt.Fprintf(cmd.ErrOrStderr(), "mcpconform: %s is of a run interrupted by %s: checks it did not judge are not in the baseline\n", path, r.Interrupted)
+		}
+		runs = append(runs, r)
+		sources = append(sources, fmt.Sprintf("%s (%s %s; %s; %s)", path, r.Side, r.Target, r.Transport, r.SpecVersion))
+	}
+	b := reports.BaselineFrom(runs...)
+	header := []string{
+		"Expected failures for mcpconform --expected-failures, written by 'mcpconform baseline' (mcpconform " + toolVersion + ")",
+		"from every check that failed in:",
+	}
+	for _, s := range sources {
+		header = append(header, "  "+strings.Join(strings.Fields(s), " "))
+	}
+	header = append(header,
+		"An entry with transport: or specVersion: failed only there. Remove an entry once its check passes:",
+		"a run fails on an entry whose checks ran and none failed.",
+	)
+	var buf bytes.Buffer
+	if err := b.WriteYAML(&buf, header, reports.Sides(runs...)); err != nil {
+		return err
+	}
+	if output == "" || output == "-" {
+		_, err := cmd.OutOrStdout().Write(buf.Bytes())
+		return err
+	}
+	if err := os.WriteFile(output, buf.Bytes(), 0o644); err != nil {
+		return &exitError{code: exitUsage, err: fmt.Errorf("baseline: %v", err)}
+	}
+	fmt.Fprintf(cmd.OutOrStdout(), "baseline: %d entries from %d runs written to %s\n", len(b.Entries), len(runs), output)
+	return nil
+}
+
+// resultFiles expands the arguments: a file as is, a directory to every
+// results.json under it, in path order.
+func resultFiles(args []string) ([]string, error) {
+	var files []string
+	for _, arg := range args {
+		info, err := os.Stat(arg)
+		if err != nil {
+			return nil, err
+		}
+		if !info.IsDir() {
+			files = append(files, arg)
+			continue
+		}
+		var found []string
+		err = filepath.WalkDir(arg, func(path string, d fs.DirEntry, err error) error {
+			if err != nil {
+				return err
+			}
+			if !d.IsDir() && d.Name() == "results.json" {
+				found = append(found, path)
+			}
+			return nil
+		})
+		if err != nil {
+			return nil, err
+		}
+		if len(found) == 0 {
+			return nil, fmt.Errorf("no results.json under %s", arg)
+		}
+		slices.Sort(found)
+		files = append(files, found...)
+	}
+	return files, nil
+}
+
+func readResults(path string) (*reports.Run, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	return reports.ReadJSON(io.Reader(f))
+}
+
+// staleCount is "1 entry" or "N entries".
+func staleCount(n int) string {
+	if n == 1 {
+		return "1 entry"
+	}
+	return fmt.Sprintf("%d entries", n)
+}
