@@ -44,6 +44,7 @@ func main() {
 	root.AddCommand(serverCmd(), clientCmd(), listCmd(), fakeServerCmd(), selftestCmd(), versionCmd())
 	root.AddCommand(fakeClientCmd(), relayCmd())
 	root.AddCommand(baselineCmd())
+	root.AddCommand(reportCmd())
 	err := root.Execute()
 	if err == nil {
 		return

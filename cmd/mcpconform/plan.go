@@ -64,6 +64,7 @@ type runFlags struct {
 	profiles    []string
 	timing      timingFlags
 	parallel    int
+	shard       suites.Shard
 	progress    progressMode
 }
 
@@ -80,6 +81,7 @@ func (f *runFlags) register(fl *pflag.FlagSet) {
 	f.timing.register(fl, scenarios.DefaultTiming().ScenarioTimeout)
 	fl.IntVar(&f.parallel, "parallel", runtime.NumCPU(), "scenarios that run at once, across transports and versions (1: one at a time); on each transport and version "+
 		"the handshake's scenario runs first, those judging the others' traffic last, and the reports keep the catalogue's order")
+	fl.Var(&f.shard, "shard", "run shard K of N: a slice of the run's scenarios × transports × versions, balanced by their recorded durations (combine the shards with 'mcpconform report merge')")
 	f.progress = progressAuto
 	fl.Var(&f.progress, "progress", "auto: a live line on a terminal (plain lines when NO_COLOR is set or TERM=dumb); line: always the live line; plain: one line per scenario")
 }
@@ -187,7 +189,13 @@ func (p *plan) check() error {
 	return nil
 }
 
+// configs are the run's configs, narrowed to the shard of --shard.
 func (p *plan) configs(progress io.Writer) []suites.Config {
+	return suites.ApplyShard(p.wholeConfigs(progress), p.flags.shard, suites.RecordedDurations())
+}
+
+// wholeConfigs are the configs of the whole run, every shard together.
+func (p *plan) wholeConfigs(progress io.Writer) []suites.Config {
 	var configs []suites.Config
 	for _, tr := range p.transports {
 		for _, v := range p.versions {
@@ -217,6 +225,9 @@ func (p *plan) configs(progress io.Writer) []suites.Config {
 // execute runs the plan, writes every report and returns the exit code.
 func (p *plan) execute(cmd *cobra.Command) (int, error) {
 	out := cmd.OutOrStdout()
+	if err := suites.CheckShard(p.wholeConfigs(nil), p.flags.shard); err != nil { // the transports are known only now
+		return exitUsage, usageErr("--shard %v", err)
+	}
 	fmt.Fprintf(out, "mcpconform %s: judging %s at %s\n", toolVersion, p.describe, strings.Join(p.versions, ", "))
 	started := time.Now()
 	col := suites.NewCollector()
