@@ -36,7 +36,26 @@ func loadBaseline(path string) (*reports.Baseline, error) {
 // checkBaselineEntry refuses an entry that could never match: an id the
 // catalogue does not have, a scenario of the other side, a transport or a
 // version the scenario never runs on.
+//
+// A whole-scenario entry may name a scenario by the official suite's name
+// (initialize, tools_call, …), so a baseline written for the official suite
+// keeps working; it is rewritten to the mcpconform id that covers it.
 func checkBaselineEntry(e *reports.BaselineEntry) error {
+	if _, ok := catalogue.All().Find(e.Scenario()); !ok {
+		var covering []*scenarios.Scenario
+		for _, s := range catalogue.All() {
+			if s.Official == e.Scenario() && string(s.Side) == e.Side {
+				covering = append(covering, s)
+			}
+		}
+		switch {
+		case len(covering) == 1 && !e.IsCheck():
+			e.ID = covering[0].ID
+		case len(covering) == 1:
+			return fmt.Errorf("%q: %s is the official suite's name of %s, whose check ids differ: list %s or one of its checks (see 'mcpconform list')",
+				e.ID, e.Scenario(), covering[0].ID, covering[0].ID)
+		}
+	}
 	s, ok := catalogue.All().Find(e.Scenario())
 	if ok && e.IsCheck() {
 		ok = slices.ContainsFunc(s.Checks, func(c *scenarios.Check) bool { return c.ID == e.ID })

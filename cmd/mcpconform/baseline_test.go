@@ -134,6 +134,15 @@ var _ = Describe("expected failures (baselines)", func() {
 		Entry("a misspelt key", "server:\n  - id: lifecycle-ping\n    transports: stdio\n", `FILE line 2: unknown key "transports"`),
 	)
 
+	It("reads a scenario by the official suite's name as the mcpconform scenario that covers it", func() {
+		baseline := write("b.yaml", "client:\n  - initialize\n")
+		s := run(1, "client", "--reference", "--transport", "stdio", "--spec-version", "2025-11-25", "--scenario", "client-initialize",
+			"--expected-failures", baseline, "-o", filepath.Join(dir, "out"))
+		Expect(string(s.Err.Contents())).To(ContainSubstring("mcpconform: stale expected failure client-initialize (" + baseline + " line 2)"))
+		s = run(2, "client", "--reference", "--expected-failures", write("c.yaml", "client:\n  - initialize:some-check\n"), "-o", filepath.Join(dir, "out2"))
+		Expect(string(s.Err.Contents())).To(ContainSubstring("initialize is the official suite's name of client-initialize, whose check ids differ"))
+	})
+
 	It("refuses a bad baseline on the client side too", func() {
 		baseline := write("b.yaml", "client:\n  - client-nonexistent\n")
 		s := run(2, "client", "--reference", "--expected-failures", baseline, "-o", filepath.Join(dir, "out"))
