@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"html/template"
 	"io"
+	"slices"
 	"strings"
 	"unicode/utf8"
 )
@@ -62,7 +63,16 @@ type (
 		Counts       []htmlCount
 		Total        int
 		Matrix       htmlMatrix
-		Scenarios    []htmlScenario
+		// Filters narrow the page to the scenarios with a cell of one
+		// outcome, for the outcomes that occur; CSS alone applies them (the
+		// page runs no script).
+		Filters   []htmlFilter
+		Scenarios []htmlScenario
+	}
+	htmlFilter struct {
+		Status htmlStatus
+		Title  string
+		Rows   int // matrix rows with a cell of this outcome
 	}
 	// htmlMatrix has a row per scenario id and a column per transport ×
 	// spec version that occurs, grouped by transport under a spanning header.
@@ -188,7 +198,33 @@ func htmlFromRun(r *Run) htmlPage {
 		p.Scenarios = append(p.Scenarios, htmlFromScenario(r, i))
 	}
 	p.Matrix = htmlMatrixOf(r, p.Scenarios)
+	p.Filters = htmlFiltersOf(p.Matrix)
 	return p
+}
+
+// htmlFilterTitles are the outcomes the filter bar offers, in its order; the
+// template's CSS has a rule for each.
+var htmlFilterTitles = []struct {
+	status Status
+	title  string
+}{
+	{Failed, "Failed"}, {Errored, "Not judged"}, {ExpectedFailure, "Expected failures"}, {Warning, "Warnings"}, {Skipped, "Skipped"},
+}
+
+func htmlFiltersOf(m htmlMatrix) []htmlFilter {
+	var out []htmlFilter
+	for _, f := range htmlFilterTitles {
+		n := 0
+		for _, row := range m.Rows {
+			if slices.ContainsFunc(row.Cells, func(c htmlCell) bool { return c.Ran && c.Outcome.Name == string(f.status) }) {
+				n++
+			}
+		}
+		if n > 0 {
+			out = append(out, htmlFilter{Status: htmlStatusOf(f.status), Title: f.title, Rows: n})
+		}
+	}
+	return out
 }
 
 // htmlMatrixOf lays the scenario runs out as scenario id × (transport, spec
