@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"os"
 	"os/exec"
+	"path"
 	"path/filepath"
 	"regexp"
 	"strings"
@@ -402,4 +403,97 @@ var _ = Describe("action/run.sh", func() {
 		Entry("a conformant run exits 0", "", 0, "conformance: PASS"),
 		Entry("a fault exits 1", "--fault init-unknown-version", 1, "conformance: FAIL"),
 	)
+})
+
+// readmeWorkflow is the example workflow of README.md's "GitHub Action".
+func readmeWorkflow() string {
+	GinkgoHelper()
+	raw, err := os.ReadFile(filepath.Join(root, "README.md"))
+	Expect(err).NotTo(HaveOccurred())
+	_, sec, ok := strings.Cut(string(raw), "\n### GitHub Action\n")
+	Expect(ok).To(BeTrue(), "README.md has no section \"GitHub Action\"")
+	_, block, ok := strings.Cut(sec, "\n```yaml\n")
+	Expect(ok).To(BeTrue(), "no yaml block in README.md's \"GitHub Action\"")
+	block, _, ok = strings.Cut(block, "\n```\n")
+	Expect(ok).To(BeTrue())
+	return block
+}
+
+var _ = Describe("README.md's example workflow", func() {
+	type step struct {
+		Uses string
+		Run  string
+		With map[string]string
+	}
+	var wf struct {
+		Jobs map[string]struct {
+			Needs    any
+			Strategy struct {
+				Matrix map[string][]string
+			}
+			Steps []step
+		}
+	}
+	BeforeEach(func() {
+		Expect(yaml.Unmarshal([]byte(readmeWorkflow()), &wf)).To(Succeed())
+	})
+
+	It("gives the action only inputs it has, and downloads every cell's artifact for the merge", func() {
+		a, _ := readAction()
+		var cells []map[string]string // the action's inputs in each matrix cell
+		var pattern, merge string
+		for id, job := range wf.Jobs {
+			for _, st := range job.Steps {
+				switch {
+				case strings.HasPrefix(st.Uses, "mcpconform/mcpconform@"):
+					for k := range st.With {
+						Expect(a.Inputs).To(HaveKey(k), "README's workflow passes %s, which action.yml lacks", k)
+					}
+					m := job.Strategy.Matrix
+					Expect(m).To(HaveKey("transport"))
+					for _, tr := range m["transport"] {
+						for _, v := range m["spec-version"] {
+							for _, sh := range m["shard"] {
+								cells = append(cells, map[string]string{"job": id, "side": st.With["side"],
+									"transport": tr, "spec-versions": v, "shard": sh})
+							}
+						}
+					}
+				case strings.HasPrefix(st.Uses, "actions/download-artifact@"):
+					pattern = st.With["pattern"]
+				case strings.Contains(st.Run, "mcpconform report merge"):
+					merge = st.Run
+				}
+			}
+		}
+		Expect(cells).To(HaveLen(8), "transports × versions × shards")
+		Expect(pattern).NotTo(BeEmpty())
+		fake := fakeBin()
+		names := map[string]bool{}
+		for _, c := range cells {
+			j := newJob(map[string]string{"side": c["side"], "transport": c["transport"], "spec-versions": c["spec-versions"],
+				"shard": c["shard"], "target": "node build/index.js"})
+			if c["transport"] == "http" {
+				j.env["INPUT_TARGET"] = "http://127.0.0.1:3000/mcp"
+			}
+			j.env["GITHUB_JOB"] = c["job"]
+			j.env["MCPCONFORM_BIN"] = fake
+			Expect(j.run().code).To(Equal(0))
+			name := readOutputs(j.output)["artifact-name"]
+			ok, err := path.Match(pattern, name)
+			Expect(err).NotTo(HaveOccurred())
+			Expect(ok).To(BeTrue(), "%s does not match the download pattern %s", name, pattern)
+			names[name] = true
+		}
+		Expect(names).To(HaveLen(len(cells)), "one artifact per cell")
+
+		// The merge's flags are report merge's.
+		help, err := exec.Command(exe, "report", "merge", "--help").CombinedOutput()
+		Expect(err).NotTo(HaveOccurred(), string(help))
+		_, args, ok := strings.Cut(merge, "mcpconform report merge ")
+		Expect(ok).To(BeTrue())
+		for _, f := range flagsOf(strings.Fields(args)) {
+			Expect(inHelp(string(help), f)).To(BeTrue(), "the README's merge passes %s, which 'mcpconform report merge --help' does not list", f)
+		}
+	})
 })
