@@ -263,7 +263,8 @@ var _ = Describe("sharding a run", func() {
 	// transport and version, one scenario at a time:
 	//   MCPCONFORM_UPDATE_DURATIONS=1 go test ./suites -ginkgo.focus 'recorded durations'
 	It("has recorded durations of scenarios the catalogue runs where it runs them", func() {
-		if os.Getenv("MCPCONFORM_UPDATE_DURATIONS") != "" {
+		updating := os.Getenv("MCPCONFORM_UPDATE_DURATIONS") != ""
+		if updating {
 			var runs []*reports.Run
 			for _, side := range []string{"server", "client"} {
 				dir := GinkgoT().TempDir()
@@ -285,7 +286,9 @@ var _ = Describe("sharding a run", func() {
 		Expect(err).NotTo(HaveOccurred())
 		t, err := suites.ParseDurations(b)
 		Expect(err).NotTo(HaveOccurred())
-		Expect(suites.RecordedDurations()).To(Equal(t), "the table built in is the file")
+		if !updating { // the binary holds the table it was built with
+			Expect(suites.RecordedDurations()).To(Equal(t), "the table built in is the file")
+		}
 		Expect(t.Scenarios).NotTo(BeEmpty())
 		for id, per := range t.Scenarios {
 			s, ok := catalogue.All().Find(id)
