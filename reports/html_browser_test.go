@@ -7,6 +7,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"time"
 
@@ -280,5 +281,28 @@ var _ = Describe("report.html in headless Chromium", Ordered, func() {
 		Expect(os.WriteFile(filtered, png, 0o644)).To(Succeed())
 		AddReportEntry("screenshots", strings.Join([]string{full, filtered}, "\n"), ReportEntryVisibilityAlways)
 		fmt.Fprintf(GinkgoWriter, "screenshots: %s, %s\n", full, filtered)
+	})
+})
+
+var _ = Describe("report.html filters", func() {
+	It("offers a filter per outcome a matrix cell has, with the rows each keeps, and none when every cell passed", func() {
+		out := renderHTML(browserRun())
+		bar, _, ok := strings.Cut(out, `<table class="matrix">`)
+		Expect(ok).To(BeTrue())
+		Expect(regexp.MustCompile(`id="show-(\w+)"`).FindAllStringSubmatch(bar, -1)).To(Equal([][]string{
+			{`id="show-all"`, "all"}, {`id="show-failed"`, "failed"}, {`id="show-error"`, "error"},
+			{`id="show-expected"`, "expected"}, {`id="show-warning"`, "warning"}, {`id="show-skipped"`, "skipped"},
+		}))
+		Expect(bar).To(ContainSubstring(`title="the 1 scenarios with a FAIL cell"`))
+		// Each offered outcome has its rule in the stylesheet.
+		for _, st := range []string{"failed", "error", "expected", "warning", "skipped"} {
+			Expect(out).To(ContainSubstring(`body:has(#show-` + st + `:checked) table.matrix tbody tr:not(:has(td.st-` + st + `))`))
+			Expect(out).To(ContainSubstring(`body:has(#show-` + st + `:checked) section.scenario:not(.sec-` + st + `)`))
+		}
+
+		passing := multiRun()
+		passing.Scenarios = passing.Scenarios[:3]
+		passing.Scenarios[2].Checks[0].Status = reports.Passed
+		Expect(renderHTML(passing)).NotTo(ContainSubstring(`class="filters"`))
 	})
 })
