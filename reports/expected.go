@@ -33,6 +33,11 @@ const ExpectedFailure Status = "expected"
 type Baseline struct {
 	Path    string // as given, for messages
 	Entries []BaselineEntry
+	// Elsewhere, when set, reports an entry that also covers scenario runs
+	// the whole run judges but this one does not hold (the other shards of
+	// --shard): such an entry is never stale here, since only the merged
+	// run sees every check it covers.
+	Elsewhere func(e *BaselineEntry) bool
 }
 
 // BaselineEntry is one line (or mapping) of a baseline.
@@ -277,20 +282,25 @@ type Applied struct {
 	Stale    []StaleEntry // in file order
 }
 
-// matches reports whether e covers check c of scenario s in run r.
-func (e *BaselineEntry) matches(r *Run, s *Scenario, c *Check) bool {
-	if e.Side != s.side(r) || e.Scenario() != s.ID {
-		return false
-	}
-	if e.IsCheck() && e.ID != c.ID {
+// Covers reports whether e covers (some checks of) this scenario run.
+func (e *BaselineEntry) Covers(side, scenario, transport, specVersion string) bool {
+	if e.Side != side || e.Scenario() != scenario {
 		return false
 	}
 	// A limited entry cannot match where the run does not say which
 	// transport or version a scenario used.
-	if len(e.Transports) > 0 && !slices.Contains(e.Transports, s.transport(r)) {
+	if len(e.Transports) > 0 && !slices.Contains(e.Transports, transport) {
 		return false
 	}
-	return len(e.SpecVersions) == 0 || slices.Contains(e.SpecVersions, s.specVersion(r))
+	return len(e.SpecVersions) == 0 || slices.Contains(e.SpecVersions, specVersion)
+}
+
+// matches reports whether e covers check c of scenario s in run r.
+func (e *BaselineEntry) matches(r *Run, s *Scenario, c *Check) bool {
+	if e.IsCheck() && e.ID != c.ID {
+		return false
+	}
+	return e.Covers(s.side(r), s.ID, s.transport(r), s.specVersion(r))
 }
 
 // Apply marks the failed checks of r that an entry covers as expected
@@ -307,7 +317,8 @@ func (e *BaselineEntry) matches(r *Run, s *Scenario, c *Check) bool {
 //     judged).
 //
 // Entries whose checks did not run in r (another side, transport, version,
-// a --scenario selection, another shard) are not stale.
+// a --scenario selection, another shard) are not stale; nor, with
+// Elsewhere, those that also cover another shard's scenario runs.
 func (b *Baseline) Apply(r *Run) Applied {
 	var out Applied
 	if r == nil {
@@ -350,7 +361,7 @@ func (b *Baseline) Apply(r *Run) Applied {
 		}
 	}
 	for k := range b.Entries {
-		if passed[k] && !used[k] {
+		if passed[k] && !used[k] && (b.Elsewhere == nil || !b.Elsewhere(&b.Entries[k])) {
 			out.Stale = append(out.Stale, StaleEntry{Entry: b.Entries[k], Where: b.where(&b.Entries[k]), Path: b.Path})
 		}
 	}

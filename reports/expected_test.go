@@ -217,6 +217,24 @@ var _ = Describe("expected-failures baselines", func() {
 			Expect(r.Counts().Errored).To(Equal(1))
 		})
 
+		It("does not find an entry stale that also covers scenario runs held by another shard", func() {
+			r := pingRun()
+			b := parseBaseline("server:\n  - tools-list/a\n  - tools-list/b\n")
+			b.Elsewhere = func(e *reports.BaselineEntry) bool {
+				return e.Covers("server", "tools-list", "ws", "2025-11-25")
+			}
+			Expect(b.Apply(r).Stale).To(BeEmpty())
+			b.Elsewhere = func(*reports.BaselineEntry) bool { return false }
+			Expect(b.Apply(r).Stale).To(HaveLen(1))
+
+			limited := parseBaseline("server:\n  - {id: tools-list/a, transport: stdio, specVersion: 2025-11-25}\n").Entries[0]
+			Expect(limited.Covers("server", "tools-list", "stdio", "2025-11-25")).To(BeTrue())
+			Expect(limited.Covers("server", "tools-list", "ws", "2025-11-25")).To(BeFalse())
+			Expect(limited.Covers("server", "tools-list", "stdio", "2026-07-28")).To(BeFalse())
+			Expect(limited.Covers("client", "tools-list", "stdio", "2025-11-25")).To(BeFalse())
+			Expect(limited.Covers("server", "lifecycle-ping", "stdio", "2025-11-25")).To(BeFalse())
+		})
+
 		It("keeps an entry whose check now warns (a SHOULD still violated) in use, without marking the warning", func() {
 			r := pingRun()
 			r.Scenarios[1].Checks[1].Status = reports.Warning

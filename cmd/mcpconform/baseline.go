@@ -86,6 +86,37 @@ func checkBaselineEntry(e *reports.BaselineEntry) error {
 	return nil
 }
 
+// shardBaseline is the baseline for this run: under --shard, told which
+// entries also cover scenario runs of the other shards, which this shard
+// cannot find stale (a check passing here may fail there; the merged run
+// judges it).
+func (p *plan) shardBaseline() *reports.Baseline {
+	b := p.flags.baseline
+	if b == nil || p.flags.shard.Whole() {
+		return b
+	}
+	type unit struct{ scenario, transport, version string }
+	var elsewhere []unit
+	whole, mine := p.wholeConfigs(nil), p.configs(nil)
+	for i := range whole {
+		here := map[string]bool{}
+		for _, s := range mine[i].Planned() {
+			here[s.ID] = true
+		}
+		for _, s := range whole[i].Planned() {
+			if !here[s.ID] {
+				elsewhere = append(elsewhere, unit{s.ID, string(whole[i].Env.Transport), whole[i].Env.Version})
+			}
+		}
+	}
+	side := string(p.side)
+	sb := *b
+	sb.Elsewhere = func(e *reports.BaselineEntry) bool {
+		return slices.ContainsFunc(elsewhere, func(u unit) bool { return e.Covers(side, u.scenario, u.transport, u.version) })
+	}
+	return &sb
+}
+
 // applyBaseline marks the run's expected failures and reports what the
 // baseline did: one line for the expected failures, one per stale entry.
 // It returns the stale entries' messages.

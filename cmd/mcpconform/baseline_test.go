@@ -109,6 +109,22 @@ var _ = Describe("expected failures (baselines)", func() {
 		Expect(string(s.Err.Contents())).NotTo(ContainSubstring("stale"))
 	})
 
+	It("leaves staleness to the merge when the entry also covers another shard's runs", func() {
+		// Each shard judges lifecycle-ping on one transport; the entry covers both.
+		baseline := write("b.yaml", "server:\n  - lifecycle-ping/empty-result\n")
+		var shards []string
+		for _, sh := range []string{"1/2", "2/2"} {
+			out := filepath.Join(dir, "shard"+sh[:1])
+			s := run(0, pingArgs(out, "--shard", sh, "--expected-failures", baseline)...)
+			Expect(string(s.Err.Contents())).NotTo(ContainSubstring("stale"))
+			shards = append(shards, out)
+		}
+		s := run(1, append([]string{"report", "merge", "--expected-failures", baseline, "-o", filepath.Join(dir, "merged")}, shards...)...)
+		Expect(string(s.Err.Contents())).To(ContainSubstring("mcpconform: stale expected failure lifecycle-ping/empty-result (" + baseline + " line 2)"))
+		// Unsharded, the same run finds it stale at once.
+		run(1, pingArgs(filepath.Join(dir, "whole"), "--expected-failures", baseline)...)
+	})
+
 	DescribeTable("refuses a bad baseline with one line and exit 2, before anything runs",
 		func(text string, want string) {
 			baseline := filepath.Join(dir, "missing.yaml")

@@ -251,7 +251,7 @@ func (p *plan) execute(cmd *cobra.Command) (int, error) {
 		Strict: p.flags.strict, Started: started, Duration: time.Since(started), Scenarios: scenarios,
 		Interrupted: interruptedBy,
 	}
-	return finish(cmd, run, p.flags.outDir, p.flags.baseline)
+	return finish(cmd, run, p.flags.outDir, p.shardBaseline())
 }
 
 // finish writes every report of a judged run (a fresh one, or shards
