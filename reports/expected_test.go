@@ -342,6 +342,11 @@ var _ = Describe("expected-failures baselines", func() {
 			Expect(md).To(ContainSubstring("- **XFAIL** `lifecycle-ping/empty-result` · stdio · 2025-11-25: Expected: x · baseline `lifecycle-ping (base.yaml line 2)`"))
 			Expect(md).To(ContainSubstring("| XFAIL | MUST | `lifecycle-ping/empty-result` |"))
 			Expect(md).To(ContainSubstring("### XFAIL `lifecycle-ping` · stdio · 2025-11-25"))
+			// A long first line is cut: the list stays a list.
+			long := pingRun()
+			long.Scenarios[0].Checks[0].Message = strings.Repeat("x", 5000) + "\nActual: y"
+			parseBaseline("server:\n  - lifecycle-ping\n").Apply(long)
+			Expect(renderMarkdown(long)).To(MatchRegexp("- \\*\\*XFAIL\\*\\* `lifecycle-ping/empty-result` · stdio · 2025-11-25: x{300} … \\(line cut\\) · baseline"))
 			// The Failures section holds only the unexpected one.
 			failures, _, _ := strings.Cut(md[strings.Index(md, "## Failures"):], "## Expected failures")
 			Expect(failures).To(ContainSubstring("1 check failed."))

@@ -337,7 +337,7 @@ func writeMarkdownExpected(b *strings.Builder, r *Run) {
 			}
 			shown++
 			_, msg := ch.effective()
-			line := mdText(firstLine(msg, ch.Title))
+			line := mdText(cutLine(firstLine(msg, ch.Title), mdTranscriptLineBytes))
 			if where := s.axis(r).label(); where != "" {
 				line = mdText(where) + ": " + line
 			}
