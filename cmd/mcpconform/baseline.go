@@ -126,7 +126,11 @@ func applyBaseline(cmd *cobra.Command, run *reports.Run, b *reports.Baseline) []
 	}
 	applied := b.Apply(run)
 	if applied.Expected > 0 {
-		fmt.Fprintf(cmd.OutOrStdout(), "%d failed checks are expected failures (listed in %s); they do not fail the run\n", applied.Expected, b.Path)
+		what := fmt.Sprintf("%d failed checks are expected failures", applied.Expected)
+		if applied.Expected == 1 {
+			what = "1 failed check is an expected failure"
+		}
+		fmt.Fprintf(cmd.OutOrStdout(), "%s (listed in %s); they do not fail the run\n", what, b.Path)
 	}
 	var stale []string
 	for _, s := range applied.Stale {

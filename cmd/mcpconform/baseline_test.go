@@ -96,6 +96,7 @@ var _ = Describe("expected failures (baselines)", func() {
 	It("still fails a failure no entry lists: the entry's transport limit leaves stdio out", func() {
 		baseline := write("b.yaml", "server:\n  - id: lifecycle-ping/empty-result\n    transport: http\n")
 		s := run(1, pingArgs(filepath.Join(dir, "out"), "--fault", "ping-error", "--expected-failures", baseline)...)
+		Expect(string(s.Out.Contents())).To(ContainSubstring("1 failed check is an expected failure (listed in " + baseline + ")"))
 		Expect(string(s.Out.Contents())).To(ContainSubstring("2 checks: 0 passed, 1 failed (+1 expected)"))
 		var junit junitDoc
 		Expect(xml.Unmarshal([]byte(read(filepath.Join(dir, "out", "junit.xml"))), &junit)).To(Succeed())
