@@ -48,9 +48,10 @@ var _ = Describe("the catalogue against the reference server", func() {
 	for _, tr := range transports {
 		for _, v := range versions {
 			configs = append(configs, suites.Config{
-				Name:    string(tr) + " " + v,
-				Env:     scenarios.Env{Version: v, Transport: tr, Timing: scenarios.Timing{ResponseTimeout: 5 * time.Second, ScenarioTimeout: 30 * time.Second}},
-				Resolve: func(env *scenarios.Env) { env.Target = references[tr].Target },
+				Name:     string(tr) + " " + v,
+				Env:      scenarios.Env{Version: v, Transport: tr, Timing: scenarios.Timing{ResponseTimeout: 5 * time.Second, ScenarioTimeout: 30 * time.Second}},
+				Resolve:  func(env *scenarios.Env) { env.Target = references[tr].Target },
+				Parallel: 4, // across configs: scenarios mostly wait on the target
 			})
 		}
 	}
@@ -70,6 +71,7 @@ var _ = Describe("the catalogue against the reference client", func() {
 				Resolve: func(env *scenarios.Env) {
 					env.Target = clientside.Target{Argv: []string{exe, "fake-client"}, RelayExe: exe}
 				},
+				Parallel: 4,
 			})
 		}
 	}
