@@ -104,7 +104,9 @@ func (p *plan) shardBaseline() *reports.Baseline {
 			here[s.ID] = true
 		}
 		for _, s := range whole[i].Planned() {
-			if !here[s.ID] {
+			// A ledger judge runs in every shard but judges only its own
+			// shard's traffic: the others may fail it where this one passes.
+			if !here[s.ID] || s.Last {
 				elsewhere = append(elsewhere, unit{s.ID, string(whole[i].Env.Transport), whole[i].Env.Version})
 			}
 		}

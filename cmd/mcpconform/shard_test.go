@@ -128,6 +128,22 @@ var _ = Describe("shards and report merge", func() {
 		Expect(failing).To(Equal(1))
 	})
 
+	It("does not find a ledger judge's expected failure stale in a shard whose own traffic it passes", func() {
+		// Each shard's wire-schema judges only that shard's traffic: the
+		// failure is in one shard, and the merge judges the entry.
+		root := GinkgoT().TempDir()
+		baseline := filepath.Join(root, "expected.yaml")
+		Expect(os.WriteFile(baseline, []byte("server:\n  - wire-schema/messages-valid\n"), 0o644)).To(Succeed())
+		var dirs []string
+		for k := 1; k <= 3; k++ {
+			dir := filepath.Join(root, fmt.Sprintf("shard-%d", k))
+			dirs = append(dirs, dir)
+			s := run(0, with("--fault", "status-notification-no-ttl", "--expected-failures", baseline, "--shard", fmt.Sprintf("%d/3", k), "-o", dir)...)
+			Expect(string(s.Err.Contents())).NotTo(ContainSubstring("stale"), "shard %d/3", k)
+		}
+		run(0, append([]string{"report", "merge", "--expected-failures", baseline, "-o", filepath.Join(root, "merged")}, dirs...)...)
+	})
+
 	Describe("bad input", func() {
 		var root, shard string
 		BeforeEach(func() {
