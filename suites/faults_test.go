@@ -32,8 +32,10 @@ var _ = Describe("the fault catalogue", func() {
 		It("kills exactly its own checks, for every fault of the reference "+side.name, func(ctx SpecContext) {
 			report, err := suites.SelfTest(ctx, suites.SelfTestOptions{
 				Exe: exe, Transports: transports, Versions: versions,
-				Faults: side.faults.Names(), SkipReference: true, Parallel: 12,
-				Timing: scenarios.Timing{ResponseTimeout: 2 * time.Second},
+				Faults: side.faults.Names(), SkipReference: true, Parallel: 32,
+				// Generous: the runs are dense in CPU, and a fault that must
+				// go unanswered costs its wait whatever it is.
+				Timing: scenarios.Timing{ResponseTimeout: 5 * time.Second},
 			})
 			Expect(err).NotTo(HaveOccurred())
 			seen := map[string]bool{}
@@ -54,7 +56,7 @@ var _ = Describe("the fault catalogue", func() {
 		It("passes every check with a liberty, for every liberty of the reference "+side.name, func(ctx SpecContext) {
 			report, err := suites.SelfTest(ctx, suites.SelfTestOptions{
 				Exe: exe, Transports: transports, Versions: protocol.Judged(),
-				Faults: side.liberties.Names(), SkipReference: true, Parallel: 12,
+				Faults: side.liberties.Names(), SkipReference: true, Parallel: 32,
 				Timing: scenarios.Timing{ResponseTimeout: 2 * time.Second},
 			})
 			Expect(err).NotTo(HaveOccurred())

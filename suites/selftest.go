@@ -161,6 +161,11 @@ func SelfTest(ctx context.Context, opts SelfTestOptions) (*SelfTestReport, error
 		if !seen {
 			report.Problems = append(report.Problems, fmt.Sprintf("fault %s is observable on no transport and version", f.Name))
 		}
+		for _, id := range f.ShownBy {
+			if _, ok := catalogue.All().Find(id); !ok {
+				report.Problems = append(report.Problems, fmt.Sprintf("%s %s: ShownBy names %q, no scenario of the catalogue", f.Kind(), f.Name, id))
+			}
+		}
 	}
 	return report, nil
 }
@@ -252,26 +257,32 @@ func runOnce(ctx context.Context, run Run, opts SelfTestOptions) RunOutcome {
 }
 
 // variantScenarios selects the scenarios whose checks name the variant (as
-// a fault they kill or a liberty they exercise), or every scenario when one
-// of them judges the traffic of the others.
+// a fault they kill or a liberty they exercise). When one of them is a
+// ledger judge, which judges the traffic of the others, the handshake's, the
+// other judges and the scenarios whose traffic shows the variant
+// (fault.ShownBy) run too.
 func variantScenarios(v *fault.Fault) func(*scenarios.Scenario) bool {
 	checks := catalogue.All().Killers()[v]
 	if v.Liberty {
 		checks = catalogue.All().Exercisers()[v]
 	}
-	ids := map[string]bool{}
+	ids, judged := map[string]bool{}, false
 	for _, c := range checks {
 		scenarioID, _, _ := strings.Cut(c.ID, "/")
 		s, ok := catalogue.All().Find(scenarioID)
 		if !ok {
 			continue
 		}
-		if s.Last {
-			return nil
-		}
 		ids[s.ID] = true
+		judged = judged || s.Last
 	}
-	return func(s *scenarios.Scenario) bool { return ids[s.ID] }
+	if !judged {
+		return func(s *scenarios.Scenario) bool { return ids[s.ID] }
+	}
+	for _, id := range v.ShownBy {
+		ids[id] = true
+	}
+	return func(s *scenarios.Scenario) bool { return ids[s.ID] || s.Last || s.Handshake }
 }
 
 func firstLine(s string) string {

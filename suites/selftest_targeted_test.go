@@ -45,9 +45,13 @@ var _ = Describe("a self-test run of one variant", func() {
 		Expect(len(swept)).To(BeNumerically(">", 20))
 	})
 
-	It("holds every scenario when a check that names the fault judges the others' traffic", func(ctx SpecContext) {
+	It("holds the handshake's, the ledger judges and the scenarios that show the fault when a judge's check names it", func(ctx SpecContext) {
 		judged := judgedScenarios(selfTest(ctx, "content-type-html", transport.HTTP, false))
-		Expect(judged).To(HaveKey("wire-rules"))
-		Expect(judged).To(HaveKey("lifecycle-ping"))
+		Expect(judged).To(Equal(map[string]bool{"lifecycle-initialize": true, "wire-rules": true, "wire-schema": true}))
+		// Only a cancelled task's traffic shows this one (fault.ShownBy).
+		judged = judgedScenarios(selfTest(ctx, "status-notification-no-ttl", transport.Stdio, false))
+		Expect(judged).To(HaveKey("tasks-cancel-during-elicitation"))
+		Expect(judged).To(HaveKey("wire-schema"))
+		Expect(judged).NotTo(HaveKey("lifecycle-ping"))
 	})
 })

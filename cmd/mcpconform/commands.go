@@ -6,6 +6,7 @@ import (
 	"io"
 	"os"
 	"os/signal"
+	"runtime"
 	"slices"
 	"strings"
 	"syscall"
@@ -287,7 +288,9 @@ proving a fault fails nothing else anywhere (many times longer).`,
 	timing.register(fl, 30*time.Second)
 	fl.StringVar(&versions, "spec-version", "", "versions, comma-separated (default all)")
 	fl.StringSliceVar(&faultNames, "fault", nil, "only these faults or liberties")
-	fl.IntVar(&parallel, "parallel", 4, "runs at once")
+	// Runs mostly wait on the reference (answer deadlines, poll intervals,
+	// quiet windows): many go at once per core.
+	fl.IntVar(&parallel, "parallel", min(32*runtime.NumCPU(), 128), "runs at once")
 	fl.BoolVar(&sweep, "sweep", false, "run every scenario against every fault and liberty, not only the scenarios of the checks that name it")
 	fl.BoolVarP(&quiet, "quiet", "q", false, "print only the matrix")
 	return cmd

@@ -38,6 +38,10 @@ type Fault struct {
 	// NotOn lists "transport@version" pairs where it cannot show even so
 	// (each stateless HTTP POST is a connection of its own, for example).
 	NotOn []string
+	// ShownBy names the scenarios whose traffic shows a fault that only a
+	// ledger judge's check names, when the handshake's and the judges' own
+	// traffic does not: the self-test runs them with the judges.
+	ShownBy []string
 }
 
 // Kind says "fault" or "liberty".

@@ -50,7 +50,8 @@ var (
 	NotifiesWorkingAfterTerminal = &fault.Fault{Name: "notifies-working-after-terminal", Versions: v1Tasks,
 		Description: "after the terminal status notification, sends one more that says working"}
 	StatusNotificationNoTTL = &fault.Fault{Name: "status-notification-no-ttl", Versions: v1Tasks,
-		Description: "leaves the required ttl out of the notifications/tasks/status that reports a cancellation"}
+		Description: "leaves the required ttl out of the notifications/tasks/status that reports a cancellation",
+		ShownBy:     []string{"tasks-cancel-during-elicitation"}}
 
 	ElicitationNoRelatedTask = &fault.Fault{Name: "elicitation-no-related-task", Versions: v1Tasks,
 		Description: "sends a task's elicitation/create without related-task _meta"}
