@@ -105,11 +105,20 @@ var _ = Describe("progress line", func() {
 		master, tty := openPTY()
 		p = newLiveProgress(tty, 0, func() int { return 3 }, time.Now, time.Millisecond)
 		DeferCleanup(p.close)
+		// Read until the terminal closes: a terminal nobody reads fills
+		// up, and the next redraw would block.
 		read := make(chan string, 1)
 		go func() {
 			buf := make([]byte, 256)
-			n, _ := master.Read(buf)
-			read <- string(buf[:n])
+			for first := true; ; first = false {
+				n, err := master.Read(buf)
+				if first {
+					read <- string(buf[:n])
+				}
+				if err != nil {
+					return
+				}
+			}
 		}()
 		Eventually(read).WithTimeout(10 * time.Second).Should(Receive(ContainSubstring("scenario 0/3")))
 	})
