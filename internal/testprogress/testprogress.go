@@ -63,10 +63,11 @@ func Register() bool {
 	return true
 }
 
-// runs tells a spec that runs from one a focus or label filter left out
-// (those are reported too, skipped before they start).
+// runs tells a spec that runs from one a focus or label filter left out:
+// those are reported too, as skipped without a message, where a spec that
+// calls Skip has the message it gave.
 func runs(r ginkgo.SpecReport) bool {
-	return !(r.State.Is(types.SpecStateSkipped) && r.StartTime.IsZero())
+	return !(r.State.Is(types.SpecStateSkipped) && r.Failure.Message == "")
 }
 
 // underJSON reports whether go test -json runs the test binary: go test

@@ -1,6 +1,7 @@
 // Package sample is a Ginkgo suite for testprogress's own test: one spec
-// passes, one waits until the test that runs it has seen a progress line
-// (the file $SAMPLE_GO_AHEAD appears), one fails when $SAMPLE_FAIL is set.
+// passes, one skips itself, one waits until the test that runs it has seen
+// a progress line (the file $SAMPLE_GO_AHEAD appears), one fails when
+// $SAMPLE_FAIL is set.
 package sample_test
 
 import (
@@ -23,6 +24,7 @@ var _ = testprogress.Register()
 
 var _ = Describe("sample", Ordered, func() {
 	It("passes", func() {})
+	It("skips itself", func() { Skip("not here") })
 	It("waits for the go-ahead", func() {
 		Eventually(func() error { _, err := os.Stat(os.Getenv("SAMPLE_GO_AHEAD")); return err }).
 			WithTimeout(2 * time.Minute).WithPolling(20 * time.Millisecond).Should(Succeed())
