@@ -83,7 +83,7 @@ func (f *runFlags) register(fl *pflag.FlagSet) {
 		"the handshake's scenario runs first, those judging the others' traffic last, and the reports keep the catalogue's order")
 	fl.Var(&f.shard, "shard", "run shard K of N: a slice of the run's scenarios × transports × versions, balanced by their recorded durations (combine the shards with 'mcpconform report merge')")
 	f.progress = progressAuto
-	fl.Var(&f.progress, "progress", "auto: a live line on a terminal (plain lines when NO_COLOR is set or TERM=dumb); line: always the live line; plain: one line per scenario")
+	fl.Var(&f.progress, "progress", "auto: a live line on a terminal (plain lines when NO_COLOR is set or TERM=dumb); line: the live line wherever stdout goes (not with -v); plain: one line per scenario")
 }
 
 // versions resolves --spec-version against the version table.
