@@ -89,13 +89,16 @@ func newLiveProgress(w io.Writer, width int, total func() int, now func() time.T
 		close(p.stopped)
 		return p
 	}
+	// The goroutine keeps its own copy: close sets p.stop to nil before it
+	// closes the channel, and a nil channel never becomes ready.
+	stop := p.stop
 	go func() {
 		defer close(p.stopped)
 		t := time.NewTicker(tick)
 		defer t.Stop()
 		for {
 			select {
-			case <-p.stop:
+			case <-stop:
 				return
 			case <-t.C:
 				p.redraw()
