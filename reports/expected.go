@@ -295,6 +295,19 @@ func (e *BaselineEntry) Covers(side, scenario, transport, specVersion string) bo
 	return len(e.SpecVersions) == 0 || slices.Contains(e.SpecVersions, specVersion)
 }
 
+// Expects reports whether an entry covers check checkID of this scenario
+// run: a failure there is expected (what a run's progress shows before the
+// baseline is applied to the whole run).
+func (b *Baseline) Expects(side, scenario, transport, specVersion, checkID string) bool {
+	for i := range b.Entries {
+		e := &b.Entries[i]
+		if (!e.IsCheck() || e.ID == checkID) && e.Covers(side, scenario, transport, specVersion) {
+			return true
+		}
+	}
+	return false
+}
+
 // matches reports whether e covers check c of scenario s in run r.
 func (e *BaselineEntry) matches(r *Run, s *Scenario, c *Check) bool {
 	if e.IsCheck() && e.ID != c.ID {

@@ -16,6 +16,7 @@ type ScenarioDone struct {
 	Version   string
 	Scenario  string
 	Counts    reports.Counts
+	Failed    []string // the ids of its failed checks
 	// Word is the scenario's verdict as the plain line starts with it:
 	// PASS, FAIL, WARN, SKIP, ERROR, or STOP (interrupted).
 	Word string
@@ -51,6 +52,11 @@ func progressDone(cfg Config, col *Collector, key string) {
 	col.mu.Lock()
 	if s := col.scenarios[key]; s != nil {
 		ev.Scenario, ev.Counts = s.ID, s.Counts()
+		for _, c := range s.Checks {
+			if c.Status == reports.Failed {
+				ev.Failed = append(ev.Failed, c.ID)
+			}
+		}
 	}
 	col.mu.Unlock()
 	if reason, closed := cfg.Env.Gate.Closed(); closed && cfg.Env.Gate.Unsupported() && !col.failed(key) {

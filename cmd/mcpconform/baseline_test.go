@@ -52,6 +52,10 @@ var _ = Describe("expected failures (baselines)", func() {
 		s = run(0, pingArgs(expected, "--fault", "ping-error", "--expected-failures", baseline)...)
 		Expect(string(s.Out.Contents())).To(ContainSubstring("2 failed checks are expected failures (listed in " + baseline + ")"))
 		Expect(string(s.Out.Contents())).To(ContainSubstring("2 checks: 0 passed, 0 failed (+2 expected), 0 warnings"))
+		// The progress lines, printed before the baseline is applied to the
+		// run, already say expected.
+		Expect(string(s.Out.Contents())).To(MatchRegexp(`(?m)^XFAIL server \S+ \S+ +lifecycle-ping `))
+		Expect(string(s.Out.Contents())).NotTo(MatchRegexp(`(?m)^FAIL `))
 
 		var results struct {
 			Outcome string

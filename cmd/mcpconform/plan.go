@@ -233,6 +233,9 @@ func (p *plan) execute(cmd *cobra.Command) (int, error) {
 	col := suites.NewCollector()
 	sigs := catchSignals(cmd.ErrOrStderr())
 	progress, progressDone := runProgress(out, p.flags.progress, p.flags.verbose, col)
+	if b := p.flags.baseline; b != nil {
+		progress = &expectedProgress{next: progress, baseline: b, side: string(p.side)}
+	}
 	ginkgoSaw := runGinkgo(p.configs(progress), col, p.flags.labelFilter, p.flags.verbose)
 	progressDone()
 	interruptedBy := sigs.interruptedBy(ginkgoSaw)
