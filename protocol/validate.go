@@ -1,6 +1,7 @@
 package protocol
 
 import (
+	"crypto/sha256"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -9,6 +10,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"sync"
 )
 
 // SchemaError is a message that does not match the MCP schema.
@@ -191,7 +193,44 @@ func lookup(version, method string) (entry, error) {
 	return e, nil
 }
 
+// validationKey names one validation: the same bytes against the same type
+// at the same root always get the same verdict.
+type validationKey struct {
+	version, root string
+	t             reflect.Type
+	sum           [sha256.Size]byte
+}
+
+// validated memoises validate. A run sends and receives the same messages
+// many times over (each scenario lists the tools; a self-test judges the
+// catalogue against a thousand variants of one reference), and the schema
+// walk costs far more than a hash of the bytes. It is emptied when full.
+var (
+	validatedMu sync.Mutex
+	validated   = map[validationKey]error{}
+)
+
+const validatedMax = 1 << 14
+
 func validate(version string, raw []byte, t reflect.Type, root string) error {
+	key := validationKey{version: version, root: root, t: t, sum: sha256.Sum256(raw)}
+	validatedMu.Lock()
+	err, ok := validated[key]
+	validatedMu.Unlock()
+	if ok {
+		return err
+	}
+	err = validateOnce(version, raw, t, root)
+	validatedMu.Lock()
+	if len(validated) >= validatedMax {
+		clear(validated)
+	}
+	validated[key] = err
+	validatedMu.Unlock()
+	return err
+}
+
+func validateOnce(version string, raw []byte, t reflect.Type, root string) error {
 	if !json.Valid(raw) {
 		return &SchemaError{Version: version, Type: t.String(), Path: root, Reason: "invalid JSON"}
 	}
