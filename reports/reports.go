@@ -230,6 +230,12 @@ func (s *Scenario) specVersion(r *Run) string {
 	return soleValue(r.SpecVersion)
 }
 
+// Where is the transport and version the scenario ran on: its own, or the
+// run's when the run names one ("" where neither says).
+func (s *Scenario) Where(r *Run) (transport, specVersion string) {
+	return s.transport(r), s.specVersion(r)
+}
+
 func soleValue(list string) string {
 	list = strings.TrimSpace(list)
 	if strings.Contains(list, ",") {

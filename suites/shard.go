@@ -121,14 +121,14 @@ func (c Config) Planned() []*scenarios.Scenario {
 	return out
 }
 
-// follows reports a unit that runs in every shard that has a unit of its
-// transport and version, instead of in one (see above).
-func follows(s *scenarios.Scenario) bool { return s.Handshake || s.Last }
+// InEveryShard reports a unit that runs in every shard that has a unit of
+// its transport and version, instead of in one (see above).
+func InEveryShard(s *scenarios.Scenario) bool { return Phase(s) != 1 }
 
 // ShardUnits returns, for each config, the scenarios shard sh of the run
-// made of configs runs. A config whose every scenario follows (only the
-// handshake's or ledger scenarios are selected) is one unit of the
-// balancing, its summed duration.
+// made of configs runs. A config whose every scenario runs in every shard
+// (only the handshake's or ledger scenarios are selected) is one unit of
+// the balancing, its summed duration.
 func ShardUnits(configs []Config, sh Shard, d Durations) [][]*scenarios.Scenario {
 	type item struct {
 		config int
@@ -146,7 +146,7 @@ func ShardUnits(configs []Config, sh Shard, d Durations) [][]*scenarios.Scenario
 		ordinary := false
 		for _, s := range planned[i] {
 			u := Unit{Scenario: s.ID, Transport: cfg.Env.Transport, Version: cfg.Env.Version}
-			if follows(s) {
+			if InEveryShard(s) {
 				block = append(block, s)
 				blockCost += d.Of(u)
 				continue
@@ -204,7 +204,7 @@ func ShardUnits(configs []Config, sh Shard, d Durations) [][]*scenarios.Scenario
 		for _, s := range planned[i] {
 			if b, ok := bin[s][i]; ok && b == k {
 				out[i] = append(out[i], s)
-			} else if !ok && follows(s) && touched[k][i] {
+			} else if !ok && InEveryShard(s) && touched[k][i] {
 				out[i] = append(out[i], s)
 			}
 		}
@@ -319,12 +319,9 @@ func DurationsOf(runs ...*reports.Run) Durations {
 	d := Durations{Scenarios: map[string]map[string]float64{}}
 	for _, r := range runs {
 		for _, s := range r.Scenarios {
-			tr, v := s.Transport, s.SpecVersion
-			if tr == "" {
-				tr = r.Transport
-			}
-			if v == "" {
-				v = r.SpecVersion
+			tr, v := s.Where(r)
+			if tr == "" || v == "" {
+				continue // a unit the table cannot name
 			}
 			per := d.Scenarios[s.ID]
 			if per == nil {
@@ -361,7 +358,7 @@ func CheckShard(configs []Config, sh Shard) error {
 		planned := cfg.Planned()
 		ordinary := 0
 		for _, s := range planned {
-			if !follows(s) {
+			if !InEveryShard(s) {
 				ordinary++
 			}
 		}

@@ -59,20 +59,22 @@ func (c Config) Applicable() []*scenarios.Scenario {
 		}
 		out = append(out, s)
 	}
-	// The handshake's own scenario first: a target that cannot start fails
-	// there, once, and the gate spares the rest.
-	// The scenarios that judge what the others saw, last.
-	rank := func(s *scenarios.Scenario) int {
-		switch {
-		case s.Handshake:
-			return 0
-		case s.Last:
-			return 2
-		}
-		return 1
-	}
-	slices.SortStableFunc(out, func(a, b *scenarios.Scenario) int { return rank(a) - rank(b) })
+	slices.SortStableFunc(out, func(a, b *scenarios.Scenario) int { return Phase(a) - Phase(b) })
 	return out
+}
+
+// Phase orders a transport and version's scenarios in a run: the
+// handshake's own scenario first (0: a target that cannot start fails
+// there, once, and the gate spares the rest), the scenarios that judge what
+// the others saw last (2), the rest between (1).
+func Phase(s *scenarios.Scenario) int {
+	switch {
+	case s.Handshake:
+		return 0
+	case s.Last:
+		return 2
+	}
+	return 1
 }
 
 func (c Config) side() scenarios.Side {

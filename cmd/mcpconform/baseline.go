@@ -3,7 +3,6 @@ package main
 import (
 	"bytes"
 	"fmt"
-	"io"
 	"io/fs"
 	"os"
 	"path/filepath"
@@ -171,7 +170,7 @@ func runBaseline(cmd *cobra.Command, output string, args []string) error {
 	for _, path := range files {
 		r, err := readResults(path)
 		if err != nil {
-			return usageErr("baseline: %s: %v", path, err)
+			return usageErr("baseline: %v", err)
 		}
 		if r.Interrupted != "" {
 			fmt.Fprintf(cmd.ErrOrStderr(), "mcpconform: %s is of a run interrupted by %s: checks it did not judge are not in the baseline\n", path, r.Interrupted)
@@ -241,13 +240,18 @@ func resultFiles(args []string) ([]string, error) {
 	return files, nil
 }
 
+// readResults reads one results.json; an error names the file.
 func readResults(path string) (*reports.Run, error) {
 	f, err := os.Open(path)
 	if err != nil {
-		return nil, err
+		return nil, err // names the path
 	}
 	defer f.Close()
-	return reports.ReadJSON(io.Reader(f))
+	run, err := reports.ReadJSON(f)
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", path, err)
+	}
+	return run, nil
 }
 
 // staleCount is "1 entry" or "N entries".

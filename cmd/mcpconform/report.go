@@ -2,8 +2,9 @@ package main
 
 import (
 	"cmp"
+	"errors"
 	"fmt"
-	"os"
+	"io/fs"
 	"path/filepath"
 	"reflect"
 	"slices"
@@ -15,6 +16,7 @@ import (
 	"github.com/mcpconform/mcpconform/protocol"
 	"github.com/mcpconform/mcpconform/reports"
 	"github.com/mcpconform/mcpconform/scenarios/catalogue"
+	"github.com/mcpconform/mcpconform/suites"
 	"github.com/mcpconform/mcpconform/transport"
 )
 
@@ -85,20 +87,11 @@ func runMerge(cmd *cobra.Command, outDir, expected string, dirs []string) (int, 
 
 // readShardResults reads DIR/results.json.
 func readShardResults(dir string) (*reports.Run, error) {
-	path := filepath.Join(dir, "results.json")
-	f, err := os.Open(path)
-	if err != nil {
-		if os.IsNotExist(err) {
-			return nil, fmt.Errorf("%s: no results.json (is it a report directory, -o of a run?)", dir)
-		}
-		return nil, err
+	run, err := readResults(filepath.Join(dir, "results.json"))
+	if errors.Is(err, fs.ErrNotExist) {
+		return nil, fmt.Errorf("%s: no results.json (is it a report directory, -o of a run?)", dir)
 	}
-	defer f.Close()
-	run, err := reports.ReadJSON(f)
-	if err != nil {
-		return nil, fmt.Errorf("%s: %v", path, err)
-	}
-	return run, nil
+	return run, err
 }
 
 // mergeInput is one shard's results and where they came from.
@@ -154,8 +147,7 @@ func mergeRuns(inputs []mergeInput) (*reports.Run, error) {
 	for _, in := range inputs {
 		for _, s := range in.run.Scenarios {
 			s.Side = cmp.Or(s.Side, in.run.Side)
-			s.Transport = cmp.Or(s.Transport, soleOf(in.run.Transport))
-			s.SpecVersion = cmp.Or(s.SpecVersion, soleOf(in.run.SpecVersion))
+			s.Transport, s.SpecVersion = s.Where(in.run)
 			// The merge's --expected-failures decides, as for a run.
 			for i := range s.Checks {
 				s.Checks[i].Expected, s.Checks[i].ExpectedBy = false, ""
@@ -198,7 +190,7 @@ func mergeCopies(k unitKey, copies []copyOf) (reports.Scenario, error) {
 	if len(distinct) == 1 {
 		return s, nil
 	}
-	if sc, ok := catalogue.All().Find(k.id); !ok || !(sc.Handshake || sc.Last) {
+	if sc, ok := catalogue.All().Find(k.id); !ok || !suites.InEveryShard(sc) {
 		return s, fmt.Errorf("%s over %s at %s is in %s and in %s with different results: each scenario runs in one shard "+
 			"(are these the shards of one run, each given once?)", k.id, k.transport, k.version, distinct[0].dir, distinct[1].dir)
 	}
@@ -284,16 +276,10 @@ func sortUnits(units []unitKey, kinds, versions []string) {
 		position[s.ID] = i
 	}
 	rank := func(id string) (int, int) {
-		s, ok := catalogue.All().Find(id)
-		switch {
-		case !ok:
-			return 3, 0
-		case s.Handshake:
-			return 0, position[id]
-		case s.Last:
-			return 2, position[id]
+		if s, ok := catalogue.All().Find(id); ok {
+			return suites.Phase(s), position[id]
 		}
-		return 1, position[id]
+		return 3, 0
 	}
 	slices.SortStableFunc(units, func(a, b unitKey) int {
 		if c := cmp.Compare(slices.Index(kindOrder, a.transport), slices.Index(kindOrder, b.transport)); c != 0 {
@@ -333,12 +319,5 @@ func appendNew(list []string, values ...string) []string {
 		}
 	}
 	return list
-}
 
-// soleOf is a run's transport or version when it names one, else "".
-func soleOf(list string) string {
-	if strings.Contains(list, ",") {
-		return ""
-	}
-	return list
 }
