@@ -1,6 +1,8 @@
 package main_test
 
 import (
+	"bufio"
+	"bytes"
 	"context"
 	"crypto/rand"
 	"encoding/hex"
@@ -21,8 +23,9 @@ import (
 
 	. "github.com/onsi/ginkgo/v2"
 	. "github.com/onsi/gomega"
-	"github.com/onsi/gomega/gbytes"
 	"github.com/onsi/gomega/gexec"
+
+	"github.com/mcpconform/mcpconform/internal/ahead"
 )
 
 // Hostile targets (issue 8): internal/hostile is an MCP server that
@@ -36,21 +39,11 @@ import (
 // HOSTILE_BENCH=FILE each entry appends its wall time, peak RSS and report
 // size to FILE (bench/hostile.sh prints them).
 
-// hostileBin is the hostile program, built once (by the first entry).
-var (
-	hostileBin     string
-	hostileBuild   sync.Once
-	hostileBuildEr error
-)
-
-func buildHostile() string {
-	GinkgoHelper()
-	hostileBuild.Do(func() {
-		hostileBin, hostileBuildEr = gexec.Build("github.com/mcpconform/mcpconform/internal/hostile")
-	})
-	Expect(hostileBuildEr).NotTo(HaveOccurred(), "building internal/hostile")
-	return hostileBin
-}
+// hostileBinary builds the hostile program once (for the first run that
+// needs it).
+var hostileBinary = sync.OnceValues(func() (string, error) {
+	return gexec.Build("github.com/mcpconform/mcpconform/internal/hostile")
+})
 
 const (
 	// hostileRSS bounds mcpconform's peak resident memory in every entry.
@@ -255,22 +248,121 @@ func newTag() string {
 
 var urlLine = regexp.MustCompile(`listening on ((?:http|ws)://127\.0\.0\.1:\d+/mcp)`)
 
-func runHostile(name string, c hostileCase) {
-	bin := buildHostile()
-	tmp := GinkgoT().TempDir()
-	dir := filepath.Join(tmp, "out")
-	pidfile := filepath.Join(tmp, "pids")
-	tag := newTag()
-	target := append([]string{bin, "--mode", c.mode, "--transport", c.transport, "--tag", tag, "--pidfile", pidfile}, c.hostile...)
+// spawnGate keeps the floor of lowerPeakRSS true while runs start side by
+// side: a run starts (floor, then fork) with it held, and a spec reads a
+// run's reports (which raises this process's memory) with it read-held.
+var spawnGate sync.RWMutex
 
-	// Whatever happens, every process of this entry ends: found by its tag
-	// (the target and its children) and by the pids it wrote, killed by pid.
-	serverPid := 0
-	DeferCleanup(func() {
-		for _, pid := range append(tagged(tag, serverPid), pidsIn(pidfile, "child")...) {
-			_ = syscall.Kill(pid, syscall.SIGKILL)
+// hostileRun is one entry's run of mcpconform against its hostile target,
+// made ahead of the entry's turn (internal/ahead) and without assertions:
+// the entry judges it. Close ends every process of the entry and removes
+// its files.
+type hostileRun struct {
+	name, tmp, dir, pidfile, tag string
+	args                         []string
+	server                       *exec.Cmd // the HTTP or WebSocket target (the test's own)
+	serverPid                    int
+	code                         int
+	rss, floor, size             int64
+	wall                         time.Duration
+	hung                         bool // killed at hostileDeadline
+	stdout, stderr               []byte
+	err                          error // the run could not be made
+}
+
+func (r *hostileRun) Close() {
+	for _, pid := range append(tagged(r.tag, r.serverPid), pidsIn(r.pidfile, "child")...) {
+		_ = syscall.Kill(pid, syscall.SIGKILL)
+	}
+	if r.server != nil && r.server.Process != nil {
+		_ = r.server.Process.Kill()
+		_ = r.server.Wait()
+	}
+	_ = os.RemoveAll(r.tmp)
+}
+
+// line is the entry's measurement line (HOSTILE_BENCH, bench/hostile.sh).
+func (r *hostileRun) line() string {
+	line := fmt.Sprintf("%-56s exit %d  wall %7.2fs  peak RSS %6.1f MB (floor %4.1f)  reports %7.2f MB",
+		r.name, r.code, r.wall.Seconds(), float64(r.rss)/(1<<20), float64(r.floor)/(1<<20), float64(r.size)/(1<<20))
+	if r.hung {
+		line += "  HUNG: killed at the deadline"
+	}
+	return line
+}
+
+// untilNoted waits until the target's --pidfile holds a line of role, or
+// within ends.
+func untilNoted(ctx context.Context, pidfile, role string, within time.Duration) error {
+	deadline := time.NewTimer(within)
+	defer deadline.Stop()
+	tick := time.NewTicker(10 * time.Millisecond)
+	defer tick.Stop()
+	for len(pidsIn(pidfile, role)) == 0 {
+		select {
+		case <-tick.C:
+		case <-deadline.C:
+			return fmt.Errorf("the target did not note %q within %s", role, within)
+		case <-ctx.Done():
+			return ctx.Err()
 		}
-	})
+	}
+	return nil
+}
+
+// startTarget starts the HTTP or WebSocket target and reads its URL.
+func startTarget(ctx context.Context, r *hostileRun, target []string) (string, error) {
+	r.server = exec.Command(target[0], target[1:]...)
+	stderr, err := r.server.StderrPipe()
+	if err != nil {
+		return "", err
+	}
+	if err := r.server.Start(); err != nil {
+		return "", err
+	}
+	r.serverPid = r.server.Process.Pid
+	found := make(chan string, 1)
+	go func() {
+		sc := bufio.NewScanner(stderr)
+		sent := false
+		for sc.Scan() { // read to the end, so the target never blocks on stderr
+			if m := urlLine.FindStringSubmatch(sc.Text()); m != nil && !sent {
+				found <- m[1]
+				sent = true
+			}
+		}
+		close(found)
+	}()
+	deadline := time.NewTimer(exitWithin)
+	defer deadline.Stop()
+	select {
+	case url, ok := <-found:
+		if !ok {
+			return "", fmt.Errorf("the hostile target ended without printing its URL")
+		}
+		return url, nil
+	case <-deadline.C:
+		return "", fmt.Errorf("the hostile target printed no URL within %s", exitWithin)
+	case <-ctx.Done():
+		return "", ctx.Err()
+	}
+}
+
+// runHostile makes one entry's run.
+func runHostile(ctx context.Context, name string, c hostileCase) *hostileRun {
+	r := &hostileRun{name: name, tag: newTag()}
+	bin, err := hostileBinary()
+	if err != nil {
+		r.err = fmt.Errorf("building internal/hostile: %w", err)
+		return r
+	}
+	if r.tmp, err = os.MkdirTemp("", "hostile-"); err != nil {
+		r.err = err
+		return r
+	}
+	r.dir = filepath.Join(r.tmp, "out")
+	r.pidfile = filepath.Join(r.tmp, "pids")
+	target := append([]string{bin, "--mode", c.mode, "--transport", c.transport, "--tag", r.tag, "--pidfile", r.pidfile}, c.hostile...)
 
 	// One scenario at a time: the table's one-second answers are set for a
 	// target judged alone (a flooding target judged several at once is
@@ -280,53 +372,76 @@ func runHostile(name string, c hostileCase) {
 		args = []string{"server", "--parallel", "1", "--timeout", "120s", "--response-timeout", "60s"}
 	}
 	if c.unwritable {
-		file := filepath.Join(tmp, "a-file")
-		Expect(os.WriteFile(file, []byte("not a directory\n"), 0o644)).To(Succeed())
-		dir = filepath.Join(file, "out")
+		file := filepath.Join(r.tmp, "a-file")
+		if r.err = os.WriteFile(file, []byte("not a directory\n"), 0o644); r.err != nil {
+			return r
+		}
+		r.dir = filepath.Join(file, "out")
 	}
-	args = append(args, "-o", dir)
+	args = append(args, "-o", r.dir)
 	args = append(args, c.args...)
 	switch c.transport {
 	case "stdio":
 		args = append(append(args, "--stdio", "--"), target...)
 	case "http", "ws":
-		srv := start(exec.Command(target[0], target[1:]...))
-		serverPid = srv.Command.Process.Pid
-		Eventually(srv.Err).WithTimeout(exitWithin).Should(gbytes.Say(urlLine.String()), "the hostile target prints its URL")
-		url := urlLine.FindStringSubmatch(string(srv.Err.Contents()))[1]
+		url, err := startTarget(ctx, r, target)
+		if err != nil {
+			r.err = err
+			return r
+		}
 		flag := "--url"
 		if c.transport == "ws" {
 			flag = "--ws"
 		}
 		args = append(args, flag, url)
 	}
+	r.args = args
 
-	ctx, cancel := context.WithTimeout(context.Background(), hostileDeadline)
+	runCtx, cancel := context.WithTimeout(ctx, hostileDeadline)
 	defer cancel()
-	cmd := exec.CommandContext(ctx, exe, args...)
-	floor := lowerPeakRSS()
+	cmd := exec.CommandContext(runCtx, exe, args...)
+	var stdout, stderr bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &stdout, &stderr
+	spawnGate.Lock()
+	r.floor = lowerPeakRSS()
 	started := time.Now()
-	s := start(cmd)
+	err = cmd.Start()
+	spawnGate.Unlock()
+	if err != nil {
+		r.err = err
+		return r
+	}
 	if len(c.signals) > 0 {
 		at := c.signalAt
 		if at == "" {
 			at = "main"
 		}
-		Eventually(func() []int { return pidsIn(pidfile, at) }).WithTimeout(exitWithin).ShouldNot(BeEmpty(), "the target notes %q", at)
+		if err := untilNoted(runCtx, r.pidfile, at, exitWithin); err != nil {
+			_ = cmd.Process.Kill()
+			_ = cmd.Wait()
+			r.err = err
+			return r
+		}
 		for _, sig := range c.signals {
-			s.Signal(sig)
+			_ = cmd.Process.Signal(sig)
 		}
 	}
-	Eventually(s).WithTimeout(hostileDeadline + time.Minute).Should(gexec.Exit())
-	wall := time.Since(started)
-	code := s.ExitCode()
-	rss := int64(cmd.ProcessState.SysUsage().(*syscall.Rusage).Maxrss) << 10 // KiB on Linux
-	size := dirSize(dir)
-	line := fmt.Sprintf("%-56s exit %d  wall %7.2fs  peak RSS %6.1f MB (floor %4.1f)  reports %7.2f MB",
-		name, code, wall.Seconds(), float64(rss)/(1<<20), float64(floor)/(1<<20), float64(size)/(1<<20))
-	if ctx.Err() != nil {
-		line += "  HUNG: killed at the deadline"
-	}
+	_ = cmd.Wait()
+	r.wall = time.Since(started)
+	r.hung = runCtx.Err() != nil && ctx.Err() == nil
+	r.code = cmd.ProcessState.ExitCode()
+	r.rss = int64(cmd.ProcessState.SysUsage().(*syscall.Rusage).Maxrss) << 10 // KiB on Linux
+	r.size = dirSize(r.dir)
+	r.stdout, r.stderr = stdout.Bytes(), stderr.Bytes()
+	return r
+}
+
+// judgeRun is an entry: it takes the run made ahead and judges it.
+func judgeRun(name string, c hostileCase, work ahead.Work[*hostileRun]) {
+	r := work.Get()
+	DeferCleanup(r.Close)
+	Expect(r.err).NotTo(HaveOccurred(), "%s: the run could not be made", name)
+	line := r.line()
 	GinkgoWriter.Println("hostile:", line)
 	AddReportEntry("hostile "+name, line)
 	if path := os.Getenv("HOSTILE_BENCH"); path != "" {
@@ -335,19 +450,20 @@ func runHostile(name string, c hostileCase) {
 			f.Close()
 		}
 	}
-	Expect(ctx.Err()).NotTo(HaveOccurred(), "%s: mcpconform did not end by itself within %s and was killed: the run hangs\nstdout:\n%s\nstderr:\n%s",
-		name, hostileDeadline, s.Out.Contents(), s.Err.Contents())
-	out := fmt.Sprintf("mcpconform %s\nstdout:\n%s\nstderr:\n%s", strings.Join(args, " "), s.Out.Contents(), s.Err.Contents())
+	Expect(r.hung).To(BeFalse(), "%s: mcpconform did not end by itself within %s and was killed: the run hangs\nstdout:\n%s\nstderr:\n%s",
+		name, hostileDeadline, r.stdout, r.stderr)
+	out := fmt.Sprintf("mcpconform %s\nstdout:\n%s\nstderr:\n%s", strings.Join(r.args, " "), r.stdout, r.stderr)
 
 	// Every part of the verdict is judged, and every part that does not
 	// hold is reported together.
-	problems := InterceptGomegaFailures(func() { judgeHostile(c, code, rss, size, dir, tag, serverPid, pidfile, s) })
+	problems := InterceptGomegaFailures(func() { judgeHostile(c, r) })
 	if len(problems) > 0 {
 		Fail(fmt.Sprintf("%s: %d part(s) of the verdict do not hold:\n\n- %s\n\n%s", name, len(problems), strings.Join(problems, "\n- "), out))
 	}
 }
 
-func judgeHostile(c hostileCase, code int, rss, size int64, dir, tag string, serverPid int, pidfile string, s *gexec.Session) {
+func judgeHostile(c hostileCase, r *hostileRun) {
+	code, rss, size, dir, tag, serverPid, pidfile := r.code, r.rss, r.size, r.dir, r.tag, r.serverPid, r.pidfile
 	Expect(c.exit).To(ContainElement(code), "the exit code is one of %v, not %d", c.exit, code)
 	bound := int64(hostileRSS)
 	if c.rss > 0 {
@@ -375,15 +491,17 @@ func judgeHostile(c hostileCase, code int, rss, size int64, dir, tag string, ser
 
 	if c.unwritable {
 		Expect(pidsIn(pidfile, "main")).To(BeEmpty(), "the target is never started (it was, %d times)", len(pidsIn(pidfile, "main")))
-		Expect(string(s.Err.Contents())).To(ContainSubstring(dir), "the error names the report directory")
+		Expect(string(r.stderr)).To(ContainSubstring(dir), "the error names the report directory")
 		return
 	}
 
 	// The reports exist, parse and stay small.
+	spawnGate.RLock()
 	readJUnit(dir)
+	res := readResults(dir)
+	spawnGate.RUnlock()
 	Expect(filepath.Join(dir, "summary.md")).To(BeARegularFile())
 	Expect(filepath.Join(dir, "report.html")).To(BeARegularFile())
-	res := readResults(dir)
 	Expect(size).To(BeNumerically("<", hostileReports), "the reports stay under %d MB (they take %.1f MB)", hostileReports>>20, float64(size)/(1<<20))
 
 	if c.fails != "" {
@@ -446,7 +564,16 @@ var _ = Describe("hostile targets", Label("hostile"), func() {
 		if c.unwritable {
 			name += ", -o unwritable"
 		}
-		return Entry(name, name, c)
+		// The run is made ahead of the entry's turn: a flood or long lines
+		// keep a core busy, the others mostly wait.
+		weight := 1
+		switch c.mode {
+		case "flood", "flood-hang", "long-lines", "huge-line":
+			weight = aheadWidth / 2
+		}
+		work := ahead.Add(pool, "hostile targets get the verdict they must get "+name, weight,
+			func(ctx context.Context) *hostileRun { return runHostile(ctx, name, c) })
+		return Entry(name, name, c, work)
 	}
 
 	// core selects the families the hostile program's conformant behaviour
@@ -460,11 +587,14 @@ var _ = Describe("hostile targets", Label("hostile"), func() {
 	// budget, judged in the suites package.
 	lifecycle := []string{"--label-filter", "family: containsAny lifecycle"}
 	lifecycleWire := []string{"--label-filter", "family: containsAny {lifecycle, wire}"} // wire-rules judges the lines
+	// A few sessions are enough for what floods and long lines cost each
+	// (memory, the size of the reports); each session costs a core.
+	fewSessions := []string{"--scenario", "lifecycle-initialize,lifecycle-ping,lifecycle-id-echo"}
 	// The scenarios that poll a task: a target that stops answering once a
 	// task exists must not keep them polling.
 	taskPolls := []string{"--scenario", "tasks-status,tasks-result,tasks-cancel-terminal"}
 
-	DescribeTable("get the verdict they must get", runHostile,
+	DescribeTable("get the verdict they must get", judgeRun,
 		// Controls: the hostile program without a misbehaviour passes.
 		entry(hostileCase{transport: "stdio", mode: "conformant", args: core, exit: ok}),
 		entry(hostileCase{transport: "http", mode: "conformant", args: core, exit: ok}),
@@ -516,9 +646,9 @@ var _ = Describe("hostile targets", Label("hostile"), func() {
 		entry(hostileCase{transport: "ws", mode: "ws-no-subprotocol", args: core, exit: ok, notFails: "wire-rules/ws-subprotocol"}),
 
 		// Bounded memory and reports.
-		entry(hostileCase{transport: "stdio", mode: "flood", hostile: flood, args: lifecycle, exit: ends}),
-		entry(hostileCase{transport: "http", mode: "flood", hostile: flood, args: lifecycle, exit: ends}),
-		entry(hostileCase{transport: "ws", mode: "flood", hostile: flood, args: lifecycle, exit: ends}),
+		entry(hostileCase{transport: "stdio", mode: "flood", hostile: flood, args: fewSessions, exit: ends}),
+		entry(hostileCase{transport: "http", mode: "flood", hostile: flood, args: fewSessions, exit: ends}),
+		entry(hostileCase{transport: "ws", mode: "flood", hostile: flood, args: fewSessions, exit: ends}),
 		// A flood that lasts: the target never answers, and floods until the
 		// answer timeout gives up on it (the issue's 1.57 GB in 60 s). The
 		// bound is tighter: bounded inboxes keep a run near 60 MB here, where
@@ -526,9 +656,9 @@ var _ = Describe("hostile targets", Label("hostile"), func() {
 		entry(hostileCase{transport: "stdio", mode: "flood-hang", hostile: bigFlood, args: longWait, exit: failed, rss: floodRSS}),
 		entry(hostileCase{transport: "http", mode: "flood-hang", hostile: bigFlood, args: longWait, exit: failed, rss: floodRSS}),
 		entry(hostileCase{transport: "ws", mode: "flood-hang", hostile: bigFlood, args: longWait, exit: failed, rss: floodRSS}),
-		entry(hostileCase{transport: "stdio", mode: "long-lines", args: lifecycle, exit: ends}),
-		entry(hostileCase{transport: "http", mode: "long-lines", args: lifecycle, exit: ends}),
-		entry(hostileCase{transport: "ws", mode: "long-lines", args: lifecycle, exit: ends}),
+		entry(hostileCase{transport: "stdio", mode: "long-lines", args: fewSessions, exit: ends}),
+		entry(hostileCase{transport: "http", mode: "long-lines", args: fewSessions, exit: ends}),
+		entry(hostileCase{transport: "ws", mode: "long-lines", args: fewSessions, exit: ends}),
 
 		// Processes and signals.
 		entry(hostileCase{transport: "stdio", mode: "setsid-children", exit: failed, children: true}),

@@ -11,12 +11,21 @@ import (
 	. "github.com/onsi/ginkgo/v2"
 	. "github.com/onsi/gomega"
 	"github.com/onsi/gomega/gexec"
+
+	"github.com/mcpconform/mcpconform/internal/ahead"
 )
 
 func TestMcpconform(t *testing.T) {
 	RegisterFailHandler(Fail)
-	RunSpecs(t, "cmd/mcpconform")
+	pool.RunSpecs(t, "cmd/mcpconform")
 }
+
+// The specs run one after another, and many of them mostly wait on
+// processes (a stalling target, a self-test): pool makes those runs ahead
+// of their specs, aheadWidth units at once (internal/ahead).
+const aheadWidth = 8
+
+var pool = ahead.New(aheadWidth)
 
 // exe is the mcpconform binary under test, built once.
 var exe string
@@ -26,6 +35,9 @@ var _ = BeforeSuite(func() {
 	exe, err = gexec.Build("github.com/mcpconform/mcpconform/cmd/mcpconform")
 	Expect(err).NotTo(HaveOccurred())
 	DeferCleanup(gexec.CleanupBuildArtifacts)
+	// Cleanups run last first: the pool's work ends before the binaries go.
+	DeferCleanup(pool.End)
+	pool.Begin()
 })
 
 // exitWithin bounds how long one invocation may take.

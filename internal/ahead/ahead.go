@@ -1,0 +1,238 @@
+// Package ahead starts the slow, mostly waiting work of Ginkgo specs before
+// their turn, several at once. Ginkgo under go test runs a package's specs
+// one after another, so a suite whose specs each wait on a process (a
+// target that stalls, a run of the self-test) takes the sum of those waits;
+// with the work started ahead it takes about the longest of them, and what
+// the machine's cores allow.
+//
+// A spec keeps its own verdict: the work only produces a value (an exit
+// code, a process's output, a report), without assertions, and the spec
+// judges it when its turn comes. Work is registered while the tree is
+// built, under the full text of the spec that will read it; the suite's
+// Test function calls RunSpecs, which previews the specs (so focus, skip
+// and label filters hold: the work of a spec that will not run never
+// starts), runs them, and then ends and cleans up work that no spec read.
+//
+//	var slow = ahead.Add(pool, "a suite the spec", 1, func(ctx context.Context) result { … })
+//	It("the spec", func() { r := slow.Get(); Expect(r.code).To(Equal(0)) })
+//
+// Work starts when the suite calls Begin (from BeforeSuite, once what the
+// work needs is built), in the order the specs will run, at most Width
+// units of weight at a time. A spec that reads work not yet started runs
+// it itself, at once.
+package ahead
+
+import (
+	"context"
+	"slices"
+	"sort"
+	"strings"
+	"sync"
+	"testing"
+
+	"github.com/onsi/ginkgo/v2"
+	"github.com/onsi/ginkgo/v2/types"
+)
+
+// Closer is implemented by a result that holds something to release
+// (processes, a directory) when no spec reads it; a spec that reads it
+// releases it itself.
+type Closer interface{ Close() }
+
+// Pool holds the work of one suite.
+type Pool struct {
+	// Width bounds the weight of the work running at once.
+	Width int
+
+	mu      sync.Mutex
+	cond    *sync.Cond
+	jobs    []*job
+	byKey   map[string]*job
+	ctx     context.Context
+	cancel  context.CancelFunc
+	began   bool
+	ended   bool
+	running int // weight of the work running now
+	all     sync.WaitGroup
+}
+
+type job struct {
+	key     string
+	weight  int
+	run     func(context.Context) any
+	rank    int  // the spec's place in the run order; -1: it will not run
+	started bool // under Pool.mu
+	read    bool // under Pool.mu: a spec took the value
+	done    chan struct{}
+	val     any
+}
+
+// Work is the handle a spec reads its value from.
+type Work[T any] struct {
+	pool *Pool
+	job  *job
+}
+
+// New returns a pool that runs at most width units of weight at once.
+func New(width int) *Pool {
+	p := &Pool{Width: max(width, 1), byKey: map[string]*job{}}
+	p.cond = sync.NewCond(&p.mu)
+	p.ctx, p.cancel = context.WithCancel(context.Background())
+	return p
+}
+
+// Add registers work for the spec whose full text is key (containers and
+// the spec's own text, joined by spaces, as SpecReport.FullText gives it).
+// weight is its share of Width: 1 for work that mostly waits, more for
+// work that keeps a core busy. The context passed to run ends when the
+// suite ends. Ginkgo builds the tree twice (for the preview, then for the
+// run): the second Add of a key returns the work the first registered.
+func Add[T any](p *Pool, key string, weight int, run func(context.Context) T) Work[T] {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if j, again := p.byKey[key]; again {
+		return Work[T]{pool: p, job: j}
+	}
+	j := &job{key: key, weight: min(max(weight, 1), p.Width), rank: -1, done: make(chan struct{}),
+		run: func(ctx context.Context) any { return run(ctx) }}
+	p.jobs = append(p.jobs, j)
+	p.byKey[key] = j
+	return Work[T]{pool: p, job: j}
+}
+
+// Plan takes the run order: will lists, in order, the full texts of the
+// specs that will run; known holds every spec's full text. It returns the
+// keys of work registered for no spec at all (a renamed spec), which are
+// a mistake of the suite.
+func (p *Pool) Plan(will []string, known map[string]bool) (unknown []string) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	for i, text := range will {
+		if j, ok := p.byKey[text]; ok {
+			j.rank = i
+		}
+	}
+	for _, j := range p.jobs {
+		if !known[j.key] {
+			unknown = append(unknown, j.key)
+		}
+	}
+	sort.SliceStable(p.jobs, func(a, b int) bool { return p.jobs[a].rank < p.jobs[b].rank })
+	return unknown
+}
+
+// Begin starts the work of the specs that will run, in their order. Call
+// it once what the work needs exists (from BeforeSuite).
+func (p *Pool) Begin() {
+	p.mu.Lock()
+	if p.began {
+		p.mu.Unlock()
+		return
+	}
+	p.began = true
+	queue := slices.DeleteFunc(slices.Clone(p.jobs), func(j *job) bool { return j.rank < 0 })
+	p.mu.Unlock()
+	p.all.Add(1)
+	go func() {
+		defer p.all.Done()
+		for _, j := range queue {
+			p.mu.Lock()
+			for p.running+j.weight > p.Width && !j.started && p.ctx.Err() == nil {
+				p.cond.Wait()
+			}
+			if j.started || p.ctx.Err() != nil {
+				p.mu.Unlock()
+				if p.ctx.Err() != nil {
+					return
+				}
+				continue
+			}
+			j.started = true
+			p.running += j.weight
+			p.mu.Unlock()
+			p.all.Add(1)
+			go func() {
+				defer p.all.Done()
+				p.execute(j)
+				p.mu.Lock()
+				p.running -= j.weight
+				p.cond.Broadcast()
+				p.mu.Unlock()
+			}()
+		}
+	}()
+}
+
+func (p *Pool) execute(j *job) {
+	defer close(j.done)
+	j.val = j.run(p.ctx)
+}
+
+// Get returns the work's value, waiting for it if it runs; work not yet
+// started (its spec came first, or Begin was never called) runs here.
+func (w Work[T]) Get() T {
+	p, j := w.pool, w.job
+	p.mu.Lock()
+	j.read = true
+	mine := !j.started
+	j.started = true
+	p.cond.Broadcast()
+	p.mu.Unlock()
+	if mine {
+		p.execute(j)
+	}
+	<-j.done
+	v, _ := j.val.(T)
+	return v
+}
+
+// End cancels the work still running, waits for it, and releases the
+// values no spec read. Calls after the first do nothing.
+func (p *Pool) End() {
+	p.mu.Lock()
+	if p.ended {
+		p.mu.Unlock()
+		return
+	}
+	p.ended = true
+	p.cancel()
+	p.cond.Broadcast()
+	p.mu.Unlock()
+	p.all.Wait()
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	for _, j := range p.jobs {
+		if j.started && !j.read {
+			if c, ok := j.val.(Closer); ok {
+				c.Close()
+			}
+		}
+	}
+}
+
+// RunSpecs previews the suite's specs, plans the pool by them, runs the
+// specs (ginkgo.RunSpecs) and ends the pool. Under the ginkgo CLI's
+// parallel processes or a dry run nothing starts ahead: each spec runs its
+// own work when it reads it.
+func (p *Pool) RunSpecs(t *testing.T, description string) bool {
+	suite, _ := ginkgo.GinkgoConfiguration()
+	if suite.ParallelTotal <= 1 && !suite.DryRun {
+		preview := ginkgo.PreviewSpecs(description)
+		var will []string
+		known := map[string]bool{}
+		for _, s := range preview.SpecReports {
+			if s.LeafNodeType != types.NodeTypeIt {
+				continue
+			}
+			known[s.FullText()] = true
+			if s.State == types.SpecStatePassed {
+				will = append(will, s.FullText())
+			}
+		}
+		if unknown := p.Plan(will, known); len(unknown) > 0 {
+			t.Errorf("ahead: work registered for specs the suite does not have:\n  %s", strings.Join(unknown, "\n  "))
+		}
+	}
+	defer p.End()
+	return ginkgo.RunSpecs(t, description)
+}
