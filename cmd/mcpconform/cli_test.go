@@ -21,6 +21,7 @@ import (
 	"github.com/mcpconform/mcpconform/fakes/client"
 	"github.com/mcpconform/mcpconform/fakes/fault"
 	"github.com/mcpconform/mcpconform/fakes/server"
+	"github.com/mcpconform/mcpconform/internal/ahead"
 	"github.com/mcpconform/mcpconform/jsonrpc"
 	"github.com/mcpconform/mcpconform/scenarios/catalogue"
 	"github.com/mcpconform/mcpconform/transport"
@@ -91,9 +92,38 @@ var _ = Describe("mcpconform", func() {
 	Describe("server", func() {
 		var dir string
 		BeforeEach(func() { dir = GinkgoT().TempDir() })
+		// The runs of whole catalogues are made ahead of their specs.
+		const spec = "mcpconform server "
+		referenceWS := runAhead(spec+"passes the reference over WebSocket and writes a clean junit.xml", 2, nil,
+			func(d string) []string {
+				return []string{"server", "--reference", "--transport", "ws", "-o", filepath.Join(d, "out")}
+			})
+		faultStdio := runAhead(spec+"fails exactly the fault's check over stdio, and says so in junit.xml", 2, nil,
+			func(d string) []string {
+				return []string{"server", "--reference", "--fault", "ping-error", "--transport", "stdio", "-o", filepath.Join(d, "out")}
+			})
+		skipReasons := runAhead(spec+"says on the console why checks were skipped, one line per reason with its count", 2, nil,
+			func(d string) []string {
+				return []string{"server", "--reference", "--transport", "stdio", "--spec-version", "2025-11-25", "-o", filepath.Join(d, "out")}
+			})
+		inParallel := map[string]ahead.Work[*ranAhead]{}
+		for _, parallel := range []string{"1", "4"} {
+			inParallel[parallel] = runAheadPart(spec+"reaches the same verdicts, in the catalogue's order, one scenario at a time and four at once", parallel, 2, nil,
+				func(d string) []string {
+					return []string{"server", "--reference", "--fault", "progress-after-completion", "--transport", "stdio", "--parallel", parallel, "-o", filepath.Join(d, "out")}
+				})
+		}
+		handshakeStall := runAhead(spec+"gives up on a target that cannot complete the handshake after one timeout, and fails", 1,
+			func(d string) error {
+				return os.WriteFile(filepath.Join(d, "garbage-hang.sh"), []byte("#!/bin/sh\necho not-json\nexec sleep 600\n"), 0o755)
+			},
+			func(d string) []string {
+				return []string{"server", "--stdio", "--response-timeout", "2s", "-o", filepath.Join(d, "out"), "--", filepath.Join(d, "garbage-hang.sh")}
+			})
 
 		It("passes the reference over WebSocket and writes a clean junit.xml", func() {
-			s := run(0, "server", "--reference", "--transport", "ws", "-o", dir)
+			r := ranWith(referenceWS, 0)
+			s, dir := r, r.out()
 			Expect(s.Out).To(gbytes.Say(`judging built-in reference server`))
 			Expect(string(s.Out.Contents())).NotTo(MatchRegexp(`(?m)^FAIL`))
 
@@ -138,7 +168,8 @@ var _ = Describe("mcpconform", func() {
 		})
 
 		It("fails exactly the fault's check over stdio, and says so in junit.xml", func() {
-			s := run(1, "server", "--reference", "--fault", "ping-error", "--transport", "stdio", "-o", dir)
+			r := ranWith(faultStdio, 1)
+			s, dir := r, r.out()
 			Expect(string(s.Out.Contents())).To(MatchRegexp(`(?m)^FAIL\s+server stdio 2025-11-25\s+lifecycle-ping\s`))
 
 			doc := readJUnit(dir)
@@ -158,7 +189,7 @@ var _ = Describe("mcpconform", func() {
 		})
 
 		It("says on the console why checks were skipped, one line per reason with its count", func() {
-			out := string(run(0, "server", "--reference", "--transport", "stdio", "--spec-version", "2025-11-25", "-o", dir).Out.Contents())
+			out := string(ranWith(skipReasons, 0).Out.Contents())
 			m := regexp.MustCompile(`(?m)^(\d+) checks: \d+ passed, 0 failed, 0 warnings, (\d+) skipped`).FindStringSubmatch(out)
 			Expect(m).NotTo(BeNil(), out)
 			Expect(m[2]).NotTo(Equal("0"), "the reference skips the opt-in profiles' checks")
@@ -168,8 +199,7 @@ var _ = Describe("mcpconform", func() {
 
 		It("reaches the same verdicts, in the catalogue's order, one scenario at a time and four at once", func() {
 			verdicts := func(parallel string) []string {
-				out := filepath.Join(dir, "parallel-"+parallel)
-				run(1, "server", "--reference", "--fault", "progress-after-completion", "--transport", "stdio", "--parallel", parallel, "-o", out)
+				out := ranWith(inParallel[parallel], 1).out()
 				b, err := os.ReadFile(filepath.Join(out, "results.json"))
 				Expect(err).NotTo(HaveOccurred())
 				var results struct {
@@ -300,13 +330,7 @@ var _ = Describe("mcpconform", func() {
 		})
 
 		It("gives up on a target that cannot complete the handshake after one timeout, and fails", func() {
-			script := filepath.Join(GinkgoT().TempDir(), "garbage-hang.sh")
-			Expect(os.WriteFile(script, []byte("#!/bin/sh\necho not-json\nexec sleep 600\n"), 0o755)).To(Succeed())
-			started := time.Now()
-			s := start(exec.Command(exe, "server", "--stdio", "--response-timeout", "2s", "-o", dir, "--", script))
-			Eventually(s).WithTimeout(exitWithin).Should(gexec.Exit(1))
-			GinkgoWriter.Printf("a target that cannot start took %s to judge\n", time.Since(started))
-			doc := readJUnit(dir)
+			doc := readJUnit(ranWith(handshakeStall, 1).out())
 			Expect(doc.Failures).To(Equal(1), "the handshake's own check fails")
 			failed := doc.failed()
 			Expect(failed[0].Name).To(Equal("lifecycle-initialize/result-schema"))
@@ -327,6 +351,10 @@ var _ = Describe("mcpconform", func() {
 	Describe("client", func() {
 		var dir string
 		BeforeEach(func() { dir = GinkgoT().TempDir() })
+		clientFault := runAhead("mcpconform client fails the reference client's fault on its check, over every transport", 2, nil,
+			func(d string) []string {
+				return []string{"client", "--reference", "--fault", "skips-initialized", "-o", filepath.Join(d, "out")}
+			})
 		minimal, _ := filepath.Abs(filepath.Join("testdata", "minimal_client.py"))
 
 		for _, tr := range []string{"stdio", "http"} {
@@ -350,7 +378,8 @@ var _ = Describe("mcpconform", func() {
 		}
 
 		It("fails the reference client's fault on its check, over every transport", func() {
-			s := run(1, "client", "--reference", "--fault", "skips-initialized", "-o", dir)
+			r := ranWith(clientFault, 1)
+			s, dir := r, r.out()
 			for _, tr := range []string{"stdio", "http", "ws"} {
 				Expect(string(s.Out.Contents())).To(MatchRegexp(`(?m)^FAIL\s+client ` + tr + ` 2025-11-25\s+client-initialize\s+3/4 passed`))
 			}
@@ -413,9 +442,14 @@ var _ = Describe("mcpconform", func() {
 	Describe("a target that does not implement a version", func() {
 		var dir string
 		BeforeEach(func() { dir = GinkgoT().TempDir() })
+		allVersions := runAhead("mcpconform a target that does not implement a version is reported in one line and not judged there under --spec-version all", 2, nil,
+			func(d string) []string {
+				return []string{"server", "--reference", "--liberty", "stateful-only", "--transport", "http", "--spec-version", "all", "-o", filepath.Join(d, "out")}
+			})
 
 		It("is reported in one line and not judged there under --spec-version all", func() {
-			s := run(0, "server", "--reference", "--liberty", "stateful-only", "--transport", "http", "--spec-version", "all", "-o", dir)
+			r := ranWith(allVersions, 0)
+			s, dir := r, r.out()
 			out := string(s.Out.Contents())
 			Expect(regexp.MustCompile(`(?m)^SKIP .*2026-07-28.*does not implement 2026-07-28`).FindAllString(out, -1)).To(HaveLen(1), out)
 			Expect(out).NotTo(MatchRegexp(`(?m)^SKIP\s+server http 2026-07-28\s+lifecycle-`), "no line per scenario")
@@ -454,12 +488,15 @@ var _ = Describe("mcpconform", func() {
 	})
 
 	Describe("reports of a run over every transport and version", func() {
+		// Two families: ids are the catalogue's, unique by its own
+		// validation; what is judged here is how reports name them across
+		// transports and versions.
+		everywhere := runAhead("mcpconform reports of a run over every transport and version give every (classname, name) pair once, and name transport and version per scenario", 2, nil,
+			func(d string) []string {
+				return []string{"server", "--reference", "--transport", "all", "--spec-version", "all", "--label-filter", "family: containsAny {lifecycle, tools}", "-o", filepath.Join(d, "out")}
+			})
 		It("give every (classname, name) pair once, and name transport and version per scenario", func() {
-			dir := GinkgoT().TempDir()
-			// Two families: ids are the catalogue's, unique by its own
-			// validation; what is judged here is how reports name them
-			// across transports and versions.
-			run(0, "server", "--reference", "--transport", "all", "--spec-version", "all", "--label-filter", "family: containsAny {lifecycle, tools}", "-o", dir)
+			dir := ranWith(everywhere, 0).out()
 			doc := readJUnit(dir)
 			seen := map[string]bool{}
 			for _, c := range doc.cases() {
@@ -564,13 +601,14 @@ var _ = Describe("mcpconform", func() {
 	})
 
 	Describe("selftest", func() {
+		// One version (the assertions are about 2025-11-25); runAhead's
+		// ceiling only ends a hang: the catalogue is large and two cores slow.
+		selftestWS := runAhead("mcpconform selftest passes over WebSocket, running every fault WebSocket can show", aheadWidth/2, nil,
+			func(string) []string {
+				return []string{"selftest", "--transport", "ws", "--spec-version", "2025-11-25", "--parallel", "8", "-q"}
+			})
 		It("passes over WebSocket, running every fault WebSocket can show", func() {
-			// One version (the assertions are about 2025-11-25); the ceiling
-			// only ends a hang: the catalogue is large and two cores slow.
-			s := start(exec.Command(exe, "selftest", "--transport", "ws", "--spec-version", "2025-11-25", "--parallel", "8", "-q"))
-			Eventually(s).WithTimeout(10 * exitWithin).Should(gexec.Exit())
-			out := string(s.Out.Contents())
-			Expect(s.ExitCode()).To(Equal(0), "stdout:\n%s\nstderr:\n%s", out, s.Err.Contents())
+			out := string(ranWith(selftestWS, 0).Out.Contents())
 			Expect(out).To(ContainSubstring("self-test passed"))
 			Expect(out).To(MatchRegexp(`(?m)^server\s+-\s+\(reference\)\s+ws\s+2025-11-25\s+-$`))
 			Expect(out).To(MatchRegexp(`(?m)^client\s+-\s+\(reference\)\s+ws\s+2025-11-25\s+-$`))

@@ -2,7 +2,6 @@ package main_test
 
 import (
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strings"
 	"sync"
@@ -10,6 +9,8 @@ import (
 	. "github.com/onsi/ginkgo/v2"
 	. "github.com/onsi/gomega"
 	"github.com/onsi/gomega/gexec"
+
+	"github.com/mcpconform/mcpconform/internal/ahead"
 )
 
 // Hostile clients: internal/hostileclient is a client under test that
@@ -18,11 +19,11 @@ import (
 // the words of its message, the client's own output kept in the report, and
 // no process of it left alive afterwards.
 
-var (
-	hostileClientBin   string
-	hostileClientBuild sync.Once
-	hostileClientErr   error
-)
+// hostileClientBinary builds the hostile client once (for the first run
+// that needs it).
+var hostileClientBinary = sync.OnceValues(func() (string, error) {
+	return gexec.Build("github.com/mcpconform/mcpconform/internal/hostileclient")
+})
 
 type hostileClientCase struct {
 	transport string
@@ -34,21 +35,26 @@ type hostileClientCase struct {
 	report    string // text that must appear somewhere in results.json (the client's output)
 }
 
-var _ = Describe("hostile clients", func() {
-	DescribeTable("get a clear verdict, keep the client's output and leave no process",
-		func(c hostileClientCase) {
-			hostileClientBuild.Do(func() {
-				hostileClientBin, hostileClientErr = gexec.Build("github.com/mcpconform/mcpconform/internal/hostileclient")
-			})
-			Expect(hostileClientErr).NotTo(HaveOccurred())
-			dir := filepath.Join(GinkgoT().TempDir(), "out")
-			tag := newTag()
-			args := append([]string{"client", "-o", dir, "--transport", c.transport, "--parallel", "1", "--response-timeout", "1s"}, c.args...)
-			args = append(args, "--", hostileClientBin, "--mode", c.mode, "--tag", tag)
-			s := start(exec.Command(exe, args...))
-			Eventually(s).WithTimeout(hostileDeadline).Should(gexec.Exit(), "mcpconform did not end")
-			Expect(s.ExitCode()).To(Equal(c.exit), "stdout:\n%s\nstderr:\n%s", s.Out.Contents(), s.Err.Contents())
+// clientTag is the --tag of the hostile client of a run made in dir.
+func clientTag(dir string) string { return "hostile-client-" + filepath.Base(dir) }
 
+var _ = Describe("hostile clients", func() {
+	const table = "hostile clients get a clear verdict, keep the client's output and leave no process "
+	// Each entry's run is made ahead of its turn: they mostly wait.
+	entry := func(name string, c hostileClientCase) TableEntry {
+		work := runAhead(table+name, 1,
+			func(string) error { _, err := hostileClientBinary(); return err },
+			func(d string) []string {
+				bin, _ := hostileClientBinary()
+				args := append([]string{"client", "-o", filepath.Join(d, "out"), "--transport", c.transport, "--parallel", "1", "--response-timeout", "1s"}, c.args...)
+				return append(args, "--", bin, "--mode", c.mode, "--tag", clientTag(d))
+			})
+		return Entry(name, c, work)
+	}
+	DescribeTable("get a clear verdict, keep the client's output and leave no process",
+		func(c hostileClientCase, work ahead.Work[*ranAhead]) {
+			made := ranWith(work, c.exit)
+			dir, tag := made.out(), clientTag(made.dir)
 			r := readResults(dir)
 			if c.fails != "" {
 				msg, ok := r.failed(c.fails)
@@ -63,25 +69,25 @@ var _ = Describe("hostile clients", func() {
 			}
 			Eventually(func() []int { return tagged(tag, 0) }).WithTimeout(leftWithin).Should(BeEmpty(), "no hostile client process is left")
 		},
-		Entry("a client that crashes before connecting (stdio)", hostileClientCase{transport: "stdio", mode: "crash",
+		entry("a client that crashes before connecting (stdio)", hostileClientCase{transport: "stdio", mode: "crash",
 			args: []string{"--spec-version", "2025-11-25", "--scenario", "client-initialize"}, exit: 1,
 			fails: "client-initialize/initialize-first", words: `exited with code 3`, report: "boom, crashing before connecting"}),
-		Entry("a client that crashes before connecting, at 2026-07-28 (http)", hostileClientCase{transport: "http", mode: "crash",
+		entry("a client that crashes before connecting, at 2026-07-28 (http)", hostileClientCase{transport: "http", mode: "crash",
 			args: []string{"--spec-version", "2026-07-28"}, exit: 1,
 			fails: "client-mrtr-request-state/new-id", words: `exited with code 3`, report: "boom, crashing before connecting"}),
-		Entry("a client that hangs without connecting (http)", hostileClientCase{transport: "http", mode: "hang",
+		entry("a client that hangs without connecting (http)", hostileClientCase{transport: "http", mode: "hang",
 			args: []string{"--spec-version", "2025-11-25", "--scenario", "client-initialize"}, exit: 1,
 			fails: "client-initialize/initialize-first", words: `sent nothing more for 1s`, report: "hanging without connecting"}),
-		Entry("a client that initializes and then hangs (stdio)", hostileClientCase{transport: "stdio", mode: "hang-after-init",
+		entry("a client that initializes and then hangs (stdio)", hostileClientCase{transport: "stdio", mode: "hang-after-init",
 			args: []string{"--spec-version", "2025-11-25", "--scenario", "client-initialize"}, exit: 0,
 			report: "initialized; now hanging"}),
-		Entry("a client that writes garbage (stdio)", hostileClientCase{transport: "stdio", mode: "garbage",
+		entry("a client that writes garbage (stdio)", hostileClientCase{transport: "stdio", mode: "garbage",
 			args: []string{"--spec-version", "2025-11-25", "--scenario", "client-initialize"}, exit: 1,
 			fails: "client-initialize/initialize-first", words: `exited with code 0`, report: "wrote garbage, exiting 0"}),
-		Entry("a client whose MRTR loop has no bound (http)", hostileClientCase{transport: "http", mode: "mrtr-endless",
+		entry("a client whose MRTR loop has no bound (http)", hostileClientCase{transport: "http", mode: "mrtr-endless",
 			args: []string{"--spec-version", "2026-07-28", "--scenario", "client-mrtr-max-rounds"}, exit: 1,
 			fails: "client-mrtr-max-rounds/stops", words: `still retrying after 100 retries, 10 times the limit`, report: "looping on input_required without a bound"}),
-		Entry("a client whose child leaves its session (ws)", hostileClientCase{transport: "ws", mode: "setsid",
+		entry("a client whose child leaves its session (ws)", hostileClientCase{transport: "ws", mode: "setsid",
 			args: []string{"--spec-version", "2025-11-25", "--scenario", "client-initialize"}, exit: 1,
 			fails: "client-initialize/initialize-first", words: `sent nothing more`, report: "in a new session"}),
 	)

@@ -57,7 +57,8 @@ type Pool struct {
 }
 
 type job struct {
-	key     string
+	spec    string // the full text of the spec that reads it
+	key     string // spec, and the part's name
 	weight  int
 	run     func(context.Context) any
 	rank    int  // the spec's place in the run order; -1: it will not run
@@ -88,12 +89,19 @@ func New(width int) *Pool {
 // suite ends. Ginkgo builds the tree twice (for the preview, then for the
 // run): the second Add of a key returns the work the first registered.
 func Add[T any](p *Pool, key string, weight int, run func(context.Context) T) Work[T] {
+	return AddPart(p, key, "", weight, run)
+}
+
+// AddPart registers one of several pieces of work one spec reads, told
+// apart by part; each runs on its own, side by side with the others.
+func AddPart[T any](p *Pool, spec, part string, weight int, run func(context.Context) T) Work[T] {
 	p.mu.Lock()
 	defer p.mu.Unlock()
+	key := spec + "\x00" + part
 	if j, again := p.byKey[key]; again {
 		return Work[T]{pool: p, job: j}
 	}
-	j := &job{key: key, weight: min(max(weight, 1), p.Width), rank: -1, done: make(chan struct{}),
+	j := &job{spec: spec, key: key, weight: min(max(weight, 1), p.Width), rank: -1, done: make(chan struct{}),
 		run: func(ctx context.Context) any { return run(ctx) }}
 	p.jobs = append(p.jobs, j)
 	p.byKey[key] = j
@@ -107,14 +115,16 @@ func Add[T any](p *Pool, key string, weight int, run func(context.Context) T) Wo
 func (p *Pool) Plan(will []string, known map[string]bool) (unknown []string) {
 	p.mu.Lock()
 	defer p.mu.Unlock()
+	rank := map[string]int{}
 	for i, text := range will {
-		if j, ok := p.byKey[text]; ok {
-			j.rank = i
-		}
+		rank[text] = i
 	}
 	for _, j := range p.jobs {
-		if !known[j.key] {
-			unknown = append(unknown, j.key)
+		if i, ok := rank[j.spec]; ok {
+			j.rank = i
+		}
+		if !known[j.spec] && !slices.Contains(unknown, j.spec) {
+			unknown = append(unknown, j.spec)
 		}
 	}
 	sort.SliceStable(p.jobs, func(a, b int) bool { return p.jobs[a].rank < p.jobs[b].rank })

@@ -92,6 +92,33 @@ var _ = Describe("a pool", func() {
 		Expect(peak).To(Equal(3))
 	})
 
+	It("runs the parts of one spec's work side by side", func() {
+		p := ahead.New(2)
+		var arrived sync.WaitGroup
+		arrived.Add(2)
+		ready := make(chan struct{})
+		go func() { arrived.Wait(); close(ready) }()
+		// Each part waits until both have started: run one after the
+		// other, the first would give up at its deadline.
+		part := func(ctx context.Context) bool {
+			arrived.Done()
+			select {
+			case <-ready:
+				return true
+			case <-ctx.Done():
+			case <-time.After(time.Minute):
+			}
+			return false
+		}
+		a := ahead.AddPart(p, "s a", "one", 1, part)
+		b := ahead.AddPart(p, "s a", "two", 1, part)
+		Expect(p.Plan([]string{"s a"}, map[string]bool{"s a": true})).To(BeEmpty())
+		p.Begin()
+		Expect(a.Get()).To(BeTrue())
+		Expect(b.Get()).To(BeTrue())
+		p.End()
+	})
+
 	It("runs work in the reading spec when it has not started", func() {
 		p := ahead.New(1)
 		w := ahead.Add(p, "s a", 1, func(context.Context) int { return 7 })
