@@ -107,14 +107,17 @@ func (lr *stdioLineReader) next() (stdioLine, error) {
 
 // pumpStdioLines reads lines from r and hands them to out until r fails.
 // Over-long lines and a missing final newline are recorded as events in t;
-// empty lines are skipped. Once stop is closed, lines are dropped instead of
+// empty lines are skipped. Once stop is closed, lines are no longer
 // delivered; pumpStdioLines then returns at once unless drain is set, in
 // which case it keeps reading (so a writer never blocks on a full pipe)
-// until r fails. It returns the error that ended the stream.
+// until r fails, and keeps the first keptAfterClose of those lines in the
+// transcript as events (what a target printed as it ended explains how it
+// ended). It returns the error that ended the stream.
 func pumpStdioLines(r io.Reader, max int, opts Options, what string,
 	out chan<- []byte, stop <-chan struct{}, drain bool) error {
 	t, session := opts.Transcript, opts.Session
 	lr := newStdioLineReader(r, max)
+	kept := 0
 	for {
 		l, err := lr.next()
 		if err != nil {
@@ -138,8 +141,27 @@ func pumpStdioLines(r io.Reader, max int, opts Options, what string,
 			if !drain {
 				return ErrClosed
 			}
+			switch {
+			case kept < keptAfterClose:
+				t.Eventf(session, "%s after the connection closed (not read as a message): %s", what, clipLine(l.line))
+			case kept == keptAfterClose:
+				t.Eventf(session, "%s: more lines after the connection closed; not kept", what)
+			}
+			kept++
 		}
 	}
+}
+
+// keptAfterClose bounds the lines a closed connection keeps as events.
+const keptAfterClose = 20
+
+// clipLine shortens a line kept as an event.
+func clipLine(b []byte) string {
+	const most = 2048
+	if len(b) <= most {
+		return string(b)
+	}
+	return fmt.Sprintf("%s… (%d bytes)", b[:most], len(b))
 }
 
 // isClosed reports whether ch is closed.

@@ -23,6 +23,10 @@ const (
 // right after io.EOF.
 const eofExitGrace = time.Second
 
+// drainAfterExit bounds how long Close waits for stdout to reach its end
+// once the target has exited: at once, unless a descendant holds it open.
+const drainAfterExit = 250 * time.Millisecond
+
 // StdioOptions configure DialStdio.
 type StdioOptions struct {
 	Options
@@ -411,8 +415,19 @@ func (c *StdioConn) shutdown() error {
 		err = fmt.Errorf("transport: target process %d did not exit within %s of %s", c.pid, killWait, killSignalName)
 	}
 
-	// Closing our read ends stops the pumps even if some process outside
-	// the group still holds the other ends.
+	// A target that exited may have left lines in the pipe: the pump reads
+	// them to its end (at once, unless a process outside the group still
+	// holds stdout) before our read ends close. Closing them stops the
+	// pumps even if some process outside the group still holds the other
+	// ends.
+	if isClosed(c.exited) {
+		drained := time.NewTimer(drainAfterExit)
+		select {
+		case <-c.outDone:
+		case <-drained.C:
+		}
+		drained.Stop()
+	}
 	c.stdout.Close()
 	c.stderr.Close()
 	t := time.NewTimer(c.opts.KillWait)

@@ -260,6 +260,19 @@ var _ = Describe("stdio client (spawned target)", Ordered, ContinueOnFailure, fu
 		Expect(c.ExitErr()).NotTo(HaveOccurred())
 	})
 
+	It("keeps what a target printed before it exited, though nothing read it and the write to it failed", func() {
+		t := jsonrpc.NewTranscript()
+		c := dial(StdioOptions{Options: Options{Transcript: t}}, "-garbage")
+		Eventually(c.Exited()).WithTimeout(10 * time.Second).Should(BeClosed())
+		Expect(c.Send(tpCtx(time.Second), []byte(`{"too":"late"}`))).NotTo(Succeed(), "the target is gone")
+		Expect(c.Close()).To(Succeed())
+		Expect(eventsOf(t)()).To(ContainElements(
+			"stdout after the connection closed (not read as a message): not json at all",
+			`stdout after the connection closed (not read as a message): {"a":1}`,
+			`stdout after the connection closed (not read as a message): {"unterminated":true}`,
+		))
+	})
+
 	It("honours ctx in Recv and in a Send blocked on a target that does not read", func() {
 		c := dial(StdioOptions{StdinCloseWait: 100 * time.Millisecond}, "-sleep")
 		_, err := c.Recv(tpCtx(50 * time.Millisecond))

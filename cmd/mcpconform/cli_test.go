@@ -288,31 +288,33 @@ var _ = Describe("mcpconform", func() {
 			Expect(readJUnit(dir).Failures).To(BeZero(), "an unreachable target violates nothing")
 		})
 
-		It("judges a stdio target that prints garbage and exits, and keeps what it did", func() {
-			script := filepath.Join(GinkgoT().TempDir(), "garbage.sh")
-			// It reads the first request before it answers garbage: the
-			// output of a target that exits before mcpconform's first write
-			// can be lost with the broken pipe (a known gap, not what this
-			// test is about).
-			Expect(os.WriteFile(script, []byte("#!/bin/sh\nread request\necho 'not json at all'; exit 7\n"), 0o755)).To(Succeed())
-			s := start(exec.Command(exe, "server", "--stdio", "-o", dir, "--", script))
-			Eventually(s).WithTimeout(exitWithin).Should(gexec.Exit())
-			Expect(s.ExitCode()).To(BeElementOf(1, 3))
-			Expect(string(s.Out.Contents())).To(ContainSubstring("judging stdio: " + script))
+		DescribeTable("judges a stdio target that prints garbage and exits, and keeps what it did",
+			func(body string) {
+				script := filepath.Join(GinkgoT().TempDir(), "garbage.sh")
+				Expect(os.WriteFile(script, []byte("#!/bin/sh\n"+body), 0o755)).To(Succeed())
+				s := start(exec.Command(exe, "server", "--stdio", "-o", dir, "--", script))
+				Eventually(s).WithTimeout(exitWithin).Should(gexec.Exit())
+				Expect(s.ExitCode()).To(BeElementOf(1, 3))
+				Expect(string(s.Out.Contents())).To(ContainSubstring("judging stdio: " + script))
 
-			doc := readJUnit(dir)
-			Expect(doc.Tests).To(BeNumerically(">", 0))
-			all := ""
-			for _, suite := range doc.Suites {
-				all += suite.SystemOut
-				for _, c := range suite.Cases {
-					Expect(c.Name).NotTo(BeEmpty())
-					Expect(c.Classname).NotTo(BeEmpty())
+				doc := readJUnit(dir)
+				Expect(doc.Tests).To(BeNumerically(">", 0))
+				all := ""
+				for _, suite := range doc.Suites {
+					all += suite.SystemOut
+					for _, c := range suite.Cases {
+						Expect(c.Name).NotTo(BeEmpty())
+						Expect(c.Classname).NotTo(BeEmpty())
+					}
 				}
-			}
-			Expect(all).To(ContainSubstring("not json at all"))
-			Expect(all).To(ContainSubstring("exit status 7"))
-		})
+				Expect(all).To(ContainSubstring("not json at all"))
+				Expect(all).To(ContainSubstring("exit status 7"))
+			},
+			Entry("after it reads the first request", "read request\necho 'not json at all'; exit 7\n"),
+			// Its output is on the pipe when mcpconform's first write meets
+			// a broken pipe, or before it: kept either way.
+			Entry("without reading anything", "echo 'not json at all'; exit 7\n"),
+		)
 		It("exits 3 on Ctrl-C and still writes what was judged", func() {
 			// The fault never answers tasks/result after a cancel: with a long
 			// response timeout the second scenario is still waiting when
