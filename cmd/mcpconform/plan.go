@@ -231,8 +231,8 @@ func (p *plan) execute(cmd *cobra.Command) (int, error) {
 	fmt.Fprintf(out, "mcpconform %s: judging %s at %s\n", toolVersion, p.describe, strings.Join(p.versions, ", "))
 	started := time.Now()
 	col := suites.NewCollector()
-	sigs := catchSignals(cmd.ErrOrStderr())
-	progress, progressDone := runProgress(out, p.flags.progress, p.flags.verbose, col)
+	progress, messages, progressDone := runProgress(out, cmd.ErrOrStderr(), p.flags.progress, p.flags.verbose, col)
+	sigs := catchSignals(messages)
 	if b := p.flags.baseline; b != nil {
 		progress = &expectedProgress{next: progress, baseline: b, side: string(p.side)}
 	}

@@ -224,15 +224,39 @@ func cutRunes(s string, n int) string {
 	return string(r[:n-1]) + "…"
 }
 
+// Above returns a writer to w (stderr, say) whose text is printed above
+// the live line: the line is cleared first and drawn again after, so a
+// message in the middle of a run (a signal's) does not land on its row.
+func (p *liveProgress) Above(w io.Writer) io.Writer { return aboveLine{p: p, w: w} }
+
+type aboveLine struct {
+	p *liveProgress
+	w io.Writer
+}
+
+func (a aboveLine) Write(b []byte) (int, error) {
+	a.p.mu.Lock()
+	defer a.p.mu.Unlock()
+	if a.p.shown {
+		io.WriteString(a.p.w, clearLine)
+		a.p.shown = false
+	}
+	n, err := a.w.Write(b)
+	a.p.drawLocked()
+	return n, err
+}
+
 // runProgress is where a judging run's progress goes: out itself (plain
-// lines), or a live line drawn on out. done clears the live line.
-func runProgress(out io.Writer, mode progressMode, verbose bool, col *suites.Collector) (progress io.Writer, done func()) {
+// lines), or a live line drawn on out. errOut is where messages in the
+// middle of the run go: above the live line when there is one. done
+// clears the live line.
+func runProgress(out, errOut io.Writer, mode progressMode, verbose bool, col *suites.Collector) (progress, messages io.Writer, done func()) {
 	live, width := liveWanted(mode, out, os.Getenv, verbose)
 	if !live {
-		return out, func() {}
+		return out, errOut, func() {}
 	}
 	p := newLiveProgress(out, width, col.PlannedScenarios, time.Now, time.Second)
-	return p, p.close
+	return p, p.Above(errOut), p.close
 }
 
 // expectedProgress shows, as the run goes, a scenario whose every failed

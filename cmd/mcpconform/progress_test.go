@@ -2,6 +2,7 @@ package main
 
 import (
 	"bytes"
+	"fmt"
 	"os"
 	"strings"
 	"time"
@@ -46,6 +47,15 @@ var _ = Describe("progress line", func() {
 		p.ScenarioDone(suites.ScenarioDone{Transport: transport.WS, Version: "2026-07-28", Word: "PASS",
 			Counts: reports.Counts{Total: 3, Passed: 2, Warning: 1}, Line: "PASS  …"})
 		Expect(screen.String()).To(Equal("\r\x1b[Kscenario 2/3 · ws · 2026-07-28 · 2m4s · 0 failed, 1 warnings"))
+	})
+
+	It("prints a message to another stream (stderr on the same terminal) above the live line, not on its row", func() {
+		p.ScenarioDone(done("PASS", reports.Counts{Total: 2, Passed: 2}))
+		screen.Reset()
+		fmt.Fprintf(p.Above(&screen), "mcpconform: interrupt: stopping the target\n")
+		Expect(screen.String()).To(Equal("\r\x1b[K" +
+			"mcpconform: interrupt: stopping the target\n" +
+			"\r\x1b[Kscenario 1/3 · stdio · 2025-11-25 · 0.0s · 0 failed"))
 	})
 
 	It("prints a failed scenario as a line of its own above the live line, and keeps counting its failures", func() {
