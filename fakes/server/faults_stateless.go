@@ -161,7 +161,13 @@ var (
 		Description: "implements 2026-07-28 only (server/discover lists no other version): GET and DELETE get 405, an Mcp-Session-Id is ignored"}
 )
 
-var statelessLiberties = fault.Set{CachingPrivate, MissingResourceNoData, StatelessOnlyHTTP}
+// UnknownToolFirst validates a tools/call's body before its headers.
+var UnknownToolFirst = &fault.Fault{Name: "unknown-tool-before-headers", Liberty: true, Versions: modern, Transports: httpOnly,
+	Freedom: `streamable-http.mdx, "Server Validation": servers "MUST reject requests where the values specified in the headers do ` +
+		`not match the corresponding values in the request body"; the page orders no other validation of the body before or after it`,
+	Description: "refuses a tools/call of a tool it does not list (-32602) before it compares the call's headers with its body"}
+
+var statelessLiberties = fault.Set{CachingPrivate, MissingResourceNoData, StatelessOnlyHTTP, UnknownToolFirst}
 
 // modernOnlyHTTP are the variants whose server/discover lists 2026-07-28
 // only, so that the rules for such a server are judged on them.

@@ -122,6 +122,16 @@ type callParams struct {
 	} `json:"task"`
 }
 
+// hasTool reports whether the reference lists a tool of that name.
+func hasTool(name string) bool {
+	for _, t := range referenceTools {
+		if t.name == name {
+			return true
+		}
+	}
+	return false
+}
+
 func (r *reference) toolsCall(ctx context.Context, p *Peer, req *jsonrpc.Message) (any, *jsonrpc.Error) {
 	var params callParams
 	_ = json.Unmarshal(req.Params, &params)
