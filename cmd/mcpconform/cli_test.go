@@ -424,6 +424,20 @@ var _ = Describe("mcpconform", func() {
 			Expect(doc.cases()[0].Skipped.Message).To(ContainSubstring("the call was answered without asking for input"))
 		})
 
+		It("does not judge Mcp-Name against a server that refuses the call on its body, when it lacks the fixture's tool", func() {
+			run(0, "server", "--reference", "--liberty", "unknown-tool-before-headers", "--transport", "http", "--spec-version", "2026-07-28",
+				"--scenario", "stateless-http-headers", "--fixture", "test_simple_text=mcpconform_absent_tool", "-o", dir)
+			skipped := map[string]string{}
+			for _, c := range readJUnit(dir).cases() {
+				if c.Skipped != nil {
+					skipped[c.Name] = c.Skipped.Message
+				}
+			}
+			for _, id := range []string{"stateless-http-headers/name-missing", "stateless-http-headers/name-mismatch"} {
+				Expect(skipped).To(HaveKeyWithValue(id, ContainSubstring("--fixture test_simple_text=TOOL")))
+			}
+		})
+
 		It("exits 3, not 0, when every selected check was skipped: nothing was judged", func() {
 			s := run(3, "server", "--reference", "--transport", "stdio", "--scenario", "tasks-failing",
 				"--fixture", "test_task_failing=no-such-tool", "-o", dir)
