@@ -81,18 +81,24 @@ var _ = Describe("Server wire faults", func() {
 			DeferCleanup(func() { ws.Close() })
 			return ws
 		}
-		accept := func(srv *WSServer) Conn {
+		// accept takes the server side of raw's connection. The raw client
+		// closes first at the end: it never answers a close frame, so the
+		// server's Close would wait out its close handshake.
+		accept := func(srv *WSServer, raw *websocket.Conn) Conn {
 			GinkgoHelper()
 			c, err := srv.Accept(tpCtx(5 * time.Second))
 			Expect(err).NotTo(HaveOccurred())
 			DeferCleanup(func() { c.Close() })
+			if raw != nil {
+				DeferCleanup(func() { raw.Close() })
+			}
 			return c
 		}
 
 		It("BinaryFrames sends every message in a binary frame", func() {
 			srv := listenWS(WSServerOptions{BinaryFrames: true})
 			ws := rawDial(srv)
-			sc := accept(srv)
+			sc := accept(srv, ws)
 			Expect(ws.Subprotocol()).To(Equal(WebSocketSubprotocol))
 			for _, f := range []string{`{"jsonrpc":"2.0","id":1,"result":{}}`, `{"jsonrpc":"2.0","method":"n"}`} {
 				Expect(sc.Send(tpCtx(time.Second), []byte(f))).To(Succeed())
@@ -107,7 +113,7 @@ var _ = Describe("Server wire faults", func() {
 		It("sends text frames by default", func() {
 			srv := listenWS(WSServerOptions{})
 			ws := rawDial(srv)
-			sc := accept(srv)
+			sc := accept(srv, ws)
 			Expect(sc.Send(tpCtx(time.Second), []byte(`{}`))).To(Succeed())
 			Expect(ws.SetReadDeadline(time.Now().Add(5 * time.Second))).To(Succeed())
 			typ, _, err := ws.ReadMessage()
@@ -119,7 +125,7 @@ var _ = Describe("Server wire faults", func() {
 			t := jsonrpc.NewTranscript()
 			srv := listenWS(WSServerOptions{Options: Options{Transcript: t}, NoSubprotocol: true})
 			ws := rawDial(srv)
-			sc := accept(srv)
+			sc := accept(srv, ws)
 			Expect(ws.Subprotocol()).To(BeEmpty())
 			Expect(sc.(*WSConn).Subprotocol()).To(BeEmpty())
 			Expect(ws.WriteMessage(websocket.TextMessage, []byte(`{"a":1}`))).To(Succeed())
@@ -144,7 +150,7 @@ var _ = Describe("Server wire faults", func() {
 			defer resp.Body.Close()
 			Expect(resp.StatusCode).To(Equal(http.StatusSwitchingProtocols))
 			Expect(resp.Header.Values("Sec-WebSocket-Protocol")).To(BeEmpty())
-			accept(srv)
+			accept(srv, nil) // the body, closed first, is the connection
 		})
 	})
 })
