@@ -9,30 +9,65 @@ import (
 
 	"github.com/mcpconform/mcpconform/fakes/fault"
 	"github.com/mcpconform/mcpconform/fakes/server"
+	"github.com/mcpconform/mcpconform/internal/ahead"
 	"github.com/mcpconform/mcpconform/scenarios"
 	"github.com/mcpconform/mcpconform/scenarios/catalogue"
 	"github.com/mcpconform/mcpconform/suites"
 	"github.com/mcpconform/mcpconform/transport"
 )
 
-var _ = Describe("task isolation with two authorization contexts", func() {
-	isolation := func(ctx context.Context, f *fault.Fault, tokens []string) map[string]scenarios.Verdict {
-		ref, err := suites.StartReference(ctx, transport.HTTP, server.ReferenceOptions{Variant: f}, exe)
-		Expect(err).NotTo(HaveOccurred())
-		DeferCleanup(ref.Stop)
-		s, ok := catalogue.All().Find("tasks-isolation")
-		Expect(ok).To(BeTrue())
-		res := scenarios.Execute(ctx, s, scenarios.Env{Target: ref.Target, Version: "2025-11-25", Transport: transport.HTTP,
-			AuthTokens: tokens, Timing: scenarios.Timing{ResponseTimeout: 3 * time.Second}})
-		out := map[string]scenarios.Verdict{}
-		for _, v := range res.Verdicts {
-			out[v.Check.ID] = v
-		}
-		return out
+// isolationRun is one run of an isolation scenario against a reference
+// variant, made ahead of the spec that judges it.
+type isolationRun struct {
+	err      error
+	found    bool
+	verdicts map[string]scenarios.Verdict
+}
+
+// runIsolation runs scenario against the variant f over kind at version
+// with tokens (without assertions: it may run ahead of its spec).
+func runIsolation(ctx context.Context, kind transport.Kind, version, scenario string, f *fault.Fault, tokens []string) isolationRun {
+	ref, err := suites.StartReference(ctx, kind, server.ReferenceOptions{Variant: f}, exe)
+	if err != nil {
+		return isolationRun{err: err}
+	}
+	defer ref.Stop()
+	s, ok := catalogue.All().Find(scenario)
+	if !ok {
+		return isolationRun{}
+	}
+	res := scenarios.Execute(ctx, s, scenarios.Env{Target: ref.Target, Version: version, Transport: kind,
+		AuthTokens: tokens, Timing: scenarios.Timing{ResponseTimeout: 3 * time.Second}})
+	out := map[string]scenarios.Verdict{}
+	for _, v := range res.Verdicts {
+		out[v.Check.ID] = v
+	}
+	return isolationRun{found: true, verdicts: out}
+}
+
+// judged asserts that the run could be made and returns its verdicts by
+// check id.
+func (r isolationRun) judged() map[string]scenarios.Verdict {
+	Expect(r.err).NotTo(HaveOccurred())
+	Expect(r.found).To(BeTrue())
+	return r.verdicts
+}
+
+const taskIsolation = "task isolation with two authorization contexts"
+
+var _ = Describe(taskIsolation, func() {
+	// isolation makes, ahead of the spec text, the run of tasks-isolation
+	// over HTTP against f with tokens.
+	isolation := func(text string, f *fault.Fault, tokens []string) ahead.Work[isolationRun] {
+		return runAhead(taskIsolation+" "+text, time.Minute, func(ctx context.Context) isolationRun {
+			return runIsolation(ctx, transport.HTTP, "2025-11-25", "tasks-isolation", f, tokens)
+		})
 	}
 
-	It("judges the isolation checks as MUST, and a leak fails at that level", func(ctx SpecContext) {
-		v := isolation(ctx, server.LeakGetForeign, []string{"token-alice", "token-bob"})
+	const mustLeak = "judges the isolation checks as MUST, and a leak fails at that level"
+	mustLeakRun := isolation(mustLeak, server.LeakGetForeign, []string{"token-alice", "token-bob"})
+	It(mustLeak, func(ctx SpecContext) {
+		v := mustLeakRun.Get().judged()
 		Expect(v["tasks-isolation/foreign-get-rejected"].Outcome).To(Equal(scenarios.Fail))
 		Expect(v["tasks-isolation/foreign-get-rejected"].Check.Level).To(Equal(scenarios.Must))
 		Expect(suites.Status(v["tasks-isolation/foreign-get-rejected"], false)).To(BeEquivalentTo("failed"))
@@ -41,18 +76,22 @@ var _ = Describe("task isolation with two authorization contexts", func() {
 		Expect(v["tasks-isolation/indistinguishable-errors"].Check.Profile).To(Equal("strict-isolation"))
 	}, SpecTimeout(time.Minute))
 
-	It("keeps them SHOULD across plain sessions, so a leak is a warning unless --strict", func(ctx SpecContext) {
-		v := isolation(ctx, server.LeakGetForeign, nil)
+	const shouldLeak = "keeps them SHOULD across plain sessions, so a leak is a warning unless --strict"
+	shouldLeakRun := isolation(shouldLeak, server.LeakGetForeign, nil)
+	It(shouldLeak, func(ctx SpecContext) {
+		v := shouldLeakRun.Get().judged()
 		Expect(v["tasks-isolation/foreign-get-rejected"].Check.Level).To(Equal(scenarios.Should))
 		Expect(suites.Status(v["tasks-isolation/foreign-get-rejected"], false)).To(BeEquivalentTo("warning"))
 		Expect(suites.Status(v["tasks-isolation/foreign-get-rejected"], true)).To(BeEquivalentTo("failed"))
 	}, SpecTimeout(time.Minute))
 
-	It("accepts any error for a foreign task at MUST, whatever its code", func(ctx SpecContext) {
+	const anyError = "accepts any error for a foreign task at MUST, whatever its code"
+	anyErrorRun := isolation(anyError, server.ForeignTaskOtherCode, []string{"token-alice", "token-bob"})
+	It(anyError, func(ctx SpecContext) {
 		// Old verdict with two tokens: FAIL foreign-get-rejected,
 		// foreign-result-rejected and foreign-cancel-rejected, "Expected:
 		// error -32602 / Actual: error -32001": the spec names no code.
-		v := isolation(ctx, server.ForeignTaskOtherCode, []string{"token-alice", "token-bob"})
+		v := anyErrorRun.Get().judged()
 		for _, id := range []string{"tasks-isolation/foreign-get-rejected", "tasks-isolation/foreign-result-rejected", "tasks-isolation/foreign-cancel-rejected"} {
 			Expect(v[id].Check.Level).To(Equal(scenarios.Must), id)
 			Expect(v[id].Outcome).To(Equal(scenarios.Pass), id+": "+v[id].Message)
@@ -62,42 +101,43 @@ var _ = Describe("task isolation with two authorization contexts", func() {
 		Expect(v["tasks-isolation/indistinguishable-errors"].Outcome).To(Equal(scenarios.Skip))
 	}, SpecTimeout(time.Minute))
 
-	It("passes the conformant reference with tokens", func(ctx SpecContext) {
-		for id, v := range isolation(ctx, nil, []string{"token-alice", "token-bob"}) {
+	const conformant = "passes the conformant reference with tokens"
+	conformantRun := isolation(conformant, nil, []string{"token-alice", "token-bob"})
+	It(conformant, func(ctx SpecContext) {
+		for id, v := range conformantRun.Get().judged() {
 			Expect(v.Outcome).To(BeElementOf(scenarios.Pass, scenarios.Skip), id+": "+v.Message)
 		}
 	}, SpecTimeout(time.Minute))
 })
 
-var _ = Describe("tasks-extension isolation with two authorization contexts (2026-07-28)", func() {
-	isolation := func(ctx context.Context, kind transport.Kind, f *fault.Fault, tokens []string) map[string]scenarios.Verdict {
-		ref, err := suites.StartReference(ctx, kind, server.ReferenceOptions{Variant: f}, exe)
-		Expect(err).NotTo(HaveOccurred())
-		DeferCleanup(ref.Stop)
-		s, ok := catalogue.All().Find("tasksext-isolation")
-		Expect(ok).To(BeTrue())
-		res := scenarios.Execute(ctx, s, scenarios.Env{Target: ref.Target, Version: "2026-07-28", Transport: kind,
-			AuthTokens: tokens, Timing: scenarios.Timing{ResponseTimeout: 3 * time.Second}})
-		out := map[string]scenarios.Verdict{}
-		for _, v := range res.Verdicts {
-			out[v.Check.ID] = v
-		}
-		return out
+const extIsolation = "tasks-extension isolation with two authorization contexts (2026-07-28)"
+
+var _ = Describe(extIsolation, func() {
+	// isolation makes, ahead of the spec text, the run of
+	// tasksext-isolation over kind against f with tokens.
+	isolation := func(text string, kind transport.Kind, f *fault.Fault, tokens []string) ahead.Work[isolationRun] {
+		return runAhead(extIsolation+" "+text, time.Minute, func(ctx context.Context) isolationRun {
+			return runIsolation(ctx, kind, "2026-07-28", "tasksext-isolation", f, tokens)
+		})
 	}
 	binding := []string{"tasksext-isolation/foreign-get-rejected", "tasksext-isolation/foreign-update-rejected",
 		"tasksext-isolation/foreign-cancel-rejected", "tasksext-isolation/foreign-no-effect"}
 	tokens := []string{"token-alice", "token-bob"}
 
-	It("judges the binding checks as MUST with two tokens, and the conformant reference passes them", func(ctx SpecContext) {
-		v := isolation(ctx, transport.HTTP, nil, tokens)
+	const mustBinding = "judges the binding checks as MUST with two tokens, and the conformant reference passes them"
+	mustBindingRun := isolation(mustBinding, transport.HTTP, nil, tokens)
+	It(mustBinding, func(ctx SpecContext) {
+		v := mustBindingRun.Get().judged()
 		for _, id := range append(binding, "tasksext-isolation/unguessable-ids") {
 			Expect(v[id].Check.Level).To(Equal(scenarios.Must), id)
 			Expect(v[id].Outcome).To(Equal(scenarios.Pass), id+": "+v[id].Message)
 		}
 	}, SpecTimeout(time.Minute))
 
-	It("fails a server that ignores the binding, at MUST, with two tokens", func(ctx SpecContext) {
-		v := isolation(ctx, transport.HTTP, server.ForeignTaskServed, tokens)
+	const ignoresBinding = "fails a server that ignores the binding, at MUST, with two tokens"
+	ignoresBindingRun := isolation(ignoresBinding, transport.HTTP, server.ForeignTaskServed, tokens)
+	It(ignoresBinding, func(ctx SpecContext) {
+		v := ignoresBindingRun.Get().judged()
 		for _, id := range binding {
 			Expect(v[id].Outcome).To(Equal(scenarios.Fail), id)
 			Expect(suites.Status(v[id], false)).To(BeEquivalentTo("failed"), id)
@@ -105,10 +145,19 @@ var _ = Describe("tasks-extension isolation with two authorization contexts (202
 		Expect(v["tasksext-isolation/unguessable-ids"].Outcome).To(Equal(scenarios.Pass))
 	}, SpecTimeout(time.Minute))
 
-	It("fails each narrower binding fault on its own check only", func(ctx SpecContext) {
+	const narrower = "fails each narrower binding fault on its own check only"
+	narrowerRuns := runAhead(extIsolation+" "+narrower, 2*time.Minute, func(ctx context.Context) map[*fault.Fault]isolationRun {
+		runs := map[*fault.Fault]isolationRun{}
+		for _, f := range []*fault.Fault{server.ForeignGetServed, server.ForeignUpdateAcked, server.ForeignCancelAcked} {
+			runs[f] = runIsolation(ctx, transport.HTTP, "2026-07-28", "tasksext-isolation", f, tokens)
+		}
+		return runs
+	})
+	It(narrower, func(ctx SpecContext) {
+		runs := narrowerRuns.Get()
 		for f, id := range map[*fault.Fault]string{server.ForeignGetServed: binding[0], server.ForeignUpdateAcked: binding[1],
 			server.ForeignCancelAcked: binding[2]} {
-			v := isolation(ctx, transport.HTTP, f, tokens)
+			v := runs[f].judged()
 			for _, other := range binding {
 				want := scenarios.Pass
 				if other == id {
@@ -119,27 +168,33 @@ var _ = Describe("tasks-extension isolation with two authorization contexts (202
 		}
 	}, SpecTimeout(2*time.Minute))
 
-	It("accepts any error for a foreign task, whatever its code", func(ctx SpecContext) {
-		v := isolation(ctx, transport.HTTP, server.ForeignTaskForbidden, tokens)
+	const anyError = "accepts any error for a foreign task, whatever its code"
+	anyErrorRun := isolation(anyError, transport.HTTP, server.ForeignTaskForbidden, tokens)
+	It(anyError, func(ctx SpecContext) {
+		v := anyErrorRun.Get().judged()
 		for _, id := range binding {
 			Expect(v[id].Outcome).To(Equal(scenarios.Pass), id+": "+v[id].Message)
 		}
 	}, SpecTimeout(time.Minute))
 
-	It("does not blame the binding for a server that acknowledges unknown ids as well", func(ctx SpecContext) {
+	const unknownAcked = "does not blame the binding for a server that acknowledges unknown ids as well"
+	unknownAckedRun := isolation(unknownAcked, transport.HTTP, server.UnknownTaskAcked, tokens)
+	It(unknownAcked, func(ctx SpecContext) {
 		// Its acknowledgement of B's update and cancel grants B nothing;
 		// tasksext-lifecycle judges the unknown ids.
-		v := isolation(ctx, transport.HTTP, server.UnknownTaskAcked, tokens)
+		v := unknownAckedRun.Get().judged()
 		Expect(v[binding[0]].Outcome).To(Equal(scenarios.Pass))
 		Expect(v[binding[1]].Outcome).To(Equal(scenarios.Skip))
 		Expect(v[binding[2]].Outcome).To(Equal(scenarios.Skip))
 		Expect(v[binding[3]].Outcome).To(Equal(scenarios.Pass))
 	}, SpecTimeout(time.Minute))
 
-	It("skips the binding checks without two tokens, even against a server that ignores the binding", func(ctx SpecContext) {
+	const noTokens = "skips the binding checks without two tokens, even against a server that ignores the binding"
+	noTokensRun := isolation(noTokens, transport.HTTP, server.ForeignTaskServed, nil)
+	It(noTokens, func(ctx SpecContext) {
 		// Without two authorization contexts there is nothing to bind a
 		// task to: a skip with the reason, never a failure.
-		v := isolation(ctx, transport.HTTP, server.ForeignTaskServed, nil)
+		v := noTokensRun.Get().judged()
 		for _, id := range binding {
 			Expect(v[id].Outcome).To(Equal(scenarios.Skip), id)
 			Expect(v[id].Message).To(ContainSubstring("no two authorization contexts"), id)
@@ -147,15 +202,19 @@ var _ = Describe("tasks-extension isolation with two authorization contexts (202
 		Expect(v["tasksext-isolation/unguessable-ids"].Outcome).To(Equal(scenarios.Pass))
 	}, SpecTimeout(time.Minute))
 
-	It("skips the binding checks over stdio even with two tokens: no header carries them", func(ctx SpecContext) {
-		v := isolation(ctx, transport.Stdio, server.ForeignTaskServed, tokens)
+	const overStdio = "skips the binding checks over stdio even with two tokens: no header carries them"
+	overStdioRun := isolation(overStdio, transport.Stdio, server.ForeignTaskServed, tokens)
+	It(overStdio, func(ctx SpecContext) {
+		v := overStdioRun.Get().judged()
 		for _, id := range binding {
 			Expect(v[id].Outcome).To(Equal(scenarios.Skip), id)
 		}
 	}, SpecTimeout(time.Minute))
 
-	It("judges id entropy without tokens: sequential ids fail", func(ctx SpecContext) {
-		v := isolation(ctx, transport.HTTP, server.SequentialExtTaskIDs, nil)
+	const entropy = "judges id entropy without tokens: sequential ids fail"
+	entropyRun := isolation(entropy, transport.HTTP, server.SequentialExtTaskIDs, nil)
+	It(entropy, func(ctx SpecContext) {
+		v := entropyRun.Get().judged()
 		Expect(v["tasksext-isolation/unguessable-ids"].Outcome).To(Equal(scenarios.Fail))
 		Expect(v["tasksext-isolation/unguessable-ids"].Check.Level).To(Equal(scenarios.Must))
 	}, SpecTimeout(time.Minute))

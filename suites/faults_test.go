@@ -1,6 +1,7 @@
 package suites_test
 
 import (
+	"context"
 	"time"
 
 	. "github.com/onsi/ginkgo/v2"
@@ -9,13 +10,32 @@ import (
 	"github.com/mcpconform/mcpconform/fakes/client"
 	"github.com/mcpconform/mcpconform/fakes/fault"
 	"github.com/mcpconform/mcpconform/fakes/server"
+	"github.com/mcpconform/mcpconform/internal/ahead"
 	"github.com/mcpconform/mcpconform/protocol"
 	"github.com/mcpconform/mcpconform/scenarios"
 	"github.com/mcpconform/mcpconform/scenarios/catalogue"
 	"github.com/mcpconform/mcpconform/suites"
 )
 
-var _ = Describe("the fault catalogue", func() {
+// selfTestRun is a self-test made ahead of the spec that judges it.
+type selfTestRun struct {
+	report *suites.SelfTestReport
+	err    error
+}
+
+// selfTestAhead registers a self-test for the spec whose full text is key,
+// of weight selfTestWeight (its runs keep the cores busy). opts is read
+// when the work starts (exe is built by then).
+func selfTestAhead(key string, opts func() suites.SelfTestOptions) ahead.Work[selfTestRun] {
+	return ahead.Add(pool, key, selfTestWeight, func(ctx context.Context) selfTestRun {
+		report, err := suites.SelfTest(ctx, opts())
+		return selfTestRun{report, err}
+	})
+}
+
+const faultCatalogue = "the fault catalogue"
+
+var _ = Describe(faultCatalogue, func() {
 	// Each fault, on every transport and version where it can show, must
 	// fail exactly the checks that name it and nothing else; each liberty,
 	// wherever it applies, must fail and warn nothing. A run mostly waits
@@ -29,14 +49,19 @@ var _ = Describe("the fault catalogue", func() {
 		{"server", server.Faults(), server.Liberties()},
 		{"client", client.Faults(), client.Liberties()},
 	} {
-		It("kills exactly its own checks, for every fault of the reference "+side.name, func(ctx SpecContext) {
-			report, err := suites.SelfTest(ctx, suites.SelfTestOptions{
+		kills := "kills exactly its own checks, for every fault of the reference " + side.name
+		killsRun := selfTestAhead(faultCatalogue+" "+kills, func() suites.SelfTestOptions {
+			return suites.SelfTestOptions{
 				Exe: exe, Transports: transports, Versions: versions,
 				Faults: side.faults.Names(), SkipReference: true, Parallel: 32,
 				// Generous: the runs are dense in CPU, and a fault that must
 				// go unanswered costs its wait whatever it is.
 				Timing: scenarios.Timing{ResponseTimeout: 5 * time.Second},
-			})
+			}
+		})
+		It(kills, func(ctx SpecContext) {
+			r := killsRun.Get()
+			report, err := r.report, r.err
 			Expect(err).NotTo(HaveOccurred())
 			seen := map[string]bool{}
 			for _, o := range report.Outcomes {
@@ -53,12 +78,17 @@ var _ = Describe("the fault catalogue", func() {
 			Expect(report.Problems).To(BeEmpty())
 		})
 
-		It("passes every check with a liberty, for every liberty of the reference "+side.name, func(ctx SpecContext) {
-			report, err := suites.SelfTest(ctx, suites.SelfTestOptions{
+		passes := "passes every check with a liberty, for every liberty of the reference " + side.name
+		passesRun := selfTestAhead(faultCatalogue+" "+passes, func() suites.SelfTestOptions {
+			return suites.SelfTestOptions{
 				Exe: exe, Transports: transports, Versions: protocol.Judged(),
 				Faults: side.liberties.Names(), SkipReference: true, Parallel: 32,
 				Timing: scenarios.Timing{ResponseTimeout: 2 * time.Second},
-			})
+			}
+		})
+		It(passes, func(ctx SpecContext) {
+			r := passesRun.Get()
+			report, err := r.report, r.err
 			Expect(err).NotTo(HaveOccurred())
 			Expect(report.Outcomes).NotTo(BeEmpty())
 			for _, o := range report.Outcomes {
@@ -68,11 +98,17 @@ var _ = Describe("the fault catalogue", func() {
 		})
 	}
 
-	It("reports the reference itself as clean in the self-test", func(ctx SpecContext) {
+	const clean = "reports the reference itself as clean in the self-test"
+	cleanRun := runAhead(faultCatalogue+" "+clean, 2*time.Minute, func(ctx context.Context) selfTestRun {
 		report, err := suites.SelfTest(ctx, suites.SelfTestOptions{
 			Exe: exe, Transports: transports, Versions: versions, Faults: []string{"ping-error"},
 			Timing: scenarios.Timing{ResponseTimeout: 3 * time.Second},
 		})
+		return selfTestRun{report, err}
+	})
+	It(clean, func(ctx SpecContext) {
+		r := cleanRun.Get()
+		report, err := r.report, r.err
 		Expect(err).NotTo(HaveOccurred())
 		Expect(report.OK()).To(BeTrue(), "%v", report.Problems)
 	}, SpecTimeout(2*time.Minute))

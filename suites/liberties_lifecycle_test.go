@@ -9,34 +9,69 @@ import (
 
 	"github.com/mcpconform/mcpconform/fakes/fault"
 	"github.com/mcpconform/mcpconform/fakes/server"
+	"github.com/mcpconform/mcpconform/internal/ahead"
 	"github.com/mcpconform/mcpconform/scenarios"
 	"github.com/mcpconform/mcpconform/scenarios/catalogue"
 	"github.com/mcpconform/mcpconform/suites"
 	"github.com/mcpconform/mcpconform/transport"
 )
 
-// lifecycleVerdicts runs one scenario of the lifecycle family against the
-// reference server or one of its variants and returns its verdicts by
-// check id.
-func lifecycleVerdicts(ctx context.Context, variant *fault.Fault, kind transport.Kind, version, scenario string, profiles ...string) map[string]scenarios.Verdict {
-	GinkgoHelper()
+// lifecycleRun is one run of a lifecycle scenario, made ahead of the spec
+// that judges it.
+type lifecycleRun struct {
+	scenario string
+	err      error
+	found    bool
+	verdicts map[string]scenarios.Verdict
+}
+
+// runLifecycle runs one scenario of the lifecycle family against the
+// reference server or one of its variants (without assertions: it may run
+// ahead of its spec) and keeps its verdicts by check id.
+func runLifecycle(ctx context.Context, variant *fault.Fault, kind transport.Kind, version, scenario string, profiles ...string) lifecycleRun {
+	run := lifecycleRun{scenario: scenario}
 	ref, err := suites.StartReference(ctx, kind, server.ReferenceOptions{Variant: variant}, exe)
-	Expect(err).NotTo(HaveOccurred())
-	DeferCleanup(ref.Stop)
+	if err != nil {
+		run.err = err
+		return run
+	}
+	defer ref.Stop()
 	s, ok := catalogue.All().Find(scenario)
-	Expect(ok).To(BeTrue(), scenario)
+	if !ok {
+		return run
+	}
+	run.found = true
 	res := scenarios.Execute(ctx, s, scenarios.Env{Target: ref.Target, Version: version, Transport: kind, Profiles: profiles,
 		Timing: scenarios.Timing{ResponseTimeout: 3 * time.Second}})
-	out := map[string]scenarios.Verdict{}
+	run.verdicts = map[string]scenarios.Verdict{}
 	for _, v := range res.Verdicts {
-		out[v.Check.ID] = v
+		run.verdicts[v.Check.ID] = v
 	}
-	return out
+	return run
+}
+
+// judged asserts that the run could be made and returns its verdicts by
+// check id.
+func (r lifecycleRun) judged() map[string]scenarios.Verdict {
+	GinkgoHelper()
+	Expect(r.err).NotTo(HaveOccurred())
+	Expect(r.found).To(BeTrue(), r.scenario)
+	return r.verdicts
+}
+
+// lifecycleVerdicts runs one scenario of the lifecycle family against the
+// reference server or one of its variants, in the spec, and returns its
+// verdicts by check id.
+func lifecycleVerdicts(ctx context.Context, variant *fault.Fault, kind transport.Kind, version, scenario string, profiles ...string) map[string]scenarios.Verdict {
+	GinkgoHelper()
+	return runLifecycle(ctx, variant, kind, version, scenario, profiles...).judged()
 }
 
 // Each corrected check of the lifecycle family, against the variant that
 // exposed its old verdict. The comment on each entry names that verdict.
-var _ = Describe("the lifecycle family against conformant variants", func() {
+const lifecycleVariants = "the lifecycle family against conformant variants"
+
+var _ = Describe(lifecycleVariants, func() {
 	// Every check of the scenario that names the liberty passes; nothing in
 	// it fails or warns.
 	passesLiberty := func(ctx SpecContext, l *fault.Fault, scenario string, kind transport.Kind, version string) {
@@ -116,10 +151,18 @@ var _ = Describe("the lifecycle family against conformant variants", func() {
 		Entry("discover-lists-older-versions over ws", server.DiscoverListsOlderVersions, transport.WS, "without 2026-07-28"),
 	)
 
-	DescribeTable("fails each fault that once passed, and keeps the old kills",
-		func(ctx SpecContext, f *fault.Fault, scenario string, kind transport.Kind, version string, check string, profiles []string) {
+	const onceFaults = "fails each fault that once passed, and keeps the old kills"
+	// Each entry's run is made ahead of it.
+	onceFault := func(text string, f *fault.Fault, scenario string, kind transport.Kind, version string, check string, profiles []string) TableEntry {
+		work := runAhead(lifecycleVariants+" "+onceFaults+" "+text, 0, func(ctx context.Context) lifecycleRun {
+			return runLifecycle(ctx, f, kind, version, scenario, profiles...)
+		})
+		return Entry(text, f, check, work)
+	}
+	DescribeTable(onceFaults,
+		func(ctx SpecContext, f *fault.Fault, check string, work ahead.Work[lifecycleRun]) {
 			Expect(f.Liberty).To(BeFalse())
-			verdicts := lifecycleVerdicts(ctx, f, kind, version, scenario, profiles...)
+			verdicts := work.Get().judged()
 			Expect(verdicts).To(HaveKey(check))
 			Expect(verdicts[check].Outcome).To(Equal(scenarios.Fail), "%s: %s", check, verdicts[check].Message)
 			for id, v := range verdicts {
@@ -129,36 +172,36 @@ var _ = Describe("the lifecycle family against conformant variants", func() {
 			}
 		},
 		// Before: PASS over HTTP (any 4xx passed, whatever code its body carried).
-		Entry("parse-error-wrong-code over http with sessions", server.ParseErrorWrongCode, "lifecycle-malformed-json", transport.HTTP, "2025-11-25",
+		onceFault("parse-error-wrong-code over http with sessions", server.ParseErrorWrongCode, "lifecycle-malformed-json", transport.HTTP, "2025-11-25",
 			"lifecycle-malformed-json/parse-error", nil),
-		Entry("parse-error-wrong-code over stateless http", server.ParseErrorWrongCode, "lifecycle-malformed-json", transport.HTTP, "2026-07-28",
+		onceFault("parse-error-wrong-code over stateless http", server.ParseErrorWrongCode, "lifecycle-malformed-json", transport.HTTP, "2026-07-28",
 			"lifecycle-malformed-json/parse-error", nil),
-		Entry("invalid-request-invalid-params over http with sessions", server.InvalidRequestInvalidParams, "lifecycle-invalid-request", transport.HTTP, "2025-11-25",
+		onceFault("invalid-request-invalid-params over http with sessions", server.InvalidRequestInvalidParams, "lifecycle-invalid-request", transport.HTTP, "2025-11-25",
 			"lifecycle-invalid-request/invalid-request-error", nil),
-		Entry("invalid-request-invalid-params over stateless http", server.InvalidRequestInvalidParams, "lifecycle-invalid-request", transport.HTTP, "2026-07-28",
+		onceFault("invalid-request-invalid-params over stateless http", server.InvalidRequestInvalidParams, "lifecycle-invalid-request", transport.HTTP, "2026-07-28",
 			"lifecycle-invalid-request/invalid-request-error", nil),
-		Entry("invalid-request-wrong-code over http with sessions", server.InvalidRequestWrongCode, "lifecycle-invalid-request", transport.HTTP, "2025-06-18",
+		onceFault("invalid-request-wrong-code over http with sessions", server.InvalidRequestWrongCode, "lifecycle-invalid-request", transport.HTTP, "2025-06-18",
 			"lifecycle-invalid-request/invalid-request-error", nil),
 		// Before: PASS (any error passed).
-		Entry("negotiation-wrong-error over stdio", server.NegotiationWrongError, "lifecycle-version-negotiation", transport.Stdio, "2025-11-25",
+		onceFault("negotiation-wrong-error over stdio", server.NegotiationWrongError, "lifecycle-version-negotiation", transport.Stdio, "2025-11-25",
 			"lifecycle-version-negotiation/unsupported-version-handled", nil),
-		Entry("negotiation-wrong-error over http", server.NegotiationWrongError, "lifecycle-version-negotiation", transport.HTTP, "2025-11-25",
+		onceFault("negotiation-wrong-error over http", server.NegotiationWrongError, "lifecycle-version-negotiation", transport.HTTP, "2025-11-25",
 			"lifecycle-version-negotiation/unsupported-version-handled", nil),
 		// Before: WARN lifecycle-before-initialize/request-rejected and nothing
 		// more (a silent server passed the rest).
-		Entry("silent-before-initialize over stdio", server.SilentBeforeInitialize, "lifecycle-before-initialize", transport.Stdio, "2025-11-25",
+		onceFault("silent-before-initialize over stdio", server.SilentBeforeInitialize, "lifecycle-before-initialize", transport.Stdio, "2025-11-25",
 			"lifecycle-before-initialize/answered", []string{"strict-lifecycle"}),
 		// Kept: the opt-in check still kills serves-before-initialize under its profile.
-		Entry("serves-before-initialize over ws, strict-lifecycle", server.ServesBeforeInitialize, "lifecycle-before-initialize", transport.WS, "2025-11-25",
+		onceFault("serves-before-initialize over ws, strict-lifecycle", server.ServesBeforeInitialize, "lifecycle-before-initialize", transport.WS, "2025-11-25",
 			"lifecycle-before-initialize/request-rejected", []string{"strict-lifecycle"}),
 		// Kept: a numeric string id echoed as a number is still not the same id.
-		Entry("id-numeric-string-unquoted over stdio", server.IdNumericStringUnquoted, "lifecycle-id-echo", transport.Stdio, "2025-11-25",
+		onceFault("id-numeric-string-unquoted over stdio", server.IdNumericStringUnquoted, "lifecycle-id-echo", transport.Stdio, "2025-11-25",
 			"lifecycle-id-echo/ids-exact", nil),
-		Entry("id-numeric-string-unquoted over stateless http", server.IdNumericStringUnquoted, "lifecycle-id-echo", transport.HTTP, "2026-07-28",
+		onceFault("id-numeric-string-unquoted over stateless http", server.IdNumericStringUnquoted, "lifecycle-id-echo", transport.HTTP, "2026-07-28",
 			"lifecycle-id-echo/ids-exact", nil),
-		Entry("unsupported-version-wrong-code over stdio", server.UnsupportedVersionWrongCode, "lifecycle-unsupported-version", transport.Stdio, "2026-07-28",
+		onceFault("unsupported-version-wrong-code over stdio", server.UnsupportedVersionWrongCode, "lifecycle-unsupported-version", transport.Stdio, "2026-07-28",
 			"lifecycle-unsupported-version/error-32022", nil),
-		Entry("answers-notifications over ws", server.AnswersNotifications, "lifecycle-notification-silent", transport.WS, "2025-11-25",
+		onceFault("answers-notifications over ws", server.AnswersNotifications, "lifecycle-notification-silent", transport.WS, "2025-11-25",
 			"lifecycle-notification-silent/no-response", nil),
 	)
 

@@ -11,6 +11,7 @@ import (
 
 	"github.com/mcpconform/mcpconform/fakes/fault"
 	"github.com/mcpconform/mcpconform/fakes/server"
+	"github.com/mcpconform/mcpconform/internal/ahead"
 	"github.com/mcpconform/mcpconform/scenarios"
 	"github.com/mcpconform/mcpconform/scenarios/catalogue"
 	"github.com/mcpconform/mcpconform/suites"
@@ -23,28 +24,52 @@ import (
 // every check of the scenarios they exercise must pass them (or skip, where
 // there is nothing to judge), and the checks that name them must pass.
 
-// taskVerdicts runs the given scenarios against a reference variant over
-// one transport at 2025-11-25 and returns every verdict by check id.
-func taskVerdicts(ctx context.Context, tr transport.Kind, opts server.ReferenceOptions, env scenarios.Env, ids ...string) map[string]scenarios.Verdict {
+// taskRun is a run of scenarios against a reference variant over one
+// transport at 2025-11-25, made ahead of the spec that judges it.
+type taskRun struct {
+	ids      []string
+	err      error
+	verdicts map[string]scenarios.Verdict
+}
+
+// runTasks runs the given scenarios (without assertions: it may run ahead
+// of its spec) and keeps every verdict by check id.
+func runTasks(ctx context.Context, tr transport.Kind, opts server.ReferenceOptions, env scenarios.Env, ids ...string) taskRun {
+	run := taskRun{ids: ids, verdicts: map[string]scenarios.Verdict{}}
 	ref, err := suites.StartReference(ctx, tr, opts, exe)
-	Expect(err).NotTo(HaveOccurred())
+	if err != nil {
+		run.err = err
+		return run
+	}
 	defer ref.Stop()
 	env.Target, env.Version, env.Transport = ref.Target, "2025-11-25", tr
 	if env.Timing.ResponseTimeout == 0 {
 		env.Timing.ResponseTimeout = 3 * time.Second
 	}
-	out := map[string]scenarios.Verdict{}
 	for _, id := range ids {
 		s, ok := catalogue.All().Find(id)
-		Expect(ok).To(BeTrue(), id)
+		if !ok {
+			break // judged by the spec
+		}
 		sctx, cancel := context.WithTimeout(ctx, time.Minute)
 		res := scenarios.Execute(sctx, s, env)
 		cancel()
 		for _, v := range res.Verdicts {
-			out[v.Check.ID] = v
+			run.verdicts[v.Check.ID] = v
 		}
 	}
-	return out
+	return run
+}
+
+// judged asserts that the run could be made and returns its verdicts by
+// check id.
+func (r taskRun) judged() map[string]scenarios.Verdict {
+	Expect(r.err).NotTo(HaveOccurred())
+	for _, id := range r.ids {
+		_, ok := catalogue.All().Find(id)
+		Expect(ok).To(BeTrue(), id)
+	}
+	return r.verdicts
 }
 
 // scenariosOf lists the scenarios of the checks that exercise a liberty.
@@ -60,16 +85,24 @@ func scenariosOf(l *fault.Fault) []string {
 	return ids
 }
 
-var _ = Describe("the tasks family's liberties", func() {
-	entry := func(l *fault.Fault, old string) TableEntry { return Entry(l.Name, l, old) }
+const tasksLiberties = "the tasks family's liberties"
+
+var _ = Describe(tasksLiberties, func() {
+	const passEvery = "pass every check of the scenarios that exercise them"
+	entry := func(l *fault.Fault, old string) TableEntry {
+		work := runAhead(tasksLiberties+" "+passEvery+" "+l.Name, 0, func(ctx context.Context) taskRun {
+			return runTasks(ctx, transport.HTTP, server.ReferenceOptions{Variant: l}, scenarios.Env{}, scenariosOf(l)...)
+		})
+		return Entry(l.Name, l, old, work)
+	}
 	// Over HTTP, where every one of them shows; the self-test table in
 	// faults_test.go runs them over every transport and version.
-	DescribeTable("pass every check of the scenarios that exercise them",
-		func(ctx SpecContext, l *fault.Fault, old string) {
+	DescribeTable(passEvery,
+		func(ctx SpecContext, l *fault.Fault, old string, work ahead.Work[taskRun]) {
 			ids := scenariosOf(l)
 			Expect(ids).NotTo(BeEmpty())
 			Expect(l.ObservableOn(transport.HTTP, "2025-11-25")).To(BeTrue())
-			verdicts := taskVerdicts(ctx, transport.HTTP, server.ReferenceOptions{Variant: l}, scenarios.Env{}, ids...)
+			verdicts := work.Get().judged()
 			for id, v := range verdicts {
 				Expect(v.Outcome).To(BeElementOf(scenarios.Pass, scenarios.Skip), "%s: %s: %s (before the correction: %s)", l.Name, id, v.Message, old)
 			}
@@ -113,13 +146,21 @@ var _ = Describe("the tasks family's liberties", func() {
 			"nondeterministic-output", "repeats-terminal-notification", "second-timestamps", "short-ttl", "slow-poll-no-notifications", "timestamp-precision"))
 	})
 
-	It("judges the distinct messages under the opt-in strict-isolation profile, and only there", func(ctx SpecContext) {
+	const distinct = "judges the distinct messages under the opt-in strict-isolation profile, and only there"
+	distinctRuns := runAhead(tasksLiberties+" "+distinct, time.Minute, func(ctx context.Context) [2]taskRun {
+		return [2]taskRun{
+			runTasks(ctx, transport.HTTP, server.ReferenceOptions{Variant: server.InformativeTaskErrors}, scenarios.Env{}, "tasks-isolation"),
+			runTasks(ctx, transport.HTTP, server.ReferenceOptions{Variant: server.InformativeTaskErrors}, scenarios.Env{Profiles: []string{"strict-isolation"}}, "tasks-isolation"),
+		}
+	})
+	It(distinct, func(ctx SpecContext) {
 		// The default run skips indistinguishable-errors (no spec sentence
 		// asks it of every server); asked for, it still catches the variant.
-		v := taskVerdicts(ctx, transport.HTTP, server.ReferenceOptions{Variant: server.InformativeTaskErrors}, scenarios.Env{}, "tasks-isolation")
+		runs := distinctRuns.Get()
+		v := runs[0].judged()
 		Expect(v["tasks-isolation/indistinguishable-errors"].Outcome).To(Equal(scenarios.Skip))
 		Expect(v["tasks-isolation/indistinguishable-errors"].Message).To(ContainSubstring("opt-in profile strict-isolation"))
-		strict := taskVerdicts(ctx, transport.HTTP, server.ReferenceOptions{Variant: server.InformativeTaskErrors}, scenarios.Env{Profiles: []string{"strict-isolation"}}, "tasks-isolation")
+		strict := runs[1].judged()
 		Expect(strict["tasks-isolation/indistinguishable-errors"].Outcome).To(Equal(scenarios.Fail))
 		Expect(strict["tasks-isolation/indistinguishable-errors"].Check.Level).To(Equal(scenarios.Should))
 	}, SpecTimeout(time.Minute))
@@ -133,18 +174,22 @@ var _ = Describe("the tasks family's liberties", func() {
 		}
 	})
 
-	It("waits for a task at its pollInterval of 5000 ms and asks for its held question on input_required", func(ctx SpecContext) {
-		// The slow-poll variant that also sends a task's question only on a
-		// pending tasks/result (as the TypeScript SDK does). Old verdict:
-		// each wait lasted one answer timeout, so the question (only seen
-		// after a poll reading input_required) and the finish were missed.
+	const slowPoll = "waits for a task at its pollInterval of 5000 ms and asks for its held question on input_required"
+	slowPollRun := runAhead(tasksLiberties+" "+slowPoll, 3*time.Minute, func(ctx context.Context) taskRun {
 		var ids []string
 		for _, s := range catalogue.All() {
 			if s.Family == "tasks" && s.AppliesTo("2025-11-25", transport.HTTP) {
 				ids = append(ids, s.ID)
 			}
 		}
-		v := taskVerdicts(ctx, transport.HTTP, server.ReferenceOptions{Variant: server.SlowPollNoNotifications, HoldTaskRequests: true}, scenarios.Env{}, ids...)
+		return runTasks(ctx, transport.HTTP, server.ReferenceOptions{Variant: server.SlowPollNoNotifications, HoldTaskRequests: true}, scenarios.Env{}, ids...)
+	})
+	It(slowPoll, func(ctx SpecContext) {
+		// The slow-poll variant that also sends a task's question only on a
+		// pending tasks/result (as the TypeScript SDK does). Old verdict:
+		// each wait lasted one answer timeout, so the question (only seen
+		// after a poll reading input_required) and the finish were missed.
+		v := slowPollRun.Get().judged()
 		passed := 0
 		for id, verdict := range v {
 			Expect(verdict.Outcome).To(BeElementOf(scenarios.Pass, scenarios.Skip), "%s: %s", id, verdict.Message)
@@ -160,24 +205,34 @@ var _ = Describe("the tasks family's liberties", func() {
 	}, SpecTimeout(3*time.Minute))
 })
 
-var _ = Describe("the tasks family's corrected catches", func() {
-	It("judges blocking on an early error, and the result on its own", func(ctx SpecContext) {
+const correctedCatches = "the tasks family's corrected catches"
+
+var _ = Describe(correctedCatches, func() {
+	const earlyError = "judges blocking on an early error, and the result on its own"
+	earlyErrorRun := runAhead(correctedCatches+" "+earlyError, time.Minute, func(ctx context.Context) taskRun {
+		return runTasks(ctx, transport.WS, server.ReferenceOptions{Variant: server.ResultErrorWhileWorking}, scenarios.Env{}, "tasks-result")
+	})
+	It(earlyError, func(ctx SpecContext) {
 		// Old verdict: an error from tasks/result failed exact-result and
 		// skipped blocks-until-terminal ("not judged: tasks/result gave no
 		// result"), so a server that refuses tasks/result while the task
 		// works was never caught for not blocking.
-		v := taskVerdicts(ctx, transport.WS, server.ReferenceOptions{Variant: server.ResultErrorWhileWorking}, scenarios.Env{}, "tasks-result")
+		v := earlyErrorRun.Get().judged()
 		Expect(v["tasks-result/blocks-until-terminal"].Outcome).To(Equal(scenarios.Fail))
 		for _, id := range []string{"tasks-result/completes-uncancelled", "tasks-result/exact-result", "tasks-result/related-task-meta"} {
 			Expect(v[id].Outcome).To(Equal(scenarios.Pass), "%s: %s", id, v[id].Message)
 		}
 	}, SpecTimeout(time.Minute))
 
-	It("fails a server that cancels its own tasks, and blames nothing else on it", func(ctx SpecContext) {
+	const cancelsOwn = "fails a server that cancels its own tasks, and blames nothing else on it"
+	cancelsOwnRun := runAhead(correctedCatches+" "+cancelsOwn, time.Minute, func(ctx context.Context) taskRun {
+		return runTasks(ctx, transport.HTTP, server.ReferenceOptions{Variant: server.CancelsOwnTasks}, scenarios.Env{},
+			"tasks-result", "tasks-isolation", "tasks-failing", "tasks-cancel-terminal")
+	})
+	It(cancelsOwn, func(ctx SpecContext) {
 		// Old verdict: every check passed or was skipped; in particular
 		// tasks-cancel-terminal/rejected passed (a cancelled task is terminal).
-		v := taskVerdicts(ctx, transport.HTTP, server.ReferenceOptions{Variant: server.CancelsOwnTasks}, scenarios.Env{},
-			"tasks-result", "tasks-isolation", "tasks-failing", "tasks-cancel-terminal")
+		v := cancelsOwnRun.Get().judged()
 		Expect(v["tasks-result/completes-uncancelled"].Outcome).To(Equal(scenarios.Fail))
 		Expect(v["tasks-result/completes-uncancelled"].Message).To(ContainSubstring("status cancelled"))
 		for id, verdict := range v {
@@ -188,13 +243,25 @@ var _ = Describe("the tasks family's corrected catches", func() {
 		Expect(v["tasks-isolation/foreign-cancel-no-effect"].Message).To(ContainSubstring("a task nobody cancelled ended cancelled too"))
 	}, SpecTimeout(time.Minute))
 
-	It("judges a response after notifications/cancelled on a plain long-running call", func(ctx SpecContext) {
+	const afterCancel = "judges a response after notifications/cancelled on a plain long-running call"
+	afterCancelRuns := runAhead(correctedCatches+" "+afterCancel, time.Minute, func(ctx context.Context) [][2]taskRun {
+		var runs [][2]taskRun
+		for _, tr := range transports {
+			runs = append(runs, [2]taskRun{
+				runTasks(ctx, tr, server.ReferenceOptions{Variant: server.RespondsAfterCancel}, scenarios.Env{}, "tools-cancel-long-running"),
+				runTasks(ctx, tr, server.ReferenceOptions{}, scenarios.Env{}, "tools-cancel-long-running"),
+			})
+		}
+		return runs
+	})
+	It(afterCancel, func(ctx SpecContext) {
 		// Old verdict: only tools-cancel-during-elicitation judged it, so a
 		// target without an elicitation fixture was never judged.
-		for _, tr := range transports {
-			v := taskVerdicts(ctx, tr, server.ReferenceOptions{Variant: server.RespondsAfterCancel}, scenarios.Env{}, "tools-cancel-long-running")
+		runs := afterCancelRuns.Get()
+		for i, tr := range transports {
+			v := runs[i][0].judged()
 			Expect(v["tools-cancel-long-running/no-response-after-cancel"].Outcome).To(Equal(scenarios.Fail), "over %s", tr)
-			ok := taskVerdicts(ctx, tr, server.ReferenceOptions{}, scenarios.Env{}, "tools-cancel-long-running")
+			ok := runs[i][1].judged()
 			Expect(ok["tools-cancel-long-running/no-response-after-cancel"].Outcome).To(Equal(scenarios.Pass), "over %s: %s", tr, ok["tools-cancel-long-running/no-response-after-cancel"].Message)
 		}
 	}, SpecTimeout(time.Minute))

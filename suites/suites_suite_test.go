@@ -10,6 +10,7 @@ import (
 	"github.com/onsi/gomega/gexec"
 
 	"github.com/mcpconform/mcpconform/fakes/server"
+	"github.com/mcpconform/mcpconform/internal/ahead"
 	"github.com/mcpconform/mcpconform/scenarios"
 	"github.com/mcpconform/mcpconform/scenarios/clientside"
 	"github.com/mcpconform/mcpconform/suites"
@@ -18,7 +19,39 @@ import (
 
 func TestSuites(t *testing.T) {
 	RegisterFailHandler(Fail)
-	RunSpecs(t, "suites")
+	pool.RunSpecs(t, "suites")
+}
+
+// The specs run one after another, and the slow ones mostly wait (on a
+// self-test's runs, a target's answer timeout, a task's pollInterval): pool
+// makes their runs ahead of their specs, aheadWidth units of weight at once
+// (internal/ahead).
+//
+// A self-test with Parallel 32 keeps both cores busy: it weighs
+// selfTestWeight, so that at most two run at once, with room for two
+// waiting runs beside them. More load than that makes some faults go
+// unseen: tasks-result's task works 300 ms, and on a starved machine it has
+// finished before the scenario looks (result-returns-early,
+// result-error-while-working and the client's answers-after-cancel were
+// missed with four self-tests at once).
+const (
+	aheadWidth     = 12
+	selfTestWeight = 5
+)
+
+var pool = ahead.New(aheadWidth)
+
+// runAhead registers work of weight 1 for the spec whose full text is key;
+// timeout, the spec's own SpecTimeout (zero: none), bounds the work.
+func runAhead[T any](key string, timeout time.Duration, run func(ctx context.Context) T) ahead.Work[T] {
+	return ahead.Add(pool, key, 1, func(ctx context.Context) T {
+		if timeout > 0 {
+			var cancel context.CancelFunc
+			ctx, cancel = context.WithTimeout(ctx, timeout)
+			defer cancel()
+		}
+		return run(ctx)
+	})
 }
 
 var (
@@ -39,6 +72,10 @@ var _ = BeforeSuite(func() {
 		references[tr] = ref
 		DeferCleanup(ref.Stop)
 	}
+	// Cleanups run last first: the pool's work ends before the references
+	// and the binary go.
+	DeferCleanup(pool.End)
+	pool.Begin()
 })
 
 // The catalogue itself, as specs, against the conformant reference on every
@@ -81,17 +118,36 @@ var _ = Describe("the catalogue against the reference client", func() {
 // The same tasks family against the variant that delivers a task's
 // question only on a pending tasks/result: the fake client must call
 // tasks/result on input_required to be able to judge anything.
-var _ = Describe("the tasks family against a server that holds task requests for tasks/result", func() {
+const holdTasksDescribe = "the tasks family against a server that holds task requests for tasks/result"
+
+// heldTasksRun is the run of the tasks family against the holding variant
+// over one transport, made ahead of its spec.
+type heldTasksRun struct {
+	err     error
+	results []*scenarios.Result
+}
+
+var _ = Describe(holdTasksDescribe, func() {
 	for _, tr := range transports {
-		It("passes over "+string(tr), func(ctx SpecContext) {
+		work := runAhead(holdTasksDescribe+" passes over "+string(tr), 2*time.Minute, func(ctx context.Context) heldTasksRun {
 			ref, err := suites.StartReference(ctx, tr, server.ReferenceOptions{HoldTaskRequests: true}, exe)
-			Expect(err).NotTo(HaveOccurred())
-			DeferCleanup(ref.Stop)
+			if err != nil {
+				return heldTasksRun{err: err}
+			}
+			defer ref.Stop()
 			cfg := suites.Config{Env: scenarios.Env{Target: ref.Target, Version: "2025-11-25", Transport: tr, Timing: scenarios.Timing{ResponseTimeout: 5 * time.Second}},
 				Select: func(s *scenarios.Scenario) bool { return s.Family == "tasks" }}
-			judged := 0
+			var r heldTasksRun
 			for _, s := range cfg.Applicable() {
-				res := scenarios.Execute(ctx, s, cfg.Env)
+				r.results = append(r.results, scenarios.Execute(ctx, s, cfg.Env))
+			}
+			return r
+		})
+		It("passes over "+string(tr), func(ctx SpecContext) {
+			r := work.Get()
+			Expect(r.err).NotTo(HaveOccurred())
+			judged := 0
+			for _, res := range r.results {
 				for _, v := range res.Verdicts {
 					Expect(v.Outcome).To(BeElementOf(scenarios.Pass, scenarios.Skip), "%s: %s\n%s", v.Check.ID, v.Message, res.Transcript)
 					if v.Outcome == scenarios.Pass {
