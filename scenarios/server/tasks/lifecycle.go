@@ -119,7 +119,9 @@ func runTaskResult(t *serverside.T) {
 	if err != nil {
 		t.Blocked("%v", err)
 	}
-	fx, why := taskTool(t, tools, fixtureTaskWorking, map[string]any{"ms": 300}, "optional", "required")
+	// Long enough that an early answer is still early when tasks/get asks
+	// right after, even on a busy machine (300 ms was not, under load).
+	fx, why := taskTool(t, tools, fixtureTaskWorking, map[string]any{"ms": 1000}, "optional", "required")
 	if why != "" {
 		t.SkipRest(why)
 	}
