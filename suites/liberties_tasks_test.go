@@ -183,7 +183,7 @@ var _ = Describe(tasksLiberties, func() {
 			}
 		}
 		return runTasks(ctx, transport.HTTP, server.ReferenceOptions{Variant: server.SlowPollNoNotifications, HoldTaskRequests: true}, scenarios.Env{}, ids...)
-	})
+	}).First() // long: it waits out 5 s polls
 	It(slowPoll, func(ctx SpecContext) {
 		// The slow-poll variant that also sends a task's question only on a
 		// pending tasks/result (as the TypeScript SDK does). Old verdict:

@@ -150,6 +150,7 @@ func DialStdio(ctx context.Context, argv []string, opts StdioOptions) (*StdioCon
 		closeAll()
 		return nil, fmt.Errorf("transport: stdio pipe: %w", err)
 	}
+	growPipe(outR)
 	errR, errW, err := pipe()
 	if err != nil {
 		closeAll()

@@ -622,7 +622,7 @@ var _ = Describe("mcpconform", func() {
 		selftestWS := runAhead("mcpconform selftest passes over WebSocket, running every fault WebSocket can show", aheadWidth/2, nil,
 			func(string) []string {
 				return []string{"selftest", "--transport", "ws", "--spec-version", "2025-11-25", "--parallel", "8", "-q"}
-			})
+			}).First() // the longest run of the package
 		It("passes over WebSocket, running every fault WebSocket can show", func() {
 			out := string(ranWith(selftestWS, 0).Out.Contents())
 			Expect(out).To(ContainSubstring("self-test passed"))

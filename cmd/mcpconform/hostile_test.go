@@ -545,10 +545,15 @@ var _ = Describe("hostile targets", Label("hostile"), func() {
 		failed    = []int{1}
 		unjudged  = []int{1, 3} // a stall: failed, or not judged; never 0
 		ends      = []int{0, 1, 3}
-		flood     = []string{"--flood-mb", "128"}
-		bigFlood  = []string{"--flood-mb", "2048"}
+		flood     = []string{"--flood-mb", "64"}
+		// An endless flood at 50 MB/s, twice the (1.57 GB in 60 s):
+		// what mcpconform keeps grows with what it is sent, not with how
+		// fast, and a faster flood only costs the machine more (mcpconform
+		// takes in about 100 MB/s per core).
+		bigFlood  = []string{"--flood-mb", "2048", "--flood-rate", "50"}
 		longWait  = []string{"--response-timeout", "5s"}
 		floodRSS  = int64(160 << 20)
+		longLines = []string{"--long-count", "3"} // lines of 3.9 MB, three per session
 	)
 	entry := func(c hostileCase) TableEntry {
 		name := c.mode + " over " + c.transport
@@ -650,15 +655,16 @@ var _ = Describe("hostile targets", Label("hostile"), func() {
 		entry(hostileCase{transport: "http", mode: "flood", hostile: flood, args: fewSessions, exit: ends}),
 		entry(hostileCase{transport: "ws", mode: "flood", hostile: flood, args: fewSessions, exit: ends}),
 		// A flood that lasts: the target never answers, and floods until the
-		// answer timeout gives up on it (the 1.57 GB in 60 s). The
-		// bound is tighter: bounded inboxes keep a run near 60 MB here, where
-		// unbounded ones reached 210 to 550 MB in these 5 seconds.
+		// answer timeout gives up on it. The bound is tighter: bounded
+		// inboxes keep a run near 60 MB here, where unbounded ones reached
+		// 210 to 550 MB in these 5 seconds of an unpaced flood (the 250 MB
+		// of this one are over the bound too).
 		entry(hostileCase{transport: "stdio", mode: "flood-hang", hostile: bigFlood, args: longWait, exit: failed, rss: floodRSS}),
 		entry(hostileCase{transport: "http", mode: "flood-hang", hostile: bigFlood, args: longWait, exit: failed, rss: floodRSS}),
 		entry(hostileCase{transport: "ws", mode: "flood-hang", hostile: bigFlood, args: longWait, exit: failed, rss: floodRSS}),
-		entry(hostileCase{transport: "stdio", mode: "long-lines", args: fewSessions, exit: ends}),
-		entry(hostileCase{transport: "http", mode: "long-lines", args: fewSessions, exit: ends}),
-		entry(hostileCase{transport: "ws", mode: "long-lines", args: fewSessions, exit: ends}),
+		entry(hostileCase{transport: "stdio", mode: "long-lines", hostile: longLines, args: fewSessions, exit: ends}),
+		entry(hostileCase{transport: "http", mode: "long-lines", hostile: longLines, args: fewSessions, exit: ends}),
+		entry(hostileCase{transport: "ws", mode: "long-lines", hostile: longLines, args: fewSessions, exit: ends}),
 
 		// Processes and signals.
 		entry(hostileCase{transport: "stdio", mode: "setsid-children", exit: failed, children: true}),

@@ -17,8 +17,8 @@
 //	It("the spec", func() { r := slow.Get(); Expect(r.code).To(Equal(0)) })
 //
 // Work starts when the suite calls Begin (from BeforeSuite, once what the
-// work needs is built), in the order the specs will run, at most Width
-// units of weight at a time. A spec that reads work not yet started runs
+// work needs is built), in the order the specs will run (work marked First
+// before the rest), at most Width units of weight at a time. A spec that reads work not yet started runs
 // it itself, at once.
 package ahead
 
@@ -62,6 +62,7 @@ type job struct {
 	weight  int
 	run     func(context.Context) any
 	rank    int  // the spec's place in the run order; -1: it will not run
+	first   bool // starts before the rest (long work, which ends the suite if it starts last)
 	started bool // under Pool.mu
 	read    bool // under Pool.mu: a spec took the value
 	done    chan struct{}
@@ -141,6 +142,15 @@ func (p *Pool) Begin() {
 	}
 	p.began = true
 	queue := slices.DeleteFunc(slices.Clone(p.jobs), func(j *job) bool { return j.rank < 0 })
+	slices.SortStableFunc(queue, func(a, b *job) int {
+		switch {
+		case a.first && !b.first:
+			return -1
+		case b.first && !a.first:
+			return 1
+		}
+		return 0
+	})
 	p.mu.Unlock()
 	p.all.Add(1)
 	go func() {
@@ -176,6 +186,16 @@ func (p *Pool) Begin() {
 func (p *Pool) execute(j *job) {
 	defer close(j.done)
 	j.val = j.run(p.ctx)
+}
+
+// First starts the work before the work of specs that come earlier: work
+// that takes long would otherwise, started last, end the suite on its own.
+// It returns w, for use where the work is registered.
+func (w Work[T]) First() Work[T] {
+	w.pool.mu.Lock()
+	defer w.pool.mu.Unlock()
+	w.job.first = true
+	return w
 }
 
 // Get returns the work's value, waiting for it if it runs; work not yet

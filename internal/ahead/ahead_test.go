@@ -47,6 +47,31 @@ var _ = Describe("a pool", func() {
 		Expect(order).To(Equal([]string{"b", "a"}), "the work of specs that do not run never starts")
 	})
 
+	It("starts work marked First before the work of earlier specs", func() {
+		p := ahead.New(1)
+		var mu sync.Mutex
+		var order []string
+		record := func(name string) func(context.Context) string {
+			return func(context.Context) string {
+				mu.Lock()
+				defer mu.Unlock()
+				order = append(order, name)
+				return name
+			}
+		}
+		a := ahead.Add(p, "s a", 1, record("a"))
+		b := ahead.Add(p, "s b", 1, record("b"))
+		long := ahead.Add(p, "s long", 1, record("long")).First()
+		all := map[string]bool{"s a": true, "s b": true, "s long": true}
+		Expect(p.Plan([]string{"s a", "s b", "s long"}, all)).To(BeEmpty())
+		p.Begin()
+		Expect(long.Get()).To(Equal("long"))
+		Expect(a.Get()).To(Equal("a"))
+		Expect(b.Get()).To(Equal("b"))
+		p.End()
+		Expect(order).To(Equal([]string{"long", "a", "b"}))
+	})
+
 	It("runs at most Width units of weight at once", func() {
 		p := ahead.New(3)
 		var mu sync.Mutex

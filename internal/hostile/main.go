@@ -86,6 +86,7 @@ var (
 	child     = flag.Bool("child", false, "internal: be a child of setsid-children (setsid, ignore SIGTERM, sleep)")
 	list      = flag.Bool("list", false, "list the modes and their transports")
 	floodMB   = flag.Int("flood-mb", 256, "flood: MB of notifications per session (stdio, ws) or per response stream (http)")
+	floodRate = flag.Int("flood-rate", 0, "flood, flood-hang: MB per second at most (0: as fast as the reader takes them)")
 	longCount = flag.Int("long-count", 8, "long-lines: notification lines per session")
 	longBytes = flag.Int("long-bytes", 3_900_000, "long-lines: bytes per line")
 	hugeMB    = flag.Int("huge-mb", 50, "huge-line: MB of the line printed before anything else")
@@ -402,6 +403,7 @@ func mutate(frame []byte) []byte {
 // until budget bytes are out, send fails or stop is closed.
 func flooder(send func([]byte) error, budget int64, stop <-chan struct{}) {
 	var sent int64
+	started := time.Now()
 	for i := 0; sent < budget; i++ {
 		select {
 		case <-stop:
@@ -413,6 +415,18 @@ func flooder(send func([]byte) error, budget int64, stop <-chan struct{}) {
 			return
 		}
 		sent += int64(len(n))
+		if *floodRate > 0 && i%256 == 255 { // about every MB: keep to the rate
+			due := started.Add(time.Duration(float64(sent) / float64(int64(*floodRate)<<20) * float64(time.Second)))
+			if wait := time.Until(due); wait > 0 {
+				t := time.NewTimer(wait)
+				select {
+				case <-stop:
+					t.Stop()
+					return
+				case <-t.C:
+				}
+			}
+		}
 	}
 }
 
