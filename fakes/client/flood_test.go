@@ -370,10 +370,11 @@ func floodStdioRequests() error {
 	pad := strings.Repeat("x", floodNoteBytes-100)
 	volume := 2 * floodPhaseBytes
 	if os.Getenv(floodShapeEnv) == "small" {
-		// Small requests, eight times as many as a session serves at once
-		// (its answers to the first fill the pipe nobody reads), so the
-		// transcript still has room to say what was left unserved.
-		pad, volume = "", 8*peer.DefaultMaxServing*75
+		// Small requests, so the transcript still has room to say what was
+		// left unserved: more than the stdout pipe holds (up to 1 MiB),
+		// so the flooder is still writing, and not yet reading the answers
+		// to the first, when they fill the pipe of its stdin.
+		pad, volume = "", 4<<20
 	}
 	id := 0
 	for sent := 0; sent < volume; {
