@@ -28,15 +28,15 @@ func TestSuites(t *testing.T) {
 // (internal/ahead).
 //
 // A self-test with Parallel 32 keeps both cores busy: it weighs
-// selfTestWeight, so that at most two run at once, with room for two
-// waiting runs beside them. More load than that makes some faults go
-// unseen: tasks-result's task works 300 ms, and on a starved machine it has
-// finished before the scenario looks (result-returns-early,
-// result-error-while-working and the client's answers-after-cancel were
-// missed with four self-tests at once).
+// selfTestWeight, so that at most two run at once, with room for four
+// waiting runs beside them (the tasks family's liberties mostly wait on
+// polls). More load than that made some faults go unseen (with four
+// self-tests at once: result-returns-early and result-error-while-working,
+// since tasks-result's task then worked 300 ms, and the client's
+// answers-after-cancel, seen only within a quiet window).
 const (
-	aheadWidth     = 12
-	selfTestWeight = 5
+	aheadWidth     = 16
+	selfTestWeight = 6
 )
 
 var pool = ahead.New(aheadWidth)
