@@ -21,19 +21,33 @@ type closed struct{ released *bool }
 
 func (c closed) Close() { *c.released = true }
 
+// startOrder notes the order in which work starts.
+type startOrder struct {
+	mu    sync.Mutex
+	order []string
+}
+
+// record is work that notes its name when it starts, and returns it.
+func (s *startOrder) record(name string) func(context.Context) string {
+	return func(context.Context) string {
+		s.mu.Lock()
+		defer s.mu.Unlock()
+		s.order = append(s.order, name)
+		return name
+	}
+}
+
+func (s *startOrder) names() []string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return append([]string(nil), s.order...)
+}
+
 var _ = Describe("a pool", func() {
 	It("starts only the work of specs that will run, in their order, and names work no spec has", func() {
 		p := ahead.New(1)
-		var mu sync.Mutex
-		var order []string
-		record := func(name string) func(context.Context) string {
-			return func(context.Context) string {
-				mu.Lock()
-				defer mu.Unlock()
-				order = append(order, name)
-				return name
-			}
-		}
+		var started startOrder
+		record := started.record
 		a := ahead.Add(p, "s a", 1, record("a"))
 		b := ahead.Add(p, "s b", 1, record("b"))
 		_ = ahead.Add(p, "s skipped", 1, record("skipped"))
@@ -44,21 +58,13 @@ var _ = Describe("a pool", func() {
 		Expect(b.Get()).To(Equal("b"))
 		Expect(a.Get()).To(Equal("a"))
 		p.End()
-		Expect(order).To(Equal([]string{"b", "a"}), "the work of specs that do not run never starts")
+		Expect(started.names()).To(Equal([]string{"b", "a"}), "the work of specs that do not run never starts")
 	})
 
 	It("starts work marked First before the work of earlier specs", func() {
 		p := ahead.New(1)
-		var mu sync.Mutex
-		var order []string
-		record := func(name string) func(context.Context) string {
-			return func(context.Context) string {
-				mu.Lock()
-				defer mu.Unlock()
-				order = append(order, name)
-				return name
-			}
-		}
+		var started startOrder
+		record := started.record
 		a := ahead.Add(p, "s a", 1, record("a"))
 		b := ahead.Add(p, "s b", 1, record("b"))
 		long := ahead.Add(p, "s long", 1, record("long")).First()
@@ -69,7 +75,7 @@ var _ = Describe("a pool", func() {
 		Expect(a.Get()).To(Equal("a"))
 		Expect(b.Get()).To(Equal("b"))
 		p.End()
-		Expect(order).To(Equal([]string{"long", "a", "b"}))
+		Expect(started.names()).To(Equal([]string{"long", "a", "b"}))
 	})
 
 	It("runs at most Width units of weight at once", func() {
