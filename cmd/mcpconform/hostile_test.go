@@ -586,15 +586,13 @@ var _ = Describe("hostile targets", Label("hostile"), func() {
 	// apart, that has no prompts, resources or transport rules of its own to
 	// pass, so a control that must exit 0 is judged on those only.
 	core := []string{"--label-filter", "family: containsAny {lifecycle, tasks, wire}"}
-	// lifecycle is enough for a target that misbehaves on every session (a
-	// stall, a flood, long lines): each scenario meets the same misbehaviour,
-	// and what many scenarios' transcripts add up to is the collector's
-	// budget, judged in the suites package.
-	lifecycle := []string{"--label-filter", "family: containsAny lifecycle"}
-	lifecycleWire := []string{"--label-filter", "family: containsAny {lifecycle, wire}"} // wire-rules judges the lines
-	// A few sessions are enough for what floods and long lines cost each
-	// (memory, the size of the reports); each session costs a core.
+	// A few sessions are enough for a target that misbehaves on every
+	// session (a stall, a flood, long lines): each meets the same
+	// misbehaviour, and what many scenarios' transcripts add up to is the
+	// collector's budget, judged in the suites package. Each session costs
+	// a wait or a core.
 	fewSessions := []string{"--scenario", "lifecycle-initialize,lifecycle-ping,lifecycle-id-echo"}
+	lifecycleWire := []string{"--label-filter", "family: containsAny {lifecycle, wire}"} // wire-rules judges the lines
 	// The scenarios that poll a task: a target that stops answering once a
 	// task exists must not keep them polling.
 	taskPolls := []string{"--scenario", "tasks-status,tasks-result,tasks-cancel-terminal"}
@@ -607,10 +605,10 @@ var _ = Describe("hostile targets", Label("hostile"), func() {
 
 		// Stalls: the run ends by itself and names the stall: each shape by
 		// its own words; a target that never answers as not answering.
-		entry(hostileCase{transport: "http", mode: "headers-then-stall", args: lifecycle, exit: unjudged, words: `(?i)stall`, failedOrError: true}),
-		entry(hostileCase{transport: "http", mode: "headers-then-stall-sse", args: lifecycle, exit: unjudged, words: `(?i)SSE|stall`, failedOrError: true}),
-		entry(hostileCase{transport: "http", mode: "body-trickle", args: lifecycle, exit: unjudged, words: `(?i)trickl`, failedOrError: true}),
-		entry(hostileCase{transport: "http", mode: "sse-open-forever", args: lifecycle, exit: unjudged, words: `(?i)SSE`, failedOrError: true}),
+		entry(hostileCase{transport: "http", mode: "headers-then-stall", args: fewSessions, exit: unjudged, words: `(?i)stall`, failedOrError: true}),
+		entry(hostileCase{transport: "http", mode: "headers-then-stall-sse", args: fewSessions, exit: unjudged, words: `(?i)SSE|stall`, failedOrError: true}),
+		entry(hostileCase{transport: "http", mode: "body-trickle", args: fewSessions, exit: unjudged, words: `(?i)trickl`, failedOrError: true}),
+		entry(hostileCase{transport: "http", mode: "sse-open-forever", args: fewSessions, exit: unjudged, words: `(?i)SSE`, failedOrError: true}),
 		entry(hostileCase{transport: "http", mode: "sse-close-without-response", exit: unjudged, words: `(?i)SSE`, failedOrError: true}),
 		entry(hostileCase{transport: "ws", mode: "ws-upgrade-stall", exit: unjudged, words: `(?i)upgrade`, failedOrError: true}),
 		entry(hostileCase{transport: "stdio", mode: "hang", exit: failed, words: stallWords, failedOrError: true}),
