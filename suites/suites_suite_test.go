@@ -11,6 +11,7 @@ import (
 
 	"github.com/mcpconform/mcpconform/fakes/server"
 	"github.com/mcpconform/mcpconform/internal/ahead"
+	"github.com/mcpconform/mcpconform/internal/testprogress"
 	"github.com/mcpconform/mcpconform/scenarios"
 	"github.com/mcpconform/mcpconform/scenarios/clientside"
 	"github.com/mcpconform/mcpconform/suites"
@@ -19,7 +20,9 @@ import (
 
 func TestSuites(t *testing.T) {
 	RegisterFailHandler(Fail)
-	pool.RunSpecs(t, "suites")
+	// This suite runs for minutes: under go test -json (the README's test
+	// command) it says how far it is while it runs (testprogress).
+	pool.RunSpecs(t, "suites", testprogress.Register)
 }
 
 // The specs run one after another, and the slow ones mostly wait (on a

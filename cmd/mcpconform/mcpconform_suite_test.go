@@ -13,11 +13,14 @@ import (
 	"github.com/onsi/gomega/gexec"
 
 	"github.com/mcpconform/mcpconform/internal/ahead"
+	"github.com/mcpconform/mcpconform/internal/testprogress"
 )
 
 func TestMcpconform(t *testing.T) {
 	RegisterFailHandler(Fail)
-	pool.RunSpecs(t, "cmd/mcpconform")
+	// This suite runs for minutes: under go test -json (the README's test
+	// command) it says how far it is while it runs (testprogress).
+	pool.RunSpecs(t, "cmd/mcpconform", testprogress.Register)
 }
 
 // The specs run one after another, and many of them mostly wait on

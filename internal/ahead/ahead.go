@@ -244,7 +244,13 @@ func (p *Pool) End() {
 // specs (ginkgo.RunSpecs) and ends the pool. Under the ginkgo CLI's
 // parallel processes or a dry run nothing starts ahead: each spec runs its
 // own work when it reads it.
-func (p *Pool) RunSpecs(t *testing.T, description string) bool {
+//
+// The preview costs the suite the top-level nodes of its tree registered
+// at init (a top-level BeforeEach, ReportBeforeEach, ReportAfterEach):
+// Ginkgo's PreviewSpecs leaves behind a copy of the suite without them.
+// topLevel registers such nodes; RunSpecs calls each once, just before the
+// run, instead of a `var _ =` at the top of a file.
+func (p *Pool) RunSpecs(t *testing.T, description string, topLevel ...func() bool) bool {
 	suite, _ := ginkgo.GinkgoConfiguration()
 	if suite.ParallelTotal <= 1 && !suite.DryRun {
 		preview := ginkgo.PreviewSpecs(description)
@@ -262,6 +268,9 @@ func (p *Pool) RunSpecs(t *testing.T, description string) bool {
 		if unknown := p.Plan(will, known); len(unknown) > 0 {
 			t.Errorf("ahead: work registered for specs the suite does not have:\n  %s", strings.Join(unknown, "\n  "))
 		}
+	}
+	for _, register := range topLevel {
+		register()
 	}
 	defer p.End()
 	return ginkgo.RunSpecs(t, description)

@@ -8,6 +8,10 @@
 // A suite opts in with one line in a _test file of its package:
 //
 //	var _ = testprogress.Register()
+//
+// or, when it runs through internal/ahead (whose preview of the specs
+// loses top-level nodes registered at init), by passing Register to
+// ahead's RunSpecs.
 package testprogress
 
 import (
@@ -35,7 +39,10 @@ const Every = 20 * time.Second
 func Register() bool {
 	var t *Tracker
 	ginkgo.ReportBeforeSuite(func(r ginkgo.Report) {
-		if !underJSON() {
+		if !underJSON() || r.SuiteConfig.DryRun {
+			// A dry run (a preview of the specs, as internal/ahead takes
+			// before the real run) runs no spec: nothing to track.
+			t = nil
 			return
 		}
 		every := Every

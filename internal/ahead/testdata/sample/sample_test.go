@@ -1,11 +1,13 @@
 // Package sample is a Ginkgo suite for ahead's own test: three specs, each
 // reading work that appends its name to $SAMPLE_LOG when it starts. The
-// first spec waits until the third's work has started: it runs ahead.
+// first spec waits until the third's work has started: it runs ahead. A
+// top-level ReportAfterEach notes each spec whose body ran.
 package sample_test
 
 import (
 	"context"
 	"os"
+	"sync"
 	"testing"
 	"time"
 
@@ -19,7 +21,21 @@ var pool = ahead.New(4)
 
 func TestSample(t *testing.T) {
 	RegisterFailHandler(Fail)
-	pool.RunSpecs(t, "sample")
+	pool.RunSpecs(t, "sample", reportEach)
+}
+
+// ran holds the specs whose body ran (not a dry run's preview of them).
+var ran sync.Map
+
+// reportEach registers a top-level ReportAfterEach that notes each spec
+// whose body ran: the preview would lose it were it registered at init.
+func reportEach() bool {
+	ReportAfterEach(func(r SpecReport) {
+		if _, ok := ran.Load(r.LeafNodeText); ok {
+			note("reported " + r.LeafNodeText)(context.Background())
+		}
+	})
+	return true
 }
 
 var _ = BeforeSuite(pool.Begin)
@@ -46,6 +62,7 @@ var _ = Describe("sample", Ordered, func() {
 			return note(name)(ctx)
 		})
 		It(name, func() {
+			ran.Store(name, true)
 			if name == "one" {
 				Eventually(threeStarted).WithTimeout(time.Minute).Should(BeClosed(), "the third spec's work started before its turn")
 			}
