@@ -9,6 +9,8 @@ import (
 	"io"
 	"sync"
 	"time"
+
+	"github.com/mcpconform/mcpconform/jsonrpc"
 )
 
 // DefaultMaxLineBytes bounds one newline-delimited stdio frame. A longer line
@@ -143,7 +145,7 @@ func pumpStdioLines(r io.Reader, max int, opts Options, what string,
 			}
 			switch {
 			case kept < keptAfterClose:
-				t.Eventf(session, "%s after the connection closed (not read as a message): %s", what, clipLine(l.line))
+				t.Eventf(session, "%s after the connection closed (not read as a message): %s", what, jsonrpc.CutEntry(l.line, keptLineBytes))
 			case kept == keptAfterClose:
 				t.Eventf(session, "%s: more lines after the connection closed; not kept", what)
 			}
@@ -152,17 +154,12 @@ func pumpStdioLines(r io.Reader, max int, opts Options, what string,
 	}
 }
 
-// keptAfterClose bounds the lines a closed connection keeps as events.
-const keptAfterClose = 20
-
-// clipLine shortens a line kept as an event.
-func clipLine(b []byte) string {
-	const most = 2048
-	if len(b) <= most {
-		return string(b)
-	}
-	return fmt.Sprintf("%s… (%d bytes)", b[:most], len(b))
-}
+// keptAfterClose bounds the lines a closed connection keeps as events, and
+// keptLineBytes each of them.
+const (
+	keptAfterClose = 20
+	keptLineBytes  = 2048
+)
 
 // isClosed reports whether ch is closed.
 func isClosed(ch <-chan struct{}) bool {

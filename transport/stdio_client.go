@@ -23,10 +23,6 @@ const (
 // right after io.EOF.
 const eofExitGrace = time.Second
 
-// drainAfterExit bounds how long Close waits for stdout to reach its end
-// once the target has exited: at once, unless a descendant holds it open.
-const drainAfterExit = 250 * time.Millisecond
-
 // StdioOptions configure DialStdio.
 type StdioOptions struct {
 	Options
@@ -422,12 +418,7 @@ func (c *StdioConn) shutdown() error {
 	// pumps even if some process outside the group still holds the other
 	// ends.
 	if isClosed(c.exited) {
-		drained := time.NewTimer(drainAfterExit)
-		select {
-		case <-c.outDone:
-		case <-drained.C:
-		}
-		drained.Stop()
+		waitClosed(c.outDone, outputDrainWait)
 	}
 	c.stdout.Close()
 	c.stderr.Close()

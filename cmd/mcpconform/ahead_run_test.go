@@ -1,7 +1,6 @@
 package main_test
 
 import (
-	"bytes"
 	"context"
 	"os"
 	"os/exec"
@@ -49,8 +48,7 @@ func runAheadPart(spec, part string, weight int, setup func(dir string) error, a
 		runCtx, cancel := context.WithTimeout(ctx, 10*exitWithin)
 		defer cancel()
 		cmd := exec.CommandContext(runCtx, exe, r.args...)
-		var stdout, stderr bytes.Buffer
-		cmd.Stdout, cmd.Stderr = &stdout, &stderr
+		cmd.Stdout, cmd.Stderr = r.Out, r.Err
 		r.err = cmd.Run()
 		if _, exited := r.err.(*exec.ExitError); exited && runCtx.Err() == nil {
 			r.err = nil
@@ -58,8 +56,6 @@ func runAheadPart(spec, part string, weight int, setup func(dir string) error, a
 		if cmd.ProcessState != nil {
 			r.code = cmd.ProcessState.ExitCode()
 		}
-		_, _ = r.Out.Write(stdout.Bytes())
-		_, _ = r.Err.Write(stderr.Bytes())
 		return r
 	})
 }

@@ -153,8 +153,10 @@ func (r *reference) middleware(next Handler) Handler {
 			return nil, rpcError(codes.InvalidParams, "Missing required _meta field "+protocol.MetaClientCapabilities, nil)
 		}
 		if h := p.Header(); h != nil {
-			if name := nameOf(req); r.is(UnknownToolFirst) && req.Method == protocol.MethodToolsCall && !hasTool(name) {
-				return nil, rpcError(codes.InvalidParams, "Unknown tool: "+name, nil)
+			if r.is(UnknownToolFirst) && req.Method == protocol.MethodToolsCall {
+				if name := nameOf(req); findTool(name) == nil {
+					return nil, rpcError(codes.InvalidParams, "Unknown tool: "+name, nil)
+				}
 			}
 			if msg := r.headerMismatch(h, version, req); msg != "" {
 				return nil, rpcError(codes.HeaderMismatch, "Header mismatch: "+msg, nil)

@@ -122,25 +122,21 @@ type callParams struct {
 	} `json:"task"`
 }
 
-// hasTool reports whether the reference lists a tool of that name.
-func hasTool(name string) bool {
-	for _, t := range referenceTools {
-		if t.name == name {
-			return true
+// findTool is the reference's tool of that name (the last listed), or nil.
+func findTool(name string) *refTool {
+	var tool *refTool
+	for i := range referenceTools {
+		if referenceTools[i].name == name {
+			tool = &referenceTools[i]
 		}
 	}
-	return false
+	return tool
 }
 
 func (r *reference) toolsCall(ctx context.Context, p *Peer, req *jsonrpc.Message) (any, *jsonrpc.Error) {
 	var params callParams
 	_ = json.Unmarshal(req.Params, &params)
-	var tool *refTool
-	for i := range referenceTools {
-		if referenceTools[i].name == params.Name {
-			tool = &referenceTools[i]
-		}
-	}
+	tool := findTool(params.Name)
 	if tool == nil {
 		if unknownToolHook != nil {
 			if res, rpcErr, ok := unknownToolHook(r, ctx, params.Name); ok {

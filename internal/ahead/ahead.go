@@ -18,14 +18,14 @@
 //
 // Work starts when the suite calls Begin (from BeforeSuite, once what the
 // work needs is built), in the order the specs will run (work marked First
-// before the rest), at most Width units of weight at a time. A spec that reads work not yet started runs
-// it itself, at once.
+// before the rest), at most Width units of weight at a time. A spec that
+// reads work not yet started runs it itself, at once.
 package ahead
 
 import (
+	"cmp"
 	"context"
 	"slices"
-	"sort"
 	"strings"
 	"sync"
 	"testing"
@@ -128,7 +128,6 @@ func (p *Pool) Plan(will []string, known map[string]bool) (unknown []string) {
 			unknown = append(unknown, j.spec)
 		}
 	}
-	sort.SliceStable(p.jobs, func(a, b int) bool { return p.jobs[a].rank < p.jobs[b].rank })
 	return unknown
 }
 
@@ -141,15 +140,17 @@ func (p *Pool) Begin() {
 		return
 	}
 	p.began = true
+	// In run order, long work (First) ahead of the rest; the parts of one
+	// spec in the order they were registered.
 	queue := slices.DeleteFunc(slices.Clone(p.jobs), func(j *job) bool { return j.rank < 0 })
 	slices.SortStableFunc(queue, func(a, b *job) int {
-		switch {
-		case a.first && !b.first:
-			return -1
-		case b.first && !a.first:
+		if a.first != b.first {
+			if a.first {
+				return -1
+			}
 			return 1
 		}
-		return 0
+		return cmp.Compare(a.rank, b.rank)
 	})
 	p.mu.Unlock()
 	p.all.Add(1)

@@ -47,11 +47,10 @@ var _ = Describe("a pool", func() {
 	It("starts only the work of specs that will run, in their order, and names work no spec has", func() {
 		p := ahead.New(1)
 		var started startOrder
-		record := started.record
-		a := ahead.Add(p, "s a", 1, record("a"))
-		b := ahead.Add(p, "s b", 1, record("b"))
-		_ = ahead.Add(p, "s skipped", 1, record("skipped"))
-		_ = ahead.Add(p, "s renamed", 1, record("renamed"))
+		a := ahead.Add(p, "s a", 1, started.record("a"))
+		b := ahead.Add(p, "s b", 1, started.record("b"))
+		_ = ahead.Add(p, "s skipped", 1, started.record("skipped"))
+		_ = ahead.Add(p, "s renamed", 1, started.record("renamed"))
 		unknown := p.Plan([]string{"s b", "s a"}, map[string]bool{"s a": true, "s b": true, "s skipped": true})
 		Expect(unknown).To(ConsistOf("s renamed"))
 		p.Begin()
@@ -64,10 +63,9 @@ var _ = Describe("a pool", func() {
 	It("starts work marked First before the work of earlier specs", func() {
 		p := ahead.New(1)
 		var started startOrder
-		record := started.record
-		a := ahead.Add(p, "s a", 1, record("a"))
-		b := ahead.Add(p, "s b", 1, record("b"))
-		long := ahead.Add(p, "s long", 1, record("long")).First()
+		a := ahead.Add(p, "s a", 1, started.record("a"))
+		b := ahead.Add(p, "s b", 1, started.record("b"))
+		long := ahead.Add(p, "s long", 1, started.record("long")).First()
 		all := map[string]bool{"s a": true, "s b": true, "s long": true}
 		Expect(p.Plan([]string{"s a", "s b", "s long"}, all)).To(BeEmpty())
 		p.Begin()
