@@ -89,11 +89,8 @@ func (p *prefetcher) add(cfg, key string, s *scenarios.Scenario, run func(ctx co
 func (p *prefetcher) result(ctx context.Context, key string, step func(string), run func(ctx context.Context, step func(string)) (time.Time, *scenarios.Result)) (time.Time, *scenarios.Result) {
 	p.mu.Lock()
 	job := p.byKey[key]
-	if job != nil && !p.started {
-		p.started = true
-		for range min(p.parallel, len(p.jobs)) {
-			go p.work()
-		}
+	if job != nil {
+		p.start()
 	}
 	p.mu.Unlock()
 	if job == nil {
@@ -113,6 +110,33 @@ func (p *prefetcher) result(ctx context.Context, key string, step func(string), 
 		step(text)
 	}
 	return job.started, job.res
+}
+
+// start starts the workers, once; call it with p.mu held.
+func (p *prefetcher) start() {
+	if p.started {
+		return
+	}
+	p.started = true
+	for range min(p.parallel, len(p.jobs)) {
+		go p.work()
+	}
+}
+
+// prefetch starts the workers and waits until every job has finished or
+// ctx ends.
+func (p *prefetcher) prefetch(ctx context.Context) {
+	p.mu.Lock()
+	p.start()
+	jobs := p.jobs
+	p.mu.Unlock()
+	for _, job := range jobs {
+		select {
+		case <-job.done:
+		case <-ctx.Done():
+			return
+		}
+	}
 }
 
 // work runs jobs, each time the first in plan order whose dependencies

@@ -40,6 +40,9 @@ type SelfTestOptions struct {
 	// Timing is the run's; a zero ScenarioTimeout means 30s here.
 	Timing   scenarios.Timing
 	Progress io.Writer
+	// Durations orders the runs, longest first (Durations.Estimate); nil:
+	// the recorded table.
+	Durations *Durations
 }
 
 // Run identifies one pass of the catalogue.
@@ -66,6 +69,7 @@ type RunOutcome struct {
 	Errored  []string // check ids that could not be judged, with reasons
 	Skipped  []string
 	Problems []string
+	Duration time.Duration // from the target's start to its stop
 }
 
 // SelfTestReport is the kill matrix.
@@ -125,13 +129,24 @@ func SelfTest(ctx context.Context, opts SelfTestOptions) (*SelfTestReport, error
 	sem := make(chan struct{}, opts.Parallel)
 	var wg sync.WaitGroup
 	var progressMu sync.Mutex
-	for i, run := range runs {
+	// The longest runs start first (the table's records): a run that waits
+	// out timeouts, started last, would end the self-test long after the
+	// others. The report keeps the runs' order.
+	table := opts.Durations
+	if table == nil {
+		recorded := RecordedDurations()
+		table = &recorded
+	}
+	for _, i := range longestFirst(runs, opts.Sweep, *table) {
+		run := runs[i]
 		wg.Add(1)
 		sem <- struct{}{}
 		go func() {
 			defer wg.Done()
 			defer func() { <-sem }()
+			started := time.Now()
 			out := runOnce(ctx, run, opts)
+			out.Duration = time.Since(started)
 			report.Outcomes[i] = out
 			if opts.Progress != nil {
 				progressMu.Lock()
@@ -182,10 +197,8 @@ func runOnce(ctx context.Context, run Run, opts SelfTestOptions) RunOutcome {
 	if timing.ScenarioTimeout == 0 {
 		timing.ScenarioTimeout = 30 * time.Second
 	}
-	cfg := Config{Side: run.Side, Env: scenarios.Env{Target: target, Version: run.Version, Transport: run.Transport, Timing: timing, Gate: &scenarios.Gate{}, Wire: &scenarios.WireLedger{}}}
-	if !opts.Sweep && run.Fault != nil {
-		cfg.Select = variantScenarios(run.Fault)
-	}
+	cfg := run.config(opts.Sweep)
+	cfg.Env.Target, cfg.Env.Timing, cfg.Env.Gate, cfg.Env.Wire = target, timing, &scenarios.Gate{}, &scenarios.WireLedger{}
 	if run.Side == scenarios.ServerSide && protocol.IsStateless(run.Version) && run.Transport != transport.Stdio {
 		// Two authorization contexts, so the tasks extension's binding
 		// checks are judged (without them a stateless server has nothing to
@@ -254,6 +267,16 @@ func runOnce(ctx context.Context, run Run, opts SelfTestOptions) RunOutcome {
 		}
 	}
 	return out
+}
+
+// config is the run's transport, version and selection of scenarios: the
+// whole catalogue for the reference or a sweep, else the variant's own.
+func (r Run) config(sweep bool) Config {
+	cfg := Config{Side: r.Side, Env: scenarios.Env{Version: r.Version, Transport: r.Transport}}
+	if !sweep && r.Fault != nil {
+		cfg.Select = variantScenarios(r.Fault)
+	}
+	return cfg
 }
 
 // variantScenarios selects the scenarios whose checks name the variant (as

@@ -8,6 +8,8 @@ import (
 	. "github.com/onsi/ginkgo/v2"
 	. "github.com/onsi/gomega"
 
+	"github.com/mcpconform/mcpconform/fakes/fault"
+	"github.com/mcpconform/mcpconform/fakes/server"
 	"github.com/mcpconform/mcpconform/internal/ahead"
 	"github.com/mcpconform/mcpconform/scenarios"
 	"github.com/mcpconform/mcpconform/suites"
@@ -85,3 +87,74 @@ var _ = Describe(oneVariant, func() {
 		Expect(judged).NotTo(HaveKey("lifecycle-ping"))
 	})
 })
+
+var _ = Describe("the order of a self-test's runs", func() {
+	ping := suites.Run{Side: scenarios.ServerSide, Fault: faultNamed("ping-error"), Transport: transport.Stdio, Version: "2025-11-25"}
+
+	It("estimates a run by its scenarios' recorded durations and what its variant was recorded to add", func() {
+		// An empty table gives each scenario 1 ms.
+		bare := suites.Durations{}
+		own := bare.Estimate(ping, false)
+		Expect(own).To(Equal(time.Millisecond), "ping-error runs lifecycle-ping alone")
+		all := bare.Estimate(ping, true)
+		Expect(all).To(BeNumerically(">", 20*time.Millisecond), "a sweep runs the whole catalogue")
+
+		slow := suites.Durations{SelfTest: map[string]map[string]float64{"server ping-error": {"stdio 2025-11-25": 5000}}}
+		Expect(slow.Estimate(ping, false)).To(Equal(5 * time.Second))
+		Expect(slow.Estimate(ping, true)).To(Equal(all + 5*time.Second - own))
+		elsewhere := ping
+		elsewhere.Transport = transport.HTTP
+		Expect(slow.Estimate(elsewhere, false)).To(Equal(time.Millisecond), "recorded over stdio only")
+	})
+
+	It("records each run's duration by variant, transport and version", func() {
+		var table suites.Durations
+		table.RecordSelfTest(&suites.SelfTestReport{Outcomes: []suites.RunOutcome{
+			{Run: ping, Duration: 1500 * time.Millisecond},
+			{Run: ping, Duration: 2500 * time.Millisecond},
+			{Run: suites.Run{Side: scenarios.ClientSide, Transport: transport.WS, Version: "2026-07-28"}, Duration: 0},
+		}})
+		Expect(table.SelfTest).To(Equal(map[string]map[string]float64{
+			"server ping-error": {"stdio 2025-11-25": 2500},
+			"client reference":  {"ws 2026-07-28": 1},
+		}))
+	})
+
+	// Started last, a run that waits out a timeout ends the self-test long
+	// after the others: runs start longest first, by the table.
+	It("starts the runs the table says are longest first, and reports them in their own order", func(ctx SpecContext) {
+		started := func(long string) []string {
+			var progress strings.Builder
+			report, err := suites.SelfTest(ctx, suites.SelfTestOptions{
+				Exe: exe, Transports: []transport.Kind{transport.Stdio}, Versions: []string{"2025-11-25"},
+				Faults: []string{"ping-error", "answers-notifications"}, SkipReference: true, Parallel: 1,
+				Progress:  &progress,
+				Durations: &suites.Durations{SelfTest: map[string]map[string]float64{"server " + long: {"stdio 2025-11-25": 60000}}},
+			})
+			Expect(err).NotTo(HaveOccurred())
+			Expect(report.Problems).To(BeEmpty())
+			var faults []string
+			for _, o := range report.Outcomes {
+				faults = append(faults, o.Fault.Name)
+				Expect(o.Duration).To(BeNumerically(">", 0))
+			}
+			Expect(faults).To(Equal([]string{"answers-notifications", "ping-error"}), "the report keeps the catalogue's order")
+			var order []string
+			for line := range strings.Lines(progress.String()) {
+				order = append(order, strings.Fields(line)[2])
+			}
+			return order
+		}
+		Expect(started("ping-error")).To(Equal([]string{"ping-error", "answers-notifications"}))
+		Expect(started("answers-notifications")).To(Equal([]string{"answers-notifications", "ping-error"}))
+	}, SpecTimeout(time.Minute))
+})
+
+// faultNamed is the server's fault or liberty called name.
+func faultNamed(name string) *fault.Fault {
+	f, err := append(server.Faults(), server.Liberties()...).Find(name)
+	if err != nil {
+		panic(err)
+	}
+	return f
+}

@@ -237,6 +237,11 @@ func ApplyShard(configs []Config, sh Shard, d Durations) []Config {
 type Durations struct {
 	// Scenarios maps a scenario id to "transport version" to milliseconds.
 	Scenarios map[string]map[string]float64 `json:"scenarios"`
+	// SelfTest maps a self-test run's variant (Run.VariantKey) to
+	// "transport version" to milliseconds: what each run of a targeted
+	// self-test took, runs side by side, at the default timing. It orders
+	// a self-test's runs, longest first.
+	SelfTest map[string]map[string]float64 `json:"selftest,omitempty"`
 }
 
 //go:embed durations.json

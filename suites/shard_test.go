@@ -11,6 +11,7 @@ import (
 	. "github.com/onsi/ginkgo/v2"
 	. "github.com/onsi/gomega"
 
+	"github.com/mcpconform/mcpconform/fakes/fault"
 	"github.com/mcpconform/mcpconform/protocol"
 	"github.com/mcpconform/mcpconform/reports"
 	"github.com/mcpconform/mcpconform/scenarios"
@@ -260,9 +261,10 @@ var _ = Describe("sharding a run", func() {
 	})
 
 	// The table is measured from reference runs of both sides over every
-	// transport and version, one scenario at a time:
+	// transport and version, one scenario at a time, and from a targeted
+	// self-test of every variant there (the order of a self-test's runs):
 	//   MCPCONFORM_UPDATE_DURATIONS=1 go test ./suites -ginkgo.focus 'recorded durations'
-	It("has recorded durations of scenarios the catalogue runs where it runs them", func() {
+	It("has recorded durations of scenarios the catalogue runs where it runs them", func(ctx SpecContext) {
 		updating := os.Getenv("MCPCONFORM_UPDATE_DURATIONS") != ""
 		if updating {
 			var runs []*reports.Run
@@ -278,7 +280,15 @@ var _ = Describe("sharding a run", func() {
 				Expect(err).NotTo(HaveOccurred())
 				runs = append(runs, run)
 			}
-			b, err := suites.DurationsOf(runs...).Encode()
+			table := suites.DurationsOf(runs...)
+			// The self-test's default width and timing, as a user runs it.
+			report, err := suites.SelfTest(ctx, suites.SelfTestOptions{
+				Exe: exe, Transports: transport.Kinds(), Versions: protocol.Judged(), Parallel: 64,
+			})
+			Expect(err).NotTo(HaveOccurred())
+			Expect(report.Problems).To(BeEmpty())
+			table.RecordSelfTest(report)
+			b, err := table.Encode()
 			Expect(err).NotTo(HaveOccurred())
 			Expect(os.WriteFile(suites.DurationsFile, b, 0o644)).To(Succeed())
 		}
@@ -299,5 +309,21 @@ var _ = Describe("sharding a run", func() {
 				Expect(ms).To(BeNumerically(">=", 1))
 			}
 		}
-	})
+		variants := map[string]*fault.Fault{"server reference": nil, "client reference": nil}
+		for _, side := range []scenarios.Side{scenarios.ServerSide, scenarios.ClientSide} {
+			for _, f := range append(append(fault.Set(nil), catalogue.Faults()[side]...), catalogue.Liberties()[side]...) {
+				variants[suites.Run{Side: side, Fault: f}.VariantKey()] = f
+			}
+		}
+		Expect(t.SelfTest).NotTo(BeEmpty())
+		for key, per := range t.SelfTest {
+			f, ok := variants[key]
+			Expect(ok).To(BeTrue(), "%s is no variant any more: MCPCONFORM_UPDATE_DURATIONS=1 go test ./suites -ginkgo.focus 'recorded durations'", key)
+			for unit, ms := range per {
+				tr, v, _ := strings.Cut(unit, " ")
+				Expect(f == nil || f.ObservableOn(transport.Kind(tr), v)).To(BeTrue(), "%s does not run over %s", key, unit)
+				Expect(ms).To(BeNumerically(">=", 1))
+			}
+		}
+	}, NodeTimeout(10*time.Minute))
 })

@@ -277,9 +277,25 @@ func CheckLabels(s *scenarios.Scenario, c *scenarios.Check, version string, kind
 	)
 }
 
+// Defined is what Define registered.
+type Defined struct {
+	pf    *prefetcher
+	first string
+}
+
+// FirstSpec is the text of the first spec Define registered, below the
+// caller's containers ("mcpconform <config> <scenario> <check>"); empty
+// when it registered none.
+func (d *Defined) FirstSpec() string { return d.first }
+
+// Prefetch starts the planned scenario runs, as the first of their specs
+// would, and waits until every one has finished or ctx ends: a suite that
+// has other work to wait on starts them before their specs' turn.
+func (d *Defined) Prefetch(ctx context.Context) { d.pf.prefetch(ctx) }
+
 // Define registers the specs of every config. Call it at tree-construction
 // time (top level of a _test file, or before RunSpecs).
-func Define(configs []Config, col *Collector) bool {
+func Define(configs []Config, col *Collector) *Defined {
 	filters := map[string]types.LabelFilter{}
 	// One top-level container: Ginkgo shuffles only top-level containers,
 	// so runs keep the catalogue's order and reports compare across runs.
@@ -289,6 +305,7 @@ func Define(configs []Config, col *Collector) bool {
 		parallel = max(parallel, cfg.Parallel)
 	}
 	pf := newPrefetcher(parallel)
+	defined := &Defined{pf: pf}
 	Describe("mcpconform", func() {
 		for _, cfg := range configs {
 			if cfg.Env.Gate == nil {
@@ -315,11 +332,14 @@ func Define(configs []Config, col *Collector) bool {
 						})
 					}
 					defineScenario(cfg, s, col, order, pf)
+					if defined.first == "" && len(s.Checks) > 0 {
+						defined.first = strings.Join([]string{"mcpconform", cfg.Name, s.ID, s.Checks[0].ID}, " ")
+					}
 				}
 			})
 		}
 	})
-	return true
+	return defined
 }
 
 // scenarioKey names one scenario run in the collector.

@@ -38,8 +38,9 @@ func TestSuites(t *testing.T) {
 // since tasks-result's task then worked 300 ms, and the client's
 // answers-after-cancel, seen only within a quiet window).
 const (
-	aheadWidth     = 16
-	selfTestWeight = 6
+	aheadWidth      = 16
+	selfTestWeight  = 6
+	catalogueWeight = 4 // its Parallel
 )
 
 var pool = ahead.New(aheadWidth)
@@ -83,7 +84,12 @@ var _ = BeforeSuite(func() {
 
 // The catalogue itself, as specs, against the conformant reference on every
 // transport and version: every check must pass.
-var _ = Describe("the catalogue against the reference server", func() {
+const (
+	referenceServerCatalogue = "the catalogue against the reference server"
+	referenceClientCatalogue = "the catalogue against the reference client"
+)
+
+var _ = Describe(referenceServerCatalogue, func() {
 	var configs []suites.Config
 	for _, tr := range transports {
 		for _, v := range versions {
@@ -95,12 +101,13 @@ var _ = Describe("the catalogue against the reference server", func() {
 			})
 		}
 	}
-	suites.Define(configs, suites.NewCollector())
+	serverCatalogue = suites.Define(configs, suites.NewCollector())
+	catalogueAhead(referenceServerCatalogue, &serverCatalogue)
 })
 
 // The client-side catalogue against the reference client, launched per
 // scenario as a real process, over every transport.
-var _ = Describe("the catalogue against the reference client", func() {
+var _ = Describe(referenceClientCatalogue, func() {
 	var configs []suites.Config
 	for _, tr := range transports {
 		for _, v := range versions {
@@ -115,8 +122,23 @@ var _ = Describe("the catalogue against the reference client", func() {
 			})
 		}
 	}
-	suites.Define(configs, suites.NewCollector())
+	clientCatalogue = suites.Define(configs, suites.NewCollector())
+	catalogueAhead(referenceClientCatalogue, &clientCatalogue)
 })
+
+// The catalogues' scenario runs start ahead of their specs, four at a
+// time, beside the pool's other work (internal/ahead); the first spec of
+// each takes the runs. Ginkgo builds the tree twice (a preview, then the
+// run), and only the last build's specs run: the work reads the catalogue
+// that build defined.
+var serverCatalogue, clientCatalogue *suites.Defined
+
+func catalogueAhead(container string, defined **suites.Defined) {
+	ahead.Add(pool, container+" "+(*defined).FirstSpec(), catalogueWeight, func(ctx context.Context) struct{} {
+		(*defined).Prefetch(ctx)
+		return struct{}{}
+	})
+}
 
 // The same tasks family against the variant that delivers a task's
 // question only on a pending tasks/result: the fake client must call
