@@ -2,6 +2,7 @@ package suites_test
 
 import (
 	"context"
+	"strings"
 	"time"
 
 	. "github.com/onsi/ginkgo/v2"
@@ -74,7 +75,7 @@ var _ = Describe(faultCatalogue, func() {
 				for _, c := range catalogue.All().Killers()[o.Fault] {
 					kills = append(kills, c.ID)
 				}
-				Expect(o.Failed).To(ConsistOf(kills), "%s", o.Run)
+				Expect(o.Failed).To(ConsistOf(kills), "%s\n%s", o.Run, strings.Join(o.Problems, "\n"))
 			}
 			for _, f := range side.faults {
 				Expect(seen).To(HaveKey(f.Name), "fault %s ran somewhere", f.Name)
