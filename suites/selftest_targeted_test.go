@@ -150,6 +150,23 @@ var _ = Describe("the order of a self-test's runs", func() {
 	}, SpecTimeout(time.Minute))
 })
 
+var _ = Describe("a self-test that retries unjudged runs", func() {
+	// A run whose check could not be judged runs again alone; a check that
+	// errors again still fails the self-test. Every answer times out here.
+	It("runs such a run again, names it, and keeps a second error", func(ctx SpecContext) {
+		report, err := suites.SelfTest(ctx, suites.SelfTestOptions{
+			Exe: exe, Transports: []transport.Kind{transport.HTTP}, Versions: []string{"2025-11-25"},
+			Faults: []string{"ping-error"}, SkipReference: true, RetryUnjudged: true,
+			Timing: scenarios.Timing{ResponseTimeout: time.Nanosecond},
+		})
+		Expect(err).NotTo(HaveOccurred())
+		Expect(report.Retried).To(ConsistOf(HavePrefix("server ping-error over http at 2025-11-25: ")))
+		Expect(report.Outcomes).To(HaveLen(1))
+		Expect(report.Outcomes[0].Errored).NotTo(BeEmpty())
+		Expect(report.Problems).NotTo(BeEmpty())
+	}, SpecTimeout(time.Minute))
+})
+
 // faultNamed is the server's fault or liberty called name.
 func faultNamed(name string) *fault.Fault {
 	f, err := append(server.Faults(), server.Liberties()...).Find(name)
