@@ -24,20 +24,69 @@ type selfTestRun struct {
 	err    error
 }
 
-// selfTestAhead registers a self-test for the spec whose full text is key,
-// of weight selfTestWeight (its runs keep the cores busy). opts is read
+// selfTestAhead registers a self-test of the variants named for the spec
+// whose full text is key, in two parts. The variants whose recorded runs
+// wait (a response timeout, a 5 s poll interval) weigh 1: they mostly
+// sleep, and started with the others they would end the self-test alone.
+// The rest keep the cores busy: they weigh selfTestWeight. opts is read
 // when the work starts (exe is built by then). Self-tests are the longest
 // work: they start first.
-func selfTestAhead(key string, opts func() suites.SelfTestOptions) ahead.Work[selfTestRun] {
-	return ahead.Add(pool, key, selfTestWeight, func(ctx context.Context) selfTestRun {
-		o := opts()
-		// Two self-tests and the suite's other work share two cores: a
-		// check that times out under that load is judged in a run of its
-		// own (retried runs are named on the spec's output).
-		o.RetryUnjudged = true
-		report, err := suites.SelfTest(ctx, o)
-		return selfTestRun{report, err}
-	}).First()
+func selfTestAhead(key, side string, variants []string, opts func() suites.SelfTestOptions) []ahead.Work[selfTestRun] {
+	waiting, busy := splitByWait(side, variants)
+	var parts []ahead.Work[selfTestRun]
+	for _, part := range []struct {
+		name     string
+		variants []string
+		weight   int
+	}{{"waiting", waiting, 1}, {"busy", busy, selfTestWeight}} {
+		if len(part.variants) == 0 {
+			continue
+		}
+		parts = append(parts, ahead.AddPart(pool, key, part.name, part.weight, func(ctx context.Context) selfTestRun {
+			o := opts()
+			o.Faults = part.variants
+			// Two self-tests and the suite's other work share two cores:
+			// a check that times out under that load is judged in a run of
+			// its own (retried runs are named on the spec's output).
+			o.RetryUnjudged = true
+			report, err := suites.SelfTest(ctx, o)
+			return selfTestRun{report, err}
+		}).First())
+	}
+	return parts
+}
+
+// waitingRun is the recorded duration from which a self-test's run counts
+// as waiting: one response timeout (5 s), or a poll interval of 5 s.
+const waitingRun = 5 * time.Second
+
+// splitByWait splits the side's variants by their longest recorded run.
+func splitByWait(side string, variants []string) (waiting, busy []string) {
+	recorded := suites.RecordedDurations().SelfTest
+	for _, name := range variants {
+		longest := 0.0
+		for _, ms := range recorded[side+" "+name] {
+			longest = max(longest, ms)
+		}
+		if time.Duration(longest)*time.Millisecond >= waitingRun {
+			waiting = append(waiting, name)
+		} else {
+			busy = append(busy, name)
+		}
+	}
+	return waiting, busy
+}
+
+// partReports gets the reports of a self-test's parts.
+func partReports(parts []ahead.Work[selfTestRun]) []*suites.SelfTestReport {
+	var out []*suites.SelfTestReport
+	for _, part := range parts {
+		r := part.Get()
+		Expect(r.err).NotTo(HaveOccurred())
+		noteRetried(r.report)
+		out = append(out, r.report)
+	}
+	return out
 }
 
 const faultCatalogue = "the fault catalogue"
@@ -57,10 +106,9 @@ var _ = Describe(faultCatalogue, func() {
 		{"client", client.Faults(), client.Liberties()},
 	} {
 		kills := "kills exactly its own checks, for every fault of the reference " + side.name
-		killsRun := selfTestAhead(faultCatalogue+" "+kills, func() suites.SelfTestOptions {
+		killsRun := selfTestAhead(faultCatalogue+" "+kills, side.name, side.faults.Names(), func() suites.SelfTestOptions {
 			return suites.SelfTestOptions{
-				Exe: exe, Transports: transports, Versions: versions,
-				Faults: side.faults.Names(), SkipReference: true, Parallel: 32,
+				Exe: exe, Transports: transports, Versions: versions, SkipReference: true, Parallel: 32,
 				// Generous: the runs are dense in CPU, and a fault that must
 				// go unanswered costs its wait whatever it is. A fault that
 				// sends what must not come (an answer after a cancel) is seen
@@ -70,43 +118,40 @@ var _ = Describe(faultCatalogue, func() {
 			}
 		})
 		It(kills, func(ctx SpecContext) {
-			r := killsRun.Get()
-			report, err := r.report, r.err
-			Expect(err).NotTo(HaveOccurred())
-			noteRetried(report)
 			seen := map[string]bool{}
-			for _, o := range report.Outcomes {
-				seen[o.Fault.Name] = true
-				var kills []string
-				for _, c := range catalogue.All().Killers()[o.Fault] {
-					kills = append(kills, c.ID)
+			for _, report := range partReports(killsRun) {
+				for _, o := range report.Outcomes {
+					seen[o.Fault.Name] = true
+					var kills []string
+					for _, c := range catalogue.All().Killers()[o.Fault] {
+						kills = append(kills, c.ID)
+					}
+					Expect(o.Failed).To(ConsistOf(kills), "%s\n%s", o.Run, strings.Join(o.Problems, "\n"))
 				}
-				Expect(o.Failed).To(ConsistOf(kills), "%s\n%s", o.Run, strings.Join(o.Problems, "\n"))
+				Expect(report.Problems).To(BeEmpty())
 			}
 			for _, f := range side.faults {
 				Expect(seen).To(HaveKey(f.Name), "fault %s ran somewhere", f.Name)
 			}
-			Expect(report.Problems).To(BeEmpty())
 		})
 
 		passes := "passes every check with a liberty, for every liberty of the reference " + side.name
-		passesRun := selfTestAhead(faultCatalogue+" "+passes, func() suites.SelfTestOptions {
+		passesRun := selfTestAhead(faultCatalogue+" "+passes, side.name, side.liberties.Names(), func() suites.SelfTestOptions {
 			return suites.SelfTestOptions{
-				Exe: exe, Transports: transports, Versions: protocol.Judged(),
-				Faults: side.liberties.Names(), SkipReference: true, Parallel: 32,
+				Exe: exe, Transports: transports, Versions: protocol.Judged(), SkipReference: true, Parallel: 32,
 				Timing: scenarios.Timing{ResponseTimeout: 2 * time.Second},
 			}
 		})
 		It(passes, func(ctx SpecContext) {
-			r := passesRun.Get()
-			report, err := r.report, r.err
-			Expect(err).NotTo(HaveOccurred())
-			noteRetried(report)
-			Expect(report.Outcomes).NotTo(BeEmpty())
-			for _, o := range report.Outcomes {
-				Expect(o.Failed).To(BeEmpty(), "%s", o.Run)
+			judged := 0
+			for _, report := range partReports(passesRun) {
+				judged += len(report.Outcomes)
+				for _, o := range report.Outcomes {
+					Expect(o.Failed).To(BeEmpty(), "%s", o.Run)
+				}
+				Expect(report.Problems).To(BeEmpty())
 			}
-			Expect(report.Problems).To(BeEmpty())
+			Expect(judged).NotTo(BeZero())
 		})
 	}
 
