@@ -31,7 +31,7 @@ type selfTestRun struct {
 // The rest keep the cores busy: they weigh selfTestWeight. opts is read
 // when the work starts (exe is built by then). Self-tests are the longest
 // work: they start first.
-func selfTestAhead(key, side string, variants []string, opts func() suites.SelfTestOptions) []ahead.Work[selfTestRun] {
+func selfTestAhead(key string, side scenarios.Side, variants fault.Set, opts func() suites.SelfTestOptions) []ahead.Work[selfTestRun] {
 	waiting, busy := splitByWait(side, variants)
 	var parts []ahead.Work[selfTestRun]
 	for _, part := range []struct {
@@ -61,17 +61,17 @@ func selfTestAhead(key, side string, variants []string, opts func() suites.SelfT
 const waitingRun = 5 * time.Second
 
 // splitByWait splits the side's variants by their longest recorded run.
-func splitByWait(side string, variants []string) (waiting, busy []string) {
+func splitByWait(side scenarios.Side, variants fault.Set) (waiting, busy []string) {
 	recorded := suites.RecordedDurations().SelfTest
-	for _, name := range variants {
+	for _, v := range variants {
 		longest := 0.0
-		for _, ms := range recorded[side+" "+name] {
+		for _, ms := range recorded[suites.Run{Side: side, Fault: v}.VariantKey()] {
 			longest = max(longest, ms)
 		}
 		if time.Duration(longest)*time.Millisecond >= waitingRun {
-			waiting = append(waiting, name)
+			waiting = append(waiting, v.Name)
 		} else {
-			busy = append(busy, name)
+			busy = append(busy, v.Name)
 		}
 	}
 	return waiting, busy
@@ -100,13 +100,14 @@ var _ = Describe(faultCatalogue, func() {
 	// transport, version).
 	for _, side := range []struct {
 		name              string
+		side              scenarios.Side
 		faults, liberties fault.Set
 	}{
-		{"server", server.Faults(), server.Liberties()},
-		{"client", client.Faults(), client.Liberties()},
+		{"server", scenarios.ServerSide, server.Faults(), server.Liberties()},
+		{"client", scenarios.ClientSide, client.Faults(), client.Liberties()},
 	} {
 		kills := "kills exactly its own checks, for every fault of the reference " + side.name
-		killsRun := selfTestAhead(faultCatalogue+" "+kills, side.name, side.faults.Names(), func() suites.SelfTestOptions {
+		killsRun := selfTestAhead(faultCatalogue+" "+kills, side.side, side.faults, func() suites.SelfTestOptions {
 			return suites.SelfTestOptions{
 				Exe: exe, Transports: transports, Versions: versions, SkipReference: true, Parallel: 32,
 				// Generous: the runs are dense in CPU, and a fault that must
@@ -136,7 +137,7 @@ var _ = Describe(faultCatalogue, func() {
 		})
 
 		passes := "passes every check with a liberty, for every liberty of the reference " + side.name
-		passesRun := selfTestAhead(faultCatalogue+" "+passes, side.name, side.liberties.Names(), func() suites.SelfTestOptions {
+		passesRun := selfTestAhead(faultCatalogue+" "+passes, side.side, side.liberties, func() suites.SelfTestOptions {
 			return suites.SelfTestOptions{
 				Exe: exe, Transports: transports, Versions: protocol.Judged(), SkipReference: true, Parallel: 32,
 				Timing: scenarios.Timing{ResponseTimeout: 2 * time.Second},
