@@ -50,7 +50,7 @@ var _ = Describe("prefetch of a catalogue's scenario runs", func() {
 	})
 
 	It("stops waiting when its context ends", func(ctx SpecContext) {
-		p := newPrefetcher(2) // one at a time plans nothing
+		p := newPrefetcher(2) // not 1: a prefetcher of one at a time plans nothing
 		release := make(chan struct{})
 		DeferCleanup(func() { close(release) })
 		p.add("cfg", "stuck", &scenarios.Scenario{ID: "stuck"}, func(context.Context, func(string)) (time.Time, *scenarios.Result) {

@@ -8,7 +8,6 @@ import (
 	. "github.com/onsi/ginkgo/v2"
 	. "github.com/onsi/gomega"
 
-	"github.com/mcpconform/mcpconform/fakes/fault"
 	"github.com/mcpconform/mcpconform/fakes/server"
 	"github.com/mcpconform/mcpconform/internal/ahead"
 	"github.com/mcpconform/mcpconform/scenarios"
@@ -89,7 +88,7 @@ var _ = Describe(oneVariant, func() {
 })
 
 var _ = Describe("the order of a self-test's runs", func() {
-	ping := suites.Run{Side: scenarios.ServerSide, Fault: faultNamed("ping-error"), Transport: transport.Stdio, Version: "2025-11-25"}
+	ping := suites.Run{Side: scenarios.ServerSide, Fault: server.PingError, Transport: transport.Stdio, Version: "2025-11-25"}
 
 	It("estimates a run by its scenarios' recorded durations and what its variant was recorded to add", func() {
 		// An empty table gives each scenario 1 ms.
@@ -127,7 +126,7 @@ var _ = Describe("the order of a self-test's runs", func() {
 			var progress strings.Builder
 			report, err := suites.SelfTest(ctx, suites.SelfTestOptions{
 				Exe: exe, Transports: []transport.Kind{transport.Stdio}, Versions: []string{"2025-11-25"},
-				Faults: []string{"ping-error", "answers-notifications"}, SkipReference: true, Parallel: 1,
+				Faults: []string{server.PingError.Name, server.AnswersNotifications.Name}, SkipReference: true, Parallel: 1,
 				Progress:  &progress,
 				Durations: &suites.Durations{SelfTest: map[string]map[string]float64{"server " + long: {"stdio 2025-11-25": 60000}}},
 			})
@@ -166,12 +165,3 @@ var _ = Describe("a self-test that retries unjudged runs", func() {
 		Expect(report.Problems).NotTo(BeEmpty())
 	}, SpecTimeout(time.Minute))
 })
-
-// faultNamed is the server's fault or liberty called name.
-func faultNamed(name string) *fault.Fault {
-	f, err := append(server.Faults(), server.Liberties()...).Find(name)
-	if err != nil {
-		panic(err)
-	}
-	return f
-}
