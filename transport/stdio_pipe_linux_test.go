@@ -20,6 +20,6 @@ var _ = Describe("a spawned target's stdout pipe", func() {
 		size, ferr := 0, error(nil)
 		Expect(rc.Control(func(fd uintptr) { size, ferr = unix.FcntlInt(fd, unix.F_GETPIPE_SZ, 0) })).To(Succeed())
 		Expect(ferr).NotTo(HaveOccurred())
-		Expect(size).To(Equal(stdoutPipeBytes))
+		Expect(size).To(Equal(stdoutPipeBytes), "the pipe kept its size: does fs.pipe-max-size (/proc/sys/fs/pipe-max-size) allow %d bytes?", stdoutPipeBytes)
 	})
 })
