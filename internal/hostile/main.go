@@ -399,8 +399,9 @@ func mutate(frame []byte) []byte {
 	return frame
 }
 
-// flooder sends notifications of a few KB each, as fast as send takes them,
-// until budget bytes are out, send fails or stop is closed.
+// flooder sends notifications of a few KB each, as fast as send takes them
+// or at most --flood-rate, until budget bytes are out, send fails or stop
+// is closed.
 func flooder(send func([]byte) error, budget int64, stop <-chan struct{}) {
 	var sent int64
 	started := time.Now()
