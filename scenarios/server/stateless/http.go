@@ -257,13 +257,13 @@ var httpHeadersScenario = &scenarios.Scenario{
 type rawHTTP struct {
 	t      *serverside.T
 	url    string
-	header http.Header // the target's own headers (--header, tokens)
-	hc     http.Client
+	header http.Header  // the target's own headers (--header, tokens)
+	hc     *http.Client // never follows a redirect: a 3xx is the target's answer
 }
 
 func newRawHTTP(t *serverside.T, s *client.Session) *rawHTTP {
 	target, _ := t.Env.Target.(client.Target)
-	h := &rawHTTP{t: t, url: target.URL, header: target.Header.Clone()}
+	h := &rawHTTP{t: t, url: target.URL, header: target.Header.Clone(), hc: transport.NewHTTPClient(nil)}
 	if c, ok := transport.As[*transport.HTTPClientConn](s.Conn()); ok {
 		h.url = c.URL()
 	}
@@ -283,6 +283,9 @@ func (a rawAnswer) String() string {
 		return a.err.Error()
 	}
 	out := fmt.Sprintf("HTTP %d", a.status)
+	if n := transport.RedirectNote(a.header); n != "" {
+		out += " " + n
+	}
 	if ct := a.header.Get("Content-Type"); ct != "" {
 		out += " (" + ct + ")"
 	}
