@@ -282,6 +282,7 @@ type hostileRun struct {
 	stdout, stderr               []byte
 	err                          error           // the run could not be made
 	outside                      *hostileOutside // where the target redirects to (outside entries)
+	skip                         string          // why the entry cannot run here (no 127.0.0.2)
 }
 
 func (r *hostileRun) Close() {
@@ -381,7 +382,8 @@ func runHostile(ctx context.Context, name string, c hostileCase) *hostileRun {
 	r.pidfile = filepath.Join(r.tmp, "pids")
 	target := append([]string{bin, "--mode", c.mode, "--transport", c.transport, "--tag", r.tag, "--pidfile", r.pidfile}, c.hostile...)
 	if c.outside {
-		if r.outside, r.err = listenHostileOutside(); r.err != nil {
+		if r.outside, err = listenHostileOutside(); err != nil {
+			r.skip = err.Error()
 			return r
 		}
 		to := r.outside.url
@@ -470,6 +472,9 @@ func runHostile(ctx context.Context, name string, c hostileCase) *hostileRun {
 func judgeRun(name string, c hostileCase, work ahead.Work[*hostileRun]) {
 	r := work.Get()
 	DeferCleanup(r.Close)
+	if r.skip != "" {
+		Skip(r.skip)
+	}
 	Expect(r.err).NotTo(HaveOccurred(), "%s: the run could not be made", name)
 	line := r.line()
 	GinkgoWriter.Println("hostile:", line)
