@@ -235,7 +235,7 @@ func (c *HTTPClientConn) SendWithHeaders(ctx context.Context, frame []byte, h ht
 	}
 	headersAt := time.Now()
 	status, mt := resp.StatusCode, httpMediaType(resp.Header)
-	c.opts.Transcript.Eventf(c.opts.Session, "HTTP %d POST %s (%s)%s", status, fi.describe(), httpOrNone(mt), redirectSuffix(resp.Header))
+	c.opts.Transcript.Eventf(c.opts.Session, "HTTP %d POST %s (%s)%s", status, fi.describe(), httpOrNone(mt), redirectSuffix(resp))
 
 	requestKey := ""
 	if fi.isRequest() {
@@ -439,7 +439,7 @@ func (c *HTTPClientConn) deleteSession() {
 	}
 	_, _ = io.Copy(io.Discard, io.LimitReader(resp.Body, 4096))
 	resp.Body.Close()
-	c.opts.Transcript.Eventf(c.opts.Session, "HTTP %d DELETE%s", resp.StatusCode, redirectSuffix(resp.Header))
+	c.opts.Transcript.Eventf(c.opts.Session, "HTTP %d DELETE%s", resp.StatusCode, redirectSuffix(resp))
 }
 
 // startReader counts a stream reader in; it refuses once Close has begun, so
@@ -567,9 +567,9 @@ func (c *HTTPClientConn) get(ctx, streamCtx context.Context, cancel context.Canc
 	}
 	mt := httpMediaType(resp.Header)
 	if lastEventID != "" {
-		c.opts.Transcript.Eventf(c.opts.Session, "HTTP %d GET Last-Event-ID %s (%s)%s", resp.StatusCode, lastEventID, httpOrNone(mt), redirectSuffix(resp.Header))
+		c.opts.Transcript.Eventf(c.opts.Session, "HTTP %d GET Last-Event-ID %s (%s)%s", resp.StatusCode, lastEventID, httpOrNone(mt), redirectSuffix(resp))
 	} else {
-		c.opts.Transcript.Eventf(c.opts.Session, "HTTP %d GET (%s)%s", resp.StatusCode, httpOrNone(mt), redirectSuffix(resp.Header))
+		c.opts.Transcript.Eventf(c.opts.Session, "HTTP %d GET (%s)%s", resp.StatusCode, httpOrNone(mt), redirectSuffix(resp))
 	}
 	if resp.StatusCode/100 == 2 && mt == "text/event-stream" {
 		return resp, nil

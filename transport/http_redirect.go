@@ -3,6 +3,8 @@ package transport
 import (
 	"fmt"
 	"net/http"
+	"net/url"
+	"slices"
 	"strings"
 	"unicode/utf8"
 )
@@ -34,16 +36,50 @@ func refuseRedirect(*http.Request, []*http.Request) error { return http.ErrUseLa
 // maxLocationRunes bounds the Location quoted in messages and transcripts.
 const maxLocationRunes = 200
 
-// RedirectNote describes a redirect for messages and transcripts: "redirect
-// to "URL" (not followed)", or "" for an answer without a Location. The
-// Location is the target's text: it is cut short and quoted, which escapes
-// every control character (nothing reaches a terminal raw).
-func RedirectNote(h http.Header) string {
-	loc := h.Get("Location")
+// RedirectNote describes the redirect resp is, for messages and
+// transcripts: "redirect to "URL" (not followed)", or "" for an answer
+// without a Location. The Location is the target's text: what the request
+// sent in its headers (a bearer token, a --header's value, echoed back) is
+// blotted out of it, and it is cut short and quoted, which escapes every
+// control character (nothing reaches a terminal raw).
+func RedirectNote(resp *http.Response) string {
+	loc := resp.Header.Get("Location")
 	if loc == "" {
 		return ""
 	}
+	if resp.Request != nil {
+		loc = redactSent(loc, resp.Request.Header)
+	}
 	return fmt.Sprintf("redirect to %s (not followed)", quoteLocation(loc))
+}
+
+// minRedacted: shorter header values (a version, a media type's parts) are
+// no secrets, and blotting them would only garble the Location.
+const minRedacted = 8
+
+// redactSent replaces in loc every value of sent (and the credentials of an
+// "Authorization: Scheme credentials"), as is or URL-escaped.
+func redactSent(loc string, sent http.Header) string {
+	var secrets []string
+	for _, vs := range sent {
+		for _, v := range vs {
+			secrets = append(secrets, v)
+			if _, cred, ok := strings.Cut(v, " "); ok {
+				secrets = append(secrets, strings.TrimSpace(cred))
+			}
+		}
+	}
+	// Longest first: a whole "Bearer x" goes before its "x".
+	slices.SortFunc(secrets, func(a, b string) int { return len(b) - len(a) })
+	for _, v := range secrets {
+		if len(v) < minRedacted {
+			continue
+		}
+		for _, form := range []string{v, url.QueryEscape(v), url.PathEscape(v)} {
+			loc = strings.ReplaceAll(loc, form, "[redacted]")
+		}
+	}
+	return loc
 }
 
 func quoteLocation(loc string) string {
@@ -56,8 +92,8 @@ func quoteLocation(loc string) string {
 }
 
 // redirectSuffix is RedirectNote with a leading space, for event lines.
-func redirectSuffix(h http.Header) string {
-	if n := RedirectNote(h); n != "" {
+func redirectSuffix(resp *http.Response) string {
+	if n := RedirectNote(resp); n != "" {
 		return " " + n
 	}
 	return ""

@@ -6,6 +6,7 @@ import (
 	"io"
 	"net"
 	"net/http"
+	"net/url"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -244,8 +245,37 @@ var _ = Describe("redirects are never followed", func() {
 	})
 
 	It("cuts a long Location short", func() {
-		note := RedirectNote(http.Header{"Location": {"http://127.0.0.2/" + strings.Repeat("a", 5000)}})
+		note := RedirectNote(&http.Response{Header: http.Header{"Location": {"http://127.0.0.2/" + strings.Repeat("a", 5000)}}})
 		Expect(len(note)).To(BeNumerically("<", 300))
 		Expect(note).To(HaveSuffix("… (not followed)"))
+	})
+
+	// A target has the secrets it was sent; one that echoes them into its
+	// Location must not have mcpconform print them.
+	It("blots out of a Location what the request sent in its headers", func() {
+		o := listenOutside("127.0.0.2:0")
+		ln, err := net.Listen("tcp", "127.0.0.1:0")
+		Expect(err).NotTo(HaveOccurred())
+		srv := &http.Server{Handler: http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+			_, _ = io.Copy(io.Discard, r.Body)
+			w.Header().Set("Location", o.url+"?auth="+url.QueryEscape(r.Header.Get("Authorization"))+
+				"&token="+strings.TrimPrefix(r.Header.Get("Authorization"), "Bearer ")+"&h="+r.Header.Get("X-Secret"))
+			w.WriteHeader(http.StatusTemporaryRedirect)
+		})}
+		go func() { _ = srv.Serve(ln) }()
+		DeferCleanup(srv.Close)
+		tr := jsonrpc.NewTranscript()
+		c, err := DialHTTP(testCtx(), "http://"+ln.Addr().String()+"/mcp", redirectOptions(tr))
+		Expect(err).NotTo(HaveOccurred())
+		DeferCleanup(c.Close)
+		err = c.Send(testCtx(), request("1", "initialize", `{}`))
+		Expect(err).To(HaveOccurred())
+		secretToken := strings.TrimPrefix(redirectBearer, "Bearer ")
+		for _, text := range []string{err.Error(), tr.String()} {
+			Expect(text).To(ContainSubstring(`?auth=[redacted]&token=[redacted]&h=[redacted]" (not followed)`))
+			Expect(text).NotTo(ContainSubstring(secretToken))
+			Expect(text).NotTo(ContainSubstring(redirectHeader))
+		}
+		o.expectUntouched()
 	})
 })

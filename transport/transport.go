@@ -137,7 +137,7 @@ func (e *HTTPStatusError) Error() string {
 func statusError(resp *http.Response, body []byte) *HTTPStatusError {
 	se := &HTTPStatusError{Status: resp.StatusCode}
 	if resp.StatusCode/100 == 3 {
-		se.Redirect = RedirectNote(resp.Header)
+		se.Redirect = RedirectNote(resp)
 		if se.Redirect != "" {
 			return se
 		}

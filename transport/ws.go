@@ -136,7 +136,7 @@ func DialWebSocket(ctx context.Context, url string, opts Options) (*WSConn, erro
 			}
 			// gorilla's Dialer follows no redirect: a 3xx is the target's
 			// answer to the upgrade, and says where it pointed.
-			opts.Transcript.Eventf(opts.Session, "websocket handshake with %s failed: HTTP %d%s", url, resp.StatusCode, redirectSuffix(resp.Header))
+			opts.Transcript.Eventf(opts.Session, "websocket handshake with %s failed: HTTP %d%s", url, resp.StatusCode, redirectSuffix(resp))
 			return nil, fmt.Errorf("transport: websocket dial %s: %v: %w", url, err, statusError(resp, body))
 		}
 		opts.Transcript.Eventf(opts.Session, "websocket dial %s failed: %v", url, err)

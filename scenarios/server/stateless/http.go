@@ -272,10 +272,11 @@ func newRawHTTP(t *serverside.T, s *client.Session) *rawHTTP {
 
 // rawAnswer is the status, the header and, for a request, its answer.
 type rawAnswer struct {
-	status int
-	header http.Header
-	answer *jsonrpc.Message
-	err    error
+	status   int
+	header   http.Header
+	redirect string // transport.RedirectNote of a 3xx
+	answer   *jsonrpc.Message
+	err      error
 }
 
 func (a rawAnswer) String() string {
@@ -283,8 +284,8 @@ func (a rawAnswer) String() string {
 		return a.err.Error()
 	}
 	out := fmt.Sprintf("HTTP %d", a.status)
-	if n := transport.RedirectNote(a.header); n != "" {
-		out += " " + n
+	if a.redirect != "" {
+		out += " " + a.redirect
 	}
 	if ct := a.header.Get("Content-Type"); ct != "" {
 		out += " (" + ct + ")"
@@ -329,7 +330,7 @@ func (h *rawHTTP) do(method string, extra http.Header, body []byte, want jsonrpc
 		return rawAnswer{err: err}
 	}
 	defer resp.Body.Close()
-	a := rawAnswer{status: resp.StatusCode, header: resp.Header}
+	a := rawAnswer{status: resp.StatusCode, header: resp.Header, redirect: transport.RedirectNote(resp)}
 	if want.IsZero() {
 		tr.Eventf("raw", "%s", a)
 		return a

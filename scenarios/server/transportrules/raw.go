@@ -102,7 +102,7 @@ func (h *rawHTTP) send(method string, extra http.Header, body []byte, want jsonr
 	}
 	defer resp.Body.Close()
 	a := &rawAnswer{status: resp.StatusCode, header: resp.Header}
-	tr.Eventf(rawLabel, "HTTP %d (%s)%s%s", resp.StatusCode, resp.Header.Get("Content-Type"), sidNote(resp.Header), redirectNote(resp.Header))
+	tr.Eventf(rawLabel, "HTTP %d (%s)%s%s", resp.StatusCode, resp.Header.Get("Content-Type"), sidNote(resp.Header), redirectNote(resp))
 	if resp.StatusCode >= 300 {
 		b, _ := io.ReadAll(io.LimitReader(resp.Body, 4096))
 		a.body, a.ended = string(b), true
@@ -193,8 +193,8 @@ func bodyNote(b []byte) string {
 	return fmt.Sprintf(" %.300s", b)
 }
 
-func redirectNote(h http.Header) string {
-	if n := transport.RedirectNote(h); n != "" {
+func redirectNote(resp *http.Response) string {
+	if n := transport.RedirectNote(resp); n != "" {
 		return " " + n
 	}
 	return ""
