@@ -119,13 +119,13 @@ func dialHTTP(ctx context.Context, rawURL string, opts Options, stateless bool) 
 	if u.Scheme != "http" && u.Scheme != "https" {
 		return nil, fmt.Errorf("transport: URL %q is not http or https", rawURL)
 	}
-	tr := http.DefaultTransport.(*http.Transport).Clone()
+	tr := NewHTTPTransport()
 	cctx, cancel := context.WithCancel(context.Background())
 	return &HTTPClientConn{
 		url:       rawURL,
 		opts:      opts,
 		stateless: stateless,
-		hc:        &http.Client{Transport: paramTransport(tr, stateless)}, // http_client_params.go
+		hc:        NewHTTPClient(paramTransport(tr, stateless)), // http_client_params.go
 		ctx:       cctx,
 		cancel:    cancel,
 		q:         newHTTPFrameQueue(),
@@ -235,7 +235,7 @@ func (c *HTTPClientConn) SendWithHeaders(ctx context.Context, frame []byte, h ht
 	}
 	headersAt := time.Now()
 	status, mt := resp.StatusCode, httpMediaType(resp.Header)
-	c.opts.Transcript.Eventf(c.opts.Session, "HTTP %d POST %s (%s)", status, fi.describe(), httpOrNone(mt))
+	c.opts.Transcript.Eventf(c.opts.Session, "HTTP %d POST %s (%s)%s", status, fi.describe(), httpOrNone(mt), redirectSuffix(resp))
 
 	requestKey := ""
 	if fi.isRequest() {
@@ -250,6 +250,14 @@ func (c *HTTPClientConn) SendWithHeaders(ctx context.Context, frame []byte, h ht
 		c.sessionID = resp.Header.Get(HeaderSessionID)
 	}
 	c.mu.Unlock()
+
+	if status/100 == 3 {
+		// The target's own answer, whatever its body: a redirect is never
+		// followed (NewHTTPClient), and never read as a JSON-RPC answer.
+		resp.Body.Close()
+		reqCancel()
+		return statusError(resp, nil)
+	}
 
 	// Every read of the body before Send returns is bounded by ctx: when
 	// it ends, the request is cancelled, which ends the read.
@@ -431,7 +439,7 @@ func (c *HTTPClientConn) deleteSession() {
 	}
 	_, _ = io.Copy(io.Discard, io.LimitReader(resp.Body, 4096))
 	resp.Body.Close()
-	c.opts.Transcript.Eventf(c.opts.Session, "HTTP %d DELETE", resp.StatusCode)
+	c.opts.Transcript.Eventf(c.opts.Session, "HTTP %d DELETE%s", resp.StatusCode, redirectSuffix(resp))
 }
 
 // startReader counts a stream reader in; it refuses once Close has begun, so
@@ -559,16 +567,16 @@ func (c *HTTPClientConn) get(ctx, streamCtx context.Context, cancel context.Canc
 	}
 	mt := httpMediaType(resp.Header)
 	if lastEventID != "" {
-		c.opts.Transcript.Eventf(c.opts.Session, "HTTP %d GET Last-Event-ID %s (%s)", resp.StatusCode, lastEventID, httpOrNone(mt))
+		c.opts.Transcript.Eventf(c.opts.Session, "HTTP %d GET Last-Event-ID %s (%s)%s", resp.StatusCode, lastEventID, httpOrNone(mt), redirectSuffix(resp))
 	} else {
-		c.opts.Transcript.Eventf(c.opts.Session, "HTTP %d GET (%s)", resp.StatusCode, httpOrNone(mt))
+		c.opts.Transcript.Eventf(c.opts.Session, "HTTP %d GET (%s)%s", resp.StatusCode, httpOrNone(mt), redirectSuffix(resp))
 	}
 	if resp.StatusCode/100 == 2 && mt == "text/event-stream" {
 		return resp, nil
 	}
 	body, _ := io.ReadAll(io.LimitReader(resp.Body, 4096))
 	resp.Body.Close()
-	se := &HTTPStatusError{Status: resp.StatusCode, Body: httpTrimBody(body)}
+	se := statusError(resp, body)
 	switch {
 	case resp.StatusCode == http.StatusMethodNotAllowed:
 		return nil, fmt.Errorf("%w: %w", ErrStreamNotOffered, se)

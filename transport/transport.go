@@ -112,17 +112,38 @@ type Listener interface {
 var ErrClosed = errors.New("transport: closed")
 
 // HTTPStatusError reports an HTTP response that carried no JSON-RPC message:
-// a request answered 400/404/405 with a plain body, for example.
+// a request answered 400/404/405 with a plain body, for example, or any 3xx
+// (never followed: see NewHTTPClient), whose Redirect says where to.
 type HTTPStatusError struct {
-	Status int
-	Body   string
+	Status   int
+	Body     string
+	Redirect string // RedirectNote of a 3xx answer ("" for none)
 }
 
 func (e *HTTPStatusError) Error() string {
-	if e.Body == "" {
-		return fmt.Sprintf("HTTP %d", e.Status)
+	s := fmt.Sprintf("HTTP %d", e.Status)
+	if e.Redirect != "" {
+		s += " " + e.Redirect
 	}
-	return fmt.Sprintf("HTTP %d: %s", e.Status, e.Body)
+	if e.Body != "" {
+		s += ": " + e.Body
+	}
+	return s
+}
+
+// statusError is the HTTPStatusError of resp, whose body (already read, at
+// most its start) is body. A redirect's body is left out: it is a page for
+// browsers that repeats the Location, unquoted.
+func statusError(resp *http.Response, body []byte) *HTTPStatusError {
+	se := &HTTPStatusError{Status: resp.StatusCode}
+	if resp.StatusCode/100 == 3 {
+		se.Redirect = RedirectNote(resp)
+		if se.Redirect != "" {
+			return se
+		}
+	}
+	se.Body = httpTrimBody(body)
+	return se
 }
 
 // ctxKey keeps context keys private to this package.

@@ -7,7 +7,6 @@ import (
 	"io"
 	"net"
 	"net/http"
-	"strings"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -130,14 +129,15 @@ func DialWebSocket(ctx context.Context, url string, opts Options) (*WSConn, erro
 	}
 	if err != nil {
 		if resp != nil {
-			body := ""
+			var body []byte
 			if resp.Body != nil {
-				b, _ := io.ReadAll(io.LimitReader(resp.Body, 4<<10))
+				body, _ = io.ReadAll(io.LimitReader(resp.Body, 4<<10))
 				resp.Body.Close()
-				body = strings.TrimSpace(string(b))
 			}
-			opts.Transcript.Eventf(opts.Session, "websocket handshake with %s failed: HTTP %d", url, resp.StatusCode)
-			return nil, fmt.Errorf("transport: websocket dial %s: %v: %w", url, err, &HTTPStatusError{Status: resp.StatusCode, Body: body})
+			// gorilla's Dialer follows no redirect: a 3xx is the target's
+			// answer to the upgrade, and says where it pointed.
+			opts.Transcript.Eventf(opts.Session, "websocket handshake with %s failed: HTTP %d%s", url, resp.StatusCode, redirectSuffix(resp))
+			return nil, fmt.Errorf("transport: websocket dial %s: %v: %w", url, err, statusError(resp, body))
 		}
 		opts.Transcript.Eventf(opts.Session, "websocket dial %s failed: %v", url, err)
 		return nil, fmt.Errorf("transport: websocket dial %s: %w", url, err)

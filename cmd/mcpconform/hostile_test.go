@@ -91,6 +91,13 @@ type hostileCase struct {
 	signals    []syscall.Signal
 	signalAt   string
 	unwritable bool // -o under a regular file: exit 2 before the target starts
+
+	// outside: the target redirects to a host on 127.0.0.2 (--redirect-to),
+	// mcpconform gets secrets in --header, and the entry judges that the
+	// outside saw nothing and that the secrets are nowhere in the output
+	// (hostile_outside_test.go); no check of the scenario notPassed passes.
+	outside   bool
+	notPassed string
 }
 
 // hostileResults is what the entries read of results.json.
@@ -248,6 +255,12 @@ func newTag() string {
 
 var urlLine = regexp.MustCompile(`listening on ((?:http|ws)://127\.0\.0\.1:\d+/mcp)`)
 
+// redirectWords matches the message of a redirect not followed, to the
+// outside (a port, or PORT where messages hide ports).
+func redirectWords(status int, scheme string) string {
+	return fmt.Sprintf(`HTTP %d redirect to "%s://127\.0\.0\.2:(\d+|PORT)/mcp" \(not followed\)`, status, scheme)
+}
+
 // spawnGate keeps the floor of lowerPeakRSS true while runs start side by
 // side: a run starts (floor, then fork) with it held, and a spec reads a
 // run's reports (which raises this process's memory) with it read-held.
@@ -267,7 +280,9 @@ type hostileRun struct {
 	wall                         time.Duration
 	hung                         bool // killed at hostileDeadline
 	stdout, stderr               []byte
-	err                          error // the run could not be made
+	err                          error           // the run could not be made
+	outside                      *hostileOutside // where the target redirects to (outside entries)
+	skip                         string          // why the entry cannot run here (no 127.0.0.2)
 }
 
 func (r *hostileRun) Close() {
@@ -277,6 +292,9 @@ func (r *hostileRun) Close() {
 	if r.server != nil && r.server.Process != nil {
 		_ = r.server.Process.Kill()
 		_ = r.server.Wait()
+	}
+	if r.outside != nil {
+		r.outside.Close()
 	}
 	_ = os.RemoveAll(r.tmp)
 }
@@ -363,6 +381,17 @@ func runHostile(ctx context.Context, name string, c hostileCase) *hostileRun {
 	r.dir = filepath.Join(r.tmp, "out")
 	r.pidfile = filepath.Join(r.tmp, "pids")
 	target := append([]string{bin, "--mode", c.mode, "--transport", c.transport, "--tag", r.tag, "--pidfile", r.pidfile}, c.hostile...)
+	if c.outside {
+		if r.outside, err = listenHostileOutside(); err != nil {
+			r.skip = err.Error()
+			return r
+		}
+		to := r.outside.url
+		if c.transport == "ws" {
+			to = "ws" + strings.TrimPrefix(to, "http")
+		}
+		target = append(target, "--redirect-to", to)
+	}
 
 	// One scenario at a time: the table's one-second answers are set for a
 	// target judged alone (a flooding target judged several at once is
@@ -380,6 +409,9 @@ func runHostile(ctx context.Context, name string, c hostileCase) *hostileRun {
 	}
 	args = append(args, "-o", r.dir)
 	args = append(args, c.args...)
+	if c.outside {
+		args = append(args, outsideArgs...)
+	}
 	switch c.transport {
 	case "stdio":
 		args = append(append(args, "--stdio", "--"), target...)
@@ -440,6 +472,9 @@ func runHostile(ctx context.Context, name string, c hostileCase) *hostileRun {
 func judgeRun(name string, c hostileCase, work ahead.Work[*hostileRun]) {
 	r := work.Get()
 	DeferCleanup(r.Close)
+	if r.skip != "" {
+		Skip(r.skip)
+	}
 	Expect(r.err).NotTo(HaveOccurred(), "%s: the run could not be made", name)
 	line := r.line()
 	GinkgoWriter.Println("hostile:", line)
@@ -517,6 +552,9 @@ func judgeHostile(c hostileCase, r *hostileRun) {
 		}
 		Expect(res.messages(statuses...)).To(ContainElement(MatchRegexp(c.words)), "a %v check's message matches %s", statuses, c.words)
 	}
+	if c.outside {
+		judgeOutside(c, r, res)
+	}
 	if c.notFails != "" {
 		_, failed := res.failed(c.notFails)
 		Expect(failed).To(BeFalse(), "%s is not failed without its opt-in profile", c.notFails)
@@ -569,6 +607,12 @@ var _ = Describe("hostile targets", Label("hostile"), func() {
 		if c.unwritable {
 			name += ", -o unwritable"
 		}
+		if c.outside {
+			name += ", redirecting to 127.0.0.2"
+			if len(c.hostile) > 0 {
+				name += " (" + strings.Join(c.hostile, " ") + ")"
+			}
+		}
 		// The run is made ahead of the entry's turn: a flood or long lines
 		// keep a core busy, the others mostly wait.
 		weight := 1
@@ -596,6 +640,14 @@ var _ = Describe("hostile targets", Label("hostile"), func() {
 	// The scenarios that poll a task: a target that stops answering once a
 	// task exists must not keep them polling.
 	taskPolls := []string{"--scenario", "tasks-status,tasks-result,tasks-cancel-terminal"}
+	// What the issue saw re-sent to another host: initialize, ping and
+	// tools/list; and, once the handshake is through, the scenarios that
+	// open the SSE GET, end the session with DELETE and probe with raw
+	// requests.
+	redirected := []string{"--scenario", "lifecycle-initialize,lifecycle-ping,tools-list"}
+	redirectedLater := []string{"--scenario", "lifecycle-initialize,lifecycle-ping,tools-list,transport-session," +
+		"transport-protocol-version,transport-multiple-streams,transport-sse-polling"}
+	unjudgedOnly := []int{3}
 
 	DescribeTable("get the verdict they must get", judgeRun,
 		// Controls: the hostile program without a misbehaviour passes.
@@ -671,5 +723,20 @@ var _ = Describe("hostile targets", Label("hostile"), func() {
 		entry(hostileCase{transport: "stdio", mode: "hang", exit: []int{3}, signals: []syscall.Signal{syscall.SIGTERM}}),
 		entry(hostileCase{transport: "http", mode: "headers-then-stall", exit: []int{3}, signals: []syscall.Signal{syscall.SIGTERM}, signalAt: "stalling"}),
 		entry(hostileCase{transport: "http", mode: "hang", exit: []int{3}, signals: []syscall.Signal{syscall.SIGINT, syscall.SIGINT}, signalAt: "stalling"}),
+
+		// Redirects are the target's own answers, never followed: a handshake
+		// answered 307 (or 302) fails and says where it pointed; once the
+		// handshake is through, every request, SSE GET, DELETE and raw probe
+		// answered 307 is judged as such; a WebSocket upgrade answered 307 is
+		// not judged. The outside (127.0.0.2) sees no connection, and the
+		// secrets given with --header reach no output.
+		entry(hostileCase{transport: "http", mode: "redirect", args: redirected, exit: failed, outside: true, notPassed: "lifecycle-initialize",
+			fails: "lifecycle-initialize/result-schema", words: redirectWords(307, "http")}),
+		entry(hostileCase{transport: "http", mode: "redirect", hostile: []string{"--redirect-status", "302"}, args: redirected, exit: failed, outside: true,
+			notPassed: "lifecycle-initialize", fails: "lifecycle-initialize/result-schema", words: redirectWords(302, "http")}),
+		entry(hostileCase{transport: "http", mode: "redirect-after-initialize", args: redirectedLater, exit: failed, outside: true,
+			fails: "lifecycle-ping/empty-result", words: redirectWords(307, "http")}),
+		entry(hostileCase{transport: "ws", mode: "redirect", args: redirected, exit: unjudgedOnly, outside: true, notPassed: "lifecycle-initialize",
+			words: redirectWords(307, "ws"), failedOrError: true}),
 	)
 })

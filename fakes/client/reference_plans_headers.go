@@ -269,7 +269,9 @@ func (rc *referenceRun) fetchRefs(ctx context.Context, v json.RawMessage) {
 	}
 	walk(doc)
 	sort.Strings(refs)
-	client := &http.Client{Timeout: rc.opts.ResponseTimeout}
+	// A redirect could lead off loopback: never followed.
+	client := transport.NewHTTPClient(nil)
+	client.Timeout = rc.opts.ResponseTimeout
 	for _, ref := range refs {
 		u, err := url.Parse(ref)
 		if err != nil || (u.Scheme != "http" && u.Scheme != "https") {

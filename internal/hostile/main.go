@@ -9,7 +9,8 @@
 // Every mode answers initialize correctly (protocol 2025-11-25 or the
 // version asked for when it is one of the 2025 revisions; capabilities with
 // tools, and tasks where the mode needs them) and then misbehaves in its one
-// way. Over http and ws the program listens on 127.0.0.1:0 and prints
+// way (but redirect, which answers initialize too with a redirect).
+// Over http and ws the program listens on 127.0.0.1:0 and prints
 // "listening on URL" on stderr; over stdio it speaks on stdin/stdout.
 //
 // --pidfile appends "main PID" (and "child PID" for every child a mode
@@ -76,6 +77,13 @@ var modes = map[string][]string{
 	"long-lines":            {"stdio", "http", "ws"},
 	"setsid-children":       {"stdio"},
 	"garbage-then-hang":     {"stdio"},
+
+	// Redirects to --redirect-to: every HTTP request (and WebSocket
+	// upgrade), or every one but initialize and notifications (so that the
+	// handshake completes and what follows is redirected: requests, the SSE
+	// GET, the session's DELETE).
+	"redirect":                  {"http", "ws"},
+	"redirect-after-initialize": {"http"},
 }
 
 var (
@@ -92,6 +100,8 @@ var (
 	hugeMB    = flag.Int("huge-mb", 50, "huge-line: MB of the line printed before anything else")
 	children  = flag.Int("children", 3, "setsid-children: how many children")
 	trickle   = flag.Duration("trickle", 100*time.Millisecond, "body-trickle: pause between two bytes")
+	redirTo   = flag.String("redirect-to", "", "redirect modes: the Location (required)")
+	redirCode = flag.Int("redirect-status", http.StatusTemporaryRedirect, "redirect modes: the 3xx status")
 )
 
 func main() {
@@ -118,6 +128,10 @@ func main() {
 	}
 	if !contains(trs, *transport) {
 		fmt.Fprintf(os.Stderr, "hostile: mode %s runs over %s, not %s\n", *mode, strings.Join(trs, ","), *transport)
+		os.Exit(2)
+	}
+	if strings.HasPrefix(*mode, "redirect") && *redirTo == "" {
+		fmt.Fprintf(os.Stderr, "hostile: mode %s needs --redirect-to\n", *mode)
 		os.Exit(2)
 	}
 	notePid("main", os.Getpid())
@@ -559,6 +573,14 @@ func serveHTTP() {
 }
 
 func (h *httpServer) serve(w http.ResponseWriter, r *http.Request) {
+	if strings.HasPrefix(*mode, "redirect") {
+		body, _ := io.ReadAll(io.LimitReader(r.Body, 16<<20))
+		r.Body = io.NopCloser(bytes.NewReader(body))
+		if *mode == "redirect" || !servedBeforeRedirects(body) {
+			redirect(w)
+			return
+		}
+	}
 	switch r.Method {
 	case http.MethodPost:
 	case http.MethodDelete:
@@ -721,6 +743,24 @@ func (h *httpServer) serve(w http.ResponseWriter, r *http.Request) {
 	_ = event(mutate(rep.answer))
 }
 
+// redirect answers with --redirect-status and --redirect-to, and notes
+// "redirected PID" in --pidfile, so a test knows a redirect was given.
+func redirect(w http.ResponseWriter) {
+	notePid("redirected", os.Getpid())
+	w.Header().Set("Location", *redirTo)
+	w.WriteHeader(*redirCode)
+}
+
+// servedBeforeRedirects: redirect-after-initialize serves initialize and
+// notifications.
+func servedBeforeRedirects(body []byte) bool {
+	var m message
+	if json.Unmarshal(body, &m) != nil {
+		return false
+	}
+	return m.ID == nil || string(m.Method) == `"initialize"`
+}
+
 // ---------------------------------------------------------------------------
 // WebSocket
 
@@ -739,6 +779,10 @@ func serveWS() {
 		up.Subprotocols = nil
 	}
 	srv := &http.Server{Handler: http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if *mode == "redirect" {
+			redirect(w) // the answer to the upgrade
+			return
+		}
 		c, err := up.Upgrade(w, r, nil)
 		if err != nil {
 			return

@@ -126,6 +126,11 @@ func garbage(server string) {
 	fmt.Fprintln(os.Stderr, "hostile client: wrote garbage, exiting 0")
 }
 
+// noRedirects is this program's HTTP client. It shares no code with the
+// suite, so it does not use transport.NewHTTPClient; like it, it never
+// follows a redirect (the suite's source guard holds it to that).
+var noRedirects = &http.Client{CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }}
+
 // mrtrEndless runs an MRTR loop with no bound over stateless HTTP, written
 // out by hand: each round answers every input request and echoes the state.
 func mrtrEndless(server string) {
@@ -144,7 +149,7 @@ func mrtrEndless(server string) {
 		req.Header.Set("MCP-Protocol-Version", "2026-07-28")
 		req.Header.Set("Mcp-Method", "tools/call")
 		req.Header.Set("Mcp-Name", "test_mrtr_endless")
-		resp, err := http.DefaultClient.Do(req)
+		resp, err := noRedirects.Do(req)
 		if err != nil {
 			fmt.Fprintln(os.Stderr, "hostile client:", err)
 			os.Exit(1)

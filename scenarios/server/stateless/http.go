@@ -257,13 +257,13 @@ var httpHeadersScenario = &scenarios.Scenario{
 type rawHTTP struct {
 	t      *serverside.T
 	url    string
-	header http.Header // the target's own headers (--header, tokens)
-	hc     http.Client
+	header http.Header  // the target's own headers (--header, tokens)
+	hc     *http.Client // never follows a redirect: a 3xx is the target's answer
 }
 
 func newRawHTTP(t *serverside.T, s *client.Session) *rawHTTP {
 	target, _ := t.Env.Target.(client.Target)
-	h := &rawHTTP{t: t, url: target.URL, header: target.Header.Clone()}
+	h := &rawHTTP{t: t, url: target.URL, header: target.Header.Clone(), hc: transport.NewHTTPClient(nil)}
 	if c, ok := transport.As[*transport.HTTPClientConn](s.Conn()); ok {
 		h.url = c.URL()
 	}
@@ -272,10 +272,11 @@ func newRawHTTP(t *serverside.T, s *client.Session) *rawHTTP {
 
 // rawAnswer is the status, the header and, for a request, its answer.
 type rawAnswer struct {
-	status int
-	header http.Header
-	answer *jsonrpc.Message
-	err    error
+	status   int
+	header   http.Header
+	redirect string // transport.RedirectNote of a 3xx
+	answer   *jsonrpc.Message
+	err      error
 }
 
 func (a rawAnswer) String() string {
@@ -283,6 +284,9 @@ func (a rawAnswer) String() string {
 		return a.err.Error()
 	}
 	out := fmt.Sprintf("HTTP %d", a.status)
+	if a.redirect != "" {
+		out += " " + a.redirect
+	}
 	if ct := a.header.Get("Content-Type"); ct != "" {
 		out += " (" + ct + ")"
 	}
@@ -326,7 +330,7 @@ func (h *rawHTTP) do(method string, extra http.Header, body []byte, want jsonrpc
 		return rawAnswer{err: err}
 	}
 	defer resp.Body.Close()
-	a := rawAnswer{status: resp.StatusCode, header: resp.Header}
+	a := rawAnswer{status: resp.StatusCode, header: resp.Header, redirect: transport.RedirectNote(resp)}
 	if want.IsZero() {
 		tr.Eventf("raw", "%s", a)
 		return a

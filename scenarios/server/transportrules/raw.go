@@ -28,17 +28,17 @@ const rawLabel = "raw"
 type rawHTTP struct {
 	t       *serverside.T
 	url     string
-	header  http.Header // the target's own headers (--header, tokens)
-	version string      // MCP-Protocol-Version to send ("" none)
-	sid     string      // Mcp-Session-Id to send ("" none)
-	hc      http.Client
+	header  http.Header  // the target's own headers (--header, tokens)
+	version string       // MCP-Protocol-Version to send ("" none)
+	sid     string       // Mcp-Session-Id to send ("" none)
+	hc      *http.Client // never follows a redirect: a 3xx is the target's answer
 }
 
 // newRaw prepares raw requests in the session s (its URL, session id and
 // negotiated version).
 func newRaw(t *serverside.T, s *client.Session) *rawHTTP {
 	target, _ := t.Env.Target.(client.Target)
-	h := &rawHTTP{t: t, url: target.URL, header: target.Header.Clone()}
+	h := &rawHTTP{t: t, url: target.URL, header: target.Header.Clone(), hc: transport.NewHTTPClient(nil)}
 	if c, ok := transport.As[*transport.HTTPClientConn](s.Conn()); ok {
 		h.url, h.sid, h.version = c.URL(), c.SessionID(), c.ProtocolVersion()
 	}
@@ -102,7 +102,7 @@ func (h *rawHTTP) send(method string, extra http.Header, body []byte, want jsonr
 	}
 	defer resp.Body.Close()
 	a := &rawAnswer{status: resp.StatusCode, header: resp.Header}
-	tr.Eventf(rawLabel, "HTTP %d (%s)%s", resp.StatusCode, resp.Header.Get("Content-Type"), sidNote(resp.Header))
+	tr.Eventf(rawLabel, "HTTP %d (%s)%s%s", resp.StatusCode, resp.Header.Get("Content-Type"), sidNote(resp.Header), redirectNote(resp))
 	if resp.StatusCode >= 300 {
 		b, _ := io.ReadAll(io.LimitReader(resp.Body, 4096))
 		a.body, a.ended = string(b), true
@@ -191,6 +191,13 @@ func bodyNote(b []byte) string {
 		return ""
 	}
 	return fmt.Sprintf(" %.300s", b)
+}
+
+func redirectNote(resp *http.Response) string {
+	if n := transport.RedirectNote(resp); n != "" {
+		return " " + n
+	}
+	return ""
 }
 
 func sidNote(h http.Header) string {
