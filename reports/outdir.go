@@ -6,6 +6,10 @@ import (
 	"os"
 )
 
+// checkPrefix names CheckOutDir's probe file (removed by WriteAll should a
+// run be killed between its creation and removal).
+const checkPrefix = ".mcpconform-write-check-"
+
 // CheckOutDir makes sure reports can be written to dir before a run starts,
 // so that an unwritable -o costs nothing and cannot hide a verdict: it
 // creates dir (and its parents) when missing, then creates and removes a
@@ -17,7 +21,7 @@ func CheckOutDir(dir string) error {
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return fmt.Errorf("cannot create the report directory %s: %w", dir, cause(dir, err))
 	}
-	f, err := os.CreateTemp(dir, ".mcpconform-write-check-*")
+	f, err := os.CreateTemp(dir, checkPrefix+"*")
 	if err != nil {
 		return fmt.Errorf("cannot write to the report directory %s: %w", dir, cause(dir, err))
 	}

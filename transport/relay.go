@@ -29,8 +29,10 @@ import (
 // RelayMaxLineBytes bounds one frame received over a relay connection.
 const RelayMaxLineBytes = 4 << 20
 
-// ErrRelayLineTooLong is wrapped by Recv for a line longer than
-// RelayMaxLineBytes. The line is skipped; the next Recv reads on.
+// ErrRelayLineTooLong names a line longer than RelayMaxLineBytes. Such a
+// line never reaches Recv: it is skipped, said in the transcript and as a
+// NoteOverlongLine, and reading goes on (one bad line must not end the
+// connection, and the verdict must name the line, not the client's exit).
 var ErrRelayLineTooLong = errors.New("transport: relay: line too long")
 
 const (
@@ -49,6 +51,7 @@ const (
 type RelayListener struct {
 	ln    net.Listener
 	token string
+	opts  Options // Transcript, Session and OnWireNote of every connection
 	conns chan *relayConn
 
 	mu   sync.Mutex
@@ -65,6 +68,12 @@ var _ Listener = (*RelayListener)(nil)
 // ListenRelay listens on 127.0.0.1 on an ephemeral port with a fresh random
 // token. ctx bounds only the listen; the listener runs until Close.
 func ListenRelay(ctx context.Context) (*RelayListener, error) {
+	return ListenRelayWith(ctx, Options{})
+}
+
+// ListenRelayWith is ListenRelay whose connections tell opts.Transcript
+// (under opts.Session) and opts.OnWireNote of every line they skip.
+func ListenRelayWith(ctx context.Context, opts Options) (*RelayListener, error) {
 	secret := make([]byte, relayTokenBytes)
 	if _, err := rand.Read(secret); err != nil {
 		return nil, fmt.Errorf("transport: relay token: %w", err)
@@ -77,6 +86,7 @@ func ListenRelay(ctx context.Context) (*RelayListener, error) {
 	l := &RelayListener{
 		ln:     ln,
 		token:  hex.EncodeToString(secret),
+		opts:   opts,
 		conns:  make(chan *relayConn),
 		live:   map[*relayConn]struct{}{},
 		closed: make(chan struct{}),
@@ -180,7 +190,7 @@ func (l *RelayListener) handshake(nc net.Conn) {
 	}
 	_ = nc.SetDeadline(time.Time{})
 
-	c := newRelayConn(nc, br, l.forget)
+	c := newRelayConn(nc, br, l.forget, l.opts)
 	l.mu.Lock()
 	if relayClosed(l.closed) {
 		l.mu.Unlock()
@@ -219,18 +229,12 @@ func readRelayShortLine(br *bufio.Reader, max int) (string, error) {
 	return "", errors.New("handshake line too long")
 }
 
-// relayRead is one result of the reader goroutine: a line, or the error of
-// an over-long line.
-type relayRead struct {
-	line []byte
-	err  error
-}
-
 // relayConn is the judging side of one relay connection.
 type relayConn struct {
 	nc      net.Conn
 	br      *bufio.Reader
-	reads   chan relayRead
+	opts    Options
+	reads   chan []byte
 	done    chan struct{} // the reader ended; err says why
 	err     error
 	sem     chan struct{} // write lock that a waiting Send can give up on
@@ -244,11 +248,12 @@ var _ interface {
 	RawSender
 } = (*relayConn)(nil)
 
-func newRelayConn(nc net.Conn, br *bufio.Reader, forget func(*relayConn)) *relayConn {
+func newRelayConn(nc net.Conn, br *bufio.Reader, forget func(*relayConn), opts Options) *relayConn {
 	c := &relayConn{
 		nc:     nc,
 		br:     br,
-		reads:  make(chan relayRead),
+		opts:   opts,
+		reads:  make(chan []byte),
 		done:   make(chan struct{}),
 		sem:    make(chan struct{}, 1),
 		forget: forget,
@@ -260,27 +265,38 @@ func newRelayConn(nc net.Conn, br *bufio.Reader, forget func(*relayConn)) *relay
 
 func (c *relayConn) readLoop() {
 	defer close(c.done)
+	var long *relayLineTooLong
 	for {
 		line, err := readRelayLine(c.br, RelayMaxLineBytes)
-		var r relayRead
 		switch {
-		case errors.Is(err, ErrRelayLineTooLong):
-			r.err = err
+		case errors.As(err, &long):
+			detail := fmt.Sprintf("a line of %d bytes the client sent, over the limit of %d bytes of a relayed line", long.n, long.max)
+			c.opts.Transcript.Eventf(c.opts.Session, "relay: %s; skipped unread, reading on", detail)
+			// The transcript may be full by then; the note still counts.
+			c.opts.noteWire(NoteOverlongLine, detail)
+			continue
 		case err != nil:
 			c.err = err
 			return
 		case len(line) == 0:
 			continue // blank lines carry nothing, as on stdio
-		default:
-			r.line = line
 		}
 		select {
-		case c.reads <- r:
+		case c.reads <- line:
 		case <-c.closed:
 			return
 		}
 	}
 }
+
+// relayLineTooLong is readRelayLine's error for a line of n bytes.
+type relayLineTooLong struct{ n, max int }
+
+func (e *relayLineTooLong) Error() string {
+	return fmt.Sprintf("%v: %d bytes, the limit is %d bytes", ErrRelayLineTooLong, e.n, e.max)
+}
+
+func (e *relayLineTooLong) Is(target error) bool { return target == ErrRelayLineTooLong }
 
 // readRelayLine returns the next line without its "\n" or "\r\n". A line
 // over max bytes is consumed and reported as ErrRelayLineTooLong, never
@@ -316,7 +332,7 @@ func readRelayLine(br *bufio.Reader, max int) ([]byte, error) {
 		}
 		buf = bytes.TrimSuffix(buf, []byte{'\r'})
 		if over || len(buf) > max {
-			return nil, fmt.Errorf("%w: %d bytes, the limit is %d bytes", ErrRelayLineTooLong, n, max)
+			return nil, &relayLineTooLong{n: n, max: max}
 		}
 		return buf, nil
 	}
@@ -367,16 +383,16 @@ func (c *relayConn) SendRaw(ctx context.Context, b []byte) error {
 	}
 }
 
-// Recv returns the next non-empty line, io.EOF once the relay has closed
-// (its client closed the relay's stdin, or the relay died), or an error
-// wrapping ErrRelayLineTooLong for one over-long line.
+// Recv returns the next non-empty line, or io.EOF once the relay has closed
+// (its client closed the relay's stdin, or the relay died). An over-long
+// line is skipped (see ErrRelayLineTooLong).
 func (c *relayConn) Recv(ctx context.Context) ([]byte, error) {
 	if relayClosed(c.closed) {
 		return nil, ErrClosed
 	}
 	select {
-	case r := <-c.reads:
-		return r.line, r.err
+	case line := <-c.reads:
+		return line, nil
 	case <-c.done:
 		if relayClosed(c.closed) {
 			return nil, ErrClosed

@@ -7,12 +7,15 @@ import (
 	"io"
 	"net"
 	"os"
+	"strconv"
 	"strings"
+	"sync"
 	"time"
 
 	. "github.com/onsi/ginkgo/v2"
 	. "github.com/onsi/gomega"
 
+	"github.com/mcpconform/mcpconform/jsonrpc"
 	"github.com/mcpconform/mcpconform/transport"
 )
 
@@ -189,19 +192,35 @@ var _ = Describe("relay", func() {
 		Eventually(p.ended).WithTimeout(relayWait).Should(Receive(BeNil()))
 	})
 
-	It("reports an over-long line and reads on after it", func() {
-		p, c := relayTo(listenRelay())
+	It("skips an over-long line, says so with its length, and delivers the next line", func() {
+		var mu sync.Mutex
+		var notes []transport.WireNote
+		transcript := jsonrpc.NewTranscript()
+		l, err := transport.ListenRelayWith(relayCtx(), transport.Options{Transcript: transcript, Session: "client",
+			OnWireNote: func(n transport.WireNote) { mu.Lock(); notes = append(notes, n); mu.Unlock() }})
+		Expect(err).NotTo(HaveOccurred())
+		DeferCleanup(l.Close)
+		p, c := relayTo(l)
+		long := `{"jsonrpc":"2.0","method":"x","params":{"pad":"` + strings.Repeat("a", transport.RelayMaxLineBytes) + `"}}` + "\n"
 		wrote := make(chan error, 1)
 		go func() {
-			long := `{"jsonrpc":"2.0","method":"x","params":{"pad":"` + strings.Repeat("a", transport.RelayMaxLineBytes) + `"}}` + "\n"
 			_, err := p.stdin.WriteString(long + `{"jsonrpc":"2.0","id":3,"method":"ping"}` + "\n")
 			wrote <- err
 		}()
-		_, err := c.Recv(relayCtx())
-		Expect(err).To(MatchError(transport.ErrRelayLineTooLong))
-		Expect(err.Error()).To(ContainSubstring("the limit is 4194304 bytes"))
-		Expect(c.Recv(relayCtx())).To(BeEquivalentTo(`{"jsonrpc":"2.0","id":3,"method":"ping"}`))
+		Expect(c.Recv(relayCtx())).To(BeEquivalentTo(`{"jsonrpc":"2.0","id":3,"method":"ping"}`), "the line after the long one arrives, and no error before it")
 		Eventually(wrote).WithTimeout(relayWait).Should(Receive(BeNil()))
+		size := strconv.Itoa(len(long))
+		mu.Lock()
+		defer mu.Unlock()
+		Expect(notes).To(ConsistOf(HaveField("Kind", transport.NoteOverlongLine)))
+		Expect(notes[0].Detail).To(And(ContainSubstring(size+" bytes"), ContainSubstring("over the limit of 4194304 bytes")))
+		var events []string
+		for _, f := range transcript.Frames() {
+			if f.Direction == jsonrpc.Event {
+				events = append(events, string(f.Raw))
+			}
+		}
+		Expect(events).To(ContainElement(And(ContainSubstring(size+" bytes"), ContainSubstring("skipped"))))
 	})
 
 	It("closes its connections when the listener closes", func() {

@@ -84,6 +84,16 @@ var _ = Describe("hostile clients", func() {
 		entry("a client that writes garbage (stdio)", hostileClientCase{transport: "stdio", mode: "garbage",
 			args: []string{"--spec-version", "2025-11-25", "--scenario", "client-initialize"}, exit: 1,
 			fails: "client-initialize/initialize-first", words: `exited with code 0`, report: "wrote garbage, exiting 0"}),
+		// A line over the relay's 4 MiB is skipped, and the line after it
+		// read: the handshake that follows is judged.
+		entry("a client that sends a line over 4 MiB, then initializes (stdio)", hostileClientCase{transport: "stdio", mode: "long-line",
+			args: []string{"--spec-version", "2025-11-25", "--scenario", "client-initialize"}, exit: 0,
+			report: "relay: a line of 5242967 bytes the client sent, over the limit of 4194304 bytes of a relayed line; skipped unread"}),
+		// The verdict names the skipped line, not only the client's exit.
+		entry("a client that sends a line over 4 MiB, then exits (stdio)", hostileClientCase{transport: "stdio", mode: "long-line-exit",
+			args: []string{"--spec-version", "2025-11-25", "--scenario", "client-initialize"}, exit: 1,
+			fails: "client-initialize/initialize-first", words: `mcpconform skipped a line of 5242967 bytes the client sent, over the limit of 4194304 bytes of a relayed line .*then the client exited with code 0`,
+			report: "sent a long line, exiting 0"}),
 		entry("a client whose MRTR loop has no bound (http)", hostileClientCase{transport: "http", mode: "mrtr-endless",
 			args: []string{"--spec-version", "2026-07-28", "--scenario", "client-mrtr-max-rounds"}, exit: 1,
 			fails: "client-mrtr-max-rounds/stops", words: `still retrying after 100 retries, 10 times the limit`, report: "looping on input_required without a bound"}),

@@ -243,6 +243,8 @@ func unix(sig syscall.Signal) string {
 		return "SIGINT"
 	case syscall.SIGTERM:
 		return "SIGTERM"
+	case syscall.SIGHUP:
+		return "SIGHUP"
 	}
 	return sig.String()
 }
@@ -721,6 +723,9 @@ var _ = Describe("hostile targets", Label("hostile"), func() {
 		entry(hostileCase{transport: "stdio", mode: "conformant", exit: []int{2}, unwritable: true}),
 		entry(hostileCase{transport: "stdio", mode: "hang", exit: []int{3}, signals: []syscall.Signal{syscall.SIGINT, syscall.SIGINT}}),
 		entry(hostileCase{transport: "stdio", mode: "hang", exit: []int{3}, signals: []syscall.Signal{syscall.SIGTERM}}),
+		// A hangup (the terminal or ssh session gone) ends the run as SIGTERM
+		// does; the children the target started in sessions of their own go too.
+		entry(hostileCase{transport: "stdio", mode: "setsid-children", exit: []int{3}, signals: []syscall.Signal{syscall.SIGHUP}, children: true}),
 		entry(hostileCase{transport: "http", mode: "headers-then-stall", exit: []int{3}, signals: []syscall.Signal{syscall.SIGTERM}, signalAt: "stalling"}),
 		entry(hostileCase{transport: "http", mode: "hang", exit: []int{3}, signals: []syscall.Signal{syscall.SIGINT, syscall.SIGINT}, signalAt: "stalling"}),
 

@@ -8,6 +8,8 @@ import (
 	"os"
 
 	"github.com/spf13/cobra"
+
+	"github.com/mcpconform/mcpconform/reports"
 )
 
 // Exit codes (documented in README.md).
@@ -40,6 +42,13 @@ func main() {
 		SilenceUsage:  true,
 		SilenceErrors: true,
 	}
+	// Every line of the console goes through a cleaning writer: target text
+	// (names, messages, stderr, transcripts with -v) reaches it in many
+	// ways, and a terminal obeys the escape sequences in it. The protocol
+	// streams of fake-server --stdio and relay use os.Stdout themselves.
+	stdout, stderr := reports.NewTerminalWriter(os.Stdout), reports.NewTerminalWriter(os.Stderr)
+	root.SetOut(stdout)
+	root.SetErr(stderr)
 	root.SetFlagErrorFunc(func(_ *cobra.Command, err error) error { return &exitError{code: exitUsage, err: err} })
 	root.AddCommand(serverCmd(), clientCmd(), listCmd(), fakeServerCmd(), selftestCmd(), versionCmd())
 	root.AddCommand(fakeClientCmd(), relayCmd())
@@ -52,12 +61,12 @@ func main() {
 	var ee *exitError
 	if errors.As(err, &ee) {
 		if ee.err != nil && ee.err.Error() != "" {
-			fmt.Fprintln(os.Stderr, "mcpconform:", ee.err)
+			fmt.Fprintln(stderr, "mcpconform:", ee.err)
 		}
 		os.Exit(ee.code)
 	}
 	// cobra's own errors (unknown command, bad flag) are usage errors.
-	fmt.Fprintln(os.Stderr, "mcpconform:", err)
+	fmt.Fprintln(stderr, "mcpconform:", err)
 	os.Exit(exitUsage)
 }
 

@@ -3,7 +3,6 @@ package main
 import (
 	"fmt"
 	"io"
-	"os"
 	"runtime"
 	"slices"
 	"strings"
@@ -236,7 +235,7 @@ func (p *plan) execute(cmd *cobra.Command) (int, error) {
 	if b := p.flags.baseline; b != nil {
 		progress = &expectedProgress{next: progress, baseline: b, side: string(p.side)}
 	}
-	ginkgoSaw := runGinkgo(p.configs(progress), col, p.flags.labelFilter, p.flags.verbose)
+	ginkgoSaw := runGinkgo(p.configs(progress), col, p.flags.labelFilter, p.flags.verbose, cmd.ErrOrStderr())
 	progressDone()
 	interruptedBy := sigs.interruptedBy(ginkgoSaw)
 	// Whatever a scenario left running (one abandoned by a second signal,
@@ -338,7 +337,7 @@ func (t *ginkgoT) Fail() { t.failed = true }
 // runGinkgo runs the specs in-process. Ginkgo's own console reporter is
 // silenced unless --verbose (then it goes to stderr); mcpconform prints its
 // own progress lines. It reports whether the run was interrupted.
-func runGinkgo(configs []suites.Config, col *suites.Collector, labelFilter string, verbose bool) bool {
+func runGinkgo(configs []suites.Config, col *suites.Collector, labelFilter string, verbose bool, stderr io.Writer) bool {
 	suiteConfig, reporterConfig := ginkgo.GinkgoConfiguration()
 	suiteConfig.LabelFilter = labelFilter
 	suiteConfig.Timeout = 24 * time.Hour // scenarios carry their own deadlines
@@ -347,7 +346,9 @@ func runGinkgo(configs []suites.Config, col *suites.Collector, labelFilter strin
 	suiteConfig.GracePeriod = ginkgoGrace
 	reporterConfig.NoColor = true
 	if verbose {
-		formatter.ColorableStdOut = os.Stderr
+		// stderr cleans what it prints: the steps, failures and
+		// transcripts quote the target.
+		formatter.ColorableStdOut = stderr
 		reporterConfig.Verbose = true
 	} else {
 		formatter.ColorableStdOut = io.Discard

@@ -41,7 +41,7 @@ func (m *progressMode) Set(v string) error {
 // TERM=dumb) and when NO_COLOR does not ask for plain output; -v prints
 // Ginkgo's own output on stderr, which a redrawn line would garble.
 func liveWanted(mode progressMode, out io.Writer, getenv func(string) string, verbose bool) (live bool, width int) {
-	f, isFile := out.(*os.File)
+	f, isFile := rawOf(out).(*os.File)
 	if isFile && term.IsTerminal(int(f.Fd())) {
 		if w, _, err := term.GetSize(int(f.Fd())); err == nil {
 			width = w
@@ -69,7 +69,8 @@ func liveWanted(mode progressMode, out io.Writer, getenv func(string) string, ve
 // clears the line before the run's counts are printed.
 type liveProgress struct {
 	mu      sync.Mutex
-	w       io.Writer
+	w       io.Writer  // the terminal, for the line's own \r and erase
+	text    io.Writer  // the same, cleaned: for every text drawn on it
 	width   int        // columns; 0 when unknown (the line is not cut)
 	total   func() int // scenarios the run selected (0 until the plan is built)
 	now     func() time.Time
@@ -85,7 +86,8 @@ type liveProgress struct {
 // newLiveProgress starts a live line on w. tick, if positive, redraws it
 // that often so that the elapsed time moves while a long scenario runs.
 func newLiveProgress(w io.Writer, width int, total func() int, now func() time.Time, tick time.Duration) *liveProgress {
-	p := &liveProgress{w: w, width: width, total: total, now: now, started: now(),
+	raw := rawOf(w)
+	p := &liveProgress{w: raw, text: reports.NewTerminalWriter(raw), width: width, total: total, now: now, started: now(),
 		stop: make(chan struct{}), stopped: make(chan struct{})}
 	if tick <= 0 {
 		close(p.stopped)
@@ -148,7 +150,7 @@ func (p *liveProgress) permanentLocked(text string) {
 		io.WriteString(p.w, clearLine)
 		p.shown = false
 	}
-	io.WriteString(p.w, text)
+	io.WriteString(p.text, text)
 }
 
 // drawLocked rewrites the live line; before the plan is known there is no
@@ -167,7 +169,8 @@ func (p *liveProgress) drawLocked() {
 		// redraw only its last row.
 		line = cutRunes(line, p.width-1)
 	}
-	io.WriteString(p.w, clearLine+line)
+	io.WriteString(p.w, clearLine)
+	io.WriteString(p.text, line)
 	p.shown = true
 }
 
@@ -224,6 +227,14 @@ func cutRunes(s string, n int) string {
 	return string(r[:n-1]) + "…"
 }
 
+// rawOf is the writer under a cleaning console writer, or w itself.
+func rawOf(w io.Writer) io.Writer {
+	if t, ok := w.(*reports.TerminalWriter); ok {
+		return t.Raw()
+	}
+	return w
+}
+
 // Above returns a writer to w (stderr, say) whose text is printed above
 // the live line: the line is cleared first and drawn again after, so a
 // message in the middle of a run (a signal's) does not land on its row.
@@ -241,9 +252,17 @@ func (a aboveLine) Write(b []byte) (int, error) {
 		io.WriteString(a.p.w, clearLine)
 		a.p.shown = false
 	}
-	n, err := a.w.Write(b)
+	n, err := cleaned(a.w).Write(b)
 	a.p.drawLocked()
 	return n, err
+}
+
+// cleaned is w as a cleaning writer (w may be one already).
+func cleaned(w io.Writer) io.Writer {
+	if _, ok := w.(*reports.TerminalWriter); ok {
+		return w
+	}
+	return reports.NewTerminalWriter(w)
 }
 
 // runProgress is where a judging run's progress goes: out itself (plain

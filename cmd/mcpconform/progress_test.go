@@ -95,6 +95,21 @@ var _ = Describe("progress line", func() {
 		Expect(screen.String()).To(BeEmpty(), "nothing is drawn once closed")
 	})
 
+	It("keeps its own carriage return and erase, and cleans the text it draws (a failed line, a message above, a write)", func() {
+		hostile := "x\x1b[2J\x1b]0;title\x07y\u009b31m\x00\rz"
+		p.ScenarioDone(suites.ScenarioDone{Transport: transport.Stdio, Version: "2025-11-25", Word: "FAIL",
+			Counts: reports.Counts{Total: 1, Failed: 1}, Line: "FAIL  " + hostile})
+		fmt.Fprintf(p.Above(&screen), "above %s\n", hostile)
+		_, err := p.Write([]byte("write " + hostile + "\n"))
+		Expect(err).NotTo(HaveOccurred())
+		Expect(screen.String()).To(Equal("FAIL  xy31mz\n" +
+			"\r\x1b[Kscenario 1/3 · stdio · 2025-11-25 · 0.0s · 1 failed" +
+			"\r\x1b[Kabove xy31mz\n" +
+			"\r\x1b[Kscenario 1/3 · stdio · 2025-11-25 · 0.0s · 1 failed" +
+			"\r\x1b[Kwrite xy31mz\n" +
+			"\r\x1b[Kscenario 1/3 · stdio · 2025-11-25 · 0.0s · 1 failed"))
+	})
+
 	It("draws nothing before the plan is known", func() {
 		total = 0
 		p.redraw()

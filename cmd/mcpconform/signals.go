@@ -27,7 +27,10 @@ const (
 	signalSeenWait = time.Second
 )
 
-// runSignals watches SIGINT and SIGTERM for a whole judging run. Ginkgo has
+// runSignals watches SIGINT, SIGTERM and SIGHUP for a whole judging run.
+// SIGHUP (the terminal or the ssh session went away) ends a run as SIGTERM
+// does: by default it would kill mcpconform at once, with no report and
+// the targets' setsid children left running. Ginkgo has
 // a handler of its own, which stops the specs (the first signal cancels
 // the scenario in flight; a second abandons it and skips cleanup nodes, a
 // third skips reporting): none of that may skip stopping the targets or
@@ -42,11 +45,14 @@ type runSignals struct {
 	mu    sync.Mutex
 	first string
 	count int
+	// relayed counts the SIGTERMs sent to this process in place of a
+	// SIGHUP, which are not signals of their own.
+	relayed int
 }
 
 func catchSignals(stderr io.Writer) *runSignals {
 	s := &runSignals{ch: make(chan os.Signal, 8), stderr: stderr, seen: make(chan struct{})}
-	signal.Notify(s.ch, os.Interrupt, syscall.SIGTERM)
+	signal.Notify(s.ch, os.Interrupt, syscall.SIGTERM, syscall.SIGHUP)
 	go s.loop()
 	return s
 }
@@ -57,6 +63,8 @@ func signalName(sig os.Signal) string {
 		return "SIGINT"
 	case syscall.SIGTERM:
 		return "SIGTERM"
+	case syscall.SIGHUP:
+		return "SIGHUP"
 	}
 	return sig.String()
 }
@@ -65,6 +73,19 @@ func (s *runSignals) loop() {
 	for sig := range s.ch {
 		name := signalName(sig)
 		s.mu.Lock()
+		if sig == syscall.SIGTERM && s.relayed > 0 {
+			s.relayed--
+			s.mu.Unlock()
+			continue
+		}
+		if sig == syscall.SIGHUP {
+			// Ginkgo's handler stops the specs on SIGINT and SIGTERM
+			// only: it is told with a SIGTERM, which this loop then
+			// takes for the relay it is, not for a second signal.
+			if self, err := os.FindProcess(os.Getpid()); err == nil && self.Signal(syscall.SIGTERM) == nil {
+				s.relayed++
+			}
+		}
 		s.count++
 		n := s.count
 		if n == 1 {

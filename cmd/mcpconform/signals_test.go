@@ -152,6 +152,19 @@ var _ = Describe("an interrupted run", func() {
 		Expect(expectInterruptedReports(dir, "SIGTERM")).To(Equal([]string{"lifecycle-initialize", "lifecycle-ping"}),
 			"only what the label filter selected is reported as not judged")
 	})
+
+	It("handles SIGHUP as SIGTERM: stops the target and its setsid child, writes the report and exits 3", func() {
+		s, dir, pids := interruptedRun("--label-filter", "scenario: containsAny {lifecycle-initialize, lifecycle-ping}")
+		Expect(s.Command.Process.Signal(syscall.SIGHUP)).To(Succeed())
+		Eventually(s).WithTimeout(exitWithin).Should(gexec.Exit())
+		Expect(s.ExitCode()).To(Equal(3), "stderr:\n%s", s.Err.Contents())
+		Expect(string(s.Err.Contents())).To(ContainSubstring("SIGHUP: stopping the target and writing the report"))
+		Expect(string(s.Err.Contents())).NotTo(ContainSubstring("again"), "the SIGTERM that tells Ginkgo is not a second signal")
+		for _, pid := range pids { // the target, and the child it started with setsid
+			Eventually(func() bool { return gone(pid) }).WithTimeout(10*time.Second).Should(BeTrue(), "process %d is stopped", pid)
+		}
+		Expect(expectInterruptedReports(dir, "SIGHUP")).To(Equal([]string{"lifecycle-initialize", "lifecycle-ping"}))
+	})
 })
 
 var _ = Describe("-o", func() {

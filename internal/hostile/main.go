@@ -84,7 +84,18 @@ var modes = map[string][]string{
 	// GET, the session's DELETE).
 	"redirect":                  {"http", "ws"},
 	"redirect-after-initialize": {"http"},
+
+	// Terminal control sequences in every text a console may show: a
+	// banner line, stderr, tool and prompt names, an argument's name, error
+	// messages.
+	"control-text": {"stdio"},
 }
+
+// controlText is what control-text puts in every text: a clear screen, a
+// window title, an OSC 8 hyperlink, a bell, a C1 CSI (U+009B), a NUL, a
+// terminal reset, a bidi override, a carriage return. The words around
+// them (ctl-...) are what a cleaned console still shows.
+const controlText = "ctl-a\x1b[2J\x1b]0;ctl-title\x07ctl-b \x1b]8;;https://evil.example/\x1b\\ctl-link\x1b]8;;\x1b\\ ctl-c\x07\u009b31mctl-d\x00ctl-e\x1bc\u202ectl-f\rctl-g"
 
 var (
 	mode      = flag.String("mode", "conformant", "how to misbehave (see --list)")
@@ -312,6 +323,9 @@ func handle(s *session, frame []byte) reply {
 			v = p.ProtocolVersion
 		}
 		caps := `{"tools":{"listChanged":false}`
+		if *mode == "control-text" {
+			caps += `,"prompts":{},"resources":{},"completions":{}`
+		}
 		if *mode == "hang-after-initialize" {
 			caps += `,"tasks":{"list":{},"cancel":{},"requests":{"tools":{"call":{}}}}`
 		}
@@ -334,10 +348,43 @@ func handle(s *session, frame []byte) reply {
 		if *mode == "invalid-utf8" && s.afterInit() {
 			desc = "\"Echoes \xff\xfe its text.\""
 		}
+		extra := ""
+		if *mode == "control-text" {
+			extra = `,{"name":` + quote("tool-"+controlText) + `,"description":` + quote(controlText) + `,"inputSchema":{"type":"object"}}`
+		}
 		r.answer = resultFrame(m.ID, `{"tools":[{"name":"echo","description":`+desc+
-			`,"inputSchema":{"type":"object","properties":{"text":{"type":"string"}}}}]}`)
+			`,"inputSchema":{"type":"object","properties":{"text":{"type":"string"}}}}`+extra+`]}`)
 	case "tools/call":
+		if *mode == "control-text" {
+			r.answer = errorFrame(m.ID, -32602, "no such tool "+controlText)
+			break
+		}
 		r.answer = resultFrame(m.ID, `{"content":[{"type":"text","text":"ok"}],"isError":false}`)
+	case "prompts/list":
+		if *mode != "control-text" {
+			r.answer = errorFrame(m.ID, -32601, "Method not found: "+method)
+			break
+		}
+		r.answer = resultFrame(m.ID, `{"prompts":[{"name":`+quote("prompt-"+controlText)+`,"description":`+quote(controlText)+
+			`,"arguments":[{"name":`+quote("arg-"+controlText)+`,"required":true}]}]}`)
+	case "resources/templates/list", "completion/complete", "resources/list":
+		switch {
+		case *mode != "control-text":
+			r.answer = errorFrame(m.ID, -32601, "Method not found: "+method)
+		case method == "resources/list":
+			r.answer = resultFrame(m.ID, `{"resources":[]}`)
+		case method == "resources/templates/list":
+			r.answer = resultFrame(m.ID, `{"resourceTemplates":[{"name":"t","uriTemplate":`+quote("tpl-"+controlText+"://{x}")+`}]}`)
+		default:
+			r.answer = errorFrame(m.ID, -32603, "no completion: "+controlText)
+		}
+	case "prompts/get":
+		if *mode != "control-text" {
+			r.answer = errorFrame(m.ID, -32601, "Method not found: "+method)
+			break
+		}
+		fmt.Fprintln(os.Stderr, "hostile stderr: prompts/get failed: "+controlText)
+		r.answer = errorFrame(m.ID, -32603, "prompt failed: "+controlText)
 	default:
 		r.answer = errorFrame(m.ID, -32601, "Method not found: "+method)
 	}
@@ -482,6 +529,9 @@ func serveStdio() {
 		_ = write(bytes.Repeat([]byte("A"), *hugeMB<<20))
 	case "garbage-then-hang":
 		_ = write([]byte("this is not JSON-RPC {{{"))
+	case "control-text":
+		fmt.Fprintln(os.Stderr, "hostile stderr: "+controlText)
+		_ = write([]byte("banner: " + controlText))
 	case "setsid-children":
 		startSetsidChildren()
 	}

@@ -14,6 +14,9 @@
 //	hang-after-init  (stdio) initializes, then neither sends nor exits
 //	garbage          (stdio) writes lines that are not JSON-RPC, then exits 0
 //	setsid           starts a child in a new session that hangs, then hangs
+//	long-line        (stdio) sends a line of 5 MiB (over the relay's 4 MiB),
+//	                 then initializes and exits 0
+//	long-line-exit   (stdio) sends a line of 5 MiB, then exits 0
 //	mrtr-endless     (http, 2026-07-28) calls the tool test_mrtr_endless and
 //	                 answers every input_required, without any bound
 //
@@ -54,6 +57,8 @@ func main() {
 		initializeThenHang(server)
 	case "garbage":
 		garbage(server)
+	case "long-line", "long-line-exit":
+		longLine(server, *mode == "long-line")
 	case "mrtr-endless":
 		mrtrEndless(server)
 	case "setsid":
@@ -130,6 +135,23 @@ func garbage(server string) {
 // suite, so it does not use transport.NewHTTPClient; like it, it never
 // follows a redirect (the suite's source guard holds it to that).
 var noRedirects = &http.Client{CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }}
+
+// longLine sends one notification line of 5 MiB, then, if initialize is
+// set, the initialize handshake; it exits 0 either way.
+func longLine(server string, initialize bool) {
+	in, out := relay(server)
+	fmt.Fprintf(in, `{"jsonrpc":"2.0","method":"notifications/message","params":{"level":"info","data":"%s"}}`+"\n", strings.Repeat("x", 5<<20))
+	if initialize {
+		fmt.Fprintln(in, `{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{},"clientInfo":{"name":"hostile","version":"0"}}}`)
+		if _, err := out.ReadString('\n'); err != nil {
+			fmt.Fprintln(os.Stderr, "hostile client: no answer to initialize after the long line:", err)
+			os.Exit(1)
+		}
+		fmt.Fprintln(in, `{"jsonrpc":"2.0","method":"notifications/initialized"}`)
+	}
+	_ = in.Close()
+	fmt.Fprintln(os.Stderr, "hostile client: sent a long line, exiting 0")
+}
 
 // mrtrEndless runs an MRTR loop with no bound over stateless HTTP, written
 // out by hand: each round answers every input request and echoes the state.

@@ -13,6 +13,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/mcpconform/mcpconform/fakes/peer"
@@ -52,6 +53,9 @@ type T struct {
 	stop     context.CancelFunc
 	served   chan struct{}
 	log      *Log
+
+	skippedMu sync.Mutex
+	skipped   []string // the relay's notes of client lines it skipped
 }
 
 // Conn is one connection the client under test opened to the fake server.
@@ -133,7 +137,8 @@ func (t *T) listen(ctx context.Context) (transport.Listener, string, error) {
 		if t.target.RelayExe == "" {
 			return nil, "", fmt.Errorf("a stdio client needs the mcpconform binary to relay its server")
 		}
-		l, err := transport.ListenRelay(ctx)
+		l, err := transport.ListenRelayWith(ctx, transport.Options{Transcript: t.Transcript(), Session: "client",
+			OnWireNote: t.noteSkipped})
 		if err != nil {
 			return nil, "", err
 		}
@@ -203,7 +208,7 @@ func (t *T) Accept() *Conn {
 			return c
 		default:
 		}
-		t.Unreachable("the client exited with code %d without connecting to the fake server%s", t.proc.ExitCode(), t.outputNote())
+		t.Unreachable("%sthe client exited with code %d without connecting to the fake server%s", t.skippedNote(), t.proc.ExitCode(), t.outputNote())
 	case <-ctx.Done():
 		t.Unreachable("the client did not connect to the fake server within %s%s", t.Env.Timing.ResponseTimeout, t.outputNote())
 	}
@@ -439,6 +444,7 @@ func (t *T) Missed(what string, out Outcome) {
 		TimedOut: "the scenario's deadline passed first",
 		Done:     "it never came",
 	}[out] + t.outputNote()
+	why = t.skippedNote() + why
 	t.skipIfLegacyOnly(out)
 	if t.Scenario().Official != "" {
 		t.Lost(what, why)
@@ -446,8 +452,36 @@ func (t *T) Missed(what string, out Outcome) {
 	t.SkipRest(fmt.Sprintf("the client did not send %s (%s); a client harness must make the calls $MCP_CONFORMANCE_CONTEXT lists (toolCalls, promptGets, resourceReads) to be judged here", what, why))
 }
 
+// noteSkipped keeps what the relay says of a client line it skipped.
+func (t *T) noteSkipped(n transport.WireNote) {
+	if n.Kind != transport.NoteOverlongLine {
+		return
+	}
+	t.skippedMu.Lock()
+	defer t.skippedMu.Unlock()
+	t.skipped = append(t.skipped, n.Detail)
+}
+
+// skippedNote names the client lines the relay skipped, before how a wait
+// ended: what such a line carried was never read, so the client's exit or
+// silence after it is not the whole story. "" when none was skipped.
+func (t *T) skippedNote() string {
+	t.skippedMu.Lock()
+	defer t.skippedMu.Unlock()
+	switch len(t.skipped) {
+	case 0:
+		return ""
+	case 1:
+		return "mcpconform skipped " + t.skipped[0] + " (what it carried was never read); then "
+	}
+	return fmt.Sprintf("mcpconform skipped %d lines the client sent, each over the limit of a relayed line (the first: %s; what they carried was never read); then ",
+		len(t.skipped), t.skipped[0])
+}
+
 // DescribeEnd says how a wait on the client ended, for a failure message.
-func (t *T) DescribeEnd(out Outcome) string {
+func (t *T) DescribeEnd(out Outcome) string { return t.skippedNote() + t.describeEnd(out) }
+
+func (t *T) describeEnd(out Outcome) string {
 	switch out {
 	case Exited:
 		return fmt.Sprintf("the client exited with code %d", t.proc.ExitCode())
