@@ -509,7 +509,7 @@ func contentType(msg any) string {
 // discoverFaults bends the DiscoverResult as the family's variants do: the
 // versions of a 2026-07-28-only server, capabilities left undeclared.
 func (r *reference) discoverFaults(m map[string]any) {
-	if r.modernOnly() {
+	if r.modernOnly() || r.is(DualEraHTTP) {
 		m["supportedVersions"] = append([]string(nil), r.stateless...)
 	}
 	caps, _ := m["capabilities"].(map[string]any)

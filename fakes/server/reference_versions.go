@@ -85,6 +85,9 @@ func implementedVersions(v *fault.Fault) (stateful, stateless []string) {
 	case StatefulOnly, DiscoverVersionRefused, InitializeEraHTTP, LegacyHTTPRefused, DiscoverListsOlderVersions, DiscoverOmitsVersion:
 		stateless = nil
 	}
+	if slices.Contains(modernOnlyHTTP, v) {
+		stateful = nil // 2026-07-28 only: an initialize is refused (reference.go, initialize)
+	}
 	return stateful, stateless
 }
 
