@@ -125,6 +125,10 @@ var (
 		Description: "gives the last page of resources/list a nextCursor that leads to the same page again"}
 	ModernResourcesInvalidCursorAccepted = &fault.Fault{Name: "modern-resources-invalid-cursor-accepted", Versions: modern,
 		Description: "answers resources/list with a cursor it never gave with the first page"}
+	ModernTemplatesCursorLoops = &fault.Fault{Name: "modern-templates-cursor-loops", Versions: modern,
+		Description: "gives every resources/templates/list page the nextCursor templates-again, which leads to the first page again"}
+	ModernTemplatesInvalidCursorAccepted = &fault.Fault{Name: "modern-templates-invalid-cursor-accepted", Versions: modern,
+		Description: "answers resources/templates/list with a cursor it never gave with the first page"}
 )
 
 // RemembersCapabilities keeps the sampling capability a client declared on
@@ -138,7 +142,7 @@ var InvalidXMcpHeader = &fault.Fault{Name: "invalid-x-mcp-header", Versions: mod
 	Description: `lists a tool test_invalid_x_mcp_header whose string property carries "x-mcp-header": "" (empty)`}
 
 var statelessFaults = fault.Set{InvalidXMcpHeader, RemembersCapabilities, ModernPromptsCursorLoops, ModernPromptsInvalidCursorAccepted, ModernResourcesCursorLoops,
-	ModernResourcesInvalidCursorAccepted, ModernCompletionError, ModernCompletionUnknownEmpty, ModernProgressBackwards, ModernProgressForeignToken, IndependentRequestOnStream, ModernPromptsUndeclared, ModernResourcesUndeclared, ModernLoggingUndeclared,
+	ModernResourcesInvalidCursorAccepted, ModernTemplatesCursorLoops, ModernTemplatesInvalidCursorAccepted, ModernCompletionError, ModernCompletionUnknownEmpty, ModernProgressBackwards, ModernProgressForeignToken, IndependentRequestOnStream, ModernPromptsUndeclared, ModernResourcesUndeclared, ModernLoggingUndeclared,
 	ModernStaticTextError, ModernBlobNotBase64, ModernTemplateNotSubstituted,
 	ModernPromptSimpleEmpty, ModernPromptArgsIgnored, ModernPromptEmbeddedMissing, ModernPromptImageNotBase64,
 	CachingHintsMissing, CachingTTLNegative, CachingScopeInvalid, CachingScopeVaries,
