@@ -11,9 +11,9 @@ var (
 		Description: "answers resources/read of test://static-binary with a blob that is not base64 (raw bytes as text)"}
 	TemplateNotSubstituted = &fault.Fault{Name: "template-not-substituted", Versions: legacy,
 		Description: "reads test://template/{id}/data without substituting the id: the text names no id"}
-	ReadURINotEchoed = &fault.Fault{Name: "read-uri-not-echoed", Versions: legacy,
+	ReadURINotEchoed = &fault.Fault{Name: "read-uri-not-echoed",
 		Description: "answers resources/read of test://watched-resource with an item whose uri is test://another-resource"}
-	ReadContentsNoText = &fault.Fault{Name: "read-contents-no-text", Versions: legacy,
+	ReadContentsNoText = &fault.Fault{Name: "read-contents-no-text",
 		Description: "answers resources/read of test://watched-resource with an item that has neither text nor blob"}
 	MissingResourceEmptyContents = &fault.Fault{Name: "missing-resource-empty-contents", Versions: legacy,
 		Description: "answers resources/read of an unknown URI with a result whose contents is empty"}

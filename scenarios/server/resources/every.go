@@ -39,16 +39,16 @@ var (
 	everyBlobBase64 = &scenarios.Check{ID: "resources-read-every/blob-base64", Level: scenarios.Must, Spec: resourcesSpec + "#security-considerations",
 		Quote:  "Binary data MUST be properly encoded",
 		Title:  "every blob of every read is valid base64 (RFC 4648, with padding)",
-		Faults: []*fault.Fault{server.BlobNotBase64}}
+		Faults: []*fault.Fault{server.BlobNotBase64, server.ModernBlobNotBase64}}
 )
 
 var everyScenario = &scenarios.Scenario{
 	ID: "resources-read-every", Title: "every resource the target lists, and each template once, reads validly", Family: "resources",
-	Side: scenarios.ServerSide, Versions: versions, Needs: []string{"the resources capability"},
+	Side: scenarios.ServerSide, Versions: protocol.Judged(), Needs: []string{"the resources capability"},
 	Purpose: fmt.Sprintf("Reading is read-only, so every resource resources/list names (at most %d) is read, and every template "+
 		"resources/templates/list names (at most %d) is read once with each variable set to %q. Each result is judged against "+
 		"the version's schema, for the URI read among its items, and for base64 blobs. A read refused with an error is not judged "+
-		"(resources-not-found judges the errors).", maxReads, maxTemplates, templateValue),
+		"(resources-not-found judges the errors), nor is an input_required result (the mrtr family's).", maxReads, maxTemplates, templateValue),
 	Checks: []*scenarios.Check{everyValid, everyURIEchoed, everyBlobBase64},
 	Run: serverside.Body(func(t *serverside.T) {
 		s := openResources(t)
@@ -75,6 +75,9 @@ var everyScenario = &scenarios.Scenario{
 			}
 			if err != nil || resp.Error != nil {
 				continue
+			}
+			if judge.StringField(resp.Result, "resultType") == "input_required" {
+				continue // a question, not contents: the mrtr family judges it
 			}
 			results++
 			blobs, fixed := judgeBlobs(resp.Result)
