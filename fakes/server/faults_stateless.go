@@ -172,7 +172,8 @@ var DualEraHTTP = &fault.Fault{Name: "dual-era-http", Liberty: true, Versions: m
 	Freedom: `versioning.mdx, "Backward Compatibility with Initialization-Based Versions": "A dual-era server MAY serve both eras ` +
 		`concurrently on the same endpoint or process."; discover.mdx: supportedVersions are "Protocol versions the server supports. ` +
 		`The client should choose one of these for subsequent requests."`,
-	Description: "lists only 2026-07-28 in server/discover, and serves 2025-11-25 (initialize, Mcp-Session-Id, GET stream, DELETE) on the same endpoint"}
+	Description: "lists only 2026-07-28 in server/discover, and serves 2025-11-25 and 2025-06-18 (initialize, Mcp-Session-Id, GET stream, " +
+		"DELETE) on the same endpoint; an initialize of 2025-03-26 negotiates 2025-11-25"}
 
 // UnknownToolFirst validates a tools/call's body before its headers.
 var UnknownToolFirst = &fault.Fault{Name: "unknown-tool-before-headers", Liberty: true, Versions: modern, Transports: httpOnly,

@@ -51,8 +51,8 @@ var (
 
 var httpVersionRequired = &scenarios.Check{ID: "stateless-http-methods/version-header-required", Level: scenarios.Must, Spec: httpSpec + "#protocol-version-header",
 	Quote: "A server that does not support such clients **MUST** reject a request without the header per [Server Validation](#server-validation).",
-	Title: "a server whose server/discover does not list 2025-03-26 refuses a POST without MCP-Protocol-Version with HTTP 400 and " +
-		"error -32020 (a required standard header missing)",
+	Title: "a server whose server/discover does not list 2025-03-26, and whose endpoint does not negotiate 2025-03-26 in an " +
+		"initialize, refuses a POST without MCP-Protocol-Version with HTTP 400 and error -32020 (a required standard header missing)",
 	Faults: []*fault.Fault{server.VersionHeaderOptional},
 	// DualEraHTTP runs the whole scenario: GET and DELETE, served by its
 	// 2025-11-25 sessions, must not be judged by the 405 rule.
@@ -68,8 +68,9 @@ var httpMethodsScenario = &scenarios.Scenario{
 	Side:       scenarios.ServerSide,
 	Versions:   versions,
 	Transports: httpOnly,
-	Purpose: "server/discover says which versions the server supports. A server that does not list 2025-03-26 must refuse a " +
-		"POST without MCP-Protocol-Version (clients before 2025-06-18 sent none). The rules of earlier revisions' traffic are " +
+	Purpose: "server/discover says which versions the server supports, and a 2025-03-26 initialize (without the header, as " +
+		"such clients send it) whether the endpoint also serves an earlier revision. A server that does not support 2025-03-26 " +
+		"clients must refuse a POST without MCP-Protocol-Version (clients before 2025-06-18 sent none). The rules of earlier revisions' traffic are " +
 		"for a server that supports only " +
 		"this revision, so a server that lists an earlier version too (it serves that version's GET streams and sessions), or " +
 		"whose endpoint answers a 2025-11-25 client's initialize (a dual-era server, whatever server/discover lists), is " +
@@ -92,9 +93,21 @@ var httpMethodsScenario = &scenarios.Scenario{
 				"(lifecycle-discover/result-schema judges the result)")
 		}
 		raw := newRawHTTP(t, s)
-		if slices.Contains(d.Supported, protocol.V20250326) {
+		// server/discover's list is what the server shows modern clients;
+		// whether the same endpoint serves an earlier revision is observed:
+		// a dual-era server answers a legacy client's initialize
+		// (versioning.mdx, Compatibility Matrix: "Legacy | Dual-era | Works.
+		// The server answers initialize"). The oldest version is asked for,
+		// so the answer also says whether 2025-03-26 clients are served.
+		t.Step("POST initialize as a %s client opens (no MCP-Protocol-Version, no _meta)", protocol.V20250326)
+		legacy, legacyNote := raw.legacyInitialize(s, protocol.V20250326)
+		switch {
+		case slices.Contains(d.Supported, protocol.V20250326):
 			t.Skip(httpVersionRequired, "the server lists 2025-03-26: it MAY take a request without MCP-Protocol-Version as 2025-03-26")
-		} else {
+		case legacy == protocol.V20250326:
+			t.Skip(httpVersionRequired, "the endpoint answers a 2025-03-26 initialize ("+legacyNote+"): it supports clients of "+
+				"2025-03-26, so it MAY take a request without MCP-Protocol-Version as 2025-03-26")
+		default:
 			t.Step("POST server/discover without MCP-Protocol-Version")
 			id := jsonrpc.StringID("mcpconform-no-version-1")
 			body, _ := json.Marshal(map[string]any{"jsonrpc": "2.0", "id": id, "method": protocol.MethodServerDiscover,
@@ -107,20 +120,10 @@ var httpMethodsScenario = &scenarios.Scenario{
 			t.SkipRest(fmt.Sprintf("the server supports %s too (supportedVersions %v): the rule is of a server that supports "+
 				"only this revision, and GET and DELETE belong to that version's transport", d.Supported[i], d.Supported))
 		}
-		// server/discover's list is what the server chose to show modern
-		// clients; whether the same endpoint serves an earlier revision is
-		// observed: a dual-era server answers a legacy client's initialize
-		// (versioning.mdx, Compatibility Matrix: "Legacy | Dual-era | Works.
-		// The server answers initialize"), and then GET and DELETE are that
-		// revision's.
-		t.Step("POST initialize as a %s client opens (no MCP-Protocol-Version, no _meta)", protocol.V20251125)
-		if served, sid, note := raw.servesLegacyInitialize(s); served {
-			if sid != "" {
-				raw.do(http.MethodDelete, http.Header{transport.HeaderProtocolVersion: {protocol.V20251125}, transport.HeaderSessionID: {sid}}, nil, jsonrpc.ID{})
-			}
-			t.SkipRest("the endpoint answers a " + protocol.V20251125 + " initialize (" + note + "): the server is dual-era " +
-				"(versioning.mdx: \"A dual-era server MAY serve both eras concurrently on the same endpoint\"), not one that " +
-				"supports only this revision, and GET and DELETE belong to the earlier revision's transport")
+		if legacy != "" {
+			t.SkipRest("the endpoint answers an initialize (" + legacyNote + "): the server is dual-era (versioning.mdx: \"A " +
+				"dual-era server MAY serve both eras concurrently on the same endpoint\"), not one that supports only this " +
+				"revision, and GET and DELETE belong to the earlier revision's transport")
 		}
 		old := http.Header{transport.HeaderProtocolVersion: {protocol.V20251125}, transport.HeaderSessionID: {oldSession}}
 		t.Step("GET the MCP endpoint as a 2025-11-25 client opens its stream")
@@ -363,25 +366,29 @@ func (h *rawHTTP) do(method string, extra http.Header, body []byte, want jsonrpc
 	return a
 }
 
-// servesLegacyInitialize sends the initialize a 2025-11-25 client opens
-// with and reports whether it got an InitializeResult of an initialize-era
-// version, with the session id minted (if any) and what was answered.
-func (h *rawHTTP) servesLegacyInitialize(s *client.Session) (served bool, session, note string) {
+// legacyInitialize sends the initialize a client of version opens with
+// (no MCP-Protocol-Version, no _meta) and returns the initialize-era
+// version an InitializeResult negotiated, or "" when none came, with what
+// was answered. A session it opened is ended at once.
+func (h *rawHTTP) legacyInitialize(s *client.Session, version string) (negotiated, note string) {
 	id := jsonrpc.StringID("mcpconform-legacy-initialize-1")
 	body, _ := json.Marshal(map[string]any{"jsonrpc": "2.0", "id": id, "method": protocol.MethodInitialize,
-		"params": s.InitializeParams(protocol.V20251125)})
+		"params": s.InitializeParams(version)})
 	a := h.do(http.MethodPost, nil, body, id)
 	if a.answer == nil || a.answer.Error != nil || len(a.answer.Result) == 0 {
-		return false, "", a.String()
+		return "", a.String()
 	}
 	var r struct {
 		ProtocolVersion string `json:"protocolVersion"`
 	}
 	_ = json.Unmarshal(a.answer.Result, &r)
 	if !protocol.IsStateful(r.ProtocolVersion) {
-		return false, "", a.String()
+		return "", a.String()
 	}
-	return true, a.header.Get(transport.HeaderSessionID), fmt.Sprintf("HTTP %d, protocolVersion %s", a.status, r.ProtocolVersion)
+	if sid := a.header.Get(transport.HeaderSessionID); sid != "" {
+		h.do(http.MethodDelete, http.Header{transport.HeaderProtocolVersion: {r.ProtocolVersion}, transport.HeaderSessionID: {sid}}, nil, jsonrpc.ID{})
+	}
+	return r.ProtocolVersion, fmt.Sprintf("HTTP %d, protocolVersion %s", a.status, r.ProtocolVersion)
 }
 
 // readSSEAnswer reads events until the response with id want, or the end.
