@@ -33,6 +33,8 @@ type Paging struct {
 	// Refused is the answer to a page that was refused or not answered;
 	// empty when every page was answered.
 	Refused string
+	// Results are the pages' results in order, for the caller's items.
+	Results []json.RawMessage
 	// RefusedAnswer and RefusedErr are that refusal as received, for the
 	// caller's own reading (a version refused, say).
 	RefusedAnswer *jsonrpc.Message
@@ -59,6 +61,7 @@ func (t *T) PageThrough(s *client.Session, method string) Paging {
 			return out
 		}
 		out.Pages++
+		out.Results = append(out.Results, resp.Result)
 		var page struct {
 			NextCursor *string `json:"nextCursor"`
 		}
