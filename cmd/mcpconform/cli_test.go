@@ -379,6 +379,24 @@ var _ = Describe("mcpconform", func() {
 			})
 		}
 
+		// Before: both checks warned that the harness's echo "lost" every
+		// keyword, and the run exited 0.
+		It("leaves client-json-schema-preservation not judged, saying why, when the harness echoes no schema object", func() {
+			if _, err := exec.LookPath("python3"); err != nil {
+				Skip("python3 is needed for the echo client")
+			}
+			echo, _ := filepath.Abs(filepath.Join("testdata", "schema_echo_client.py"))
+			s := run(3, "client", "--transport", "http", "--spec-version", "2025-11-25", "--scenario", "client-json-schema-preservation",
+				"-o", dir, "--", "python3", echo)
+			Expect(string(s.Out.Contents())).To(MatchRegexp(`(?m)^SKIP\s+client http 2025-11-25\s+client-json-schema-preservation\s+0/2 passed, 2 skipped`))
+			doc := readJUnit(dir)
+			Expect(doc.Tests).To(Equal(2))
+			for _, c := range doc.cases() {
+				Expect(c.Skipped).NotTo(BeNil(), c.Name)
+				Expect(c.Skipped.Message).To(ContainSubstring("(inputSchema, name) are no JSON Schema keywords"))
+			}
+		})
+
 		It("fails the reference client's fault on its check, over every transport", func() {
 			r := ranWith(clientFault, 1)
 			s, dir := r, r.out()

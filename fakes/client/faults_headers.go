@@ -53,6 +53,12 @@ var (
 	// version from the supported list and retry the request".
 	NoVersionRetry = &fault.Fault{Name: "no-version-retry", Versions: headerVersions,
 		Description: "gives up when a request is refused with -32022, though the refusal lists the version it speaks"}
+	// FallsBackToInitialize breaks the same SHOULD another way: refused
+	// with -32022, a modern error, it falls back to a 2025-11-25
+	// initialize (without MCP-Protocol-Version, as that revision's
+	// initialize goes) instead of retrying at the listed version.
+	FallsBackToInitialize = &fault.Fault{Name: "falls-back-to-initialize", Versions: headerVersions, Transports: httpOnly,
+		Description: "answers a -32022 refusal that lists its version by falling back to a 2025-11-25 initialize (no MCP-Protocol-Version, no _meta)"}
 
 	// McpMethodUppercase breaks the Mcp-Method header: header values are
 	// case-sensitive, so TOOLS/LIST is not the body's method.
@@ -148,6 +154,7 @@ var headerScenario = map[*fault.Fault][]string{
 	NoVersionHeader:           {scenarioRequestMetadata},
 	VersionHeaderMismatch:     {scenarioRequestMetadata},
 	NoVersionRetry:            {scenarioRequestMetadata},
+	FallsBackToInitialize:     {scenarioRequestMetadata},
 	McpMethodUppercase:        {scenarioStandardHeaders},
 	NoMcpName:                 {scenarioStandardHeaders},
 	McpNameRaw:                {scenarioStandardHeaders},
@@ -180,7 +187,7 @@ var ignoredRule = map[*fault.Fault]transport.HeaderRule{
 }
 
 var headerFaults = fault.Set{MetaNoCapabilities, MetaNoClientInfo, CapabilityNotObject, NoVersionHeader, VersionHeaderMismatch,
-	NoVersionRetry, StdioNoProbe, McpMethodUppercase, NoMcpName, McpNameRaw, NoParamHeaders, ParamBooleanCapitalized, ParamNoBase64, ParamSentinelPlain,
+	NoVersionRetry, FallsBackToInitialize, StdioNoProbe, McpMethodUppercase, NoMcpName, McpNameRaw, NoParamHeaders, ParamBooleanCapitalized, ParamNoBase64, ParamSentinelPlain,
 	ParamUnannotated, ParamNullSent, NoRelistOnMismatch, AcceptsEmptyHeader, AcceptsBadHeaderChars, AcceptsDuplicateHeaders, AcceptsNonPrimitiveHeader,
 	AcceptsUnreachableHeader, RejectsAnnotatedTools, FetchesNetworkRef}
 

@@ -1,6 +1,7 @@
 package client
 
 import (
+	"context"
 	"encoding/json"
 	"net/http"
 	"slices"
@@ -65,6 +66,14 @@ func (rc *referenceRun) retryVersion(resp *jsonrpc.Message) bool {
 	}
 	if rc.variant(NoVersionRetry) {
 		rc.logf("refused with %d; not retrying (fault %s)", resp.Error.Code, NoVersionRetry.Name)
+		return false
+	}
+	if rc.variant(FallsBackToInitialize) {
+		rc.logf("refused with %d; falling back to initialize at %s (fault %s)", resp.Error.Code, protocol.V20251125, FallsBackToInitialize.Name)
+		ctx, cancel := rc.step(context.Background())
+		defer cancel()
+		_, _ = rc.session.Do(ctx, Call{Method: protocol.MethodInitialize, Params: rc.session.InitializeParams(protocol.V20251125),
+			NoMeta: true, Header: http.Header{transport.HeaderProtocolVersion: {""}, transport.HeaderMethod: {""}}})
 		return false
 	}
 	rc.logf("refused with %d; the server lists %s, retrying at it", resp.Error.Code, rc.opts.Version)

@@ -11,6 +11,10 @@ var (
 		Description: "answers resources/read of test://static-binary with a blob that is not base64 (raw bytes as text)"}
 	TemplateNotSubstituted = &fault.Fault{Name: "template-not-substituted", Versions: legacy,
 		Description: "reads test://template/{id}/data without substituting the id: the text names no id"}
+	ReadURINotEchoed = &fault.Fault{Name: "read-uri-not-echoed",
+		Description: "answers resources/read of test://watched-resource with an item whose uri is test://another-resource"}
+	ReadContentsNoText = &fault.Fault{Name: "read-contents-no-text",
+		Description: "answers resources/read of test://watched-resource with an item that has neither text nor blob"}
 	MissingResourceEmptyContents = &fault.Fault{Name: "missing-resource-empty-contents", Versions: legacy,
 		Description: "answers resources/read of an unknown URI with a result whose contents is empty"}
 	MissingResourceInternalError = &fault.Fault{Name: "missing-resource-internal-error", Versions: legacy,
@@ -49,7 +53,7 @@ var (
 )
 
 var resourceFaults = fault.Set{
-	StaticTextError, BlobNotBase64, TemplateNotSubstituted, MissingResourceEmptyContents, MissingResourceInternalError,
+	StaticTextError, BlobNotBase64, TemplateNotSubstituted, ReadURINotEchoed, ReadContentsNoText, MissingResourceEmptyContents, MissingResourceInternalError,
 	SubscribeRefused, UnsubscribeRefused, UpdatedAfterUnsubscribe,
 	SetLevelRefused, InvalidLevelAccepted, SetLevelIgnored,
 	InvalidCursorAccepted, LastPageNeverEnds, ListChangedUndeclared,

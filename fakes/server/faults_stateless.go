@@ -125,6 +125,10 @@ var (
 		Description: "gives the last page of resources/list a nextCursor that leads to the same page again"}
 	ModernResourcesInvalidCursorAccepted = &fault.Fault{Name: "modern-resources-invalid-cursor-accepted", Versions: modern,
 		Description: "answers resources/list with a cursor it never gave with the first page"}
+	ModernTemplatesCursorLoops = &fault.Fault{Name: "modern-templates-cursor-loops", Versions: modern,
+		Description: "gives every resources/templates/list page the nextCursor templates-again, which leads to the first page again"}
+	ModernTemplatesInvalidCursorAccepted = &fault.Fault{Name: "modern-templates-invalid-cursor-accepted", Versions: modern,
+		Description: "answers resources/templates/list with a cursor it never gave with the first page"}
 )
 
 // RemembersCapabilities keeps the sampling capability a client declared on
@@ -138,7 +142,7 @@ var InvalidXMcpHeader = &fault.Fault{Name: "invalid-x-mcp-header", Versions: mod
 	Description: `lists a tool test_invalid_x_mcp_header whose string property carries "x-mcp-header": "" (empty)`}
 
 var statelessFaults = fault.Set{InvalidXMcpHeader, RemembersCapabilities, ModernPromptsCursorLoops, ModernPromptsInvalidCursorAccepted, ModernResourcesCursorLoops,
-	ModernResourcesInvalidCursorAccepted, ModernCompletionError, ModernCompletionUnknownEmpty, ModernProgressBackwards, ModernProgressForeignToken, IndependentRequestOnStream, ModernPromptsUndeclared, ModernResourcesUndeclared, ModernLoggingUndeclared,
+	ModernResourcesInvalidCursorAccepted, ModernTemplatesCursorLoops, ModernTemplatesInvalidCursorAccepted, ModernCompletionError, ModernCompletionUnknownEmpty, ModernProgressBackwards, ModernProgressForeignToken, IndependentRequestOnStream, ModernPromptsUndeclared, ModernResourcesUndeclared, ModernLoggingUndeclared,
 	ModernStaticTextError, ModernBlobNotBase64, ModernTemplateNotSubstituted,
 	ModernPromptSimpleEmpty, ModernPromptArgsIgnored, ModernPromptEmbeddedMissing, ModernPromptImageNotBase64,
 	CachingHintsMissing, CachingTTLNegative, CachingScopeInvalid, CachingScopeVaries,
@@ -158,8 +162,18 @@ var (
 	StatelessOnlyHTTP = &fault.Fault{Name: "stateless-only-http", Liberty: true, Versions: modern, Transports: httpOnly,
 		Freedom: `streamable-http.mdx, "Earlier Streamable HTTP Revisions": "HTTP GET or DELETE to the MCP endpoint: respond with ` +
 			`405 Method Not Allowed."`,
-		Description: "implements 2026-07-28 only (server/discover lists no other version): GET and DELETE get 405, an Mcp-Session-Id is ignored"}
+		Description: "implements 2026-07-28 only (server/discover lists no other version, an initialize is refused with -32022): GET and DELETE get 405, an Mcp-Session-Id is ignored"}
 )
+
+// DualEraHTTP lists 2026-07-28 only in server/discover, as the page's
+// example does, yet serves an initialize-era client's initialize, session,
+// GET stream and DELETE on the same endpoint.
+var DualEraHTTP = &fault.Fault{Name: "dual-era-http", Liberty: true, Versions: modern, Transports: httpOnly,
+	Freedom: `versioning.mdx, "Backward Compatibility with Initialization-Based Versions": "A dual-era server MAY serve both eras ` +
+		`concurrently on the same endpoint or process."; discover.mdx: supportedVersions are "Protocol versions the server supports. ` +
+		`The client should choose one of these for subsequent requests."`,
+	Description: "lists only 2026-07-28 in server/discover, and serves 2025-11-25 and 2025-06-18 (initialize, Mcp-Session-Id, GET stream, " +
+		"DELETE) on the same endpoint; an initialize of 2025-03-26 negotiates 2025-11-25"}
 
 // UnknownToolFirst validates a tools/call's body before its headers.
 var UnknownToolFirst = &fault.Fault{Name: "unknown-tool-before-headers", Liberty: true, Versions: modern, Transports: httpOnly,
@@ -167,7 +181,7 @@ var UnknownToolFirst = &fault.Fault{Name: "unknown-tool-before-headers", Liberty
 		`not match the corresponding values in the request body"; the page orders no other validation of the body before or after it`,
 	Description: "refuses a tools/call of a tool it does not list (-32602) before it compares the call's headers with its body"}
 
-var statelessLiberties = fault.Set{CachingPrivate, MissingResourceNoData, StatelessOnlyHTTP, UnknownToolFirst}
+var statelessLiberties = fault.Set{CachingPrivate, MissingResourceNoData, StatelessOnlyHTTP, UnknownToolFirst, DualEraHTTP}
 
 // modernOnlyHTTP are the variants whose server/discover lists 2026-07-28
 // only, so that the rules for such a server are judged on them.

@@ -95,6 +95,8 @@ var (
 		Description: "tasks/result of a failed task returns a JSON-RPC error instead of the tool's isError result"}
 	ListCursorSkips = &fault.Fault{Name: "list-cursor-skips", Versions: v1Tasks,
 		Description: "nextCursor skips one task"}
+	TaskListNeverEnds = &fault.Fault{Name: "task-list-never-ends", Versions: v1Tasks,
+		Description: "gives every tasks/list page a new nextCursor, the last page's leading to an empty page with another"}
 	BadCursorAccepted = &fault.Fault{Name: "bad-cursor-accepted", Versions: v1Tasks,
 		Description: "treats an unknown cursor as the first page"}
 	CancelTerminalAccepted = &fault.Fault{Name: "cancel-terminal-accepted", Versions: v1Tasks,
@@ -143,6 +145,7 @@ var taskFaults = fault.Set{
 	IserrorCompleted,
 	FailingResultSwallowed,
 	ListCursorSkips,
+	TaskListNeverEnds,
 	BadCursorAccepted,
 	CancelTerminalAccepted,
 	UnknownIdWrongCode,

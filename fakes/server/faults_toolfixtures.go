@@ -73,13 +73,26 @@ var (
 		Description: "lists json_schema_2020_12_tool without its if/then/else"}
 )
 
+// The paging faults of tools/list (server/utilities/pagination.mdx), at
+// every version: the reference lists its tools on one page and refuses any
+// cursor, for it never gives one.
+var (
+	ToolsListNeverEnds = &fault.Fault{Name: "tools-list-never-ends",
+		Description: "gives every tools/list page a new nextCursor (tools-page-2, tools-page-3, …) and answers each with the tools again"}
+	ToolsListCursorRepeats = &fault.Fault{Name: "tools-list-cursor-repeats",
+		Description: "gives every tools/list page the same nextCursor, tools-again, and answers it with the tools again"}
+	ToolsInvalidCursorAccepted = &fault.Fault{Name: "tools-invalid-cursor-accepted",
+		Description: "answers tools/list with a cursor it never gave with the first page"}
+)
+
 // withElicitation are the session versions that have elicitation.
 var withElicitation = []string{protocol.V20251125, protocol.V20250618}
 
 var toolFixtureFaults = fault.Set{SimpleTextIsError, ElicitationMessageIgnored, ElicitationResultError, ImageBadBase64, ImageIsError, AudioWrongMime, EmbeddedAsLink, MixedNoImage,
 	ErrorAsProtocolError, ProgressBackwards, ProgressForeignToken, ProgressAfterCompletion, ToolNameMalformed, ToolNameDuplicate, LoggingSilent, SamplingSkipped, SamplingIsError,
 	DefaultsWrong, EnumTitlesUneven, Schema2020Flattened, Schema2020NoConditionals,
-	UnknownToolAsResult, UnknownToolInternalError, ValidationAsProtocolError, ValidationSkipped, StructuredOffSchema, StructuredNoText}
+	UnknownToolAsResult, UnknownToolInternalError, ValidationAsProtocolError, ValidationSkipped, StructuredOffSchema, StructuredNoText,
+	ToolsListNeverEnds, ToolsListCursorRepeats, ToolsInvalidCursorAccepted}
 
 // Liberties: choices the spec leaves to the server.
 var (
@@ -88,9 +101,12 @@ var (
 	ProgressFloats = &fault.Fault{Name: "progress-floats", Liberty: true, Versions: legacy,
 		Freedom:     "The `progress` and the `total` values **MAY** be floating point.",
 		Description: "test_tool_with_progress reports 0.5, 1.25, 2.75 of no total"}
+	ToolsPagesOfOne = &fault.Fault{Name: "tools-pages-of-one", Liberty: true,
+		Freedom:     "Page size is determined by the server, and clients MUST NOT assume a fixed page size.",
+		Description: "lists its tools one per page (opaque cursors tools-from-N)"}
 	ImageJPEG = &fault.Fault{Name: "image-jpeg", Liberty: true, Versions: since0326,
 		Freedom:     "The MIME type of the image. Different providers may support different image types.",
 		Description: "test_image_content answers a JPEG"}
 )
 
-var toolFixtureLiberties = fault.Set{ToolNameDotted, ProgressFloats, ImageJPEG}
+var toolFixtureLiberties = fault.Set{ToolNameDotted, ProgressFloats, ImageJPEG, ToolsPagesOfOne}

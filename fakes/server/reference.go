@@ -352,6 +352,13 @@ func (r *reference) initialize(_ context.Context, p *Peer, req *jsonrpc.Message)
 		return nil, rpcError(codes.InvalidParams, "initialize needs protocolVersion, capabilities and clientInfo", nil)
 	}
 	version := params.ProtocolVersion
+	if len(r.stateful) == 0 {
+		// A modern-only server "SHOULD name the protocol versions it
+		// supports in any error it returns to an initialize request"
+		// (2026-07-28/basic/versioning.mdx).
+		return nil, rpcError(codes.UnsupportedProtocolVersion, "Unsupported protocol version: this server implements no initialize-era version",
+			map[string]any{"supported": append([]string(nil), r.stateless...), "requested": version})
+	}
 	switch {
 	case r.is(NegotiationEchoesUnsupported):
 	case !slices.Contains(r.stateful, version):

@@ -177,6 +177,12 @@ func (r *reference) resourcesRead(ctx context.Context, _ *Peer, req *jsonrpc.Mes
 		item = map[string]any{"uri": uri, "mimeType": "image/png", "blob": blob}
 	case uri == resWatched:
 		item = map[string]any{"uri": uri, "mimeType": "text/plain", "text": "watched at " + time.Now().UTC().Format(time.RFC3339Nano)}
+		switch {
+		case r.is(ReadURINotEchoed):
+			item["uri"] = "test://another-resource"
+		case r.is(ReadContentsNoText):
+			delete(item, "text")
+		}
 	case templateURI.MatchString(uri):
 		id := templateURI.FindStringSubmatch(uri)[1]
 		if r.is(TemplateNotSubstituted) {

@@ -509,7 +509,7 @@ func contentType(msg any) string {
 // discoverFaults bends the DiscoverResult as the family's variants do: the
 // versions of a 2026-07-28-only server, capabilities left undeclared.
 func (r *reference) discoverFaults(m map[string]any) {
-	if r.modernOnly() {
+	if r.modernOnly() || r.is(DualEraHTTP) {
 		m["supportedVersions"] = append([]string(nil), r.stateless...)
 	}
 	caps, _ := m["capabilities"].(map[string]any)
@@ -540,6 +540,11 @@ func (r *reference) pagingFault(ctx context.Context, p *Peer, req *jsonrpc.Messa
 		loops, accepts = r.is(ModernPromptsCursorLoops), r.is(ModernPromptsInvalidCursorAccepted)
 	case protocol.MethodResourcesList:
 		loops, accepts = r.is(ModernResourcesCursorLoops), r.is(ModernResourcesInvalidCursorAccepted)
+	case protocol.MethodResourcesTemplatesList:
+		accepts = r.is(ModernTemplatesInvalidCursorAccepted)
+		if r.is(ModernTemplatesCursorLoops) {
+			return r.templatesLoop(ctx, p, req, next, result, rerr)
+		}
 	default:
 		return result, rerr
 	}
@@ -556,6 +561,28 @@ func (r *reference) pagingFault(ctx context.Context, p *Peer, req *jsonrpc.Messa
 		var c string
 		_ = json.Unmarshal(cursor, &c)
 		m["nextCursor"] = c // the same last page again, for ever
+	}
+	return result, rerr
+}
+
+// templatesAgain is the one cursor of ModernTemplatesCursorLoops.
+const templatesAgain = "templates-again"
+
+// templatesLoop answers resources/templates/list as ModernTemplatesCursorLoops
+// does: templatesAgain is the first page, and every page's nextCursor.
+func (r *reference) templatesLoop(ctx context.Context, p *Peer, req *jsonrpc.Message, next Handler, result any, rerr *jsonrpc.Error) (any, *jsonrpc.Error) {
+	var params map[string]json.RawMessage
+	_ = json.Unmarshal(req.Params, &params)
+	var cursor string
+	_ = json.Unmarshal(params["cursor"], &cursor)
+	if cursor == templatesAgain {
+		delete(params, "cursor")
+		first := *req
+		first.Params, _ = json.Marshal(params)
+		result, rerr = next(ctx, p, &first)
+	}
+	if m, ok := result.(map[string]any); ok && rerr == nil {
+		m["nextCursor"] = templatesAgain
 	}
 	return result, rerr
 }

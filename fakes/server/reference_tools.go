@@ -5,6 +5,7 @@ import (
 	"crypto/rand"
 	"encoding/hex"
 	"encoding/json"
+	"fmt"
 	"strings"
 	"time"
 
@@ -98,12 +99,62 @@ func (r *reference) toolsList(ctx context.Context, p *Peer, req *jsonrpc.Message
 		tools = append(tools, tool)
 	}
 	tools = r.toolNameVariants(tools)
+	tools, next, rerr := r.toolsPage(req, tools)
+	if rerr != nil {
+		return nil, rerr
+	}
 	result := map[string]any{"tools": tools}
+	if next != "" {
+		result["nextCursor"] = next
+	}
 	if isModern(ctx) { // 2026-07-28/server/utilities/caching.mdx
 		result["ttlMs"] = 0
 		result["cacheScope"] = "public"
 	}
 	return complete(ctx, result), nil
+}
+
+// toolsPage is the page of tools a tools/list cursor asks for, and the next
+// page's cursor. The reference gives one page and so no cursor: any cursor
+// is invalid, -32602 (utilities/pagination.mdx#error-handling). The
+// family's paging variants page otherwise.
+func (r *reference) toolsPage(req *jsonrpc.Message, tools []any) (page []any, next string, rerr *jsonrpc.Error) {
+	var p struct {
+		Cursor *string `json:"cursor"`
+	}
+	_ = json.Unmarshal(req.Params, &p)
+	n := 0 // the page asked for, from 1; 0 for the first
+	if p.Cursor != nil {
+		var ok bool
+		switch {
+		case r.is(ToolsListNeverEnds):
+			_, err := fmt.Sscanf(*p.Cursor, "tools-page-%d", &n)
+			ok = err == nil && n > 1 && *p.Cursor == fmt.Sprintf("tools-page-%d", n)
+		case r.is(ToolsListCursorRepeats):
+			ok = *p.Cursor == "tools-again"
+		case r.is(ToolsPagesOfOne):
+			_, err := fmt.Sscanf(*p.Cursor, "tools-from-%d", &n)
+			ok = err == nil && n > 0 && n < len(tools) && *p.Cursor == fmt.Sprintf("tools-from-%d", n)
+		}
+		if !ok && !r.is(ToolsInvalidCursorAccepted) {
+			return nil, "", rpcError(codes.InvalidParams, "Invalid cursor", nil)
+		}
+		if !ok {
+			n = 0
+		}
+	}
+	switch {
+	case r.is(ToolsListNeverEnds):
+		return tools, fmt.Sprintf("tools-page-%d", max(n, 1)+1), nil
+	case r.is(ToolsListCursorRepeats):
+		return tools, "tools-again", nil
+	case r.is(ToolsPagesOfOne) && len(tools) > 0:
+		if n+1 < len(tools) {
+			next = fmt.Sprintf("tools-from-%d", n+1)
+		}
+		return tools[n : n+1], next, nil
+	}
+	return tools, "", nil
 }
 
 func textResult(ctx context.Context, text string, isError bool) map[string]any {

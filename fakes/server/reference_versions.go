@@ -80,10 +80,13 @@ var versionLiberties = fault.Set{DropsOldest, StatefulOnly, InitializeEraHTTP, D
 func implementedVersions(v *fault.Fault) (stateful, stateless []string) {
 	stateful, stateless = protocol.JudgedStateful(), protocol.JudgedStateless()
 	switch v {
-	case DropsOldest:
+	case DropsOldest, DualEraHTTP:
 		stateful = slices.DeleteFunc(stateful, func(s string) bool { return s == protocol.V20250326 })
 	case StatefulOnly, DiscoverVersionRefused, InitializeEraHTTP, LegacyHTTPRefused, DiscoverListsOlderVersions, DiscoverOmitsVersion:
 		stateless = nil
+	}
+	if slices.Contains(modernOnlyHTTP, v) {
+		stateful = nil // 2026-07-28 only: an initialize is refused (reference.go, initialize)
 	}
 	return stateful, stateless
 }

@@ -469,7 +469,7 @@ func (s *taskStore) list(_ context.Context, p *Peer, req *jsonrpc.Message) (any,
 		page = append(page, s.view(t))
 	}
 	result := map[string]any{"tasks": page}
-	if end < len(visible) {
+	if end < len(visible) || s.r.is(TaskListNeverEnds) {
 		next := end
 		if s.r.is(ListCursorSkips) {
 			next++

@@ -32,7 +32,8 @@ var (
 		Quote:  "| io.modelcontextprotocol/clientCapabilities | ClientCapabilities | Yes | Client capabilities relevant to this request |",
 		Faults: []*fault.Fault{client.CapabilityNotObject}}
 	metaVersionHeader = &scenarios.Check{ID: "client-request-metadata/version-header", Level: scenarios.Must, Spec: httpSpec + "#protocol-version-header",
-		Title:     "every POST carries an MCP-Protocol-Version header (HTTP only)",
+		Title: "every POST of a 2026-07-28 message carries an MCP-Protocol-Version header (HTTP only; a legacy initialize after a " +
+			"fallback, and the legacy messages after it, are the earlier revision's)",
 		Quote:     "Every POST request to the MCP endpoint MUST include an MCP-Protocol-Version header.",
 		Faults:    []*fault.Fault{client.NoVersionHeader},
 		Liberties: []*fault.Fault{client.LowercaseHeaderNames}}
@@ -43,7 +44,7 @@ var (
 	metaRetry = &scenarios.Check{ID: "client-request-metadata/retry-supported-version", Level: scenarios.Should, Spec: versionDoc,
 		Title:     "refused with -32022 listing the version judged, the client retries at that version (its _meta protocolVersion)",
 		Quote:     "The client SHOULD select a mutually supported version from the supported list and retry the request, or surface an error to the user if no compatible version exists.",
-		Faults:    []*fault.Fault{client.NoVersionRetry},
+		Faults:    []*fault.Fault{client.NoVersionRetry, client.FallsBackToInitialize},
 		Liberties: []*fault.Fault{client.SkipsDiscover}}
 	metaStdioProbe = &scenarios.Check{ID: "client-request-metadata/stdio-probe", Level: scenarios.Should, Spec: "2026-07-28/basic/transports/stdio.mdx#backward-compatibility",
 		Title: "over stdio the client's first request is the server/discover probe (a SHOULD for a client that also speaks an " +
@@ -145,7 +146,19 @@ var requestMetadataScenario = &scenarios.Scenario{
 		if !notHTTP(t, metaVersionHeader, metaVersionMatches) {
 			var noHeader, mismatch []string
 			compared := 0
+			fellBack := false
 			for _, r := range t.Log().Entries() {
+				// The rule is 2026-07-28's: a legacy initialize after a
+				// fallback, and what follows it in that era without a
+				// 2026-07-28 _meta, are the earlier revision's messages
+				// (the fallback itself is retry-supported-version's).
+				if r.Msg.Method == protocol.MethodInitialize {
+					fellBack = true
+					continue
+				}
+				if _, modern := metaString(r.Msg, protocol.MetaProtocolVersion); fellBack && !modern {
+					continue
+				}
 				h, ok := header(r, transport.HeaderProtocolVersion)
 				if !ok {
 					noHeader = append(noHeader, describe(r))
@@ -158,7 +171,7 @@ var requestMetadataScenario = &scenarios.Scenario{
 					}
 				}
 			}
-			t.Judge(metaVersionHeader, len(noHeader) == 0, "MCP-Protocol-Version on every POST", "none on "+listed(noHeader))
+			t.Judge(metaVersionHeader, len(noHeader) == 0, "MCP-Protocol-Version on every POST of a 2026-07-28 message", "none on "+listed(noHeader))
 			if compared == 0 {
 				t.Skip(metaVersionMatches, "no POST carried both the header and a _meta protocolVersion to compare")
 			} else {

@@ -61,4 +61,18 @@ var _ = Describe("the client surface's judges", func() {
 		Expect(anchorOf(stripped)).To(BeNil())
 		Expect(anchorOf(want)).To(Equal("addressDef"))
 	})
+
+	It("take only a schema object from the echo; anything else leaves the preservation not judged, saying why", func() {
+		schema, why := echoedSchema(json.RawMessage(`{"schema":{"type":"object","properties":{}}}`))
+		Expect(why).To(BeEmpty())
+		Expect(schema).To(HaveKey("type"))
+		_, why = echoedSchema(json.RawMessage(`{"schema":{}}`))
+		Expect(why).To(BeEmpty(), "an empty schema kept nothing: judged")
+		_, why = echoedSchema(json.RawMessage(`{"schema":{"name":"json_schema_2020_12_tool","inputSchema":{"type":"object"}}}`))
+		Expect(why).To(ContainSubstring("inputSchema, name) are no JSON Schema keywords"))
+		_, why = echoedSchema(json.RawMessage(`{"schema":"{\"type\":\"object\"}"}`))
+		Expect(why).To(ContainSubstring("not an object"))
+		_, why = echoedSchema(json.RawMessage(`{}`))
+		Expect(why).To(Equal("no schema argument"))
+	})
 })

@@ -17,8 +17,6 @@ const (
 	completionPage = "2025-11-25/server/utilities/completion.mdx"
 	paginationPage = "2025-11-25/server/utilities/pagination.mdx"
 	methodComplete = "completion/complete"
-	// maxPages bounds a listing that never ends.
-	maxPages = 50
 )
 
 // The family judges the initialize-era versions: at 2026-07-28 the
@@ -50,36 +48,22 @@ func openPrompts(t *serverside.T) *client.Session {
 	return s
 }
 
-// listPrompts follows nextCursor; ended is false when the listing did not
-// end (a cursor seen before, or more than maxPages pages).
+// listPrompts follows nextCursor with the paging judge every list shares
+// (serverside.PageThrough); ended is false when the listing did not end (a
+// cursor seen before, or still a new one after serverside.MaxPages pages).
 func listPrompts(t *serverside.T, s *client.Session) (prompts []promptInfo, pages int, ended bool, loop string) {
-	seen := map[string]bool{}
-	cursor := ""
-	for pages = 1; pages <= maxPages; pages++ {
-		params := map[string]any{}
-		if cursor != "" {
-			params["cursor"] = cursor
-		}
-		t.Step("prompts/list page %d", pages)
-		resp, err := t.Request(s, protocol.MethodPromptsList, params)
-		if err != nil || resp.Error != nil {
-			t.Blocked("prompts/list was not answered with a result: %s", judge.Describe(resp, err))
-		}
+	p := t.PageThrough(s, protocol.MethodPromptsList)
+	if p.Refused != "" {
+		t.Blocked("prompts/list was not answered with a result: %s", p.Refused)
+	}
+	for i, r := range p.Results {
 		var page listPage
-		if err := json.Unmarshal(resp.Result, &page); err != nil {
-			t.Blocked("the prompts/list result does not decode: %v", err)
+		if err := json.Unmarshal(r, &page); err != nil {
+			t.Blocked("the prompts/list result of page %d does not decode: %v", i+1, err)
 		}
 		prompts = append(prompts, page.Prompts...)
-		if page.NextCursor == nil {
-			return prompts, pages, true, ""
-		}
-		if seen[*page.NextCursor] {
-			return prompts, pages, false, fmt.Sprintf("page %d gave nextCursor %q, a cursor an earlier page gave", pages, *page.NextCursor)
-		}
-		seen[*page.NextCursor] = true
-		cursor = *page.NextCursor
 	}
-	return prompts, maxPages, false, fmt.Sprintf("still a nextCursor after %d pages", maxPages)
+	return prompts, p.Pages, p.Endless == "", p.Endless
 }
 
 // raw sends a request outside the session's own schema check and waits for

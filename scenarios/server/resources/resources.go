@@ -22,7 +22,7 @@ import (
 
 // Scenarios is the family's catalogue.
 func Scenarios() scenarios.Catalogue {
-	return scenarios.Catalogue{readTextScenario, readBinaryScenario, templatesReadScenario, notFoundScenario, subscribeScenario}
+	return scenarios.Catalogue{readTextScenario, readBinaryScenario, templatesReadScenario, everyScenario, notFoundScenario, subscribeScenario}
 }
 
 const resourcesSpec = "2025-11-25/server/resources.mdx"

@@ -32,8 +32,9 @@ const earlierRevisions = httpSpec + "#earlier-streamable-http-revisions"
 
 var (
 	httpGet405 = &scenarios.Check{ID: "stateless-http-methods/get-405", Level: scenarios.Should, Spec: earlierRevisions,
-		Quote:     "HTTP GET or DELETE to the MCP endpoint: respond with `405 Method Not Allowed`.",
-		Title:     "a server whose server/discover lists 2026-07-28-era versions only answers an older client's GET (Accept: text/event-stream) with 405",
+		Quote: "HTTP GET or DELETE to the MCP endpoint: respond with `405 Method Not Allowed`.",
+		Title: "a server whose server/discover lists 2026-07-28-era versions only, and whose endpoint refuses a 2025-11-25 initialize, " +
+			"answers an older client's GET (Accept: text/event-stream) with 405",
 		Faults:    []*fault.Fault{server.GetOpensStream},
 		Liberties: []*fault.Fault{server.StatelessOnlyHTTP}}
 	httpDelete405 = &scenarios.Check{ID: "stateless-http-methods/delete-405", Level: scenarios.Should, Spec: earlierRevisions,
@@ -50,10 +51,12 @@ var (
 
 var httpVersionRequired = &scenarios.Check{ID: "stateless-http-methods/version-header-required", Level: scenarios.Must, Spec: httpSpec + "#protocol-version-header",
 	Quote: "A server that does not support such clients **MUST** reject a request without the header per [Server Validation](#server-validation).",
-	Title: "a server whose server/discover does not list 2025-03-26 refuses a POST without MCP-Protocol-Version with HTTP 400 and " +
-		"error -32020 (a required standard header missing)",
-	Faults:    []*fault.Fault{server.VersionHeaderOptional},
-	Liberties: []*fault.Fault{server.StatelessOnlyHTTP}}
+	Title: "a server whose server/discover does not list 2025-03-26, and whose endpoint does not negotiate 2025-03-26 in an " +
+		"initialize, refuses a POST without MCP-Protocol-Version with HTTP 400 and error -32020 (a required standard header missing)",
+	Faults: []*fault.Fault{server.VersionHeaderOptional},
+	// DualEraHTTP runs the whole scenario: GET and DELETE, served by its
+	// 2025-11-25 sessions, must not be judged by the 405 rule.
+	Liberties: []*fault.Fault{server.StatelessOnlyHTTP, server.DualEraHTTP}}
 
 // oldSession is the session id an older client would send.
 const oldSession = "mcpconform-old-session"
@@ -65,10 +68,12 @@ var httpMethodsScenario = &scenarios.Scenario{
 	Side:       scenarios.ServerSide,
 	Versions:   versions,
 	Transports: httpOnly,
-	Purpose: "server/discover says which versions the server supports. A server that does not list 2025-03-26 must refuse a " +
-		"POST without MCP-Protocol-Version (clients before 2025-06-18 sent none). The rules of earlier revisions' traffic are " +
+	Purpose: "server/discover says which versions the server supports, and a 2025-03-26 initialize (without the header, as " +
+		"such clients send it) whether the endpoint also serves an earlier revision. A server that does not support 2025-03-26 " +
+		"clients must refuse a POST without MCP-Protocol-Version (clients before 2025-06-18 sent none). The rules of earlier revisions' traffic are " +
 		"for a server that supports only " +
-		"this revision, so a server that lists an earlier version too (it serves that version's GET streams and sessions) is " +
+		"this revision, so a server that lists an earlier version too (it serves that version's GET streams and sessions), or " +
+		"whose endpoint answers a 2025-11-25 client's initialize (a dual-era server, whatever server/discover lists), is " +
 		"not judged. Otherwise a GET and a DELETE as an older client sends them (MCP-Protocol-Version 2025-11-25, an " +
 		"Mcp-Session-Id) must get 405, and a 2026-07-28 POST with an Mcp-Session-Id is answered as usual and mints no session.",
 	Checks: []*scenarios.Check{httpVersionRequired, httpGet405, httpDelete405, httpSessionIgnored},
@@ -88,9 +93,21 @@ var httpMethodsScenario = &scenarios.Scenario{
 				"(lifecycle-discover/result-schema judges the result)")
 		}
 		raw := newRawHTTP(t, s)
-		if slices.Contains(d.Supported, protocol.V20250326) {
+		// server/discover's list is what the server shows modern clients;
+		// whether the same endpoint serves an earlier revision is observed:
+		// a dual-era server answers a legacy client's initialize
+		// (versioning.mdx, Compatibility Matrix: "Legacy | Dual-era | Works.
+		// The server answers initialize"). The oldest version is asked for,
+		// so the answer also says whether 2025-03-26 clients are served.
+		t.Step("POST initialize as a %s client opens (no MCP-Protocol-Version, no _meta)", protocol.V20250326)
+		legacy, legacyNote := raw.legacyInitialize(s, protocol.V20250326)
+		switch {
+		case slices.Contains(d.Supported, protocol.V20250326):
 			t.Skip(httpVersionRequired, "the server lists 2025-03-26: it MAY take a request without MCP-Protocol-Version as 2025-03-26")
-		} else {
+		case legacy == protocol.V20250326:
+			t.Skip(httpVersionRequired, "the endpoint answers a 2025-03-26 initialize ("+legacyNote+"): it supports clients of "+
+				"2025-03-26, so it MAY take a request without MCP-Protocol-Version as 2025-03-26")
+		default:
 			t.Step("POST server/discover without MCP-Protocol-Version")
 			id := jsonrpc.StringID("mcpconform-no-version-1")
 			body, _ := json.Marshal(map[string]any{"jsonrpc": "2.0", "id": id, "method": protocol.MethodServerDiscover,
@@ -102,6 +119,11 @@ var httpMethodsScenario = &scenarios.Scenario{
 		if i := slices.IndexFunc(d.Supported, func(v string) bool { return !protocol.IsStateless(v) }); i >= 0 {
 			t.SkipRest(fmt.Sprintf("the server supports %s too (supportedVersions %v): the rule is of a server that supports "+
 				"only this revision, and GET and DELETE belong to that version's transport", d.Supported[i], d.Supported))
+		}
+		if legacy != "" {
+			t.SkipRest("the endpoint answers an initialize (" + legacyNote + "): the server is dual-era (versioning.mdx: \"A " +
+				"dual-era server MAY serve both eras concurrently on the same endpoint\"), not one that supports only this " +
+				"revision, and GET and DELETE belong to the earlier revision's transport")
 		}
 		old := http.Header{transport.HeaderProtocolVersion: {protocol.V20251125}, transport.HeaderSessionID: {oldSession}}
 		t.Step("GET the MCP endpoint as a 2025-11-25 client opens its stream")
@@ -346,6 +368,31 @@ func (h *rawHTTP) do(method string, extra http.Header, body []byte, want jsonrpc
 	}
 	tr.Eventf("raw", "%s", a)
 	return a
+}
+
+// legacyInitialize sends the initialize a client of version opens with
+// (no MCP-Protocol-Version, no _meta) and returns the initialize-era
+// version an InitializeResult negotiated, or "" when none came, with what
+// was answered. A session it opened is ended at once.
+func (h *rawHTTP) legacyInitialize(s *client.Session, version string) (negotiated, note string) {
+	id := jsonrpc.StringID("mcpconform-legacy-initialize-1")
+	body, _ := json.Marshal(map[string]any{"jsonrpc": "2.0", "id": id, "method": protocol.MethodInitialize,
+		"params": s.InitializeParams(version)})
+	a := h.do(http.MethodPost, nil, body, id)
+	if a.answer == nil || a.answer.Error != nil || len(a.answer.Result) == 0 {
+		return "", a.String()
+	}
+	var r struct {
+		ProtocolVersion string `json:"protocolVersion"`
+	}
+	_ = json.Unmarshal(a.answer.Result, &r)
+	if !protocol.IsStateful(r.ProtocolVersion) {
+		return "", a.String()
+	}
+	if sid := a.header.Get(transport.HeaderSessionID); sid != "" {
+		h.do(http.MethodDelete, http.Header{transport.HeaderProtocolVersion: {r.ProtocolVersion}, transport.HeaderSessionID: {sid}}, nil, jsonrpc.ID{})
+	}
+	return r.ProtocolVersion, fmt.Sprintf("HTTP %d, protocolVersion %s", a.status, r.ProtocolVersion)
 }
 
 // readSSEAnswer reads events until the response with id want, or the end.

@@ -123,7 +123,7 @@ func Scenarios() scenarios.Catalogue {
 		httpMethodsScenario, httpHeadersScenario, customHeadersScenario, toolHeadersScenario, streamingScenario,
 		capabilitiesScenario, connectionStateScenario, subscriptionsScenario, readTextScenario, readBinaryScenario, readTemplateScenario,
 		promptSimpleScenario, promptArgsScenario, promptEmbeddedScenario, promptImageScenario,
-		progressScenario, completionScenario, promptsListScenario, resourcesListScenario}
+		progressScenario, completionScenario, promptsListScenario, resourcesListScenario, templatesListScenario}
 }
 
 var versions = protocol.JudgedStateless()

@@ -11,7 +11,6 @@ import (
 	"github.com/mcpconform/mcpconform/fakes/server"
 	"github.com/mcpconform/mcpconform/jsonrpc"
 	"github.com/mcpconform/mcpconform/protocol"
-	"github.com/mcpconform/mcpconform/protocol/codes"
 	"github.com/mcpconform/mcpconform/scenarios"
 	"github.com/mcpconform/mcpconform/scenarios/judge"
 	"github.com/mcpconform/mcpconform/scenarios/serverside"
@@ -253,46 +252,25 @@ func listScenario(id, official, capability, method string, ends, invalid *scenar
 	return &scenarios.Scenario{
 		ID: id, Official: official, Title: method + " pages end and an invalid cursor is refused", Family: family,
 		Side: scenarios.ServerSide, Versions: versions, Needs: []string{"capability " + capability},
-		Purpose: method + " is followed page by page (at most 50, no cursor twice); then a cursor the server never gave is sent.",
-		Checks:  []*scenarios.Check{ends, invalid},
+		Purpose: fmt.Sprintf("%s is followed page by page (at most %d, no cursor twice); then a cursor the server never gave is sent.",
+			method, serverside.MaxPages),
+		Checks: []*scenarios.Check{ends, invalid},
 		Run: serverside.Body(func(t *serverside.T) {
 			s := t.Open("A", client.Options{})
 			if !s.HasCapability(capability) {
 				t.SkipRest("the server does not declare the " + capability + " capability")
 			}
-			seen := map[string]bool{}
-			cursor, pages, problem := "", 0, ""
-			for pages < 50 {
-				params := map[string]any{}
-				if cursor != "" {
-					params["cursor"] = cursor
-				}
-				pages++
-				t.Step("send %s (page %d)", method, pages)
-				resp, err := t.Request(s, method, params)
-				skipIfVersionRefused(t, resp, err)
-				if err != nil || resp.Error != nil {
-					problem = fmt.Sprintf("page %d: %s", pages, judge.Describe(resp, err))
-					break
-				}
-				cursor = judge.StringField(resp.Result, "nextCursor")
-				if cursor == "" {
-					break
-				}
-				if seen[cursor] {
-					problem = fmt.Sprintf("page %d gives nextCursor %q again", pages, cursor)
-					break
-				}
-				seen[cursor] = true
+			p := t.PageThrough(s, method)
+			if p.Refused != "" {
+				skipIfVersionRefused(t, p.RefusedAnswer, p.RefusedErr)
 			}
-			if problem == "" && cursor != "" {
-				problem = "still a nextCursor after 50 pages"
+			problem := p.Endless
+			if p.Refused != "" {
+				problem = p.Refused
 			}
 			t.Judge(ends, problem == "", "a last page without nextCursor", problem)
-			t.Step("send %s with a cursor the server never gave", method)
-			resp, err := t.Request(s, method, map[string]any{"cursor": "mcpconform-not-a-cursor"})
-			t.Judge(invalid, err == nil && judge.IsErrorCode(resp, codes.InvalidParams), "error -32602",
-				judge.Describe(resp, err)+fmt.Sprintf(" (the listing had %d page(s))", pages))
+			refused, actual := t.InvalidCursor(s, method)
+			t.Judge(invalid, refused, "error -32602", fmt.Sprintf("%s (the listing had %d page(s))", actual, p.Pages))
 		}),
 	}
 }
@@ -300,7 +278,7 @@ func listScenario(id, official, capability, method string, ends, invalid *scenar
 func listChecks(id string, loops, accepts *fault.Fault) (ends, invalid *scenarios.Check) {
 	return &scenarios.Check{ID: id + "/pages-end", Level: scenarios.Must, Spec: paginationSpec + "#response-format",
 			Quote:  "An optional `nextCursor` field if more results exist",
-			Title:  "following nextCursor, the list reaches a page without one (no cursor twice, at most 50 pages)",
+			Title:  fmt.Sprintf("following nextCursor, the list reaches a page without one (no cursor twice, at most %d pages)", serverside.MaxPages),
 			Faults: []*fault.Fault{loops}},
 		&scenarios.Check{ID: id + "/invalid-cursor", Level: scenarios.Should, Spec: paginationSpec + "#error-handling",
 			Quote:  "Invalid cursors **SHOULD** result in an error with code -32602 (Invalid params).",
@@ -313,4 +291,9 @@ var (
 	resourcesListEnds, resourcesListInvalid = listChecks("stateless-resources-list", server.ModernResourcesCursorLoops, server.ModernResourcesInvalidCursorAccepted)
 	promptsListScenario                     = listScenario("stateless-prompts-list", "prompts-list", "prompts", protocol.MethodPromptsList, promptsListEnds, promptsListInvalid)
 	resourcesListScenario                   = listScenario("stateless-resources-list", "resources-list", "resources", protocol.MethodResourcesList, resourcesListEnds, resourcesListInvalid)
+	// resources/templates/list pages as the others do (pagination.mdx,
+	// "Operations Supporting Pagination"); the official suite has no
+	// scenario of its own for it.
+	templatesListEnds, templatesListInvalid = listChecks("stateless-resource-templates-list", server.ModernTemplatesCursorLoops, server.ModernTemplatesInvalidCursorAccepted)
+	templatesListScenario                   = listScenario("stateless-resource-templates-list", "", "resources", protocol.MethodResourcesTemplatesList, templatesListEnds, templatesListInvalid)
 )

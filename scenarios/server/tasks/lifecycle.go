@@ -304,6 +304,11 @@ var (
 			"gone from both; a task listed twice is no violation)",
 		Faults:    []*fault.Fault{server.ListCursorSkips},
 		Liberties: []*fault.Fault{server.ShortTTL}}
+	listPagesEnd = &scenarios.Check{ID: "tasks-list/pages-end", Level: scenarios.Must, Spec: "2025-11-25/server/utilities/pagination.mdx#response-format",
+		Quote: "An optional `nextCursor` field if more results exist",
+		Title: fmt.Sprintf("following nextCursor, tasks/list reaches a page without one (no cursor given twice, a new one for at most %d pages)",
+			serverside.MaxPages),
+		Faults: []*fault.Fault{server.TaskListNeverEnds}}
 	listBadCursorRejected = &scenarios.Check{ID: "tasks-list/bad-cursor-rejected", Level: scenarios.Must, Spec: tasksSpec + "#protocol-errors",
 		Quote:  "Invalid or nonexistent cursor in `tasks/list`: `-32602` (Invalid params)",
 		Title:  "tasks/list with a cursor the server never issued gets -32602",
@@ -317,7 +322,7 @@ var taskListScenario = &scenarios.Scenario{
 	Side:     scenarios.ServerSide,
 	Versions: taskVersions,
 	Needs:    []string{"capabilities.tasks.list", "tool test_task_working"},
-	Checks:   []*scenarios.Check{listOwnTasksListed, listBadCursorRejected},
+	Checks:   []*scenarios.Check{listPagesEnd, listOwnTasksListed, listBadCursorRejected},
 	Run: serverside.Body(func(t *serverside.T) {
 		a := openTaskSession(t, "A", 0)
 		if !serverTasksCapability(a, "list") {
@@ -338,9 +343,19 @@ var taskListScenario = &scenarios.Scenario{
 			id, _ := createTask(t, a, fx)
 			created = append(created, id)
 		}
-		t.Step("page through tasks/list")
-		listed, err := listAll(t, a)
-		if err != nil {
+		// The paging judge every list shares; the listing below is judged
+		// only on a list that ends.
+		p := t.PageThrough(a, protocol.MethodTasksList)
+		t.Judge(listPagesEnd, p.Endless == "", "a last page without nextCursor", p.Endless)
+		var listed []string
+		var err error
+		if p.Endless == "" {
+			t.Step("page through tasks/list")
+			listed, err = listAll(t, a)
+		}
+		if p.Endless != "" {
+			t.Skip(listOwnTasksListed, "the listing does not end ("+p.Endless+"): tasks-list/pages-end judges it")
+		} else if err != nil {
 			t.Fail(listOwnTasksListed, "every created task listed", err.Error())
 		} else {
 			var unlisted []string

@@ -45,7 +45,7 @@ var namesScenario = &scenarios.Scenario{
 		cursor := ""
 		for page := 0; ; page++ {
 			if page == 50 {
-				t.Blocked("tools/list gave more than 50 pages; the pagination family judges endless paging")
+				t.Blocked("tools/list gave more than 50 pages; tools-list-pagination/pages-end judges endless paging")
 			}
 			params := map[string]any{}
 			if cursor != "" {

@@ -11,6 +11,7 @@ import "github.com/mcpconform/mcpconform/scenarios"
 func Scenarios() scenarios.Catalogue {
 	return scenarios.Catalogue{
 		listScenario,
+		pagingScenario,
 		namesScenario,
 		simpleTextScenario,
 		elicitationScenario,

@@ -127,13 +127,15 @@ var (
 		Title:  "resources/list and resources/templates/list with a cursor the server never gave answer -32602",
 		Faults: []*fault.Fault{server.InvalidCursorAccepted}, Liberties: []*fault.Fault{server.ResourcePagesOfOne, server.ResourcesUnpaginated}}
 	paginationLastPageEnds = &scenarios.Check{ID: "pagination/last-page-ends", Level: scenarios.Must, Spec: paginationSpec + "#response-format",
-		Quote:  "An optional nextCursor field if more results exist",
-		Title:  "following nextCursor through resources/list and resources/templates/list ends (no cursor repeats, within 100 pages)",
+		Quote: "An optional nextCursor field if more results exist",
+		Title: fmt.Sprintf("following nextCursor through resources/list and resources/templates/list ends (no cursor repeats, within %d pages)",
+			serverside.MaxPages),
 		Faults: []*fault.Fault{server.LastPageNeverEnds}, Liberties: []*fault.Fault{server.ResourcePagesOfOne, server.ResourcesUnpaginated}}
 )
 
-// listMethods the family pages through: the resources lists. (tools/list
-// and prompts/list belong to their own families.)
+// listMethods the family pages through: the resources lists. tools/list and
+// prompts/list belong to their own families (tools-list-pagination,
+// prompts-list); all share serverside's paging judges.
 var listMethods = []struct{ method, key, capability string }{
 	{protocol.MethodResourcesList, "resources", "resources"},
 	{protocol.MethodResourcesTemplatesList, "resourceTemplates", "resources"},
@@ -150,48 +152,20 @@ var paginationScenario = &scenarios.Scenario{
 		}
 		var endless, accepted []string
 		for _, lm := range listMethods {
-			if why := pageThrough(t, s, lm.method, lm.key); why != "" {
-				endless = append(endless, why)
+			p := t.PageThrough(s, lm.method)
+			if p.Refused != "" {
+				t.Blocked("%s %s", lm.method, p.Refused)
 			}
-			t.Step("%s with an invalid cursor", lm.method)
-			resp, err := t.Request(s, lm.method, map[string]any{"cursor": "mcpconform-not-a-cursor"})
-			if !(err == nil && judge.IsErrorCode(resp, codes.InvalidParams)) {
-				accepted = append(accepted, lm.method+": "+judge.Describe(resp, err))
+			if p.Endless != "" {
+				endless = append(endless, lm.method+": "+p.Endless)
+			}
+			if refused, actual := t.InvalidCursor(s, lm.method); !refused {
+				accepted = append(accepted, lm.method+": "+actual)
 			}
 		}
 		t.Judge(paginationLastPageEnds, len(endless) == 0, "a last page without nextCursor", strings.Join(endless, "; "))
 		t.Judge(paginationInvalidCursor, len(accepted) == 0, "error -32602", strings.Join(accepted, "; "))
 	}),
-}
-
-// pageThrough follows nextCursor; it returns why the pages never end, or "".
-func pageThrough(t *serverside.T, s *client.Session, method, key string) string {
-	t.Step("page through %s", method)
-	seen := map[string]bool{}
-	cursor := ""
-	for page := range 100 {
-		params := map[string]any{}
-		if cursor != "" {
-			params["cursor"] = cursor
-		}
-		resp, err := t.Request(s, method, params)
-		if err != nil || resp.Error != nil {
-			t.Blocked("%s (page %d): %s", method, page+1, judge.Describe(resp, err))
-		}
-		var r map[string]json.RawMessage
-		_ = json.Unmarshal(resp.Result, &r)
-		var next string
-		_ = json.Unmarshal(r["nextCursor"], &next)
-		if next == "" {
-			return ""
-		}
-		if seen[next] {
-			return fmt.Sprintf("%s: nextCursor %q given again on page %d", method, next, page+1)
-		}
-		seen[next] = true
-		cursor = next
-	}
-	return method + ": still a nextCursor after 100 pages"
 }
 
 var listChangedUndeclared = &scenarios.Check{ID: "list-changed-undeclared/none-sent", Level: scenarios.Must, Spec: "2025-11-25/basic/lifecycle.mdx#operation",
