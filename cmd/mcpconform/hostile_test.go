@@ -82,6 +82,10 @@ type hostileCase struct {
 	failedOrError bool
 	children      bool  // the mode starts children: none may be alive after the run
 	rss           int64 // a tighter bound of mcpconform's peak RSS than hostileRSS
+	// resumes bounds the GETs that resumed an SSE stream (the target
+	// notes "resume PID" for each; sse-resume-loop), and at least one must
+	// have been made.
+	resumes int
 
 	// signals are sent to mcpconform, one after the other, once the
 	// target's --pidfile holds a line of role signalAt ("main" when unset:
@@ -262,7 +266,7 @@ type hostileRun struct {
 	args                         []string
 	server                       *exec.Cmd // the HTTP or WebSocket target (the test's own)
 	serverPid                    int
-	code                         int
+	code, resumes                int
 	rss, floor, size             int64
 	wall                         time.Duration
 	hung                         bool // killed at hostileDeadline
@@ -285,6 +289,9 @@ func (r *hostileRun) Close() {
 func (r *hostileRun) line() string {
 	line := fmt.Sprintf("%-56s exit %d  wall %7.2fs  peak RSS %6.1f MB (floor %4.1f)  reports %7.2f MB",
 		r.name, r.code, r.wall.Seconds(), float64(r.rss)/(1<<20), float64(r.floor)/(1<<20), float64(r.size)/(1<<20))
+	if r.resumes > 0 {
+		line += fmt.Sprintf("  resuming GETs %d", r.resumes)
+	}
 	if r.hung {
 		line += "  HUNG: killed at the deadline"
 	}
@@ -432,6 +439,7 @@ func runHostile(ctx context.Context, name string, c hostileCase) *hostileRun {
 	r.code = cmd.ProcessState.ExitCode()
 	r.rss = int64(cmd.ProcessState.SysUsage().(*syscall.Rusage).Maxrss) << 10 // KiB on Linux
 	r.size = dirSize(r.dir)
+	r.resumes = len(pidsIn(r.pidfile, "resume"))
 	r.stdout, r.stderr = stdout.Bytes(), stderr.Bytes()
 	return r
 }
@@ -516,6 +524,10 @@ func judgeHostile(c hostileCase, r *hostileRun) {
 			statuses = append(statuses, "error")
 		}
 		Expect(res.messages(statuses...)).To(ContainElement(MatchRegexp(c.words)), "a %v check's message matches %s", statuses, c.words)
+	}
+	if c.resumes > 0 {
+		Expect(r.resumes).To(BeNumerically(">", 0), "the client resumed the target's SSE streams")
+		Expect(r.resumes).To(BeNumerically("<=", c.resumes), "the client resumes a stream that never delivers anything a bounded number of times")
 	}
 	if c.notFails != "" {
 		_, failed := res.failed(c.notFails)
@@ -610,6 +622,11 @@ var _ = Describe("hostile targets", Label("hostile"), func() {
 		entry(hostileCase{transport: "http", mode: "body-trickle", args: fewSessions, exit: unjudged, words: `(?i)trickl`, failedOrError: true}),
 		entry(hostileCase{transport: "http", mode: "sse-open-forever", args: fewSessions, exit: unjudged, words: `(?i)SSE`, failedOrError: true}),
 		entry(hostileCase{transport: "http", mode: "sse-close-without-response", exit: unjudged, words: `(?i)SSE`, failedOrError: true}),
+		// Every stream ends after an id-only event: the client resumes each,
+		// waiting and backing off, and stops when the step gives up (it made
+		// 10,474 GETs and 4.7 MB of reports here without either).
+		entry(hostileCase{transport: "http", mode: "sse-resume-loop", args: fewSessions, exit: unjudged,
+			words: `ended without the response and was resumed \d+ times`, failedOrError: true, resumes: 100}),
 		entry(hostileCase{transport: "ws", mode: "ws-upgrade-stall", exit: unjudged, words: `(?i)upgrade`, failedOrError: true}),
 		entry(hostileCase{transport: "stdio", mode: "hang", exit: failed, words: stallWords, failedOrError: true}),
 		entry(hostileCase{transport: "http", mode: "hang", exit: failed, words: stallWords, failedOrError: true}),

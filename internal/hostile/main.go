@@ -14,7 +14,8 @@
 //
 // --pidfile appends "main PID" (and "child PID" for every child a mode
 // starts) to FILE when the process starts, so a test knows what to look
-// for; an HTTP stall appends "stalling PID" when it begins. --tag is ignored: a test puts a unique word in every command line it
+// for; an HTTP stall appends "stalling PID" when it begins, and
+// sse-resume-loop appends "resume PID" for every GET that resumes a stream. --tag is ignored: a test puts a unique word in every command line it
 // starts, to find its processes in /proc afterwards.
 package main
 
@@ -35,6 +36,7 @@ import (
 	"sort"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"syscall"
 	"time"
 
@@ -51,6 +53,7 @@ var modes = map[string][]string{
 	"body-trickle":               {"http"},
 	"sse-open-forever":           {"http"},
 	"sse-close-without-response": {"http"},
+	"sse-resume-loop":            {"http"},
 	"content-type-html":          {"http"},
 	"content-type-none":          {"http"},
 
@@ -561,6 +564,17 @@ func serveHTTP() {
 func (h *httpServer) serve(w http.ResponseWriter, r *http.Request) {
 	switch r.Method {
 	case http.MethodPost:
+	case http.MethodGet:
+		if *mode == "sse-resume-loop" {
+			// Every stream, resumed or not, ends after one id-only event:
+			// the client is told to resume, and never gets anything.
+			notePid("resume", os.Getpid())
+			idOnlyEvent(w)
+			return
+		}
+		w.Header().Set("Allow", "POST, DELETE")
+		w.WriteHeader(http.StatusMethodNotAllowed)
+		return
 	case http.MethodDelete:
 		w.WriteHeader(http.StatusOK)
 		return
@@ -686,6 +700,9 @@ func (h *httpServer) serve(w http.ResponseWriter, r *http.Request) {
 		io.WriteString(w, "id: 1\ndata: \n\n")
 		flush()
 		return // the stream ends; the response never comes
+	case "sse-resume-loop":
+		idOnlyEvent(w)
+		return
 	case "content-type-html":
 		w.Header().Set("Content-Type", "text/html; charset=utf-8")
 		w.Write(rep.answer)
@@ -719,6 +736,18 @@ func (h *httpServer) serve(w http.ResponseWriter, r *http.Request) {
 		flooder(event, int64(*floodMB)<<20, ctx.Done())
 	}
 	_ = event(mutate(rep.answer))
+}
+
+// resumeEvents numbers the id-only events of sse-resume-loop: each is new,
+// so a client that only looks for a new event id sees "progress".
+var resumeEvents atomic.Int64
+
+// idOnlyEvent answers with an SSE stream of one event that has an id and no
+// data (the priming event of 2025-11-25 transports.mdx), then ends it.
+func idOnlyEvent(w http.ResponseWriter) {
+	w.Header().Set("Content-Type", "text/event-stream")
+	w.WriteHeader(http.StatusOK)
+	fmt.Fprintf(w, "id: loop-%d\ndata: \n\n", resumeEvents.Add(1))
 }
 
 // ---------------------------------------------------------------------------
