@@ -22,6 +22,7 @@ type httpAwait struct {
 	id    string // the request id's JSON text
 	start time.Time
 	read  atomic.Int64 // body bytes read on the stream (and its resumptions)
+	sse   sseProgress  // what the stream's reader parsed since its last event
 
 	mu        sync.Mutex
 	lastEvent time.Time // when the last event was dispatched (start if none)
@@ -84,7 +85,15 @@ func (a *httpAwait) stall(cause error) (decided bool, err error) {
 	}
 	now := time.Now()
 	defer close(a.over)
-	switch since := a.read.Load() - a.atEvent; {
+	since := a.read.Load() - a.atEvent
+	comments := a.sse.comments.Load()
+	switch {
+	case since > 0 && comments > 0 && a.sse.fields.Load() == 0 && a.sse.partial.Load() != sseFieldLine:
+		// Bytes came, but only comments: keep-alives, not a message on
+		// its way.
+		a.err = &StallError{Shape: StallKeepAlive, Err: cause, Detail: fmt.Sprintf(
+			"SSE stream of %s sent only comments (keep-alives): %s in %s without an event (no response to id %s)",
+			a.label, stallBytes(max(since, comments)), stallDur(now.Sub(a.lastEvent)), a.id)}
 	case since > 0:
 		a.err = &StallError{Shape: StallTrickle, Err: cause, Detail: fmt.Sprintf(
 			"SSE stream of %s trickled: %s in %s since the last event, the JSON-RPC message is incomplete (no response to id %s)",

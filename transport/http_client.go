@@ -24,6 +24,10 @@ import (
 // stream. Test it with errors.Is.
 var ErrStreamNotOffered = errors.New("transport: server offers no SSE stream on GET (405)")
 
+// ErrBodyTooLarge is returned (wrapped) by Send when a JSON answer's body
+// exceeds maxHTTPBody.
+var ErrBodyTooLarge = errors.New("transport: HTTP body too large")
+
 // maxHTTPBody bounds a JSON response body read by the client and a POST body
 // read by the server.
 const maxHTTPBody = 32 << 20
@@ -316,9 +320,17 @@ func (c *HTTPClientConn) SendWithHeaders(ctx context.Context, frame []byte, h ht
 	}
 
 	defer reqCancel()
-	raw, err := io.ReadAll(io.LimitReader(body, maxHTTPBody))
+	raw, err := io.ReadAll(io.LimitReader(body, maxHTTPBody+1))
 	resp.Body.Close()
 	ctxEnded := !stop()
+	if err == nil && len(raw) > maxHTTPBody {
+		// Cut, the body would be a frame that is not JSON, and the step
+		// would end as if the answer never came.
+		err := causeError{ErrBodyTooLarge, fmt.Sprintf("HTTP %d body of POST %s exceeds the %d MiB limit (read %d bytes%s)",
+			status, fi.describe(), maxHTTPBody>>20, len(raw), httpContentLength(resp))}
+		c.opts.Transcript.Eventf(c.opts.Session, "%v", err)
+		return err
+	}
 	if err != nil {
 		if c.ctx.Err() != nil {
 			return ErrClosed
@@ -642,7 +654,11 @@ func (c *HTTPClientConn) readStream(body io.ReadCloser, streamCtx context.Contex
 		}
 	}()
 	for {
-		r := newSSEReader(body)
+		var progress *sseProgress
+		if a != nil {
+			progress = &a.sse
+		}
+		r := newSSEReaderProgress(body, progress)
 		delivered := false
 		var err error
 		for {
@@ -795,6 +811,24 @@ func resumeDelay(retry time.Duration, idle int) time.Duration {
 		delay = max(delay, backoff)
 	}
 	return delay
+}
+
+// causeError says what happened in its own words and matches cause with
+// errors.Is.
+type causeError struct {
+	cause  error
+	detail string
+}
+
+func (e causeError) Error() string { return e.detail }
+func (e causeError) Unwrap() error { return e.cause }
+
+// httpContentLength is ", Content-Length N" when the response declared one.
+func httpContentLength(resp *http.Response) string {
+	if resp.ContentLength < 0 {
+		return ""
+	}
+	return fmt.Sprintf(", Content-Length %d", resp.ContentLength)
 }
 
 // httpFirstByte returns the first byte of a body that is not white space,

@@ -19,6 +19,9 @@ const (
 	StallBody StallShape = "body-stalled"
 	// StallTrickle: the body kept coming, too slowly to complete in time.
 	StallTrickle StallShape = "body-trickled"
+	// StallKeepAlive: an SSE stream sent only comments (keep-alives), no
+	// event, since the last event.
+	StallKeepAlive StallShape = "keep-alive-only"
 	// StallStreamOpen: an SSE stream stayed open without the response.
 	StallStreamOpen StallShape = "stream-open"
 	// StallStreamEnded: an SSE stream ended without the response it had to
