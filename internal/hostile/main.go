@@ -77,6 +77,7 @@ var modes = map[string][]string{
 	"flood":                 {"stdio", "http", "ws"},
 	"flood-hang":            {"stdio", "http", "ws"},
 	"long-lines":            {"stdio", "http", "ws"},
+	"deep-json":             {"stdio", "http", "ws"},
 	"setsid-children":       {"stdio"},
 	"garbage-then-hang":     {"stdio"},
 }
@@ -329,6 +330,11 @@ func handle(s *session, frame []byte) reply {
 		r.answer = resultFrame(m.ID, `{"content":[{"type":"text","text":"ok"}],"isError":false}`)
 	default:
 		r.answer = errorFrame(m.ID, -32601, "Method not found: "+method)
+	}
+	if *mode == "deep-json" && method == "tools/list" {
+		// Valid JSON, nested far deeper than common decoders read.
+		const depth = 100_000
+		r.answer = resultFrame(m.ID, `{"deep":`+strings.Repeat("[", depth)+strings.Repeat("]", depth)+`}`)
 	}
 	// Over HTTP there is no initialized notification to hang the extras
 	// on: the first request after initialize carries them.
