@@ -189,6 +189,9 @@ func (r *sseReader) Next() (sseEvent, error) {
 		}
 	}
 	if err := r.sc.Err(); err != nil {
+		if errors.Is(err, bufio.ErrTooLong) {
+			return sseEvent{}, causeError{err, fmt.Sprintf("an SSE line longer than the limit of %d bytes", maxSSELine)}
+		}
 		return sseEvent{}, err
 	}
 	r.Partial = pending
