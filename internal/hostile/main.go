@@ -54,6 +54,7 @@ var modes = map[string][]string{
 	"sse-open-forever":           {"http"},
 	"sse-close-without-response": {"http"},
 	"sse-resume-loop":            {"http"},
+	"huge-json-body":             {"http"},
 	"content-type-html":          {"http"},
 	"content-type-none":          {"http"},
 
@@ -708,6 +709,12 @@ func (h *httpServer) serve(w http.ResponseWriter, r *http.Request) {
 		return // the stream ends; the response never comes
 	case "sse-resume-loop":
 		idOnlyEvent(w)
+		return
+	case "huge-json-body":
+		// One JSON answer of 33 MiB: over what a client is likely to read.
+		pad := strings.Repeat(" ", 33<<20)
+		w.Header().Set("Content-Type", "application/json")
+		w.Write(append(rep.answer[:len(rep.answer)-1:len(rep.answer)-1], []byte(`,"pad":"`+pad+`"}`)...))
 		return
 	case "content-type-html":
 		w.Header().Set("Content-Type", "text/html; charset=utf-8")
