@@ -605,7 +605,8 @@ var _ = Describe("hostile targets", Label("hostile"), func() {
 	// a wait or a core.
 	fewSessions := []string{"--scenario", "lifecycle-initialize,lifecycle-ping,lifecycle-id-echo"}
 	lifecycleWire := []string{"--label-filter", "family: containsAny {lifecycle, wire}"} // wire-rules judges the lines
-	toolsWire := []string{"--scenario", "tools-call-error,wire-rules"} // a tools/list, and the ledger
+	// A tools/list, and the ledger.
+	toolsWire := []string{"--scenario", "tools-call-error,wire-rules"}
 	// The scenarios that poll a task: a target that stops answering once a
 	// task exists must not keep them polling.
 	taskPolls := []string{"--scenario", "tasks-status,tasks-result,tasks-cancel-terminal"}
