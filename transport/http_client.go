@@ -320,14 +320,24 @@ func (c *HTTPClientConn) SendWithHeaders(ctx context.Context, frame []byte, h ht
 	}
 
 	defer reqCancel()
+	if resp.ContentLength > maxHTTPBody {
+		// Declared too large: refused unread, rather than read up to the
+		// limit only to be refused.
+		stop()
+		resp.Body.Close()
+		err := causeError{ErrBodyTooLarge, fmt.Sprintf("HTTP %d body of POST %s exceeds the %d MiB limit (Content-Length %d; not read)",
+			status, fi.describe(), maxHTTPBody>>20, resp.ContentLength)}
+		c.opts.Transcript.Eventf(c.opts.Session, "%v", err)
+		return err
+	}
 	raw, err := io.ReadAll(io.LimitReader(body, maxHTTPBody+1))
 	resp.Body.Close()
 	ctxEnded := !stop()
 	if err == nil && len(raw) > maxHTTPBody {
 		// Cut, the body would be a frame that is not JSON, and the step
 		// would end as if the answer never came.
-		err := causeError{ErrBodyTooLarge, fmt.Sprintf("HTTP %d body of POST %s exceeds the %d MiB limit (read %d bytes%s)",
-			status, fi.describe(), maxHTTPBody>>20, len(raw), httpContentLength(resp))}
+		err := causeError{ErrBodyTooLarge, fmt.Sprintf("HTTP %d body of POST %s exceeds the %d MiB limit (read %d bytes)",
+			status, fi.describe(), maxHTTPBody>>20, len(raw))}
 		c.opts.Transcript.Eventf(c.opts.Session, "%v", err)
 		return err
 	}
@@ -822,14 +832,6 @@ type causeError struct {
 
 func (e causeError) Error() string { return e.detail }
 func (e causeError) Unwrap() error { return e.cause }
-
-// httpContentLength is ", Content-Length N" when the response declared one.
-func httpContentLength(resp *http.Response) string {
-	if resp.ContentLength < 0 {
-		return ""
-	}
-	return fmt.Sprintf(", Content-Length %d", resp.ContentLength)
-}
 
 // httpFirstByte returns the first byte of a body that is not white space,
 // leaving it unread.
