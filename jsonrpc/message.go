@@ -10,6 +10,7 @@ import (
 	"errors"
 	"fmt"
 	"strconv"
+	"strings"
 )
 
 // Version is the only value the "jsonrpc" member may take.
@@ -134,14 +135,44 @@ func Decode(frame []byte) (*Message, error) {
 		if json.Valid(trimmed) {
 			return nil, ErrNotObject
 		}
+		if TooDeep(trimmed) {
+			return nil, fmt.Errorf("frame is %w", ErrTooDeep)
+		}
 		return nil, fmt.Errorf("frame is not valid JSON: %q", abbreviate(trimmed, 80))
 	}
 	var m Message
 	if err := json.Unmarshal(trimmed, &m); err != nil {
+		if depthError(err) {
+			return nil, fmt.Errorf("frame is %w", ErrTooDeep)
+		}
 		return nil, fmt.Errorf("frame is not a valid JSON-RPC object: %w", err)
 	}
 	m.Raw = append([]byte(nil), trimmed...)
 	return &m, nil
+}
+
+// MaxDepth is the nesting limit of encoding/json's decoder, which every
+// frame goes through: JSON nested deeper is valid JSON (RFC 8259 section 9
+// lets a parser "set limits on the maximum depth of nesting"), but this
+// decoder cannot read it.
+const MaxDepth = 10000
+
+// ErrTooDeep is wrapped by Decode's error for a frame nested deeper than
+// MaxDepth; TooDeep tells such a frame apart from one that is not JSON.
+var ErrTooDeep = fmt.Errorf("JSON nested deeper than the decoder's limit of %d levels", MaxDepth)
+
+// TooDeep reports whether encoding/json rejects b because it is nested
+// deeper than MaxDepth (rather than because it is not JSON). It is for a
+// frame json.Valid refused: it decodes b again.
+func TooDeep(b []byte) bool {
+	var v json.RawMessage
+	return depthError(json.Unmarshal(b, &v))
+}
+
+// depthError reports whether err is encoding/json's "exceeded max depth".
+func depthError(err error) bool {
+	var se *json.SyntaxError
+	return errors.As(err, &se) && strings.HasSuffix(se.Error(), "exceeded max depth")
 }
 
 // Encode serialises the message and stores the bytes in Raw.

@@ -3,6 +3,7 @@ package jsonrpc_test
 import (
 	"encoding/json"
 	"errors"
+	"strings"
 
 	. "github.com/onsi/ginkgo/v2"
 	. "github.com/onsi/gomega"
@@ -121,6 +122,19 @@ var _ = Describe("Decode", func() {
 			Expect(err).To(MatchError(jsonrpc.ErrNotObject), "frame %q", frame)
 			Expect(m).To(BeNil())
 		}
+	})
+
+	It("says a frame nested deeper than the decoder's limit is that, not that it is not JSON", func() {
+		deep := strings.Repeat("[", 100_000) + strings.Repeat("]", 100_000)
+		for _, frame := range []string{deep, `{"jsonrpc":"2.0","id":1,"result":{"a":` + deep + `}}`} {
+			m, err := jsonrpc.Decode([]byte(frame))
+			Expect(m).To(BeNil())
+			Expect(errors.Is(err, jsonrpc.ErrTooDeep)).To(BeTrue(), "not ErrTooDeep: %v", err)
+			Expect(err).To(MatchError("frame is JSON nested deeper than the decoder's limit of 10000 levels"))
+			Expect(jsonrpc.TooDeep([]byte(frame))).To(BeTrue())
+		}
+		Expect(jsonrpc.TooDeep([]byte("[1,"))).To(BeFalse(), "JSON cut short is not too deep")
+		Expect(jsonrpc.TooDeep([]byte(strings.Repeat("[", 100)+strings.Repeat("]", 100)))).To(BeFalse(), "a depth the decoder reads")
 	})
 
 	It("refuses an object whose members have impossible types", func() {

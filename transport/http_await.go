@@ -22,6 +22,7 @@ type httpAwait struct {
 	id    string // the request id's JSON text
 	start time.Time
 	read  atomic.Int64 // body bytes read on the stream (and its resumptions)
+	sse   sseProgress  // what the stream's reader parsed since its last event
 
 	mu        sync.Mutex
 	lastEvent time.Time // when the last event was dispatched (start if none)
@@ -30,6 +31,18 @@ type httpAwait struct {
 	err       error      // the stall or loss, once decided
 	lost      chan error // yields err when the stream ended without the response
 	stopDL    func() bool
+	bounded   bool // the step's ctx has a deadline
+	// over is closed once err is decided: the caller no longer waits, so
+	// the stream is not resumed for it any more.
+	over chan struct{}
+	// ended is set once the server ended the stream (the client resumes
+	// it); resumes counts the GETs that resumed it, idle those in a row that
+	// delivered no message, and waiting is the delay being waited out
+	// before the next one (0 when not waiting). A caller who gives up is
+	// told the stream went round resumptions, not that it "stays open".
+	ended         bool
+	resumes, idle int
+	waiting       time.Duration
 }
 
 // maxLostAwaits bounds how many decided awaits a connection keeps for
@@ -38,7 +51,7 @@ const maxLostAwaits = 256
 
 func newHTTPAwait(label, id string) *httpAwait {
 	now := time.Now()
-	return &httpAwait{label: label, id: id, start: now, lastEvent: now, lost: make(chan error, 1)}
+	return &httpAwait{label: label, id: id, start: now, lastEvent: now, lost: make(chan error, 1), over: make(chan struct{})}
 }
 
 // event notes a dispatched event.
@@ -71,11 +84,35 @@ func (a *httpAwait) stall(cause error) (decided bool, err error) {
 		return false, a.err
 	}
 	now := time.Now()
-	if since := a.read.Load() - a.atEvent; since > 0 {
+	defer close(a.over)
+	since := a.read.Load() - a.atEvent
+	comments := a.sse.comments.Load()
+	switch {
+	case since > 0 && comments > 0 && a.sse.fields.Load() == 0 && a.sse.partial.Load() != sseFieldLine:
+		// Bytes came, but only comments: keep-alives, not a message on
+		// its way.
+		a.err = &StallError{Shape: StallKeepAlive, Err: cause, Detail: fmt.Sprintf(
+			"SSE stream of %s sent only comments (keep-alives): %s in %s without an event (no response to id %s)",
+			a.label, stallBytes(max(since, comments)), stallDur(now.Sub(a.lastEvent)), a.id)}
+	case since > 0:
 		a.err = &StallError{Shape: StallTrickle, Err: cause, Detail: fmt.Sprintf(
 			"SSE stream of %s trickled: %s in %s since the last event, the JSON-RPC message is incomplete (no response to id %s)",
 			a.label, stallBytes(since), stallDur(now.Sub(a.lastEvent)), a.id)}
-	} else {
+	case a.ended:
+		detail := "SSE stream of " + a.label + " ended without the response"
+		if a.resumes > 0 {
+			detail += fmt.Sprintf(" and was resumed %d times in %s", a.resumes, stallDur(now.Sub(a.start)))
+			if a.idle > 0 {
+				detail += fmt.Sprintf(", the last %d in a row without a message (each resumed stream ended after event ids only, or nothing)", a.idle)
+			}
+		}
+		if a.waiting > 0 {
+			detail += fmt.Sprintf(", and the client was waiting %s before resuming it again", stallDur(a.waiting))
+		} else if a.resumes > 0 {
+			detail += ", and the resumed stream stays open"
+		}
+		a.err = &StallError{Shape: StallResuming, Err: cause, Detail: detail + ": no response to id " + a.id}
+	default:
 		a.err = &StallError{Shape: StallStreamOpen, Err: cause, Detail: fmt.Sprintf(
 			"SSE stream of %s stays open: no response to id %s in %s",
 			a.label, a.id, stallDur(now.Sub(a.start)))}
@@ -94,6 +131,7 @@ func (a *httpAwait) lose(why string) (decided bool, err error) {
 	a.err = &StallError{Shape: StallStreamEnded, Err: errResponseLost, Detail: fmt.Sprintf(
 		"the SSE stream of %s %s without the response to id %s", a.label, why, a.id)}
 	a.lost <- a.err
+	close(a.over)
 	if a.stopDL != nil {
 		a.stopDL()
 	}
@@ -109,6 +147,7 @@ var errResponseLost = errors.New("transport: the response is not coming")
 // it even for a caller that does not ask NoResponse.
 func (c *HTTPClientConn) watch(ctx context.Context, key, label string) *httpAwait {
 	a := newHTTPAwait(label, key)
+	_, a.bounded = ctx.Deadline()
 	if ctx.Done() != nil {
 		a.stopDL = context.AfterFunc(ctx, func() {
 			if errors.Is(ctx.Err(), context.DeadlineExceeded) && c.ctx.Err() == nil {
@@ -167,6 +206,43 @@ func (c *HTTPClientConn) lost(key string, a *httpAwait, why string) {
 		if o := c.awaits[old]; o != nil && o.decided() {
 			delete(c.awaits, old)
 		}
+	}
+}
+
+// resumed notes a resumption, after a stream that delivered no message in
+// idle resumptions in a row.
+func (a *httpAwait) resumed(idle int) {
+	a.mu.Lock()
+	a.resumes++
+	a.idle = idle
+	a.waiting = 0
+	a.mu.Unlock()
+}
+
+// waits notes that the stream ended and the client waits d before
+// resuming it (idle: resumed streams in a row that delivered no message).
+func (a *httpAwait) waits(d time.Duration, idle int) {
+	a.mu.Lock()
+	a.ended, a.waiting, a.idle = true, d, idle
+	a.mu.Unlock()
+}
+
+// stepBounded reports whether a step waits for this response with a
+// deadline, which then bounds the resumptions of its stream (a nil await:
+// none waits).
+func (a *httpAwait) stepBounded() bool { return a != nil && a.bounded }
+
+// givenUp reports whether the step waiting for this response gave up (a
+// nil await: no step waits, nothing to give up).
+func (a *httpAwait) givenUp() bool {
+	if a == nil {
+		return false
+	}
+	select {
+	case <-a.over:
+		return true
+	default:
+		return false
 	}
 }
 

@@ -24,12 +24,32 @@ import (
 // stream. Test it with errors.Is.
 var ErrStreamNotOffered = errors.New("transport: server offers no SSE stream on GET (405)")
 
+// ErrBodyTooLarge is returned (wrapped) by Send when a JSON answer's body
+// exceeds maxHTTPBody.
+var ErrBodyTooLarge = errors.New("transport: HTTP body too large")
+
 // maxHTTPBody bounds a JSON response body read by the client and a POST body
 // read by the server.
 const maxHTTPBody = 32 << 20
 
 // httpMaxRetryDelay caps the SSE retry field the client honours when resuming.
 const httpMaxRetryDelay = 30 * time.Second
+
+// Resumption of an SSE stream the server keeps ending without delivering
+// anything (readStream): the backoff starts at httpResumeBackoff and doubles
+// up to httpMaxResumeBackoff; httpMaxIdleResumptions such resumptions in a
+// row end a stream no step waits on with a deadline; the transcript records
+// the first httpResumesRecorded resumptions of a stream and counts the rest.
+const (
+	httpMaxIdleResumptions = 10
+	httpResumesRecorded    = 3
+)
+
+// Variables, so that a test can make a resumption loop quick.
+var (
+	httpResumeBackoff    = 100 * time.Millisecond
+	httpMaxResumeBackoff = 5 * time.Second
+)
 
 // HTTPClientConn is the client side of Streamable HTTP: every Send is one
 // POST, every JSON body or SSE event data in the answers is one frame for
@@ -308,9 +328,27 @@ func (c *HTTPClientConn) SendWithHeaders(ctx context.Context, frame []byte, h ht
 	}
 
 	defer reqCancel()
-	raw, err := io.ReadAll(io.LimitReader(body, maxHTTPBody))
+	if resp.ContentLength > maxHTTPBody {
+		// Declared too large: refused unread, rather than read up to the
+		// limit only to be refused.
+		stop()
+		resp.Body.Close()
+		err := causeError{ErrBodyTooLarge, fmt.Sprintf("HTTP %d body of POST %s exceeds the %d MiB limit (Content-Length %d; not read)",
+			status, fi.describe(), maxHTTPBody>>20, resp.ContentLength)}
+		c.opts.Transcript.Eventf(c.opts.Session, "%v", err)
+		return err
+	}
+	raw, err := io.ReadAll(io.LimitReader(body, maxHTTPBody+1))
 	resp.Body.Close()
 	ctxEnded := !stop()
+	if err == nil && len(raw) > maxHTTPBody {
+		// Cut, the body would be a frame that is not JSON, and the step
+		// would end as if the answer never came.
+		err := causeError{ErrBodyTooLarge, fmt.Sprintf("HTTP %d body of POST %s exceeds the %d MiB limit (read %d bytes)",
+			status, fi.describe(), maxHTTPBody>>20, len(raw))}
+		c.opts.Transcript.Eventf(c.opts.Session, "%v", err)
+		return err
+	}
 	if err != nil {
 		if c.ctx.Err() != nil {
 			return ErrClosed
@@ -372,7 +410,7 @@ func (c *HTTPClientConn) OpenStream(ctx context.Context) error {
 		return ErrClosed
 	}
 	streamCtx, cancel := context.WithCancel(c.ctx)
-	resp, err := c.get(ctx, streamCtx, cancel, "")
+	resp, err := c.get(ctx, streamCtx, cancel, "", true)
 	if err != nil {
 		cancel()
 		return err
@@ -545,8 +583,9 @@ func (c *HTTPClientConn) do(ctx context.Context, req *http.Request, cancel conte
 	return resp, nil
 }
 
-// get opens a GET SSE stream, resuming after lastEventID when set.
-func (c *HTTPClientConn) get(ctx, streamCtx context.Context, cancel context.CancelFunc, lastEventID string) (*http.Response, error) {
+// get opens a GET SSE stream, resuming after lastEventID when set; record
+// false leaves a successful answer out of the transcript.
+func (c *HTTPClientConn) get(ctx, streamCtx context.Context, cancel context.CancelFunc, lastEventID string, record bool) (*http.Response, error) {
 	req, err := http.NewRequestWithContext(streamCtx, http.MethodGet, c.url, nil)
 	if err != nil {
 		return nil, err
@@ -566,12 +605,15 @@ func (c *HTTPClientConn) get(ctx, streamCtx context.Context, cancel context.Canc
 		return nil, err
 	}
 	mt := httpMediaType(resp.Header)
-	if lastEventID != "" {
+	ok := resp.StatusCode/100 == 2 && mt == "text/event-stream"
+	switch {
+	case ok && !record:
+	case lastEventID != "":
 		c.opts.Transcript.Eventf(c.opts.Session, "HTTP %d GET Last-Event-ID %s (%s)%s", resp.StatusCode, lastEventID, httpOrNone(mt), redirectSuffix(resp))
-	} else {
+	default:
 		c.opts.Transcript.Eventf(c.opts.Session, "HTTP %d GET (%s)%s", resp.StatusCode, httpOrNone(mt), redirectSuffix(resp))
 	}
-	if resp.StatusCode/100 == 2 && mt == "text/event-stream" {
+	if ok {
 		return resp, nil
 	}
 	body, _ := io.ReadAll(io.LimitReader(resp.Body, 4096))
@@ -592,7 +634,10 @@ func (c *HTTPClientConn) get(ctx, streamCtx context.Context, cancel context.Canc
 // server ends the stream cleanly before the awaited response (POST), or
 // after asking for reconnection (GET: a retry field or event ids), it
 // resumes with GET and Last-Event-ID, as 2025-11-25 "Resumability and
-// Redelivery" describes; three attempts in a row without an event end it.
+// Redelivery" describes, after the delay resumeDelay gives. It stops
+// resuming once the step waiting for the response has given up, and after
+// httpMaxIdleResumptions resumptions in a row that delivered no message
+// when no step waits with a deadline.
 func (c *HTTPClientConn) readStream(body io.ReadCloser, streamCtx context.Context, cancel context.CancelFunc, label, awaitKey string, a *httpAwait) {
 	defer c.wg.Done()
 	defer cancel()
@@ -610,13 +655,29 @@ func (c *HTTPClientConn) readStream(body io.ReadCloser, streamCtx context.Contex
 		}
 	}
 	var (
-		lastID     string
-		gotResp    bool
-		noProgress int
+		lastID  string
+		gotResp bool
+		idle    int // resumed streams in a row that delivered no message
+		resumes int
+		began   = time.Now()
+		stream  = label
 	)
+	// A server that ends every stream makes a resumption loop: the first
+	// resumptions are recorded in full, the rest counted.
+	recorded := func() bool { return resumes <= httpResumesRecorded }
+	defer func() {
+		if resumes > httpResumesRecorded {
+			c.opts.Transcript.Eventf(c.opts.Session, "SSE %s: resumed %d times in %s; resumptions after the first %d not recorded one by one",
+				stream, resumes, stallDur(time.Since(began)), httpResumesRecorded)
+		}
+	}()
 	for {
-		r := newSSEReader(body)
-		progress := false
+		var progress *sseProgress
+		if a != nil {
+			progress = &a.sse
+		}
+		r := newSSEReaderProgress(body, progress)
+		delivered := false
 		var err error
 		for {
 			var ev sseEvent
@@ -624,7 +685,6 @@ func (c *HTTPClientConn) readStream(body io.ReadCloser, streamCtx context.Contex
 			if err != nil {
 				break
 			}
-			progress = true
 			if a != nil {
 				a.event()
 			}
@@ -649,6 +709,7 @@ func (c *HTTPClientConn) readStream(body io.ReadCloser, streamCtx context.Contex
 			if err = c.q.pushWait(streamCtx, httpQueuedFrame{frame: frame}); err != nil {
 				break // the connection is closing while the target floods it
 			}
+			delivered = true
 			if gotResp && a != nil {
 				c.answered(awaitKey, a)
 				a = nil
@@ -673,7 +734,9 @@ func (c *HTTPClientConn) readStream(body io.ReadCloser, streamCtx context.Contex
 		if r.Partial {
 			c.opts.Transcript.Eventf(c.opts.Session, "SSE %s: stream ended inside an event (discarded)", label)
 		}
-		c.opts.Transcript.Eventf(c.opts.Session, "SSE %s: stream ended", label)
+		if recorded() {
+			c.opts.Transcript.Eventf(c.opts.Session, "SSE %s: stream ended", label)
+		}
 		retry := r.RetryMillis()
 		switch {
 		case awaitKey != "" && gotResp:
@@ -684,17 +747,18 @@ func (c *HTTPClientConn) readStream(body io.ReadCloser, streamCtx context.Contex
 		case awaitKey == "" && lastID == "" && retry == 0:
 			return
 		}
-		if progress {
-			noProgress = 0
-		} else if noProgress++; noProgress >= 3 {
-			c.opts.Transcript.Eventf(c.opts.Session, "SSE %s: giving up resumption", label)
-			lose("ended, and three resumptions in a row brought nothing,")
+		if delivered {
+			idle = 0
+		} else if resumes > 0 {
+			idle++
+		}
+		if idle >= httpMaxIdleResumptions && !a.stepBounded() {
+			why := fmt.Sprintf("ended, and was resumed %d times in a row without delivering a message (each resumed stream ended after event ids only, or nothing), so the client gave up resuming it,", idle)
+			c.opts.Transcript.Eventf(c.opts.Session, "SSE %s: gave up resuming after %d resumptions in a row that delivered no message", stream, idle)
+			lose(why)
 			return
 		}
-		delay := time.Duration(retry) * time.Millisecond
-		if delay > httpMaxRetryDelay {
-			delay = httpMaxRetryDelay
-		}
+		delay := resumeDelay(time.Duration(retry)*time.Millisecond, idle)
 		c.mu.Lock()
 		variant := c.resume
 		c.mu.Unlock()
@@ -708,6 +772,11 @@ func (c *HTTPClientConn) readStream(body io.ReadCloser, streamCtx context.Contex
 		if variant.NoLastEventID {
 			resumeFrom = ""
 		}
+		var over <-chan struct{} // the step waiting for the response gave up
+		if a != nil {
+			a.waits(delay, idle)
+			over = a.over
+		}
 		if delay > 0 {
 			t := time.NewTimer(delay)
 			select {
@@ -715,9 +784,16 @@ func (c *HTTPClientConn) readStream(body io.ReadCloser, streamCtx context.Contex
 			case <-streamCtx.Done():
 				t.Stop()
 				return
+			case <-over:
+				t.Stop()
 			}
 		}
-		next, gerr := c.get(streamCtx, streamCtx, cancel, resumeFrom)
+		if a.givenUp() {
+			c.opts.Transcript.Eventf(c.opts.Session, "SSE %s: not resumed again: the step waiting for the response to id %s has given up", stream, awaitKey)
+			return
+		}
+		resumes++
+		next, gerr := c.get(streamCtx, streamCtx, cancel, resumeFrom, recorded())
 		if gerr != nil {
 			var se *HTTPStatusError
 			if errors.As(gerr, &se) && se.Status == http.StatusNotFound && c.SessionID() != "" {
@@ -728,11 +804,42 @@ func (c *HTTPClientConn) readStream(body io.ReadCloser, streamCtx context.Contex
 		}
 		body = next.Body
 		if a != nil {
+			a.resumed(idle)
 			body = readCloser{countingReader{next.Body, &a.read}, next.Body}
 		}
 		label = "GET (resumed)"
 	}
 }
+
+// resumeDelay is the wait before resuming an SSE stream the server ended:
+// its retry field (2025-11-25 transports.mdx: "The client MUST respect the
+// retry field, waiting the given number of milliseconds before attempting
+// to reconnect"), bounded by httpMaxRetryDelay, and at least an exponential
+// backoff once resumed streams deliver nothing (idle in a row): WHATWG's
+// "reestablish the connection" lets a user agent "wait some more", for
+// instance "an exponential backoff delay to avoid overloading a potentially
+// already overloaded server".
+func resumeDelay(retry time.Duration, idle int) time.Duration {
+	delay := min(retry, httpMaxRetryDelay)
+	if idle > 0 {
+		backoff := httpMaxResumeBackoff
+		if idle <= 16 {
+			backoff = min(httpResumeBackoff<<(idle-1), httpMaxResumeBackoff)
+		}
+		delay = max(delay, backoff)
+	}
+	return delay
+}
+
+// causeError says what happened in its own words and matches cause with
+// errors.Is.
+type causeError struct {
+	cause  error
+	detail string
+}
+
+func (e causeError) Error() string { return e.detail }
+func (e causeError) Unwrap() error { return e.cause }
 
 // httpFirstByte returns the first byte of a body that is not white space,
 // leaving it unread.

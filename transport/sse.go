@@ -8,6 +8,7 @@ import (
 	"io"
 	"strconv"
 	"strings"
+	"sync/atomic"
 )
 
 // This file holds a small Server-Sent Events reader and writer, following the
@@ -41,11 +42,28 @@ type sseEvent struct {
 	Retry int
 }
 
+// sseProgress is what a reader parsed since the event it dispatched last,
+// for a caller that gives up while the stream is still read: the bytes of
+// comment and blank lines (keep-alives), the bytes of field lines, and what
+// the incomplete line being read starts as (sseNoLine, sseCommentLine,
+// sseFieldLine).
+type sseProgress struct {
+	comments, fields atomic.Int64
+	partial          atomic.Int32
+}
+
+const (
+	sseNoLine int32 = iota
+	sseCommentLine
+	sseFieldLine
+)
+
 // sseReader parses an event stream.
 type sseReader struct {
-	sc    *bufio.Scanner
-	first bool
-	retry int
+	sc       *bufio.Scanner
+	progress *sseProgress
+	first    bool
+	retry    int
 	// maxEvent bounds the data of one event (default maxSSELine).
 	maxEvent int
 	// Partial reports, after Next returned io.EOF, whether the stream ended
@@ -53,11 +71,31 @@ type sseReader struct {
 	Partial bool
 }
 
-func newSSEReader(r io.Reader) *sseReader {
+func newSSEReader(r io.Reader) *sseReader { return newSSEReaderProgress(r, nil) }
+
+// newSSEReaderProgress reads r and keeps progress (nil: the reader's own)
+// up to date as lines are parsed.
+func newSSEReaderProgress(r io.Reader, progress *sseProgress) *sseReader {
+	if progress == nil {
+		progress = &sseProgress{}
+	}
 	sc := bufio.NewScanner(r)
 	sc.Buffer(make([]byte, 0, 64<<10), maxSSELine)
-	sc.Split(scanSSELines)
-	return &sseReader{sc: sc, first: true, maxEvent: maxSSELine}
+	sc.Split(func(data []byte, atEOF bool) (int, []byte, error) {
+		advance, token, err := scanSSELines(data, atEOF)
+		switch {
+		case advance > 0 || len(data) == 0:
+			progress.partial.Store(sseNoLine)
+		case data[0] == ':':
+			progress.partial.Store(sseCommentLine)
+		default:
+			progress.partial.Store(sseFieldLine)
+		}
+		return advance, token, err
+	})
+	progress.comments.Store(0)
+	progress.fields.Store(0)
+	return &sseReader{sc: sc, progress: progress, first: true, maxEvent: maxSSELine}
 }
 
 // scanSSELines splits on CRLF, LF or lone CR.
@@ -108,14 +146,21 @@ func (r *sseReader) Next() (sseEvent, error) {
 				// updates the last event id, which matters for resumption.
 				ev.Data = data.String()
 				ev.Retry = r.retry
+				r.progress.comments.Store(0)
+				r.progress.fields.Store(0)
 				return ev, nil
+			}
+			if !pending {
+				r.progress.comments.Add(1)
 			}
 			ev, pending = sseEvent{}, false
 			continue
 		}
 		if line[0] == ':' {
+			r.progress.comments.Add(int64(len(line)) + 1)
 			continue // comment (keep-alive)
 		}
+		r.progress.fields.Add(int64(len(line)) + 1)
 		pending = true
 		field, value, found := strings.Cut(line, ":")
 		if found {
@@ -144,6 +189,9 @@ func (r *sseReader) Next() (sseEvent, error) {
 		}
 	}
 	if err := r.sc.Err(); err != nil {
+		if errors.Is(err, bufio.ErrTooLong) {
+			return sseEvent{}, causeError{err, fmt.Sprintf("an SSE line longer than the limit of %d bytes", maxSSELine)}
+		}
 		return sseEvent{}, err
 	}
 	r.Partial = pending

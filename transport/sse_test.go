@@ -1,6 +1,8 @@
 package transport
 
 import (
+	"bufio"
+	"fmt"
 	"io"
 	"strings"
 	"testing/iotest"
@@ -94,6 +96,12 @@ var _ = Describe("SSE reader", func() {
 })
 
 var _ = Describe("SSE reader bounds", func() {
+	It("says a line is longer than the limit, not that a token is", func() {
+		_, _, err := readAllSSE(strings.NewReader(":" + strings.Repeat(" keep-alive", maxSSELine/10) + "\n\n"))
+		Expect(err).To(MatchError(bufio.ErrTooLong))
+		Expect(err.Error()).To(Equal(fmt.Sprintf("an SSE line longer than the limit of %d bytes", maxSSELine)))
+	})
+
 	It("ends a stream whose event grows past the bound in many short data lines", func() {
 		sr := newSSEReader(strings.NewReader(strings.Repeat("data: xxxxxxxxx\n", 100) + "\n"))
 		sr.maxEvent = 500

@@ -19,11 +19,18 @@ const (
 	StallBody StallShape = "body-stalled"
 	// StallTrickle: the body kept coming, too slowly to complete in time.
 	StallTrickle StallShape = "body-trickled"
+	// StallKeepAlive: an SSE stream sent only comments (keep-alives), no
+	// event, since the last event.
+	StallKeepAlive StallShape = "keep-alive-only"
 	// StallStreamOpen: an SSE stream stayed open without the response.
 	StallStreamOpen StallShape = "stream-open"
 	// StallStreamEnded: an SSE stream ended without the response it had to
 	// carry, so the response is not coming.
 	StallStreamEnded StallShape = "stream-ended"
+	// StallResuming: the server ended the SSE stream that had to carry the
+	// response, and the client was still resuming it (2025-11-25
+	// "Resumability and Redelivery") when the caller gave up.
+	StallResuming StallShape = "resuming"
 	// StallUpgrade: a WebSocket opening handshake was not completed in time.
 	StallUpgrade StallShape = "upgrade"
 	// StallUnread: the peer stopped reading, so a write could not complete

@@ -54,6 +54,7 @@ type WSConn struct {
 	frames  chan []byte
 	rdDone  chan struct{} // the reader ended; rdErr says why
 	rdErr   error
+	maxMsg  int64 // the read limit of one message
 	closed  chan struct{}
 	once    sync.Once
 	onceErr error
@@ -71,6 +72,7 @@ func newWSConn(ws *websocket.Conn, opts Options, side string, maxMsg int64) *WSC
 	}
 	ws.SetReadLimit(maxMsg)
 	c := &WSConn{
+		maxMsg: maxMsg,
 		ws:     ws,
 		opts:   opts,
 		side:   side,
@@ -180,6 +182,9 @@ func (c *WSConn) read() {
 	for {
 		typ, b, err := c.ws.ReadMessage()
 		if err != nil {
+			if errors.Is(err, websocket.ErrReadLimit) {
+				err = causeError{err, fmt.Sprintf("a WebSocket message exceeds the limit of %d bytes", c.maxMsg)}
+			}
 			c.rdErr = err
 			select {
 			case <-c.closed:

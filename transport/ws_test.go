@@ -52,6 +52,17 @@ var _ = Describe("WebSocket", func() {
 		return string(b)
 	}
 
+	It("says a message over the read limit is that", func() {
+		t := jsonrpc.NewTranscript()
+		cli := dial(Options{Transcript: t, Session: "A"})
+		sc := accept()
+		big := `{"jsonrpc":"2.0","method":"notifications/message","params":{"data":"` + strings.Repeat("x", DefaultWSMaxMessageBytes) + `"}}`
+		go func() { _ = sc.Send(tpCtx(5*time.Second), []byte(big)) }()
+		_, err := cli.Recv(tpCtx(5 * time.Second))
+		Expect(err).To(MatchError(fmt.Sprintf("transport: websocket receive: a WebSocket message exceeds the limit of %d bytes", DefaultWSMaxMessageBytes)))
+		Expect(eventsOf(t)()).To(ContainElement(ContainSubstring("a WebSocket message exceeds the limit of")))
+	})
+
 	It("round-trips frames and negotiates the mcp subprotocol", func() {
 		Expect(srv.Addr()).To(MatchRegexp(`^ws://127\.0\.0\.1:\d+/mcp$`))
 		t := jsonrpc.NewTranscript()

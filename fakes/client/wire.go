@@ -172,6 +172,13 @@ func (s *Session) inspect(frame []byte) {
 	}
 	trimmed := bytes.TrimSpace(frame)
 	if !json.Valid(trimmed) {
+		if jsonrpc.TooDeep(trimmed) {
+			// JSON all the same (RFC 8259 section 9 lets a parser limit
+			// nesting, and MCP sets no limit): the decoder's limit is this
+			// client's, not a breach by the server.
+			s.opts.Transcript.Eventf(s.opts.Label, "a frame the server sent is %v: it cannot be read here, and the wire rules do not judge it", jsonrpc.ErrTooDeep)
+			return
+		}
 		what := "a frame that is not JSON"
 		if s.kind.ProcessesPerSession() > 0 {
 			what = "a line on stdout that is not JSON"

@@ -159,6 +159,11 @@ type Peer struct {
 	inflightMu sync.Mutex
 	inflight   map[string]*inflight
 
+	// tooDeep counts frames refused for nesting deeper than the decoder
+	// reads (jsonrpc.ErrTooDeep): a wait that ends after one came says so,
+	// as the answer may have been that frame.
+	tooDeep atomic.Int64
+
 	started   atomic.Bool
 	running   sync.WaitGroup // request handlers
 	serving   atomic.Int64   // request handlers running or writing
@@ -354,6 +359,7 @@ func (p *Peer) Do(ctx context.Context, c Call) (*jsonrpc.Message, error) {
 		return nil, err
 	}
 	key := id.Key()
+	deep := p.tooDeep.Load()
 	ch := make(chan *jsonrpc.Message, 1)
 	p.mu.Lock()
 	p.pending[key] = ch
@@ -393,12 +399,16 @@ func (p *Peer) Do(ctx context.Context, c Call) (*jsonrpc.Message, error) {
 		if resp, ok := received(ch); ok {
 			return resp, nil
 		}
+		unread := ""
+		if p.tooDeep.Load() > deep {
+			unread = fmt.Sprintf(" (meanwhile a frame came that could not be read: %v; it may have been the answer)", jsonrpc.ErrTooDeep)
+		}
 		if watched {
 			if err := w.NoResponse(id, ctx.Err()); err != nil {
-				return nil, fmt.Errorf("no response: %w", err)
+				return nil, fmt.Errorf("no response: %w%s", err, unread)
 			}
 		}
-		return nil, fmt.Errorf("no response: %w", ctx.Err())
+		return nil, fmt.Errorf("no response: %w%s", ctx.Err(), unread)
 	case <-p.done:
 		forget()
 		if resp, ok := received(ch); ok {

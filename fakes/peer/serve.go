@@ -18,6 +18,9 @@ const methodCancelled = "notifications/cancelled"
 func (p *Peer) receive(frame []byte) {
 	msg, code := p.opts.Classify(frame)
 	if msg == nil {
+		if code == codes.ParseError && jsonrpc.TooDeep(frame) {
+			p.tooDeep.Add(1)
+		}
 		if p.opts.OnInvalid != nil {
 			p.opts.OnInvalid(p.ctx, frame, code)
 		}

@@ -15,7 +15,8 @@
 //
 // --pidfile appends "main PID" (and "child PID" for every child a mode
 // starts) to FILE when the process starts, so a test knows what to look
-// for; an HTTP stall appends "stalling PID" when it begins. --tag is ignored: a test puts a unique word in every command line it
+// for; an HTTP stall appends "stalling PID" when it begins, and
+// sse-resume-loop appends "resume PID" for every GET that resumes a stream. --tag is ignored: a test puts a unique word in every command line it
 // starts, to find its processes in /proc afterwards.
 package main
 
@@ -36,6 +37,7 @@ import (
 	"sort"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"syscall"
 	"time"
 
@@ -52,6 +54,8 @@ var modes = map[string][]string{
 	"body-trickle":               {"http"},
 	"sse-open-forever":           {"http"},
 	"sse-close-without-response": {"http"},
+	"sse-resume-loop":            {"http"},
+	"huge-json-body":             {"http"},
 	"content-type-html":          {"http"},
 	"content-type-none":          {"http"},
 
@@ -75,6 +79,7 @@ var modes = map[string][]string{
 	"flood":                 {"stdio", "http", "ws"},
 	"flood-hang":            {"stdio", "http", "ws"},
 	"long-lines":            {"stdio", "http", "ws"},
+	"deep-json":             {"stdio", "http", "ws"},
 	"setsid-children":       {"stdio"},
 	"garbage-then-hang":     {"stdio"},
 
@@ -388,6 +393,11 @@ func handle(s *session, frame []byte) reply {
 	default:
 		r.answer = errorFrame(m.ID, -32601, "Method not found: "+method)
 	}
+	if *mode == "deep-json" && method == "tools/list" {
+		// Valid JSON, nested far deeper than common decoders read.
+		const depth = 100_000
+		r.answer = resultFrame(m.ID, `{"deep":`+strings.Repeat("[", depth)+strings.Repeat("]", depth)+`}`)
+	}
 	// Over HTTP there is no initialized notification to hang the extras
 	// on: the first request after initialize carries them.
 	if *transport == "http" && s.takeExtras() {
@@ -633,6 +643,17 @@ func (h *httpServer) serve(w http.ResponseWriter, r *http.Request) {
 	}
 	switch r.Method {
 	case http.MethodPost:
+	case http.MethodGet:
+		if *mode == "sse-resume-loop" {
+			// Every stream, resumed or not, ends after one id-only event:
+			// the client is told to resume, and never gets anything.
+			notePid("resume", os.Getpid())
+			idOnlyEvent(w)
+			return
+		}
+		w.Header().Set("Allow", "POST, DELETE")
+		w.WriteHeader(http.StatusMethodNotAllowed)
+		return
 	case http.MethodDelete:
 		w.WriteHeader(http.StatusOK)
 		return
@@ -758,6 +779,15 @@ func (h *httpServer) serve(w http.ResponseWriter, r *http.Request) {
 		io.WriteString(w, "id: 1\ndata: \n\n")
 		flush()
 		return // the stream ends; the response never comes
+	case "sse-resume-loop":
+		idOnlyEvent(w)
+		return
+	case "huge-json-body":
+		// One JSON answer of 33 MiB: over what a client is likely to read.
+		pad := strings.Repeat(" ", 33<<20)
+		w.Header().Set("Content-Type", "application/json")
+		w.Write(append(rep.answer[:len(rep.answer)-1:len(rep.answer)-1], []byte(`,"pad":"`+pad+`"}`)...))
+		return
 	case "content-type-html":
 		w.Header().Set("Content-Type", "text/html; charset=utf-8")
 		w.Write(rep.answer)
@@ -809,6 +839,18 @@ func servedBeforeRedirects(body []byte) bool {
 		return false
 	}
 	return m.ID == nil || string(m.Method) == `"initialize"`
+}
+
+// resumeEvents numbers the id-only events of sse-resume-loop: each is new,
+// so a client that only looks for a new event id sees "progress".
+var resumeEvents atomic.Int64
+
+// idOnlyEvent answers with an SSE stream of one event that has an id and no
+// data (the priming event of 2025-11-25 transports.mdx), then ends it.
+func idOnlyEvent(w http.ResponseWriter) {
+	w.Header().Set("Content-Type", "text/event-stream")
+	w.WriteHeader(http.StatusOK)
+	fmt.Fprintf(w, "id: loop-%d\ndata: \n\n", resumeEvents.Add(1))
 }
 
 // ---------------------------------------------------------------------------
