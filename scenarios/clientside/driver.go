@@ -153,8 +153,8 @@ func (t *T) serve(ctx context.Context, s Script) {
 	engine := &server.Engine{
 		Transcript:         t.Transcript(),
 		Requests:           t.handlers(s),
-		Middleware:         t.logged,
-		OtherNotifications: t.logNotification,
+		Middleware:         t.resultType,
+		OnMessage:          t.logMessage(s.Hold),
 		OnPeer: func(p *server.Peer) {
 			c := &Conn{Peer: p, held: map[string]*peer.HeldRequests{}}
 			for _, m := range s.Hold {

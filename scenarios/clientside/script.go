@@ -273,11 +273,10 @@ func (t *T) discover(s Script) server.Handler {
 	}
 }
 
-// logged wraps every handler: it logs the request with its HTTP header and
-// adds resultType "complete" to a 2026-07-28 result that has none.
-func (t *T) logged(next server.Handler) server.Handler {
+// resultType wraps every handler: it adds resultType "complete" to a
+// 2026-07-28 result that has none.
+func (t *T) resultType(next server.Handler) server.Handler {
 	return func(ctx context.Context, p *server.Peer, req *jsonrpc.Message) (any, *jsonrpc.Error) {
-		t.log.add(Received{Conn: p.ID, Msg: req, Header: p.Header().Clone(), At: time.Now()})
 		result, rpcErr := next(ctx, p, req)
 		if rpcErr != nil || !protocol.IsStateless(t.Env.Version) {
 			if asIs, ok := result.(AsIs); ok {
@@ -297,8 +296,17 @@ func (t *T) logged(next server.Handler) server.Handler {
 	}
 }
 
-func (t *T) logNotification(_ context.Context, p *server.Peer, msg *jsonrpc.Message) {
-	t.log.add(Received{Conn: p.ID, Msg: msg, Header: p.Header().Clone(), At: time.Now()})
+// logMessage logs every request and notification the client sends, with
+// its HTTP header, in the read loop of its connection: in arrival order,
+// before any handler runs (requests held for the body excepted).
+func (t *T) logMessage(held []string) func(p *server.Peer, msg *jsonrpc.Message) {
+	return func(p *server.Peer, msg *jsonrpc.Message) {
+		switch {
+		case msg.IsRequest() && slices.Contains(held, msg.Method):
+		case msg.IsRequest(), msg.IsNotification():
+			t.log.add(Received{Conn: p.ID, Msg: msg, Header: p.Header().Clone(), At: time.Now()})
+		}
+	}
 }
 
 // Log is what the client sent to the fake server so far.
