@@ -151,10 +151,10 @@ func (t *T) listen(ctx context.Context) (transport.Listener, string, error) {
 // gets its holds before anything is read and is handed to the body.
 func (t *T) serve(ctx context.Context, s Script) {
 	engine := &server.Engine{
-		Transcript:         t.Transcript(),
-		Requests:           t.handlers(s),
-		Middleware:         t.resultType,
-		OnMessage:          t.logMessage(s.Hold),
+		Transcript: t.Transcript(),
+		Requests:   t.handlers(s),
+		Middleware: t.resultType,
+		OnMessage:  t.logMessage(s.Hold),
 		OnPeer: func(p *server.Peer) {
 			c := &Conn{Peer: p, held: map[string]*peer.HeldRequests{}}
 			for _, m := range s.Hold {
