@@ -2,6 +2,7 @@ package lifecycle_test
 
 import (
 	"bufio"
+	"encoding/json"
 	"fmt"
 	"os"
 	"os/exec"
@@ -26,6 +27,15 @@ func TestLifecycle(t *testing.T) {
 // back to back (backToBackEnv set).
 const backToBackEnv = "MCPCONFORM_TEST_BACK_TO_BACK"
 
+// floodEnv makes the client flood: after initialize's answer it sends
+// floodBytes of notifications/message, floodNoteBytes each, then
+// notifications/initialized, and exits.
+const (
+	floodEnv       = "MCPCONFORM_TEST_FLOOD"
+	floodBytes     = 96 << 20
+	floodNoteBytes = 8 << 10
+)
+
 const (
 	initializeLine  = `{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{},"clientInfo":{"name":"back-to-back","version":"0"}}}`
 	initializedLine = `{"jsonrpc":"2.0","method":"notifications/initialized"}`
@@ -38,8 +48,8 @@ func init() {
 		}
 		os.Exit(0)
 	}
-	if os.Getenv(backToBackEnv) != "" {
-		if err := backToBack(os.Args[len(os.Args)-1]); err != nil {
+	if os.Getenv(backToBackEnv) != "" || os.Getenv(floodEnv) != "" {
+		if err := backToBack(os.Args[len(os.Args)-1], os.Getenv(floodEnv) != ""); err != nil {
 			fmt.Fprintln(os.Stderr, "back-to-back client:", err)
 			os.Exit(1)
 		}
@@ -48,8 +58,10 @@ func init() {
 }
 
 // backToBack sends initialize and notifications/initialized without waiting
-// in between (over stdio in one write), reads the answer and exits.
-func backToBack(server string) error {
+// in between (over stdio in one write), reads the answer and exits. With
+// flood it reads the answer first and floods before the notification.
+func backToBack(server string, flood bool) error {
+	note := floodNote()
 	if strings.HasPrefix(server, "ws://") {
 		c, _, err := websocket.DefaultDialer.Dial(server, nil)
 		if err != nil {
@@ -59,8 +71,27 @@ func backToBack(server string) error {
 		if err := c.WriteMessage(websocket.TextMessage, []byte(initializeLine)); err != nil {
 			return err
 		}
+		if flood {
+			if _, _, err := c.ReadMessage(); err != nil {
+				return err
+			}
+			for range floodBytes / floodNoteBytes {
+				if err := c.WriteMessage(websocket.TextMessage, note); err != nil {
+					return err
+				}
+			}
+		}
 		if err := c.WriteMessage(websocket.TextMessage, []byte(initializedLine)); err != nil {
 			return err
+		}
+		if flood {
+			// A close handshake, so that nothing sent is lost to a reset.
+			_ = c.WriteMessage(websocket.CloseMessage, websocket.FormatCloseMessage(websocket.CloseNormalClosure, ""))
+			for {
+				if _, _, err := c.ReadMessage(); err != nil {
+					return nil
+				}
+			}
 		}
 		_, _, err = c.ReadMessage()
 		return err
@@ -80,9 +111,32 @@ func backToBack(server string) error {
 		return err
 	}
 	defer func() { _ = in.Close(); _ = cmd.Wait() }()
+	lines := bufio.NewReader(out)
+	if flood {
+		if _, err := in.Write([]byte(initializeLine + "\n")); err != nil {
+			return err
+		}
+		if _, err := lines.ReadString('\n'); err != nil {
+			return err
+		}
+		w := bufio.NewWriterSize(in, 1<<20)
+		for range floodBytes / floodNoteBytes {
+			_, _ = w.Write(note)
+			_ = w.WriteByte('\n')
+		}
+		_, _ = w.WriteString(initializedLine + "\n")
+		return w.Flush()
+	}
 	if _, err := in.Write([]byte(initializeLine + "\n" + initializedLine + "\n")); err != nil {
 		return err
 	}
-	_, err = bufio.NewReader(out).ReadString('\n')
+	_, err = lines.ReadString('\n')
 	return err
+}
+
+// floodNote is one notifications/message of floodNoteBytes.
+func floodNote() []byte {
+	b, _ := json.Marshal(map[string]any{"jsonrpc": "2.0", "method": "notifications/message",
+		"params": map[string]any{"level": "info", "data": strings.Repeat("x", floodNoteBytes-100)}})
+	return b
 }
