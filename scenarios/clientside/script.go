@@ -106,8 +106,8 @@ type Log struct {
 // LogLimit and LogBytes bound a scenario's log for notifications; requests
 // are kept up to twice as many (see Log).
 const (
-	LogLimit     = peer.DefaultInboxLimit
-	LogBytes     = peer.DefaultInboxBytes
+	LogLimit       = peer.DefaultInboxLimit
+	LogBytes       = peer.DefaultInboxBytes
 	LogPerMethod   = 1000
 	LogMethodBytes = 1 << 20
 )

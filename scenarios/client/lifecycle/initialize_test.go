@@ -55,7 +55,7 @@ var _ = Describe("client-initialize", func() {
 			r := scenarios.Execute(context.Background(), scenario(), env(kind, floodEnv))
 			base, peak := w.Stop()
 			GinkgoWriter.Printf("heap in use: %d MiB at the start, %d MiB at the peak\n", base>>20, peak>>20)
-			Expect(peak - min(base, peak)).To(BeNumerically("<", uint64(floodHeapBound)),
+			Expect(peak-min(base, peak)).To(BeNumerically("<", uint64(floodHeapBound)),
 				"the heap grew by %d MiB while %d MiB of notifications arrived", (peak-min(base, peak))>>20, floodBytes>>20)
 			outcomes := map[string]string{}
 			for _, v := range r.Verdicts {
