@@ -254,19 +254,28 @@ func (s *Session) Request(ctx context.Context, method string, params any) (*json
 
 // Do sends a request described by c and waits for its response.
 func (s *Session) Do(ctx context.Context, c Call) (*jsonrpc.Message, error) {
+	resp, _, err := s.doTimed(ctx, c)
+	return resp, err
+}
+
+// doTimed is Do, saying too how long the answer took to arrive (the
+// schema check of the result after it is ours, not the server's).
+func (s *Session) doTimed(ctx context.Context, c Call) (*jsonrpc.Message, time.Duration, error) {
 	params, err := s.paramsWithMeta(c)
 	if err != nil {
-		return nil, err
+		return nil, 0, err
 	}
 	s.noteDeclared(c.Method, params)
+	start := time.Now()
 	resp, err := s.peer.Do(ctx, peer.Call{ID: c.ID, Method: c.Method, Params: params, Send: s.sender(c.Header)})
+	took := time.Since(start)
 	if err != nil {
-		return nil, fmt.Errorf("%s: %w", c.Method, err)
+		return nil, took, fmt.Errorf("%s: %w", c.Method, err)
 	}
 	if resp.Error == nil {
 		s.checkSchema("result of "+c.Method, resp.Raw, func(v string) error { return protocol.ValidateResult(v, c.Method, resp.Result) })
 	}
-	return resp, nil
+	return resp, took, nil
 }
 
 // Notify sends a notification.

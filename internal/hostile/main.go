@@ -76,6 +76,7 @@ var modes = map[string][]string{
 	"long-lines":            {"stdio", "http", "ws"},
 	"setsid-children":       {"stdio"},
 	"garbage-then-hang":     {"stdio"},
+	"endless-pages":         {"stdio", "http", "ws"},
 }
 
 var (
@@ -91,6 +92,7 @@ var (
 	longBytes = flag.Int("long-bytes", 3_900_000, "long-lines: bytes per line")
 	hugeMB    = flag.Int("huge-mb", 50, "huge-line: MB of the line printed before anything else")
 	children  = flag.Int("children", 3, "setsid-children: how many children")
+	pageItems = flag.Int("page-items", 100_000, "endless-pages: tools on every tools/list page")
 	trickle   = flag.Duration("trickle", 100*time.Millisecond, "body-trickle: pause between two bytes")
 )
 
@@ -316,6 +318,10 @@ func handle(s *session, frame []byte) reply {
 			fmt.Fprintln(os.Stderr, "panic: runtime error: invalid memory address or nil pointer dereference (tools/list)")
 			os.Exit(1)
 		}
+		if *mode == "endless-pages" {
+			r.answer = endlessPage(m.ID, m.Params)
+			break
+		}
 		desc := `"Echoes its text."`
 		if *mode == "invalid-utf8" && s.afterInit() {
 			desc = "\"Echoes \xff\xfe its text.\""
@@ -333,6 +339,24 @@ func handle(s *session, frame []byte) reply {
 		r.before = extras()
 	}
 	return r
+}
+
+// endlessPage is a tools/list page of --page-items tools, answered at
+// once, with a nextCursor every time: the pages never end.
+func endlessPage(id, params json.RawMessage) []byte {
+	var p struct {
+		Cursor string `json:"cursor"`
+	}
+	_ = json.Unmarshal(params, &p)
+	page := 0
+	_, _ = fmt.Sscanf(p.Cursor, "page-%d", &page)
+	var b bytes.Buffer
+	b.WriteString(`{"tools":[{"name":"echo","inputSchema":{"type":"object"}}`)
+	for i := range *pageItems {
+		fmt.Fprintf(&b, `,{"name":"tool-%d-%d","inputSchema":{"type":"object"}}`, page, i)
+	}
+	fmt.Fprintf(&b, `],"nextCursor":"page-%d"}`, page+1)
+	return resultFrame(id, b.String())
 }
 
 // extras are the messages a mode sends once per session after initialize.

@@ -103,8 +103,9 @@ type Log struct {
 	onFirstDrop func(LogDrop)
 }
 
-// LogLimit and LogBytes bound a scenario's log for notifications; requests
-// are kept up to twice as many (see Log).
+// LogLimit and LogBytes bound a scenario's log, LogPerMethod and
+// LogMethodBytes the notifications of each method in it; requests are kept
+// up to twice LogLimit and LogBytes (see Log).
 const (
 	LogLimit       = peer.DefaultInboxLimit
 	LogBytes       = peer.DefaultInboxBytes
