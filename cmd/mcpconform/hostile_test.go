@@ -81,8 +81,8 @@ type hostileCase struct {
 	words         string
 	failedOrError bool
 	skips         string // must match the message of a skipped check
-	children      bool  // the mode starts children: none may be alive after the run
-	rss           int64 // a tighter bound of mcpconform's peak RSS than hostileRSS
+	children      bool   // the mode starts children: none may be alive after the run
+	rss           int64  // a tighter bound of mcpconform's peak RSS than hostileRSS
 
 	// signals are sent to mcpconform, one after the other, once the
 	// target's --pidfile holds a line of role signalAt ("main" when unset:
