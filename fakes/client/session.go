@@ -117,7 +117,7 @@ func Connect(ctx context.Context, target Target, opts Options) (*Session, error)
 	if err != nil {
 		return nil, err
 	}
-	s.conn = transport.Record(conn, opts.Transcript, opts.Label)
+	s.conn = watchSends(transport.Record(conn, opts.Transcript, opts.Label), &s.wire)
 	handlers := map[string]peer.Handler{}
 	for m, h := range opts.Handlers {
 		handlers[m] = peer.Handler(h)
@@ -311,6 +311,7 @@ func (s *Session) sender(header http.Header) func(ctx context.Context, frame []b
 		return nil
 	}
 	return func(ctx context.Context, frame []byte) error {
+		// hs is the session's watchSentHeaders: the frame is noted there.
 		s.opts.Transcript.Record(jsonrpc.Sent, s.opts.Label, frame)
 		return hs.SendWithHeaders(ctx, frame, header)
 	}
