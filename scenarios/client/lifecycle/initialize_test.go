@@ -16,8 +16,6 @@ import (
 	"github.com/mcpconform/mcpconform/transport"
 )
 
-func contextBackground() context.Context { return context.Background() }
-
 // floodHeapBound is the most the heap may grow while a client floods: the
 // log (1 MiB of notifications of a method, 8 MiB in all), the
 // inbox (8 MiB), the transcript (4 MiB), frames in flight and the garbage

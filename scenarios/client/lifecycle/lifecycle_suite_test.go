@@ -2,6 +2,7 @@ package lifecycle_test
 
 import (
 	"bufio"
+	"context"
 	"encoding/json"
 	"fmt"
 	"os"
@@ -43,7 +44,7 @@ const (
 
 func init() {
 	if len(os.Args) == 4 && os.Args[1] == "relay" {
-		if err := transport.RunRelay(contextBackground(), os.Args[2], os.Args[3], os.Stdin, os.Stdout); err != nil {
+		if err := transport.RunRelay(context.Background(), os.Args[2], os.Args[3], os.Stdin, os.Stdout); err != nil {
 			os.Exit(1)
 		}
 		os.Exit(0)
