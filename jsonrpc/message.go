@@ -17,7 +17,8 @@ import (
 const Version = "2.0"
 
 // ID is a request id kept as its raw JSON text: a string or a number, never
-// normalised, so echo checks compare bytes.
+// rewritten, so a report shows what was sent. Ids are compared as JSON
+// values (Equal, Key; id.go): "\u0026" is "&", and "42" is not 42.
 type ID json.RawMessage
 
 // NumberID makes an id from an integer.
@@ -49,14 +50,6 @@ func (id ID) Valid() bool {
 
 // String is the raw JSON text of the id.
 func (id ID) String() string { return string(id) }
-
-// Equal compares ids byte for byte after trimming surrounding white space.
-func (id ID) Equal(other ID) bool {
-	return bytes.Equal(bytes.TrimSpace(id), bytes.TrimSpace(other))
-}
-
-// Key is a map key for the id.
-func (id ID) Key() string { return string(bytes.TrimSpace(id)) }
 
 // MarshalJSON writes the id verbatim.
 func (id ID) MarshalJSON() ([]byte, error) {

@@ -38,16 +38,37 @@ var _ = Describe("ID", func() {
 		Expect(n.Equal(jsonrpc.NumberID(42))).To(BeTrue())
 	})
 
-	It("compares bytes exactly, ignoring only surrounding white space", func() {
+	It("compares ids as JSON values: strings by their text however escaped, numbers by their exact value", func() {
 		Expect(jsonrpc.ID(" 42\n").Equal(jsonrpc.NumberID(42))).To(BeTrue())
 		Expect(jsonrpc.ID(" 42\n").Key()).To(Equal(jsonrpc.NumberID(42).Key()))
-		// Numerically equal, textually different: not the same id.
-		Expect(jsonrpc.ID("42.0").Equal(jsonrpc.NumberID(42))).To(BeFalse())
-		Expect(jsonrpc.ID("4.2e1").Equal(jsonrpc.NumberID(42))).To(BeFalse())
-		Expect(jsonrpc.ID("042").Equal(jsonrpc.NumberID(42))).To(BeFalse())
-		// Equivalent JSON strings with different escapes are different ids.
-		Expect(jsonrpc.ID(`"\u0061"`).Equal(jsonrpc.StringID("a"))).To(BeFalse())
-		Expect(jsonrpc.NumberID(-7).String()).To(Equal("-7"))
+		// What a Node or Python server writes back for an id it parsed.
+		Expect(jsonrpc.ID(`"q\u0026a"`).Equal(jsonrpc.StringID("q&a"))).To(BeTrue())
+		Expect(jsonrpc.ID(`"citt\u00e0"`).Equal(jsonrpc.StringID("città"))).To(BeTrue())
+		Expect(jsonrpc.ID(`"citt\u00E0"`).Key()).To(Equal(`"città"`))
+		Expect(jsonrpc.ID(`"\u0061"`).Equal(jsonrpc.StringID("a"))).To(BeTrue())
+		Expect(jsonrpc.ID(`"a\/b"`).Equal(jsonrpc.StringID("a/b"))).To(BeTrue())
+		Expect(jsonrpc.ID(`"\u2028"`).Equal(jsonrpc.ID("\"\u2028\""))).To(BeTrue())
+		// Numbers: one value however written, exactly.
+		Expect(jsonrpc.ID("42.0").Equal(jsonrpc.NumberID(42))).To(BeTrue())
+		Expect(jsonrpc.ID("4.2e1").Equal(jsonrpc.NumberID(42))).To(BeTrue())
+		Expect(jsonrpc.ID("4200E-2").Key()).To(Equal("42"))
+		Expect(jsonrpc.ID("-0").Equal(jsonrpc.NumberID(0))).To(BeTrue())
+		Expect(jsonrpc.ID("1.5").Key()).To(Equal("15e-1"))
+		Expect(jsonrpc.ID("0.15e1").Key()).To(Equal("15e-1"))
+		Expect(jsonrpc.ID("1e400").Key()).To(Equal("1e400"))
+		Expect(jsonrpc.ID("9007199254740993").Equal(jsonrpc.ID("9007199254740992"))).To(BeFalse(), "no float rounding")
+		Expect(jsonrpc.NumberID(-7).Key()).To(Equal("-7"))
+		// Other values: different values stay different.
+		Expect(jsonrpc.ID(`"q&b"`).Equal(jsonrpc.StringID("q&a"))).To(BeFalse())
+		Expect(jsonrpc.ID("43").Equal(jsonrpc.NumberID(42))).To(BeFalse())
+		Expect(jsonrpc.ID("-42").Equal(jsonrpc.NumberID(42))).To(BeFalse())
+		Expect(jsonrpc.ID("042").Equal(jsonrpc.NumberID(42))).To(BeFalse(), "not JSON: compared as bytes")
+		Expect(jsonrpc.ID("\"a\xff\"").Equal(jsonrpc.ID("\"a\xfe\""))).To(BeFalse(), "not UTF-8: compared as bytes")
+		Expect(jsonrpc.ID("1e99999999999999999999").Equal(jsonrpc.ID("1e99999999999999999998"))).To(BeFalse())
+		Expect(jsonrpc.ID("null").Equal(jsonrpc.ID(" null"))).To(BeTrue())
+		Expect(jsonrpc.ID("null").Equal(jsonrpc.StringID("null"))).To(BeFalse())
+		// The raw text is kept for reports.
+		Expect(jsonrpc.ID(`"q\u0026a"`).String()).To(Equal(`"q\u0026a"`))
 	})
 
 	It("knows absent and null ids", func() {

@@ -117,7 +117,7 @@ func Connect(ctx context.Context, target Target, opts Options) (*Session, error)
 	if err != nil {
 		return nil, err
 	}
-	s.conn = transport.Record(conn, opts.Transcript, opts.Label)
+	s.conn = watchSends(transport.Record(conn, opts.Transcript, opts.Label), &s.wire)
 	handlers := map[string]peer.Handler{}
 	for m, h := range opts.Handlers {
 		handlers[m] = peer.Handler(h)
@@ -254,19 +254,28 @@ func (s *Session) Request(ctx context.Context, method string, params any) (*json
 
 // Do sends a request described by c and waits for its response.
 func (s *Session) Do(ctx context.Context, c Call) (*jsonrpc.Message, error) {
+	resp, _, err := s.doTimed(ctx, c)
+	return resp, err
+}
+
+// doTimed is Do, saying too how long the answer took to arrive (the
+// schema check of the result after it is ours, not the server's).
+func (s *Session) doTimed(ctx context.Context, c Call) (*jsonrpc.Message, time.Duration, error) {
 	params, err := s.paramsWithMeta(c)
 	if err != nil {
-		return nil, err
+		return nil, 0, err
 	}
 	s.noteDeclared(c.Method, params)
+	start := time.Now()
 	resp, err := s.peer.Do(ctx, peer.Call{ID: c.ID, Method: c.Method, Params: params, Send: s.sender(c.Header)})
+	took := time.Since(start)
 	if err != nil {
-		return nil, fmt.Errorf("%s: %w", c.Method, err)
+		return nil, took, fmt.Errorf("%s: %w", c.Method, err)
 	}
 	if resp.Error == nil {
 		s.checkSchema("result of "+c.Method, resp.Raw, func(v string) error { return protocol.ValidateResult(v, c.Method, resp.Result) })
 	}
-	return resp, nil
+	return resp, took, nil
 }
 
 // Notify sends a notification.
@@ -302,6 +311,7 @@ func (s *Session) sender(header http.Header) func(ctx context.Context, frame []b
 		return nil
 	}
 	return func(ctx context.Context, frame []byte) error {
+		// hs is the session's watchSentHeaders: the frame is noted there.
 		s.opts.Transcript.Record(jsonrpc.Sent, s.opts.Label, frame)
 		return hs.SendWithHeaders(ctx, frame, header)
 	}

@@ -2,8 +2,10 @@ package client
 
 import (
 	"bytes"
+	"context"
 	"encoding/json"
 	"fmt"
+	"net/http"
 	"sync"
 	"unicode/utf8"
 
@@ -28,6 +30,11 @@ const (
 	RuleJSONRPCVersion WireRule = "jsonrpc-version"
 	// RuleRequestID: a request has a string or integer id, never null.
 	RuleRequestID WireRule = "request-id"
+	// RuleResponseID: a response answers a request the client sent: its id
+	// is, as a JSON value, the id of one of the session's requests.
+	RuleResponseID WireRule = "response-id"
+	// RuleOneResponse: one response per request, never a second one.
+	RuleOneResponse WireRule = "one-response"
 	// RuleNegotiatedCapabilities: sampling, elicitation and roots requests
 	// only to a client that declared the capability.
 	RuleNegotiatedCapabilities WireRule = "negotiated-capabilities"
@@ -41,7 +48,7 @@ const (
 )
 
 // WireRules lists every rule, in the order the checks are listed.
-var WireRules = []WireRule{RuleJSONRPCOnly, RuleUTF8, RuleJSONRPCVersion, RuleRequestID,
+var WireRules = []WireRule{RuleJSONRPCOnly, RuleUTF8, RuleJSONRPCVersion, RuleRequestID, RuleResponseID, RuleOneResponse,
 	RuleNegotiatedCapabilities, RuleContentType, RuleWSTextFrames, RuleWSSubprotocol}
 
 // WireBreach is one frame (or transport fact) that broke a wire rule.
@@ -79,7 +86,17 @@ type wireLog struct {
 	// params, or the per-request _meta of stateless versions); nil before.
 	declared map[string]any
 	sent     bool // the session declared its capabilities
+	// requests counts the session's own requests by id (jsonrpc.ID.Key),
+	// answers the responses to them; methods names each id's first request.
+	requests, answers map[string]int
+	methods           map[string]string
+	// untracked is set once requests holds maxTrackedIDs ids: a response
+	// to an id not among them is no longer judged a stray.
+	untracked bool
 }
+
+// maxTrackedIDs bounds the request ids a session remembers.
+const maxTrackedIDs = 100_000
 
 func (w *wireLog) add(rule WireRule, what string, raw []byte) {
 	w.mu.Lock()
@@ -134,6 +151,85 @@ func (w *wireLog) declaredCapability(name string) (map[string]any, bool) {
 	}
 	m, _ := v.(map[string]any)
 	return m, true
+}
+
+// noteSent records the ids of the requests in a frame the session sends
+// (a request, a batch of them, or a frame broken on purpose that carries an
+// id and no result or error: a server may answer it with that id). It runs
+// before the frame is written, so no answer can come first.
+func (w *wireLog) noteSent(frame []byte) {
+	trimmed := bytes.TrimSpace(frame)
+	var objects []map[string]json.RawMessage
+	switch {
+	case len(trimmed) > 0 && trimmed[0] == '{':
+		var one map[string]json.RawMessage
+		if json.Unmarshal(trimmed, &one) != nil {
+			return
+		}
+		objects = append(objects, one)
+	case len(trimmed) > 0 && trimmed[0] == '[':
+		if json.Unmarshal(trimmed, &objects) != nil {
+			return
+		}
+	default:
+		return
+	}
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	for _, o := range objects {
+		id, hasID := o["id"]
+		_, hasMethod := o["method"]
+		_, hasResult := o["result"]
+		_, hasError := o["error"]
+		if !hasID || (!hasMethod && (hasResult || hasError)) {
+			continue // a notification, or our answer to the server
+		}
+		key := jsonrpc.ID(id).Key()
+		if w.requests == nil {
+			w.requests, w.answers, w.methods = map[string]int{}, map[string]int{}, map[string]string{}
+		}
+		if _, known := w.requests[key]; !known && len(w.requests) >= maxTrackedIDs {
+			w.untracked = true
+			continue
+		}
+		w.requests[key]++
+		if _, named := w.methods[key]; !named {
+			var method string
+			_ = json.Unmarshal(o["method"], &method)
+			w.methods[key] = string(jsonrpc.CutEntry([]byte(method), 200))
+		}
+	}
+}
+
+// answered judges one response from the server: it must answer a request
+// of the session, and no request more often than it was sent. An error
+// with id null answers a request whose id could not be read
+// (2025-11-25/basic/index.mdx#error-responses) and is not judged here.
+func (w *wireLog) answered(id json.RawMessage, isError bool, frame []byte) {
+	rid := jsonrpc.ID(id)
+	key := rid.Key()
+	if rid.IsNull() && isError {
+		return
+	}
+	kind, a := "result", "a"
+	if isError {
+		kind, a = "error response", "an"
+	}
+	w.mu.Lock()
+	sent := w.requests[key]
+	method := w.methods[key]
+	untracked := w.untracked
+	if sent > 0 {
+		w.answers[key]++
+	}
+	again := sent > 0 && w.answers[key] > sent
+	w.mu.Unlock()
+	switch {
+	case sent == 0 && !untracked:
+		w.add(RuleResponseID, fmt.Sprintf("%s %s with id %s, which is the id of no request the client sent", a, kind, id), frame)
+	case again:
+		w.add(RuleOneResponse, fmt.Sprintf("a second %s to the request %s with id %s (answered already)", kind, method, id), frame)
+	}
 }
 
 // note turns what the transport saw into a breach.
@@ -221,6 +317,9 @@ func (s *Session) inspect(frame []byte) {
 	} else if version := ""; json.Unmarshal(v, &version) != nil || version != jsonrpc.Version {
 		s.wire.add(RuleJSONRPCVersion, fmt.Sprintf("jsonrpc is %s in the %s", v, what), frame)
 	}
+	if !hasMethod && hasID {
+		s.wire.answered(id, hasError, frame)
+	}
 	if !hasMethod || !hasID {
 		return
 	}
@@ -262,6 +361,44 @@ func (s *Session) judgeCapability(method, capability string, params json.RawMess
 	if (p.Mode == "form" && !form) || (p.Mode == "url" && !url) {
 		s.wire.add(RuleNegotiatedCapabilities, fmt.Sprintf("elicitation/create in %s mode sent to a client whose elicitation capability does not declare it", p.Mode), frame)
 	}
+}
+
+// watchSent is the session's connection as the peer writes to it: every
+// frame is noted (noteSent) before it is written.
+type watchSent struct {
+	transport.Conn
+	wire *wireLog
+}
+
+func (c watchSent) Send(ctx context.Context, frame []byte) error {
+	c.wire.noteSent(frame)
+	return c.Conn.Send(ctx, frame)
+}
+
+// Unwrap gives access to the transport's optional interfaces.
+func (c watchSent) Unwrap() transport.Conn { return c.Conn }
+
+// watchSentHeaders is watchSent on a connection that sends with header
+// overrides (HTTP): a frame sent that way, by the session or by a scenario
+// that finds the method on the session's connection, is noted too.
+type watchSentHeaders struct {
+	watchSent
+	hs headerSender
+}
+
+func (c watchSentHeaders) SendWithHeaders(ctx context.Context, frame []byte, h http.Header) error {
+	c.wire.noteSent(frame)
+	return c.hs.SendWithHeaders(ctx, frame, h)
+}
+
+// watchSends wraps the session's (recorded) connection so that every frame
+// it sends is noted first.
+func watchSends(c transport.Conn, w *wireLog) transport.Conn {
+	ws := watchSent{Conn: c, wire: w}
+	if hs, ok := transport.As[headerSender](c); ok {
+		return watchSentHeaders{watchSent: ws, hs: hs}
+	}
+	return ws
 }
 
 // noteDeclared records the capabilities a request declares: the params of

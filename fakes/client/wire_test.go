@@ -109,6 +109,34 @@ var _ = Describe("the wire rules a session judges every frame by", func() {
 		Expect(bs[1].What).To(Equal("no jsonrpc member in the notification notifications/message"))
 	})
 
+	It("takes a response to an id never sent as response-id, and a second response to one as one-response, comparing ids as JSON values", func() {
+		s := connect(serve(transport.WS, rawEngine(
+			[]byte(`{"jsonrpc":"2.0","id":"q\u0026a","result":{}}`),                // "q&a" again, escaped otherwise
+			[]byte(`{"jsonrpc":"2.0","id":1.0,"result":{}}`),                       // initialize's id 1 again
+			[]byte(`{"jsonrpc":"2.0","id":"never-sent","result":{}}`),              // no such request
+			[]byte(`{"jsonrpc":"2.0","id":"2","error":{"code":-1,"message":"x"}}`), // "2" is not 2
+			[]byte(`{"jsonrpc":"2.0","id":null,"error":{"code":-32700,"message":"Parse error"}}`),
+		)), client.Options{Version: protocol.V20251125})
+		_, err := s.Initialize(stepCtx())
+		Expect(err).NotTo(HaveOccurred())
+		// Answered once each: the -32601 of the engine.
+		_, err = s.Do(stepCtx(), client.Call{ID: jsonrpc.StringID("q&a"), Method: "ping"})
+		Expect(err).NotTo(HaveOccurred())
+		// The same id sent twice may be answered twice.
+		for range 2 {
+			_, err = s.Do(stepCtx(), client.Call{ID: jsonrpc.StringID("twice"), Method: "ping"})
+			Expect(err).NotTo(HaveOccurred())
+		}
+		_, err = s.Request(stepCtx(), "probe", map[string]any{})
+		Expect(err).NotTo(HaveOccurred())
+		bs := s.WireBreaches()
+		Expect(rules(bs)).To(Equal([]client.WireRule{client.RuleResponseID, client.RuleResponseID, client.RuleOneResponse, client.RuleOneResponse}))
+		Expect(bs[0].What).To(Equal(`a result with id "never-sent", which is the id of no request the client sent`))
+		Expect(bs[1].What).To(Equal(`an error response with id "2", which is the id of no request the client sent`))
+		Expect(bs[2].What).To(Equal(`a second result to the request ping with id "q\u0026a" (answered already)`))
+		Expect(bs[3].What).To(Equal(`a second result to the request initialize with id 1.0 (answered already)`))
+	})
+
 	It("takes a request id that is null or neither a string nor an integer as request-id", func() {
 		bs := breachesOf(protocol.V20251125, none,
 			`{"jsonrpc":"2.0","id":null,"method":"ping"}`, `{"jsonrpc":"2.0","id":1.5,"method":"ping"}`, `{"jsonrpc":"2.0","id":{},"method":"ping"}`)

@@ -76,8 +76,11 @@ func newInbox(limit, byteLimit int, onDrop func(InboxDrop)) *Inbox {
 		closedCh: make(chan struct{}), onDrop: onDrop}
 }
 
-// messageSize estimates the memory one message holds: its raw bytes, the
-// members decoded from them (copies), and the structure itself.
+// MessageSize estimates the memory one message holds: its raw bytes, the
+// members decoded from them (copies), and the structure itself. Other logs
+// of messages bound their bytes with it, as the inbox does.
+func MessageSize(m *jsonrpc.Message) int { return messageSize(m) }
+
 func messageSize(m *jsonrpc.Message) int {
 	n := 160 + len(m.Raw) + len(m.ID) + len(m.Method) + len(m.Params) + len(m.Result) + len(m.JSONRPC)
 	if m.Error != nil {

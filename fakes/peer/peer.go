@@ -343,8 +343,9 @@ func (p *Peer) Request(ctx context.Context, method string, params any) (*jsonrpc
 // ctx ends. The error is the write's own when the request could not be
 // sent; "no response: " wrapping ctx.Err() when ctx ended first; and
 // "connection closed before the response: " wrapping Err() when the read
-// loop ended first. Answers are matched by the id's exact JSON text: "42"
-// and 42 are different ids.
+// loop ended first. Answers are matched by the id's JSON value
+// (jsonrpc.ID.Key): "q\u0026a" answers "q&a", and "42" and 42 are
+// different ids.
 func (p *Peer) Do(ctx context.Context, c Call) (*jsonrpc.Message, error) {
 	id := c.ID
 	if id.IsZero() {

@@ -20,7 +20,7 @@ import (
 )
 
 var _ = Describe("Requests", func() {
-	It("correlates answers by the id's exact text: \"42\" and 42 are different requests", func() {
+	It("correlates answers by the id's value: \"42\" and 42 are different requests", func() {
 		strays := make(chan *jsonrpc.Message, 4)
 		w := onWire(peer.Options{OnStrayResponse: func(m *jsonrpc.Message) { strays <- m }})
 		got := map[string]chan *jsonrpc.Message{"string": make(chan *jsonrpc.Message, 1), "number": make(chan *jsonrpc.Message, 1)}
@@ -54,6 +54,47 @@ var _ = Describe("Requests", func() {
 		Eventually(strays).WithTimeout(wait).Should(Receive(&stray))
 		Expect(stray.ID.String()).To(Equal("42"))
 		Expect(w.peer.Inbox().Messages()).To(ConsistOf(stray))
+	})
+
+	It("correlates answers by the id's JSON value: an id echoed with other escaping is the same id, another value is not", func() {
+		// What a conformant Node or Python server writes back: the id it
+		// parsed, re-encoded with its own escaping.
+		strays := make(chan *jsonrpc.Message, 4)
+		w := onWire(peer.Options{OnStrayResponse: func(m *jsonrpc.Message) { strays <- m }})
+		echoed := map[string]string{"q&a": `"q\u0026a"`, "città": `"citt\u00e0"`, "7": `7.0`}
+		got := map[string]chan *jsonrpc.Message{}
+		for text := range echoed {
+			got[text] = make(chan *jsonrpc.Message, 1)
+			id := jsonrpc.StringID(text)
+			if text == "7" {
+				id = jsonrpc.NumberID(7)
+			}
+			go func() {
+				defer GinkgoRecover()
+				resp, err := w.peer.Do(stepCtx(), peer.Call{ID: id, Method: "which"})
+				Expect(err).NotTo(HaveOccurred())
+				got[text] <- resp
+			}()
+		}
+		for range echoed {
+			Expect(w.next().Method).To(Equal("which"))
+		}
+		// Other values first: a string that differs, a string for a number.
+		w.send(`{"jsonrpc":"2.0","id":"q\u0026b","result":{}}`)
+		w.send(`{"jsonrpc":"2.0","id":"7","result":{}}`)
+		for range 2 {
+			var stray *jsonrpc.Message
+			Eventually(strays).WithTimeout(wait).Should(Receive(&stray))
+		}
+		for text, id := range echoed {
+			w.send(`{"jsonrpc":"2.0","id":` + id + `,"result":{"text":"` + text + `"}}`)
+		}
+		for text, ch := range got {
+			var resp *jsonrpc.Message
+			Eventually(ch).WithTimeout(wait).Should(Receive(&resp), "the answer to %q", text)
+			Expect(result(resp)).To(Equal(map[string]any{"text": text}))
+		}
+		Expect(strays).NotTo(Receive(), "no correlated answer is stray")
 	})
 
 	It("numbers its requests 1, 2, 3 by default, or with a string prefix", func() {

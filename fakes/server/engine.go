@@ -45,6 +45,12 @@ type Engine struct {
 	NotFound Handler
 	// OtherNotifications receives notifications without a handler.
 	OtherNotifications NotificationHandler
+	// OnMessage sees every request, notification and stray response the
+	// client sends, in the read loop, in arrival order, before it is filed
+	// and dispatched: a log kept here has initialize before the
+	// notifications/initialized written right behind it, which one kept in
+	// the handlers (each on a goroutine of its own) does not.
+	OnMessage func(p *Peer, msg *jsonrpc.Message)
 	// OnPeer is called once per new connection before anything is read.
 	OnPeer func(p *Peer)
 	// RespondAfterCancel answers requests even after the client cancelled
@@ -177,6 +183,9 @@ func (e *Engine) peerOptions(p *Peer) peer.Options {
 	}
 	if h := e.OtherNotifications; h != nil {
 		opts.OtherNotifications = func(ctx context.Context, msg *jsonrpc.Message) { h(ctx, p, msg) }
+	}
+	if h := e.OnMessage; h != nil {
+		opts.OnMessage = func(msg *jsonrpc.Message) { h(p, msg) }
 	}
 	if h := e.OnStrayResponse; h != nil {
 		opts.OnStrayResponse = func(msg *jsonrpc.Message) { h(p, msg) }

@@ -3,6 +3,7 @@ package server
 import (
 	"bytes"
 	"context"
+	"encoding/json"
 
 	"github.com/mcpconform/mcpconform/fakes/fault"
 	"github.com/mcpconform/mcpconform/jsonrpc"
@@ -29,6 +30,13 @@ var (
 		Description: "pings the client with id null while it answers tools/list"}
 	UndeclaredCapabilityRequest = &fault.Fault{Name: "undeclared-capability-request", Versions: legacy,
 		Description: "asks roots/list (or sampling, or elicitation) of a client that did not declare it, while it answers tools/list"}
+	// Over Streamable HTTP the transport routes a response to the stream of
+	// the request with its id: one with another id, or a second one, never
+	// reaches the client (faultless: a stream ends with its response).
+	ResponseUnknownID = &fault.Fault{Name: "response-unknown-id", Transports: []transport.Kind{transport.Stdio, transport.WS},
+		Description: `while it answers tools/list, also sends a result with the id "srv-never-asked-1", which the client never sent`}
+	DuplicateResponse = &fault.Fault{Name: "duplicate-response", Transports: []transport.Kind{transport.Stdio, transport.WS},
+		Description: "answers tools/list twice: the same result, with the same id, two times"}
 )
 
 // Faults of the transports' own rules: they live in the listener (see
@@ -55,6 +63,8 @@ var wireFaults = fault.Set{
 	JSONRPCVersionWrong,
 	RequestIDNull,
 	UndeclaredCapabilityRequest,
+	ResponseUnknownID,
+	DuplicateResponse,
 }
 
 // Liberties of the wire rules.
@@ -104,6 +114,8 @@ func (r *reference) wireFaultsInToolsList(ctx context.Context, p *Peer, req *jso
 	switch {
 	case r.is(InvalidUTF8) || r.is(JSONRPCVersionWrong):
 		p.Set(wireFaultKey, req.ID.Key())
+	case r.is(ResponseUnknownID):
+		_ = p.SendRaw(transport.WithRelatedRequest(ctx, req.ID), []byte(`{"jsonrpc":"2.0","id":"srv-never-asked-1","result":{}}`))
 	case isModern(ctx):
 	case r.is(RequestIDNull):
 		_ = p.SendRaw(transport.WithRelatedRequest(ctx, req.ID), []byte(`{"jsonrpc":"2.0","id":null,"method":"ping"}`))
@@ -201,8 +213,33 @@ func (b binaryFrames) Send(ctx context.Context, frame []byte) error {
 // Unwrap gives access to the connection's optional interfaces.
 func (b binaryFrames) Unwrap() transport.Conn { return b.Conn }
 
+// twiceConn writes every answer to tools/list two times
+// (duplicate-response): the same frame, the same id.
+type twiceConn struct{ transport.Conn }
+
+func (c twiceConn) Send(ctx context.Context, frame []byte) error {
+	if err := c.Conn.Send(ctx, frame); err != nil {
+		return err
+	}
+	var m struct {
+		ID     json.RawMessage            `json:"id"`
+		Method string                     `json:"method"`
+		Result map[string]json.RawMessage `json:"result"`
+	}
+	if json.Unmarshal(frame, &m) != nil || m.Method != "" || m.ID == nil || m.Result["tools"] == nil {
+		return nil
+	}
+	return c.Conn.Send(ctx, frame)
+}
+
+// Unwrap gives access to the connection's optional interfaces.
+func (c twiceConn) Unwrap() transport.Conn { return c.Conn }
+
 // wrapConn is the reference's Engine.WrapConn.
 func (r *reference) wrapConn(c transport.Conn) transport.Conn {
+	if r.is(DuplicateResponse) {
+		return twiceConn{c}
+	}
 	if r.is(WSBinaryFrames) {
 		if ws, ok := transport.As[binarySender](c); ok {
 			return binaryFrames{Conn: c, ws: ws}

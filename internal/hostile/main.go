@@ -82,6 +82,7 @@ var modes = map[string][]string{
 	"deep-json":             {"stdio", "http", "ws"},
 	"setsid-children":       {"stdio"},
 	"garbage-then-hang":     {"stdio"},
+	"endless-pages":         {"stdio", "http", "ws"},
 
 	// Redirects to --redirect-to: every HTTP request (and WebSocket
 	// upgrade), or every one but initialize and notifications (so that the
@@ -115,6 +116,7 @@ var (
 	longBytes = flag.Int("long-bytes", 3_900_000, "long-lines: bytes per line")
 	hugeMB    = flag.Int("huge-mb", 50, "huge-line: MB of the line printed before anything else")
 	children  = flag.Int("children", 3, "setsid-children: how many children")
+	pageItems = flag.Int("page-items", 100_000, "endless-pages: tools on every tools/list page")
 	trickle   = flag.Duration("trickle", 100*time.Millisecond, "body-trickle: pause between two bytes")
 	redirTo   = flag.String("redirect-to", "", "redirect modes: the Location (required)")
 	redirCode = flag.Int("redirect-status", http.StatusTemporaryRedirect, "redirect modes: the 3xx status")
@@ -349,6 +351,10 @@ func handle(s *session, frame []byte) reply {
 			fmt.Fprintln(os.Stderr, "panic: runtime error: invalid memory address or nil pointer dereference (tools/list)")
 			os.Exit(1)
 		}
+		if *mode == "endless-pages" {
+			r.answer = endlessPage(m.ID, m.Params)
+			break
+		}
 		desc := `"Echoes its text."`
 		if *mode == "invalid-utf8" && s.afterInit() {
 			desc = "\"Echoes \xff\xfe its text.\""
@@ -404,6 +410,24 @@ func handle(s *session, frame []byte) reply {
 		r.before = extras()
 	}
 	return r
+}
+
+// endlessPage is a tools/list page of --page-items tools, answered at
+// once, with a nextCursor every time: the pages never end.
+func endlessPage(id, params json.RawMessage) []byte {
+	var p struct {
+		Cursor string `json:"cursor"`
+	}
+	_ = json.Unmarshal(params, &p)
+	page := 0
+	_, _ = fmt.Sscanf(p.Cursor, "page-%d", &page)
+	var b bytes.Buffer
+	b.WriteString(`{"tools":[{"name":"echo","inputSchema":{"type":"object"}}`)
+	for i := range *pageItems {
+		fmt.Fprintf(&b, `,{"name":"tool-%d-%d","inputSchema":{"type":"object"}}`, page, i)
+	}
+	fmt.Fprintf(&b, `],"nextCursor":"page-%d"}`, page+1)
+	return resultFrame(id, b.String())
 }
 
 // extras are the messages a mode sends once per session after initialize.

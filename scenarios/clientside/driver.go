@@ -103,6 +103,11 @@ func (t *T) Serve(s Script) {
 	t.conns = make(chan *Conn, 8)
 	t.served = make(chan struct{})
 	t.log = newLog()
+	t.log.onFirstDrop = func(LogDrop) {
+		t.Transcript().Eventf("fake-server", "log: more than %s notifications or %s bytes of one method, %s messages or %s bytes from the client; "+
+			"the rest are only counted (requests are kept up to twice the bounds)",
+			jsonrpc.Thousands(LogPerMethod), jsonrpc.Thousands(LogMethodBytes), jsonrpc.Thousands(LogLimit), jsonrpc.Thousands(LogBytes))
+	}
 	go func() {
 		defer close(t.served)
 		t.serve(ctx, s)
@@ -156,10 +161,10 @@ func (t *T) listen(ctx context.Context) (transport.Listener, string, error) {
 // gets its holds before anything is read and is handed to the body.
 func (t *T) serve(ctx context.Context, s Script) {
 	engine := &server.Engine{
-		Transcript:         t.Transcript(),
-		Requests:           t.handlers(s),
-		Middleware:         t.logged,
-		OtherNotifications: t.logNotification,
+		Transcript: t.Transcript(),
+		Requests:   t.handlers(s),
+		Middleware: t.resultType,
+		OnMessage:  t.logMessage(s.Hold),
 		OnPeer: func(p *server.Peer) {
 			c := &Conn{Peer: p, held: map[string]*peer.HeldRequests{}}
 			for _, m := range s.Hold {
@@ -360,7 +365,7 @@ func (t *T) skipIfLegacyOnly(out Outcome) {
 
 func (t *T) settle(done func([]Received) bool) Outcome {
 	for {
-		seen := len(t.log.Entries())
+		seen, total := len(t.log.Entries()), t.log.Total()
 		ctx, cancel := t.Wait()
 		out := t.Await(ctx, func(r []Received) bool { return len(r) > seen || (done != nil && done(r)) })
 		cancel()
@@ -369,6 +374,9 @@ func (t *T) settle(done func([]Received) bool) Outcome {
 			return Exited
 		case out == TimedOut && t.Ctx.Err() != nil:
 			return TimedOut
+		case out == TimedOut && t.log.Total() > total:
+			// The client kept sending what a full log only counts.
+			continue
 		case out == TimedOut:
 			return Silent
 		case done != nil && done(t.log.Entries()):
@@ -482,13 +490,17 @@ func (t *T) skippedNote() string {
 func (t *T) DescribeEnd(out Outcome) string { return t.skippedNote() + t.describeEnd(out) }
 
 func (t *T) describeEnd(out Outcome) string {
+	end := "the client had finished"
 	switch out {
 	case Exited:
-		return fmt.Sprintf("the client exited with code %d", t.proc.ExitCode())
+		end = fmt.Sprintf("the client exited with code %d", t.proc.ExitCode())
 	case Silent:
-		return fmt.Sprintf("the client sent nothing more for %s", t.Env.Timing.ResponseTimeout)
+		end = fmt.Sprintf("the client sent nothing more for %s", t.Env.Timing.ResponseTimeout)
 	case TimedOut:
-		return "the scenario's deadline passed"
+		end = "the scenario's deadline passed"
 	}
-	return "the client had finished"
+	if d := t.log.Dropped(); d.Total() > 0 {
+		end += " (" + d.String() + ")"
+	}
+	return end
 }

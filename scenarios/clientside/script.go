@@ -4,11 +4,14 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"maps"
 	"net/http"
 	"slices"
+	"strings"
 	"sync"
 	"time"
 
+	"github.com/mcpconform/mcpconform/fakes/peer"
 	"github.com/mcpconform/mcpconform/fakes/server"
 	"github.com/mcpconform/mcpconform/jsonrpc"
 	"github.com/mcpconform/mcpconform/protocol"
@@ -75,21 +78,152 @@ type Received struct {
 }
 
 // Log is every request and notification the client sent to the fake
-// server, on any connection (held requests excepted: the body has them).
+// server, on any connection (held requests excepted: the body has them),
+// bounded as the inboxes are: a client flooding notifications (1.36 GB
+// over stdio, 1.82 GB over WebSocket in 30 s, issue 21) costs at most
+// LogLimit messages and LogBytes. The log keeps the start of the
+// conversation, which the checks judge (initialize first, the first
+// tools/call): it keeps the first LogPerMethod notifications of each
+// method, at most LogMethodBytes of them (a flood is of one method or a
+// few: the notifications/initialized behind it is still kept), and counts
+// the rest; once full, further
+// notifications are only counted, and requests, which each ask for an
+// answer and which the checks wait for, are kept up to twice the bounds
+// and only counted beyond (Dropped).
 type Log struct {
 	mu      sync.Mutex
 	entries []Received
+	bytes   int            // the kept entries' estimated size
+	total   int            // every message logged, kept or only counted
+	dropped map[string]int // messages only counted, by kind and method
+	kept    map[string]int // notifications kept, by method
+	keptB   map[string]int // their bytes
 	changed chan struct{}
+	// onFirstDrop is told, once, when the log starts dropping.
+	onFirstDrop func(LogDrop)
+}
+
+// LogLimit and LogBytes bound a scenario's log, LogPerMethod and
+// LogMethodBytes the notifications of each method in it; requests are kept
+// up to twice LogLimit and LogBytes (see Log).
+const (
+	LogLimit       = peer.DefaultInboxLimit
+	LogBytes       = peer.DefaultInboxBytes
+	LogPerMethod   = 1000
+	LogMethodBytes = 1 << 20
+)
+
+// LogDrop is what a log dropped: how many messages of each kind and method
+// were only counted.
+type LogDrop struct {
+	Kept, KeptBytes int
+	Dropped         map[string]int // "notification notifications/message": 123456
+}
+
+// Total is how many messages were dropped.
+func (d LogDrop) Total() int {
+	n := 0
+	for _, c := range d.Dropped {
+		n += c
+	}
+	return n
+}
+
+// String says what was dropped, for a transcript or a verdict, the most
+// frequent first (at most three named).
+func (d LogDrop) String() string {
+	if len(d.Dropped) == 0 {
+		return ""
+	}
+	kinds := make([]string, 0, len(d.Dropped))
+	for k := range d.Dropped {
+		kinds = append(kinds, k)
+	}
+	slices.SortFunc(kinds, func(a, b string) int {
+		if d.Dropped[a] != d.Dropped[b] {
+			return d.Dropped[b] - d.Dropped[a]
+		}
+		return strings.Compare(a, b)
+	})
+	var named []string
+	for i, k := range kinds {
+		if i == 3 {
+			named = append(named, fmt.Sprintf("%d more kind(s)", len(kinds)-i))
+			break
+		}
+		named = append(named, fmt.Sprintf("%s ×%s", k, jsonrpc.Thousands(d.Dropped[k])))
+	}
+	return fmt.Sprintf("the fake server's log kept %s messages (%s bytes) and only counted %s more: %s",
+		jsonrpc.Thousands(d.Kept), jsonrpc.Thousands(d.KeptBytes), jsonrpc.Thousands(d.Total()), strings.Join(named, ", "))
 }
 
 func newLog() *Log { return &Log{changed: make(chan struct{})} }
 
+// entrySize estimates what an entry holds: the message and its header.
+func entrySize(r Received) int {
+	n := 64 + peer.MessageSize(r.Msg)
+	for k, vs := range r.Header {
+		n += len(k) + 16
+		for _, v := range vs {
+			n += len(v) + 16
+		}
+	}
+	return n
+}
+
 func (l *Log) add(r Received) {
+	size := entrySize(r)
 	l.mu.Lock()
 	defer l.mu.Unlock()
+	l.total++
+	factor, notification := 1, !r.Msg.IsRequest()
+	if !notification {
+		factor = 2
+	}
+	if l.kept == nil {
+		l.kept, l.keptB = map[string]int{}, map[string]int{}
+	}
+	method := r.Msg.Method
+	if len(l.entries) >= factor*LogLimit || l.bytes+size > factor*LogBytes ||
+		(notification && (l.kept[method] >= LogPerMethod || l.keptB[method]+size > LogMethodBytes)) {
+		first := l.dropped == nil
+		if first {
+			l.dropped = map[string]int{}
+		}
+		l.dropped[string(r.Msg.Kind())+" "+r.Msg.Method]++
+		if first && l.onFirstDrop != nil {
+			l.onFirstDrop(LogDrop{Kept: len(l.entries), KeptBytes: l.bytes, Dropped: maps.Clone(l.dropped)})
+		}
+		// No wake-up: nothing a waiter can see changed (Total did; settle
+		// looks at it when its wait ends).
+		return
+	}
 	l.entries = append(l.entries, r)
+	l.bytes += size
+	if notification {
+		l.kept[method]++
+		l.keptB[method] += size
+	}
 	close(l.changed)
 	l.changed = make(chan struct{})
+}
+
+// Total is how many messages the log was given, kept or only counted.
+func (l *Log) Total() int {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.total
+}
+
+// Dropped is what the log only counted; its String is "" when nothing was
+// dropped.
+func (l *Log) Dropped() LogDrop {
+	if l == nil {
+		return LogDrop{}
+	}
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return LogDrop{Kept: len(l.entries), KeptBytes: l.bytes, Dropped: maps.Clone(l.dropped)}
 }
 
 // Entries is a copy of the log so far.
@@ -273,11 +407,10 @@ func (t *T) discover(s Script) server.Handler {
 	}
 }
 
-// logged wraps every handler: it logs the request with its HTTP header and
-// adds resultType "complete" to a 2026-07-28 result that has none.
-func (t *T) logged(next server.Handler) server.Handler {
+// resultType wraps every handler: it adds resultType "complete" to a
+// 2026-07-28 result that has none.
+func (t *T) resultType(next server.Handler) server.Handler {
 	return func(ctx context.Context, p *server.Peer, req *jsonrpc.Message) (any, *jsonrpc.Error) {
-		t.log.add(Received{Conn: p.ID, Msg: req, Header: p.Header().Clone(), At: time.Now()})
 		result, rpcErr := next(ctx, p, req)
 		if rpcErr != nil || !protocol.IsStateless(t.Env.Version) {
 			if asIs, ok := result.(AsIs); ok {
@@ -297,8 +430,17 @@ func (t *T) logged(next server.Handler) server.Handler {
 	}
 }
 
-func (t *T) logNotification(_ context.Context, p *server.Peer, msg *jsonrpc.Message) {
-	t.log.add(Received{Conn: p.ID, Msg: msg, Header: p.Header().Clone(), At: time.Now()})
+// logMessage logs every request and notification the client sends, with
+// its HTTP header, in the read loop of its connection: in arrival order,
+// before any handler runs (requests held for the body excepted).
+func (t *T) logMessage(held []string) func(p *server.Peer, msg *jsonrpc.Message) {
+	return func(p *server.Peer, msg *jsonrpc.Message) {
+		switch {
+		case msg.IsRequest() && slices.Contains(held, msg.Method):
+		case msg.IsRequest(), msg.IsNotification():
+			t.log.add(Received{Conn: p.ID, Msg: msg, Header: p.Header().Clone(), At: time.Now()})
+		}
+	}
 }
 
 // Log is what the client sent to the fake server so far.

@@ -1,11 +1,9 @@
 package lifecycle
 
 import (
-	"bytes"
 	"encoding/json"
 	"errors"
 	"fmt"
-	"math/big"
 	"slices"
 
 	"github.com/mcpconform/mcpconform/fakes/client"
@@ -353,38 +351,11 @@ var idEchoScenario = &scenarios.Scenario{
 	}),
 }
 
-// sameID compares two ids as JSON values (RFC 8259): strings by their
-// text, however escaped ("\u03a9" is "Ω"), numbers by their value; a string
-// never equals a number ("42" is not 42).
-func sameID(got, want jsonrpc.ID) bool {
-	gk, gv := idValue(got)
-	wk, wv := idValue(want)
-	return gk != "" && gk == wk && gv == wv
-}
-
-// idValue is an id's JSON type and its value in a canonical form; the type
-// is "" for what is not a JSON string or number.
-func idValue(id jsonrpc.ID) (kind, value string) {
-	b := bytes.TrimSpace(id)
-	if len(b) == 0 || !json.Valid(b) {
-		return "", ""
-	}
-	switch {
-	case b[0] == '"':
-		var s string
-		if json.Unmarshal(b, &s) != nil {
-			return "", ""
-		}
-		return "string", s
-	case b[0] == '-' || (b[0] >= '0' && b[0] <= '9'):
-		r, ok := new(big.Rat).SetString(string(b))
-		if !ok {
-			return "", ""
-		}
-		return "number", r.RatString()
-	}
-	return "", ""
-}
+// sameID compares two ids as JSON values (jsonrpc.ID.Equal, the one
+// comparison of ids everywhere): strings by their text, however escaped
+// ("\u03a9" is "Ω"), numbers by their value; a string never equals a number
+// ("42" is not 42).
+func sameID(got, want jsonrpc.ID) bool { return got.Equal(want) }
 
 var (
 	notificationSilentNoResponse = &scenarios.Check{ID: "lifecycle-notification-silent/no-response", Level: scenarios.Must, Spec: "2025-11-25/basic/index.mdx#notifications",

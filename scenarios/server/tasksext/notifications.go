@@ -109,7 +109,7 @@ func runNotifications(t *serverside.T) {
 				Meta map[string]json.RawMessage `json:"_meta"`
 			}
 			_ = json.Unmarshal(n.Params, &p)
-			if got, ok := p.Meta[protocol.MetaSubscriptionID]; !ok || !sameJSON(got, json.RawMessage(id)) {
+			if got, ok := p.Meta[protocol.MetaSubscriptionID]; !ok || !jsonrpc.ID(got).Equal(id) {
 				bad = append(bad, fmt.Sprintf("status %s with subscriptionId %s", judge.StringField(n.Params, "status"), orNone(got)))
 			}
 		}
@@ -145,7 +145,7 @@ func awaitAck(t *serverside.T, s *client.Session, l *client.Listening, mark int)
 				Meta map[string]json.RawMessage `json:"_meta"`
 			}
 			_ = json.Unmarshal(m.Params, &p)
-			return sameJSON(p.Meta[protocol.MetaSubscriptionID], json.RawMessage(l.ID))
+			return jsonrpc.ID(p.Meta[protocol.MetaSubscriptionID]).Equal(l.ID)
 		}); err == nil {
 			close(acked)
 		}

@@ -1,6 +1,7 @@
 // Package wire is the family of the wire rules every message keeps,
 // whatever the scenario: JSON-RPC only (over stdio, nothing else on
-// stdout), UTF-8, "jsonrpc": "2.0", request ids, requests only for
+// stdout), UTF-8, "jsonrpc": "2.0", request ids, responses only to
+// requests sent and once each, requests only for
 // negotiated client capabilities, the HTTP Content-Type, and WebSocket
 // framing. Every session of every scenario records what broke them
 // (fakes/client, wire.go) into the ledger of its transport and version;
@@ -58,6 +59,20 @@ var (
 		Title:     "every request the server sent has a string or integer id, never null (\"Unlike base JSON-RPC, the ID MUST NOT be null.\")",
 		Faults:    []*fault.Fault{server.RequestIDNull},
 		Liberties: []*fault.Fault{server.IntegerRequestIDs}}
+	rulesResponseID = &scenarios.Check{ID: "wire-rules/response-id", Level: scenarios.Must, Spec: messagesSpec + "#responses",
+		Quote: "Result responses MUST include the same ID as the request they correspond to.",
+		Title: "every response the server sent, in every session of every scenario on this transport and version, answers a " +
+			"request the client sent: its id is, as a JSON value, the id of one of the session's requests (JSON-RPC 2.0 §5: " +
+			"\"It MUST be the same as the value of the id member in the Request Object\"); an error with id null, about a " +
+			"request whose id could not be read, is not judged here",
+		Faults:    []*fault.Fault{server.ResponseUnknownID},
+		Liberties: []*fault.Fault{server.EscapesNonASCIIIds}}
+	rulesOneResponse = &scenarios.Check{ID: "wire-rules/one-response", Level: scenarios.Must, Spec: messagesSpec + "#messages",
+		Quote: "All messages between MCP clients and servers MUST follow the JSON-RPC 2.0 specification.",
+		Title: "the server answers each request once, never with a second response to the same id (JSON-RPC 2.0 §4: \"The " +
+			"Server MUST reply with the same value in the id member\" of the one Response it sends for each Request; a request " +
+			"the client sent twice with the same id may be answered twice)",
+		Faults: []*fault.Fault{server.DuplicateResponse}}
 	rulesNegotiatedCapabilities = &scenarios.Check{ID: "wire-rules/negotiated-capabilities", Level: scenarios.Must,
 		Spec:  "2025-11-25/basic/lifecycle.mdx#operation",
 		Quote: "Only use capabilities that were successfully negotiated",
@@ -97,6 +112,8 @@ var ruleChecks = []struct {
 	{client.RuleUTF8, rulesUTF8, "", "every frame UTF-8"},
 	{client.RuleJSONRPCVersion, rulesJSONRPCVersion, "", `"jsonrpc": "2.0" in every message`},
 	{client.RuleRequestID, rulesRequestID, "", "a string or integer id on every request the server sends"},
+	{client.RuleResponseID, rulesResponseID, "", "every response with the id of a request the client sent"},
+	{client.RuleOneResponse, rulesOneResponse, "", "one response per request"},
 	{client.RuleNegotiatedCapabilities, rulesNegotiatedCapabilities, "", "sampling, elicitation and roots requests only to a client that declared them"},
 	{client.RuleContentType, rulesContentType, transport.HTTP, "Content-Type application/json or text/event-stream on every answer to a request"},
 	{client.RuleWSTextFrames, rulesWSTextFrames, transport.WS, "every message in a text frame"},
@@ -105,7 +122,7 @@ var ruleChecks = []struct {
 
 var rulesScenario = &scenarios.Scenario{
 	ID:       "wire-rules",
-	Title:    "what the server sends, in every scenario, keeps the wire rules: JSON-RPC only, UTF-8, jsonrpc 2.0, request ids, negotiated capabilities, HTTP Content-Type, WebSocket framing",
+	Title:    "what the server sends, in every scenario, keeps the wire rules: JSON-RPC only, UTF-8, jsonrpc 2.0, request ids, one response per request and to requests sent only, negotiated capabilities, HTTP Content-Type, WebSocket framing",
 	Family:   "wire",
 	Side:     scenarios.ServerSide,
 	Versions: protocol.Judged(),
@@ -117,7 +134,7 @@ var rulesScenario = &scenarios.Scenario{
 		"discarded as too long), and the driver adds what breaks a wire rule to a ledger per transport and version. This " +
 		"scenario runs last there: it opens a session that declares no client capability, lists the tools and pings, " +
 		"and judges that traffic with the ledger, naming the scenario and showing the start of each offending frame.",
-	Checks: []*scenarios.Check{rulesJSONRPCOnly, rulesUTF8, rulesJSONRPCVersion, rulesRequestID,
+	Checks: []*scenarios.Check{rulesJSONRPCOnly, rulesUTF8, rulesJSONRPCVersion, rulesRequestID, rulesResponseID, rulesOneResponse,
 		rulesNegotiatedCapabilities, rulesContentType, rulesWSTextFrames, rulesWSSubprotocol},
 	Run: serverside.Body(func(t *serverside.T) {
 		s := t.Open("A", client.Options{Capabilities: map[string]any{}})
@@ -125,7 +142,10 @@ var rulesScenario = &scenarios.Scenario{
 			t.Step("tools/list")
 			_, _ = t.Request(s, protocol.MethodToolsList, map[string]any{}) // its answer is judged frame by frame
 		}
-		if !s.Stateless() {
+		// On an ordered connection (every one but stateless HTTP's POSTs)
+		// the probe's answer comes after whatever the server wrote before
+		// it: a second answer to tools/list included.
+		if !s.Stateless() || t.Env.Transport != transport.HTTP {
 			t.Barrier(s)
 		}
 		own := serverside.Breaches(t.Scenario().ID, s)
