@@ -65,7 +65,7 @@ var (
 			"request the client sent: its id is, as a JSON value, the id of one of the session's requests (JSON-RPC 2.0 §5: " +
 			"\"It MUST be the same as the value of the id member in the Request Object\"); an error with id null, about a " +
 			"request whose id could not be read, is not judged here",
-		Faults:    []*fault.Fault{server.ResponseUnknownID},
+		Faults:    []*fault.Fault{server.ResponseUnknownID, server.IdNumericStringUnquoted},
 		Liberties: []*fault.Fault{server.EscapesNonASCIIIds}}
 	rulesOneResponse = &scenarios.Check{ID: "wire-rules/one-response", Level: scenarios.Must, Spec: messagesSpec + "#messages",
 		Quote: "All messages between MCP clients and servers MUST follow the JSON-RPC 2.0 specification.",
