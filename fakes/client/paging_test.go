@@ -69,7 +69,12 @@ var _ = Describe("ListAll", func() {
 		_, err := s.Initialize(stepCtx())
 		Expect(err).NotTo(HaveOccurred())
 		w := watchHeap()
-		l, err := s.ListAll(stepCtx(), protocol.MethodToolsList, client.ListOptions{Budget: client.PagingBudget{Bytes: 8 << 20}})
+		// Reading 8 MB of pages (each validated against the schema) takes
+		// seconds of CPU on a loaded machine: the deadline is generous, and
+		// nothing here is timed.
+		ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
+		defer cancel()
+		l, err := s.ListAll(ctx, protocol.MethodToolsList, client.ListOptions{Budget: client.PagingBudget{Bytes: 8 << 20}})
 		base, peak := w.Stop()
 		Expect(errors.Is(err, client.ErrPagingBudget)).To(BeTrue(), "%v", err)
 		var pe *client.PagingBudgetError
