@@ -51,6 +51,11 @@ type Options struct {
 	// its frames cannot show (transport.WireNote); the session keeps them
 	// as wire breaches (WireBreaches) either way.
 	OnWireNote func(transport.WireNote)
+	// OnOwnInvalid, if set, is told of every message the session sends
+	// that the schema of its version refuses (peer.Guard): a harness error
+	// unless it is marked deliberate. Without it they are only noted in
+	// the transcript.
+	OnOwnInvalid func(peer.OwnInvalid)
 }
 
 // DefaultPoll is the task poll interval when neither the server nor the
@@ -139,10 +144,25 @@ func Connect(ctx context.Context, target Target, opts Options) (*Session, error)
 		OnServeLimit: func(limit int) {
 			opts.Transcript.Eventf(opts.Label, "more than %d requests from the server at once; the rest are left unanswered", limit)
 		},
+		Guard: &peer.Guard{
+			Version: func(peer.Outbound) string { return opts.Version },
+			Report:  ownInvalidNote(opts.Transcript, opts.Label, opts.OnOwnInvalid),
+		},
 	})
 	s.inbox = s.peer.Inbox()
 	s.peer.Start()
 	return s, nil
+}
+
+// ownInvalidNote notes each invalid message of our own in the transcript
+// and hands it on.
+func ownInvalidNote(tr *jsonrpc.Transcript, label string, then func(peer.OwnInvalid)) func(peer.OwnInvalid) {
+	return func(o peer.OwnInvalid) {
+		tr.Eventf(label, "guard: %v", o)
+		if then != nil {
+			then(o)
+		}
+	}
 }
 
 // Label names the session in transcripts.
@@ -243,6 +263,10 @@ type Call struct {
 	// Header overrides HTTP headers for this request (stateless HTTP only);
 	// an empty value removes the header.
 	Header http.Header
+	// Deviation marks a request invalid on purpose (a probe of how the
+	// server handles it), so the guard notes it instead of raising a
+	// harness error.
+	Deviation *peer.Deviation
 }
 
 // Request sends a request and waits for its response. A JSON-RPC error is
@@ -259,7 +283,7 @@ func (s *Session) Do(ctx context.Context, c Call) (*jsonrpc.Message, error) {
 		return nil, err
 	}
 	s.noteDeclared(c.Method, params)
-	resp, err := s.peer.Do(ctx, peer.Call{ID: c.ID, Method: c.Method, Params: params, Send: s.sender(c.Header)})
+	resp, err := s.peer.Do(ctx, peer.Call{ID: c.ID, Method: c.Method, Params: params, Send: s.sender(c.Header), Deviation: c.Deviation})
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", c.Method, err)
 	}

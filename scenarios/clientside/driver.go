@@ -155,6 +155,19 @@ func (t *T) serve(ctx context.Context, s Script) {
 		Requests:           t.handlers(s),
 		Middleware:         t.logged,
 		OtherNotifications: t.logNotification,
+		Guard: func(p *server.Peer) *peer.Guard {
+			return &peer.Guard{
+				// The fake server speaks the scenario's version only.
+				Version: func(peer.Outbound) string { return t.Env.Version },
+				Report: func(o peer.OwnInvalid) {
+					if o.Deviation != nil {
+						t.Transcript().Eventf(p.ID, "guard: %v", o)
+						return
+					}
+					t.HarnessError("%v", o)
+				},
+			}
+		},
 		OnPeer: func(p *server.Peer) {
 			c := &Conn{Peer: p, held: map[string]*peer.HeldRequests{}}
 			for _, m := range s.Hold {

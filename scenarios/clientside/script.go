@@ -9,6 +9,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/mcpconform/mcpconform/fakes/peer"
 	"github.com/mcpconform/mcpconform/fakes/server"
 	"github.com/mcpconform/mcpconform/jsonrpc"
 	"github.com/mcpconform/mcpconform/protocol"
@@ -183,7 +184,12 @@ func (t *T) handlers(s Script) map[string]server.Handler {
 		h[protocol.MethodPromptsList] = func(context.Context, *server.Peer, *jsonrpc.Message) (any, *jsonrpc.Error) {
 			prompts := make([]any, 0, len(s.Prompts))
 			for _, pr := range s.Prompts {
-				prompts = append(prompts, map[string]any{"name": pr.Name, "arguments": pr.Arguments})
+				def := map[string]any{"name": pr.Name}
+				if pr.Arguments != nil {
+					// The schema's arguments is an array: never null.
+					def["arguments"] = pr.Arguments
+				}
+				prompts = append(prompts, def)
 			}
 			return map[string]any{"prompts": prompts}, nil
 		}
@@ -269,28 +275,51 @@ func (t *T) discover(s Script) server.Handler {
 			"supportedVersions": []string{t.Env.Version},
 			"capabilities":      s.capabilities(),
 			"_meta":             map[string]any{protocol.MetaServerInfo: FakeServerInfo},
-		}, nil
+		}, nil // the caching hints are the middleware's (logged)
 	}
 }
 
+// cacheable are the methods whose complete results carry caching hints
+// at 2026-07-28 (server/utilities/caching.mdx#cacheable-results: "Servers
+// MUST include caching hints on results with resultType: "complete"").
+var cacheable = []string{protocol.MethodServerDiscover, protocol.MethodToolsList, protocol.MethodPromptsList,
+	protocol.MethodResourcesList, protocol.MethodResourcesTemplatesList, protocol.MethodResourcesRead}
+
+// The fake server's caching hints: its lists are the same for every
+// caller ("public" suits "lists of tools, prompts, and resource templates
+// when they are identical for all users"), and immediately stale (ttlMs
+// 0), so that a client re-fetches rather than keeps one scenario's answer.
+const (
+	fakeTTLMs      = 0
+	fakeCacheScope = "public"
+)
+
 // logged wraps every handler: it logs the request with its HTTP header and
-// adds resultType "complete" to a 2026-07-28 result that has none.
+// completes a 2026-07-28 result: resultType "complete" where it has none,
+// and on a cacheable complete result the caching hints it lacks. An AsIs
+// result is sent as given, on purpose (a deliberate deviation the guard
+// notes under the scenario's name).
 func (t *T) logged(next server.Handler) server.Handler {
 	return func(ctx context.Context, p *server.Peer, req *jsonrpc.Message) (any, *jsonrpc.Error) {
 		t.log.add(Received{Conn: p.ID, Msg: req, Header: p.Header().Clone(), At: time.Now()})
 		result, rpcErr := next(ctx, p, req)
+		if asIs, ok := result.(AsIs); ok {
+			return peer.Deviant{Result: map[string]any(asIs), By: "scenario " + t.Scenario().ID + ": a result sent as is"}, rpcErr
+		}
 		if rpcErr != nil || !protocol.IsStateless(t.Env.Version) {
-			if asIs, ok := result.(AsIs); ok {
-				return map[string]any(asIs), rpcErr
-			}
 			return result, rpcErr
 		}
-		switch r := result.(type) {
-		case AsIs:
-			return map[string]any(r), nil
-		case map[string]any:
+		if r, ok := result.(map[string]any); ok {
 			if _, ok := r["resultType"]; !ok {
 				r["resultType"] = "complete"
+			}
+			if r["resultType"] == "complete" && slices.Contains(cacheable, req.Method) {
+				if _, ok := r["ttlMs"]; !ok {
+					r["ttlMs"] = fakeTTLMs
+				}
+				if _, ok := r["cacheScope"]; !ok {
+					r["cacheScope"] = fakeCacheScope
+				}
 			}
 		}
 		return result, nil

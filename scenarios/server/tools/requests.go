@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"math"
 	"reflect"
 	"strings"
 
@@ -106,6 +107,13 @@ func acceptDefaults(params json.RawMessage) any {
 	content := map[string]any{}
 	for name, prop := range p.Schema.Properties {
 		if d, ok := prop["default"]; ok {
+			if f, isNumber := d.(float64); isNumber && f != math.Trunc(f) {
+				// ElicitResult's content takes strings, integers, booleans
+				// and string lists only: a fractional default (a number
+				// field's 95.5) is answered with the nearest integer, a
+				// valid number of the field all the same.
+				d = math.Round(f)
+			}
 			content[name] = d
 			continue
 		}
