@@ -56,6 +56,9 @@ type Options struct {
 	// unless it is marked deliberate. Without it they are only noted in
 	// the transcript.
 	OnOwnInvalid func(peer.OwnInvalid)
+	// Exempt, if set, may mark an invalid message as a deliberate
+	// deviation (a fault of the reference client's: peer.Guard.Exempt).
+	Exempt func(peer.Outbound) *peer.Deviation
 }
 
 // DefaultPoll is the task poll interval when neither the server nor the
@@ -146,6 +149,7 @@ func Connect(ctx context.Context, target Target, opts Options) (*Session, error)
 		},
 		Guard: &peer.Guard{
 			Version: func(peer.Outbound) string { return opts.Version },
+			Exempt:  opts.Exempt,
 			Report:  ownInvalidNote(opts.Transcript, opts.Label, opts.OnOwnInvalid),
 		},
 	})

@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"strings"
 
 	"github.com/mcpconform/mcpconform/jsonrpc"
 	"github.com/mcpconform/mcpconform/protocol"
@@ -72,6 +73,8 @@ type Outbound struct {
 func (o Outbound) What() string {
 	m := o.Msg
 	switch {
+	case m == nil:
+		return "frame" // SendRaw's, when it is no JSON-RPC message
 	case m.Method != "" && !m.ID.IsZero():
 		return "request " + m.Method
 	case m.Method != "":
@@ -115,6 +118,27 @@ func (o OwnInvalid) Error() string {
 	return fmt.Sprintf("mcpconform's own %s%s is invalid: %v", o.What, at, o.Err)
 }
 
+// HarnessMarker starts the line a peer in a process of its own (a
+// reference peer the self-test launches) writes to stderr for an invalid
+// message of its own, so that the run that judges it, which keeps that
+// stderr, can report it as a harness error (HarnessLines).
+const HarnessMarker = "mcpconform harness error: "
+
+// Line is the stderr line for o (HarnessMarker and the error).
+func (o OwnInvalid) Line() string { return HarnessMarker + o.Error() }
+
+// HarnessLines finds the lines of text that report invalid messages of a
+// reference peer of our own (Line), without the marker.
+func HarnessLines(text string) []string {
+	var out []string
+	for line := range strings.Lines(text) {
+		if _, rest, ok := strings.Cut(line, HarnessMarker); ok {
+			out = append(out, strings.TrimSpace(rest))
+		}
+	}
+	return out
+}
+
 // Guard validates every message a peer writes against the schema of the
 // version in use. The message is still sent as it is: the guard reports,
 // it does not repair, so what the target saw is what the report names.
@@ -154,14 +178,10 @@ func (g *Guard) report(o Outbound, frame []byte, err error) {
 }
 
 func (g *Guard) reportAt(version string, o Outbound, frame []byte, err error) {
-	if o.Deviation == nil && g.Exempt != nil && o.Msg != nil {
+	if o.Deviation == nil && g.Exempt != nil {
 		o.Deviation = g.Exempt(o)
 	}
-	what := "frame"
-	if o.Msg != nil {
-		what = o.What()
-	}
-	g.Report(OwnInvalid{What: what, Version: version, Err: err, Raw: append([]byte(nil), frame...), Deviation: o.Deviation})
+	g.Report(OwnInvalid{What: o.What(), Version: version, Err: err, Raw: append([]byte(nil), frame...), Deviation: o.Deviation})
 }
 
 // Validate checks one outgoing message against the schema of version

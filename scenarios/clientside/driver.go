@@ -268,6 +268,11 @@ func (t *T) shutdown() {
 			t.Transcript().Eventf("client", "the client exited with code %d", code)
 		}
 		t.AddStderr(t.proc.Output())
+		// The reference client reports its own invalid messages on its
+		// output (peer.HarnessMarker).
+		for _, line := range peer.HarnessLines(t.proc.Output()) {
+			t.HarnessError("the client process: %s", line)
+		}
 	}
 	if t.stop != nil {
 		t.stop()

@@ -4,7 +4,6 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
-	"math"
 	"reflect"
 	"strings"
 
@@ -107,14 +106,7 @@ func acceptDefaults(params json.RawMessage) any {
 	content := map[string]any{}
 	for name, prop := range p.Schema.Properties {
 		if d, ok := prop["default"]; ok {
-			if f, isNumber := d.(float64); isNumber && f != math.Trunc(f) {
-				// ElicitResult's content takes strings, integers, booleans
-				// and string lists only: a fractional default (a number
-				// field's 95.5) is answered with the nearest integer, a
-				// valid number of the field all the same.
-				d = math.Round(f)
-			}
-			content[name] = d
+			content[name] = client.ContentValue(d)
 			continue
 		}
 		switch prop["type"] {
