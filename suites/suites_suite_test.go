@@ -76,6 +76,15 @@ var _ = BeforeSuite(func() {
 		references[tr] = ref
 		DeferCleanup(ref.Stop)
 	}
+	// Every message the in-process references sent in all of the suite's
+	// runs validated against its schema (fakes/peer's guard); the stdio
+	// reference processes report theirs on stderr, which turns the
+	// scenario's verdicts into harness errors.
+	DeferCleanup(func() {
+		for _, tr := range transports {
+			Expect(references[tr].OwnInvalid()).To(BeEmpty(), "the reference server over %s sent invalid messages of its own", tr)
+		}
+	})
 	// Cleanups run last first: the pool's work ends before the references
 	// and the binary go.
 	DeferCleanup(pool.End)
