@@ -185,6 +185,16 @@ func (r *reference) middleware(next Handler) Handler {
 		if r.is(DiscoverAnyVersion) && req.Method == protocol.MethodServerDiscover && p.Header() == nil {
 			version = protocol.V20260728 // the stdio probe: answered whatever version it declares
 		}
+		if slices.Contains(r.stateful, version) && !slices.Contains(r.stateless, version) {
+			// A version it implements, but through initialize, is no
+			// unsupported version: -32022 would refuse a version its own
+			// supported list names. server/discover says what it supports;
+			// anything else is a request outside a session.
+			if req.Method == protocol.MethodServerDiscover {
+				return next(ctx, p, req)
+			}
+			return r.legacyGate(ctx, p, req, next)
+		}
 		if !slices.Contains(r.stateless, version) && !r.discoversUnimplemented(req) {
 			supported := append(append([]string(nil), r.stateless...), r.stateful...)
 			if r.is(UnsupportedVersionWrongCode) {

@@ -252,11 +252,18 @@ func (t *T) initialize(s Script) server.Handler {
 		}
 		_ = json.Unmarshal(req.Params, &params)
 		if protocol.IsStateless(t.Env.Version) {
-			// A server of 2026-07-28 only: the refusal a dual-era client
-			// reads as "speak 2026-07-28" (basic/versioning.mdx, Backward
-			// Compatibility), and the one the official request-metadata
-			// scenario gives.
+			// A server of 2026-07-28 only names the versions it supports in
+			// any error to initialize (basic/versioning.mdx, Backward
+			// Compatibility). A version it does not implement gets the
+			// refusal a dual-era client reads as "speak 2026-07-28", and
+			// the one the official request-metadata scenario gives; its own
+			// version, which it implements without initialize, is no
+			// unsupported version: initialize is simply no method of it.
 			data, _ := json.Marshal(map[string]any{"supported": []string{t.Env.Version}, "requested": params.ProtocolVersion})
+			if params.ProtocolVersion == t.Env.Version {
+				return nil, &jsonrpc.Error{Code: codes.MethodNotFound, Data: data,
+					Message: "Method not found: initialize is no method of " + t.Env.Version + "; send requests with per-request _meta"}
+			}
 			return nil, &jsonrpc.Error{Code: codes.UnsupportedProtocolVersion, Message: "Unsupported protocol version: this server speaks " + t.Env.Version, Data: data}
 		}
 		return map[string]any{
