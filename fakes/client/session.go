@@ -90,6 +90,12 @@ type Session struct {
 	kind transport.Kind
 	wire wireLog // what broke the wire rules (wire.go)
 
+	// rawMethods maps the ids of the requests sent with SendRaw to their
+	// methods, so that their answers, which reach the inbox and not a
+	// waiting Do, are held to the schema too (at most maxKept at once).
+	rawMu      sync.Mutex
+	rawMethods map[string]string
+
 	// Negotiated after Initialize.
 	ServerVersion      string
 	ServerCapabilities map[string]any
@@ -252,7 +258,26 @@ func (s *Session) observe(msg *jsonrpc.Message) {
 	}
 	if msg.Method != "" {
 		s.checkSchema(string(msg.Kind())+" "+msg.Method, msg.Raw, func(v string) error { return protocol.ValidateParams(v, msg.Method, msg.Params) })
+		return
 	}
+	if method := s.rawMethod(msg.ID); method != "" && msg.Error == nil {
+		// The answer to a request sent with SendRaw: a "result": null, an
+		// array or a string is as invalid here as in answer to Do.
+		s.checkSchema("result of "+method, msg.Raw, func(v string) error { return protocol.ValidateResult(v, method, msg.Result) })
+	}
+}
+
+// rawMethod is the method of the raw request id answers, forgotten once
+// answered; "" when id answers none.
+func (s *Session) rawMethod(id jsonrpc.ID) string {
+	if id.IsZero() || id.IsNull() {
+		return ""
+	}
+	s.rawMu.Lock()
+	defer s.rawMu.Unlock()
+	method := s.rawMethods[id.Key()]
+	delete(s.rawMethods, id.Key())
+	return method
 }
 
 // Call describes one request in detail; Request covers the common case.
@@ -307,7 +332,19 @@ func (s *Session) Notify(ctx context.Context, method string, params any) error {
 }
 
 // SendRaw writes a frame exactly as given (malformed input on purpose).
+// When the frame is a request, its answer is held to the schema like that
+// of Do.
 func (s *Session) SendRaw(ctx context.Context, frame []byte) error {
+	if msg, err := jsonrpc.Decode(frame); err == nil && msg.IsRequest() && msg.ID.Valid() {
+		s.rawMu.Lock()
+		if s.rawMethods == nil {
+			s.rawMethods = map[string]string{}
+		}
+		if len(s.rawMethods) < maxKept {
+			s.rawMethods[msg.ID.Key()] = msg.Method
+		}
+		s.rawMu.Unlock()
+	}
 	return s.peer.SendRaw(ctx, frame)
 }
 
