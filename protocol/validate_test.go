@@ -345,3 +345,24 @@ var _ = Describe("ContentBlock", func() {
 		Expect(json.Unmarshal([]byte(`[]`), &b)).To(MatchError(ContainSubstring("expected object, got array")))
 	})
 })
+
+// A result is an object (the schema's Result) and params, when present, are
+// one too: encoding/json decodes null into anything without a word, and
+// the walk must not follow it.
+var _ = Describe("non-object results and params", func() {
+	nonObjects := []string{"null", "[]", `"x"`, "1", "1.5", "true", "false"}
+	It("refuses them for every method of every version with a schema", func() {
+		for _, version := range protocol.SchemaVersions() {
+			for _, method := range protocol.Methods(version) {
+				for _, raw := range nonObjects {
+					err := protocol.ValidateResult(version, method, json.RawMessage(raw))
+					if !errors.Is(err, protocol.ErrUnknownMethod) { // notifications have no result
+						Expect(schemaError(err).Path).To(Equal("$.result"), "%s %s result %s", version, method, raw)
+					}
+					Expect(schemaError(protocol.ValidateParams(version, method, json.RawMessage(raw))).Path).
+						To(Equal("$.params"), "%s %s params %s", version, method, raw)
+				}
+			}
+		}
+	})
+})

@@ -58,6 +58,9 @@ type T struct {
 	stderr   []string
 	lastStep string
 	sealed   bool
+	// harness holds the harness errors raised while the body ran (our own
+	// message invalid); they override every verdict.
+	harness []string
 }
 
 // abort unwinds a body; reason says why the rest was not judged.
@@ -103,6 +106,9 @@ func Execute(ctx context.Context, s *Scenario, env Env) *Result {
 		}
 		if !ok {
 			v = Verdict{Check: judged, Outcome: rest.outcome, Message: rest.reason, At: time.Since(t.start)}
+		}
+		if len(t.harness) > 0 {
+			v = Verdict{Check: judged, Outcome: Errored, At: v.At, Message: t.harnessMessage(v)}
 		}
 		if c.Profile != "" && !slices.Contains(env.Profiles, c.Profile) {
 			// Opt-in: judged by the body like any other, reported only when asked for.
@@ -172,6 +178,47 @@ func (t *T) runBody(rest abort) (out abort) {
 	}()
 	t.scenario.Run(t)
 	return out
+}
+
+// HarnessError records a defect of mcpconform found while the body runs,
+// from any goroutine: one of our own messages was invalid (the guard of
+// fakes/peer). Every check of the scenario is then reported as an error
+// naming it, never as a verdict on the target, whatever the body judged:
+// what the target did with an invalid message proves nothing about it.
+func (t *T) HarnessError(format string, args ...any) {
+	text := fmt.Sprintf(format, args...)
+	t.transcript.Eventf("", "harness error: %s", text)
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	if t.sealed {
+		return
+	}
+	switch {
+	case len(t.harness) < maxHarnessKept:
+		t.harness = append(t.harness, text)
+	case len(t.harness) == maxHarnessKept:
+		t.harness = append(t.harness, "and more (the transcript lists them all)")
+	}
+}
+
+// maxHarnessKept bounds the harness errors a scenario keeps for its verdicts.
+const maxHarnessKept = 5
+
+// HarnessErrors are the harness errors recorded so far.
+func (t *T) HarnessErrors() []string {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	return slices.Clone(t.harness)
+}
+
+// harnessMessage is the message of a verdict a harness error overrides;
+// called with t.mu held.
+func (t *T) harnessMessage(v Verdict) string {
+	msg := "harness error (a defect in mcpconform, not a verdict on the target): " + strings.Join(t.harness, "; ")
+	if v.Outcome != "" {
+		msg += fmt.Sprintf(" [the body's verdict, not reported: %s]", v.Outcome)
+	}
+	return msg
 }
 
 // Cleanup registers f to run when the body has ended, last first (a driver

@@ -606,3 +606,25 @@ var _ = g.Describe("Env.Fixture", func() {
 		Expect(env.Fixtures).To(Equal(map[string]Fixture{"test_task_working": {}}))
 	})
 })
+
+var _ = g.Describe("Harness errors", func() {
+	g.It("turn every verdict of the scenario into an error naming our message, whatever the body judged", func() {
+		s := synthetic(func(t *T) {
+			t.Pass(named(t, "a"))
+			t.Fail(named(t, "b"), "x", "y")
+			done := make(chan struct{})
+			go func() { // from another goroutine, as the guard reports
+				defer close(done)
+				t.HarnessError("mcpconform's own result of tools/list at 2026-07-28 is invalid: $.result.ttlMs: required property is missing")
+			}()
+			<-done
+		}, "a", "b", "c")
+		r := Execute(context.Background(), s, Env{})
+		Expect(outcomes(r)).To(Equal(map[string]Outcome{"synthetic/a": Errored, "synthetic/b": Errored, "synthetic/c": Errored}))
+		for _, m := range messages(r) {
+			Expect(m).To(HavePrefix("harness error (a defect in mcpconform, not a verdict on the target): mcpconform's own result of tools/list"))
+			Expect(m).To(ContainSubstring("$.result.ttlMs"))
+		}
+		Expect(r.Transcript).To(ContainSubstring("harness error: mcpconform's own result of tools/list"))
+	})
+})

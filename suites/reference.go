@@ -3,6 +3,10 @@ package suites
 import (
 	"context"
 	"fmt"
+	"slices"
+	"sync"
+
+	"github.com/mcpconform/mcpconform/fakes/peer"
 
 	"github.com/mcpconform/mcpconform/fakes/client"
 	"github.com/mcpconform/mcpconform/fakes/server"
@@ -14,6 +18,41 @@ import (
 type Reference struct {
 	Target client.Target
 	stop   func()
+
+	mu   sync.Mutex
+	own  []string // invalid messages of its own, not deliberate (in-process only)
+	more int
+}
+
+// maxOwnKept bounds the invalid messages a Reference keeps.
+const maxOwnKept = 100
+
+// OwnInvalid lists the messages an in-process reference sent that the
+// schema of the version in use refuses and that its variant does not send
+// invalid on purpose: defects of mcpconform (peer.Guard). A reference
+// process (stdio) reports them on its stderr instead, which the scenarios
+// that judge it turn into harness errors.
+func (r *Reference) OwnInvalid() []string {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	out := slices.Clone(r.own)
+	if r.more > 0 {
+		out = append(out, fmt.Sprintf("and %d more", r.more))
+	}
+	return out
+}
+
+func (r *Reference) ownInvalid(o peer.OwnInvalid) {
+	if o.Deviation != nil {
+		return
+	}
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if len(r.own) < maxOwnKept {
+		r.own = append(r.own, o.Error())
+	} else {
+		r.more++
+	}
 }
 
 // Stop shuts the reference down and waits for it.
@@ -40,6 +79,10 @@ func StartReference(ctx context.Context, kind transport.Kind, opts server.Refere
 		}
 		return &Reference{Target: client.Target{Kind: kind, Argv: argv}}, nil
 	}
+	ref := &Reference{}
+	if opts.OnOwnInvalid == nil {
+		opts.OnOwnInvalid = ref.ownInvalid
+	}
 	engine, err := server.NewReference(opts)
 	if err != nil {
 		return nil, err
@@ -55,12 +98,11 @@ func StartReference(ctx context.Context, kind transport.Kind, opts server.Refere
 		defer close(done)
 		_ = engine.Serve(ctx, l)
 	}()
-	return &Reference{
-		Target: client.Target{Kind: kind, URL: l.Addr()},
-		stop: func() {
-			cancel()
-			_ = l.Close()
-			<-done
-		},
-	}, nil
+	ref.Target = client.Target{Kind: kind, URL: l.Addr()}
+	ref.stop = func() {
+		cancel()
+		_ = l.Close()
+		<-done
+	}
+	return ref, nil
 }

@@ -205,7 +205,7 @@ func SelfTest(ctx context.Context, opts SelfTestOptions) (*SelfTestReport, error
 
 func runOnce(ctx context.Context, run Run, opts SelfTestOptions) RunOutcome {
 	out := RunOutcome{Run: run}
-	target, stop, err := referenceTarget(ctx, run, opts.Exe)
+	target, stop, own, err := referenceTarget(ctx, run, opts.Exe)
 	if err != nil {
 		out.Problems = append(out.Problems, fmt.Sprintf("%s: could not start: %v", run, err))
 		return out
@@ -259,6 +259,11 @@ func runOnce(ctx context.Context, run Run, opts SelfTestOptions) RunOutcome {
 	sort.Strings(out.Failed)
 	for _, e := range out.Errored {
 		out.Problems = append(out.Problems, fmt.Sprintf("%s: %s", run, e))
+	}
+	for _, o := range own() {
+		// An in-process reference's own invalid message (fakes/peer's
+		// guard); a reference process's is a harness error, above.
+		out.Problems = append(out.Problems, fmt.Sprintf("%s: harness error: %s", run, o))
 	}
 	if run.Fault == nil || run.Fault.Liberty {
 		what := "the reference"
@@ -364,23 +369,24 @@ func appliesSomewhere(side scenarios.Side, tr transport.Kind, v string) bool {
 
 // referenceTarget is the reference peer of a run, and how to stop it: the
 // reference server (or a fault of it) for the server side, the reference
-// client's command for the client side.
-func referenceTarget(ctx context.Context, run Run, exe string) (scenarios.Target, func(), error) {
+// client's command for the client side; own lists the invalid messages of
+// its own an in-process reference server sent (fakes/peer's guard).
+func referenceTarget(ctx context.Context, run Run, exe string) (target scenarios.Target, stop func(), own func() []string, err error) {
 	if run.Side == scenarios.ClientSide {
 		if exe == "" {
-			return nil, nil, fmt.Errorf("the reference client needs the mcpconform binary")
+			return nil, nil, nil, fmt.Errorf("the reference client needs the mcpconform binary")
 		}
 		argv := []string{exe, "fake-client"}
 		if v := run.Fault; v != nil {
 			argv = append(argv, "--"+v.Kind(), v.Name)
 		}
-		return clientside.Target{Argv: argv, RelayExe: exe}, func() {}, nil
+		return clientside.Target{Argv: argv, RelayExe: exe}, func() {}, func() []string { return nil }, nil
 	}
 	ref, err := StartReference(ctx, run.Transport, server.ReferenceOptions{Variant: run.Fault}, exe)
 	if err != nil {
-		return nil, nil, err
+		return nil, nil, nil, err
 	}
-	return ref.Target, ref.Stop, nil
+	return ref.Target, ref.Stop, ref.OwnInvalid, nil
 }
 
 // unprovenLiberties names the checks a liberty exercises that passed in

@@ -12,6 +12,7 @@ import (
 	"github.com/mcpconform/mcpconform/fakes/server"
 	"github.com/mcpconform/mcpconform/internal/ahead"
 	"github.com/mcpconform/mcpconform/internal/testprogress"
+	"github.com/mcpconform/mcpconform/protocol"
 	"github.com/mcpconform/mcpconform/scenarios"
 	"github.com/mcpconform/mcpconform/scenarios/clientside"
 	"github.com/mcpconform/mcpconform/suites"
@@ -62,7 +63,11 @@ var (
 	exe        string
 	references = map[transport.Kind]*suites.Reference{}
 	versions   = []string{"2025-11-25", "2026-07-28"}
-	transports = transport.Kinds()
+	// The reference catalogues run at every judged version: with the guard
+	// of fakes/peer on, a message of our own that the schema of any version
+	// refuses turns a check into a harness error, and fails these specs.
+	catalogueVersions = protocol.Judged()
+	transports        = transport.Kinds()
 )
 
 var _ = BeforeSuite(func() {
@@ -76,6 +81,15 @@ var _ = BeforeSuite(func() {
 		references[tr] = ref
 		DeferCleanup(ref.Stop)
 	}
+	// Every message the in-process references sent in all of the suite's
+	// runs validated against its schema (fakes/peer's guard); the stdio
+	// reference processes report theirs on stderr, which turns the
+	// scenario's verdicts into harness errors.
+	DeferCleanup(func() {
+		for _, tr := range transports {
+			Expect(references[tr].OwnInvalid()).To(BeEmpty(), "the reference server over %s sent invalid messages of its own", tr)
+		}
+	})
 	// Cleanups run last first: the pool's work ends before the references
 	// and the binary go.
 	DeferCleanup(pool.End)
@@ -92,7 +106,7 @@ const (
 var _ = Describe(referenceServerCatalogue, func() {
 	var configs []suites.Config
 	for _, tr := range transports {
-		for _, v := range versions {
+		for _, v := range catalogueVersions {
 			configs = append(configs, suites.Config{
 				Name:     string(tr) + " " + v,
 				Env:      scenarios.Env{Version: v, Transport: tr, Timing: scenarios.Timing{ResponseTimeout: 5 * time.Second, ScenarioTimeout: 30 * time.Second}},
@@ -110,7 +124,7 @@ var _ = Describe(referenceServerCatalogue, func() {
 var _ = Describe(referenceClientCatalogue, func() {
 	var configs []suites.Config
 	for _, tr := range transports {
-		for _, v := range versions {
+		for _, v := range catalogueVersions {
 			configs = append(configs, suites.Config{
 				Name: "client " + string(tr) + " " + v,
 				Side: scenarios.ClientSide,

@@ -11,6 +11,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/mcpconform/mcpconform/fakes/client"
+	"github.com/mcpconform/mcpconform/fakes/peer"
 	"github.com/mcpconform/mcpconform/fakes/server"
 	"github.com/mcpconform/mcpconform/protocol"
 	"github.com/mcpconform/mcpconform/scenarios"
@@ -130,6 +131,11 @@ func (f *serverFlags) targets(ctx context.Context, args []string) ([]transport.K
 	stop := func() {
 		for _, r := range refs {
 			r.Stop()
+			// The reference's own invalid messages (fakes/peer's guard) are
+			// defects of mcpconform: said, never hidden.
+			for _, o := range r.OwnInvalid() {
+				fmt.Fprintln(os.Stderr, peer.HarnessMarker+o)
+			}
 		}
 	}
 	for _, tr := range transports {

@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/mcpconform/mcpconform/fakes/fault"
+	"github.com/mcpconform/mcpconform/fakes/peer"
 	"github.com/mcpconform/mcpconform/jsonrpc"
 	"github.com/mcpconform/mcpconform/protocol"
 	"github.com/mcpconform/mcpconform/transport"
@@ -61,6 +62,11 @@ type ReferenceClientOptions struct {
 	Log io.Writer
 	// Transcript, if set, records every frame.
 	Transcript *jsonrpc.Transcript
+	// OnOwnInvalid is told of every message the client sends that the
+	// schema of its version refuses and its variant does not send invalid
+	// on purpose (fault.Fault.Invalid); nil writes them to stderr
+	// (peer.HarnessMarker).
+	OnOwnInvalid func(peer.OwnInvalid)
 }
 
 // RunReference runs the reference client once: for a stateful version it
@@ -153,6 +159,21 @@ func (rc *referenceRun) logf(format string, args ...any) {
 	}
 }
 
+// ownInvalid reports an invalid message of the reference client's own that
+// its variant does not send on purpose: to OnOwnInvalid, or else on stderr
+// (peer.HarnessMarker), which the run that judges the client keeps and
+// turns into a harness error.
+func (rc *referenceRun) ownInvalid(o peer.OwnInvalid) {
+	if o.Deviation != nil {
+		return
+	}
+	if rc.opts.OnOwnInvalid != nil {
+		rc.opts.OnOwnInvalid(o)
+		return
+	}
+	fmt.Fprintln(os.Stderr, o.Line())
+}
+
 // step bounds one exchange by the response timeout.
 func (rc *referenceRun) step(ctx context.Context) (context.Context, context.CancelFunc) {
 	return context.WithTimeout(ctx, rc.opts.ResponseTimeout)
@@ -168,6 +189,8 @@ func (rc *referenceRun) run(ctx context.Context) error {
 		ClientInfo:   map[string]any{"name": ReferenceClientName, "version": ReferenceClientVersion},
 		Capabilities: rc.capabilities,
 		Handlers:     rc.serverRequestHandlers(),
+		Exempt:       func(o peer.Outbound) *peer.Deviation { return deviation(rc.opts.Fault, o.What()) },
+		OnOwnInvalid: rc.ownInvalid,
 	})
 	cancel()
 	if err != nil {

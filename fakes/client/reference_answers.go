@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"math"
 	"sort"
 
 	"github.com/mcpconform/mcpconform/fakes/peer"
@@ -172,7 +173,7 @@ func elicitationAnswer(params json.RawMessage) map[string]any {
 	for _, name := range names {
 		prop := p.RequestedSchema.Properties[name]
 		if d, ok := prop["default"]; ok {
-			content[name] = d
+			content[name] = ContentValue(d)
 			continue
 		}
 		for _, r := range p.RequestedSchema.Required {
@@ -182,6 +183,17 @@ func elicitationAnswer(params json.RawMessage) map[string]any {
 		}
 	}
 	return ElicitationAnswer("accept", content)
+}
+
+// ContentValue is v as an accepted form's content may carry it: ElicitResult
+// takes strings, integers, booleans and string lists only (the schema's
+// content), so a fractional number (a number field's default 95.5) is
+// answered with the nearest integer, still a number of the field.
+func ContentValue(v any) any {
+	if f, ok := v.(float64); ok && f != math.Trunc(f) {
+		return math.Round(f)
+	}
+	return v
 }
 
 // placeholder is a value of the property's type: the first enum value, a

@@ -51,6 +51,14 @@ type Options struct {
 	// its frames cannot show (transport.WireNote); the session keeps them
 	// as wire breaches (WireBreaches) either way.
 	OnWireNote func(transport.WireNote)
+	// OnOwnInvalid, if set, is told of every message the session sends
+	// that the schema of its version refuses (peer.Guard): a harness error
+	// unless it is marked deliberate. Without it they are only noted in
+	// the transcript.
+	OnOwnInvalid func(peer.OwnInvalid)
+	// Exempt, if set, may mark an invalid message as a deliberate
+	// deviation (a fault of the reference client's: peer.Guard.Exempt).
+	Exempt func(peer.Outbound) *peer.Deviation
 }
 
 // DefaultPoll is the task poll interval when neither the server nor the
@@ -81,6 +89,12 @@ type Session struct {
 
 	kind transport.Kind
 	wire wireLog // what broke the wire rules (wire.go)
+
+	// rawMethods maps the ids of the requests sent with SendRaw to their
+	// methods, so that their answers, which reach the inbox and not a
+	// waiting Do, are held to the schema too (at most maxKept at once).
+	rawMu      sync.Mutex
+	rawMethods map[string]string
 
 	// Negotiated after Initialize.
 	ServerVersion      string
@@ -139,10 +153,26 @@ func Connect(ctx context.Context, target Target, opts Options) (*Session, error)
 		OnServeLimit: func(limit int) {
 			opts.Transcript.Eventf(opts.Label, "more than %d requests from the server at once; the rest are left unanswered", limit)
 		},
+		Guard: &peer.Guard{
+			Version: func(peer.Outbound) string { return opts.Version },
+			Exempt:  opts.Exempt,
+			Report:  ownInvalidNote(opts.Transcript, opts.Label, opts.OnOwnInvalid),
+		},
 	})
 	s.inbox = s.peer.Inbox()
 	s.peer.Start()
 	return s, nil
+}
+
+// ownInvalidNote notes each invalid message of our own in the transcript
+// and hands it on.
+func ownInvalidNote(tr *jsonrpc.Transcript, label string, then func(peer.OwnInvalid)) func(peer.OwnInvalid) {
+	return func(o peer.OwnInvalid) {
+		tr.Eventf(label, "guard: %v", o)
+		if then != nil {
+			then(o)
+		}
+	}
 }
 
 // Label names the session in transcripts.
@@ -228,7 +258,26 @@ func (s *Session) observe(msg *jsonrpc.Message) {
 	}
 	if msg.Method != "" {
 		s.checkSchema(string(msg.Kind())+" "+msg.Method, msg.Raw, func(v string) error { return protocol.ValidateParams(v, msg.Method, msg.Params) })
+		return
 	}
+	if method := s.rawMethod(msg.ID); method != "" && msg.Error == nil {
+		// The answer to a request sent with SendRaw: a "result": null, an
+		// array or a string is as invalid here as in answer to Do.
+		s.checkSchema("result of "+method, msg.Raw, func(v string) error { return protocol.ValidateResult(v, method, msg.Result) })
+	}
+}
+
+// rawMethod is the method of the raw request id answers, forgotten once
+// answered; "" when id answers none.
+func (s *Session) rawMethod(id jsonrpc.ID) string {
+	if id.IsZero() || id.IsNull() {
+		return ""
+	}
+	s.rawMu.Lock()
+	defer s.rawMu.Unlock()
+	method := s.rawMethods[id.Key()]
+	delete(s.rawMethods, id.Key())
+	return method
 }
 
 // Call describes one request in detail; Request covers the common case.
@@ -243,6 +292,10 @@ type Call struct {
 	// Header overrides HTTP headers for this request (stateless HTTP only);
 	// an empty value removes the header.
 	Header http.Header
+	// Deviation marks a request invalid on purpose (a probe of how the
+	// server handles it), so the guard notes it instead of raising a
+	// harness error.
+	Deviation *peer.Deviation
 }
 
 // Request sends a request and waits for its response. A JSON-RPC error is
@@ -267,7 +320,7 @@ func (s *Session) doTimed(ctx context.Context, c Call) (*jsonrpc.Message, time.D
 	}
 	s.noteDeclared(c.Method, params)
 	start := time.Now()
-	resp, err := s.peer.Do(ctx, peer.Call{ID: c.ID, Method: c.Method, Params: params, Send: s.sender(c.Header)})
+	resp, err := s.peer.Do(ctx, peer.Call{ID: c.ID, Method: c.Method, Params: params, Send: s.sender(c.Header), Deviation: c.Deviation})
 	took := time.Since(start)
 	if err != nil {
 		return nil, took, fmt.Errorf("%s: %w", c.Method, err)
@@ -288,7 +341,19 @@ func (s *Session) Notify(ctx context.Context, method string, params any) error {
 }
 
 // SendRaw writes a frame exactly as given (malformed input on purpose).
+// When the frame is a request, its answer is held to the schema like that
+// of Do.
 func (s *Session) SendRaw(ctx context.Context, frame []byte) error {
+	if msg, err := jsonrpc.Decode(frame); err == nil && msg.IsRequest() && msg.ID.Valid() {
+		s.rawMu.Lock()
+		if s.rawMethods == nil {
+			s.rawMethods = map[string]string{}
+		}
+		if len(s.rawMethods) < maxKept {
+			s.rawMethods[msg.ID.Key()] = msg.Method
+		}
+		s.rawMu.Unlock()
+	}
 	return s.peer.SendRaw(ctx, frame)
 }
 

@@ -558,3 +558,38 @@ func resultOfRaw(m *jsonrpc.Message) json.RawMessage {
 	Expect(m.Error).To(BeNil(), "expected a result, got %s", m.Raw)
 	return m.Result
 }
+
+// A result is a JSON object (the schema's Result): null, an array, a
+// string, a number or true is a violation however the request went out.
+var _ = Describe("results that are not objects", func() {
+	answering := func(result string) *server.Engine {
+		return &server.Engine{Requests: map[string]server.Handler{
+			"initialize": func(context.Context, *server.Peer, *jsonrpc.Message) (any, *jsonrpc.Error) {
+				return map[string]any{"protocolVersion": protocol.V20251125, "capabilities": map[string]any{"tools": map[string]any{}},
+					"serverInfo": map[string]any{"name": "s", "version": "0"}}, nil
+			},
+			"tools/list": func(ctx context.Context, p *server.Peer, req *jsonrpc.Message) (any, *jsonrpc.Error) {
+				frame := `{"jsonrpc":"2.0","id":` + req.ID.String() + `,"result":` + result + `}`
+				_ = p.SendRaw(peer.Deliberately(transport.WithRelatedRequest(ctx, req.ID), "a spec's non-object result"), []byte(frame))
+				return peer.NoAnswer, nil
+			},
+		}}
+	}
+	for _, result := range []string{"null", "[]", `"x"`, "1", "true"} {
+		It("are violations, answering Do or a raw request: "+result, func() {
+			s := connect(serve(transport.WS, answering(result)), client.Options{Version: protocol.V20251125})
+			must(s.Initialize(stepCtx()))
+			must(s.Request(stepCtx(), "tools/list", nil))
+			Expect(s.SchemaViolations()).To(HaveLen(1), "the answer to Do")
+
+			mark := s.Inbox().Mark()
+			Expect(s.SendRaw(stepCtx(), []byte(`{"jsonrpc":"2.0","id":"raw-1","method":"tools/list"}`))).To(Succeed())
+			_, err := s.Inbox().WaitFrom(stepCtx(), mark, func(m *jsonrpc.Message) bool { return m.ID.Key() == `"raw-1"` })
+			Expect(err).NotTo(HaveOccurred())
+			v := s.SchemaViolations()
+			Expect(v).To(HaveLen(2), "the answer to a raw request")
+			Expect(v[1].What).To(Equal("result of tools/list"))
+			Expect(v[1].Err.Error()).To(HavePrefix("$.result: expected object"))
+		})
+	}
+})

@@ -131,6 +131,10 @@ type Options struct {
 	// OnServeLimit is called once, when a request is first left unserved
 	// because MaxServing requests are being served.
 	OnServeLimit func(limit int)
+	// Guard, if set, validates every message the peer writes (after
+	// Outgoing, SendRaw's frames included) against the schema of the
+	// version in use, and reports those it refuses.
+	Guard *Guard
 }
 
 // DefaultMaxServing is how many incoming requests a peer serves at once
@@ -331,6 +335,8 @@ type Call struct {
 	// Send, if set, writes the frame in place of the connection's Send (a
 	// request that carries HTTP headers of its own, say).
 	Send func(ctx context.Context, frame []byte) error
+	// Deviation marks a request sent invalid on purpose (see Guard).
+	Deviation *Deviation
 }
 
 // Request sends a request with the next id and waits for its answer, at
@@ -355,7 +361,11 @@ func (p *Peer) Do(ctx context.Context, c Call) (*jsonrpc.Message, error) {
 	if err != nil {
 		return nil, err
 	}
-	frame, err := p.encode(msg)
+	dev := c.Deviation
+	if dev == nil {
+		dev = deviationOf(ctx)
+	}
+	frame, err := p.encode(msg, Outbound{Method: c.Method, Deviation: dev})
 	if err != nil {
 		return nil, err
 	}
@@ -440,7 +450,11 @@ func (p *Peer) Notify(ctx context.Context, method string, params any) error {
 
 // Send encodes msg (after Outgoing) and writes it.
 func (p *Peer) Send(ctx context.Context, msg *jsonrpc.Message) error {
-	frame, err := p.encode(msg)
+	return p.send(ctx, msg, Outbound{Deviation: deviationOf(ctx)})
+}
+
+func (p *Peer) send(ctx context.Context, msg *jsonrpc.Message, o Outbound) error {
+	frame, err := p.encode(msg, o)
 	if err != nil || frame == nil {
 		return err
 	}
@@ -453,19 +467,54 @@ func (p *Peer) ReplyError(ctx context.Context, id jsonrpc.ID, code int, message 
 	return p.Send(transport.WithRelatedRequest(ctx, id), jsonrpc.NewError(id, code, message, data))
 }
 
-// SendRaw writes a frame exactly as given (malformed input on purpose).
+// SendRaw writes a frame exactly as given (malformed input on purpose: mark
+// it with Deliberately, or the guard reports it).
 func (p *Peer) SendRaw(ctx context.Context, frame []byte) error {
+	if p.opts.Guard != nil {
+		o := Outbound{Deviation: deviationOf(ctx)}
+		if msg, err := jsonrpc.Decode(frame); err == nil {
+			o.Msg = msg
+			p.guard(o, frame)
+		} else {
+			p.opts.Guard.report(o, frame, fmt.Errorf("$: not a JSON-RPC message: %w", err))
+		}
+	}
 	return p.write(ctx, frame, nil)
 }
 
-// encode applies Outgoing and encodes; a nil frame means Outgoing dropped it.
-func (p *Peer) encode(msg *jsonrpc.Message) ([]byte, error) {
+// encode applies Outgoing, encodes, and has the guard validate what is
+// sent; a nil frame means Outgoing dropped it.
+func (p *Peer) encode(msg *jsonrpc.Message, o Outbound) ([]byte, error) {
 	if p.opts.Outgoing != nil {
 		if msg = p.opts.Outgoing(msg); msg == nil {
 			return nil, nil
 		}
 	}
-	return msg.Encode()
+	frame, err := msg.Encode()
+	if err == nil && p.opts.Guard != nil {
+		o.Msg = msg
+		p.guard(o, frame)
+	}
+	return frame, err
+}
+
+// guard fills in what the peer knows of a message (the method a response
+// answers) and validates it.
+func (p *Peer) guard(o Outbound, frame []byte) {
+	m := o.Msg
+	switch {
+	case m.Method != "":
+		o.Method = m.Method
+	case o.Method == "" && o.Answering != nil:
+		o.Method = o.Answering.Method
+	case o.Method == "" && !m.ID.IsZero():
+		p.inflightMu.Lock()
+		if fl, ok := p.inflight[m.ID.Key()]; ok {
+			o.Method = fl.method
+		}
+		p.inflightMu.Unlock()
+	}
+	p.opts.Guard.check(o, frame)
 }
 
 func (p *Peer) write(ctx context.Context, frame []byte, send func(context.Context, []byte) error) error {

@@ -97,13 +97,17 @@ func (p *Peer) serve(req *jsonrpc.Message) {
 	defer p.serving.Add(-1)
 	written := make(chan struct{})
 	defer close(written)
-	ctx, fl := p.track(req.ID)
+	ctx, fl := p.track(req)
 	defer p.untrack(req.ID, fl)
 	ctx = context.WithValue(ctx, writtenKey{}, written)
 
 	result, rpcErr := p.handler(req.Method)(ctx, req)
 	if rpcErr == nil && isNoAnswer(result) {
 		return
+	}
+	o := Outbound{Answering: req, Method: req.Method}
+	if d, ok := result.(Deviant); ok {
+		result, o.Deviation = d.Result, &Deviation{By: d.By}
 	}
 	if fl.cancelled.Load() && p.opts.AfterCancel == DropAnswer {
 		return
@@ -118,7 +122,7 @@ func (p *Peer) serve(req *jsonrpc.Message) {
 	}
 	// The peer's context, not the handler's: a cancellation that lets the
 	// answer go out (SendAnswer) must not stop the write.
-	_ = p.Send(transport.WithRelatedRequest(p.ctx, req.ID), resp)
+	_ = p.send(transport.WithRelatedRequest(p.ctx, req.ID), resp, o)
 }
 
 func (p *Peer) handler(method string) Handler {
@@ -140,15 +144,16 @@ func methodNotFound(_ context.Context, req *jsonrpc.Message) (any, *jsonrpc.Erro
 
 // inflight is one request we serve.
 type inflight struct {
+	method    string // for the guard: what an answer sent with Send answers
 	cancel    context.CancelFunc
 	cancelled atomic.Bool
 }
 
-func (p *Peer) track(id jsonrpc.ID) (context.Context, *inflight) {
+func (p *Peer) track(req *jsonrpc.Message) (context.Context, *inflight) {
 	ctx, cancel := context.WithCancel(p.ctx)
-	fl := &inflight{cancel: cancel}
+	fl := &inflight{method: req.Method, cancel: cancel}
 	p.inflightMu.Lock()
-	p.inflight[id.Key()] = fl
+	p.inflight[req.ID.Key()] = fl
 	p.inflightMu.Unlock()
 	return ctx, fl
 }

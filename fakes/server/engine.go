@@ -77,6 +77,10 @@ type Engine struct {
 	// (transports.mdx, "Sending Messages to the Server"). Other transports
 	// have no answer to a notification and ignore it.
 	RefuseNotification func(method string) *jsonrpc.Error
+	// Guard, if set, makes the guard of one connection: it validates every
+	// message the engine sends there against the schema of the version in
+	// use (peer.Guard).
+	Guard func(p *Peer) *peer.Guard
 
 	peers atomic.Int64
 }
@@ -169,6 +173,9 @@ func (e *Engine) peerOptions(p *Peer) peer.Options {
 		OnInboxFull: func(limit int) {
 			e.Transcript.Eventf(p.ID, "inbox: more than %d messages; the oldest are dropped", limit)
 		},
+	}
+	if e.Guard != nil {
+		opts.Guard = e.Guard(p)
 	}
 	for method, h := range e.Requests {
 		opts.Handlers[method] = e.bind(p, h)

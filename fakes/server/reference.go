@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"net/http"
+	"os"
 	"slices"
 	"strings"
 	"unicode/utf16"
@@ -28,6 +29,12 @@ type ReferenceOptions struct {
 	// of at once. Both are conformant (tasks.mdx#input-required-status);
 	// the variant proves the fake client copes with either.
 	HoldTaskRequests bool
+	// OnOwnInvalid is told of every message the reference sends that the
+	// schema of the version in use refuses (peer.Guard), a deliberate one
+	// of the variant's (fault.Fault.Invalid) included with its Deviation.
+	// Nil writes those that are not deliberate to stderr (peer.HarnessMarker),
+	// where the run that judges a reference process finds them.
+	OnOwnInvalid func(peer.OwnInvalid)
 }
 
 // Reference identity.
@@ -94,6 +101,7 @@ func NewReference(opts ReferenceOptions) (*Engine, error) {
 	}
 	r.familyHandlers(e.Requests)
 	e.WrapConn = r.wrapConn
+	e.Guard = func(p *Peer) *peer.Guard { return r.guard(p, opts.OnOwnInvalid) }
 	e.Middleware = func(next Handler) Handler { return r.middleware(r.statelessLayer(next)) }
 	if r.is(RefusesUnknownNotifications) {
 		e.RefuseNotification = func(method string) *jsonrpc.Error {
@@ -107,6 +115,42 @@ func NewReference(opts ReferenceOptions) (*Engine, error) {
 }
 
 func (r *reference) is(f *fault.Fault) bool { return r.fault == f }
+
+// guard holds what the reference sends on one connection to the schema of
+// the version in use there: an answer's is the version of the request it
+// answers (the per-request _meta of 2026-07-28, else the version the
+// connection's initialize negotiated), anything else the connection's.
+func (r *reference) guard(p *Peer, report func(peer.OwnInvalid)) *peer.Guard {
+	if report == nil {
+		report = func(o peer.OwnInvalid) {
+			if o.Deviation == nil {
+				fmt.Fprintln(os.Stderr, o.Line())
+			}
+		}
+	}
+	return &peer.Guard{
+		Version: func(o peer.Outbound) string {
+			if o.Answering != nil {
+				if meta, ok := requestMeta(o.Answering); ok {
+					var v string
+					if _ = json.Unmarshal(meta[protocol.MetaProtocolVersion], &v); slices.Contains(r.stateless, v) {
+						return v
+					}
+					if v != "" {
+						return "" // refused: its error is judged by shape only
+					}
+				}
+			}
+			if v, ok := p.Get("version").(string); ok {
+				return v
+			}
+			v, _ := p.Get("modernVersion").(string)
+			return v
+		},
+		Exempt: func(o peer.Outbound) *peer.Deviation { return deviation(r.fault, o.What()) },
+		Report: report,
+	}
+}
 
 func rpcError(code int, msg string, data any) *jsonrpc.Error {
 	e := &jsonrpc.Error{Code: code, Message: msg}
@@ -141,6 +185,16 @@ func (r *reference) middleware(next Handler) Handler {
 		if r.is(DiscoverAnyVersion) && req.Method == protocol.MethodServerDiscover && p.Header() == nil {
 			version = protocol.V20260728 // the stdio probe: answered whatever version it declares
 		}
+		if slices.Contains(r.stateful, version) && !slices.Contains(r.stateless, version) {
+			// A version it implements, but through initialize, is no
+			// unsupported version: -32022 would refuse a version its own
+			// supported list names. server/discover says what it supports;
+			// anything else is a request outside a session.
+			if req.Method == protocol.MethodServerDiscover {
+				return next(ctx, p, req)
+			}
+			return r.legacyGate(ctx, p, req, next)
+		}
 		if !slices.Contains(r.stateless, version) && !r.discoversUnimplemented(req) {
 			supported := append(append([]string(nil), r.stateless...), r.stateful...)
 			if r.is(UnsupportedVersionWrongCode) {
@@ -165,6 +219,7 @@ func (r *reference) middleware(next Handler) Handler {
 		if slices.Contains(legacyOnlyMethods, req.Method) {
 			return r.notFound(ctx, p, req)
 		}
+		p.Set("modernVersion", version)
 		return next(context.WithValue(ctx, modernKey{}, true), p, req)
 	}
 }

@@ -243,3 +243,58 @@ func post(url string, h http.Header, body string) (int, http.Header, string) {
 	}
 	return resp.StatusCode, resp.Header, string(b)
 }
+
+// -32022 is for a version the server does not implement, and only for one:
+// its supported list never names the version it refused
+// (2026-07-28/basic/versioning.mdx#protocol-version-negotiation).
+var _ = Describe("the reference server's UnsupportedProtocolVersionError", func() {
+	modern := func(method, version string) string {
+		return request(`"m1"`, method, map[string]any{"_meta": map[string]any{
+			protocol.MetaProtocolVersion:    version,
+			protocol.MetaClientInfo:         map[string]any{"name": "t", "version": "1"},
+			protocol.MetaClientCapabilities: map[string]any{},
+		}})
+	}
+	supportedOf := func(m *jsonrpc.Message) (supported []string, requested string) {
+		GinkgoHelper()
+		var data struct {
+			Supported []string `json:"supported"`
+			Requested string   `json:"requested"`
+		}
+		Expect(json.Unmarshal(m.Error.Data, &data)).To(Succeed())
+		return data.Supported, data.Requested
+	}
+
+	It("refuses a version it does not implement, listing every version it serves", func() {
+		e, err := server.NewReference(server.ReferenceOptions{})
+		Expect(err).NotTo(HaveOccurred())
+		w := overPipes(e)
+		w.send(modern("tools/list", "1900-01-01"))
+		m := w.next()
+		Expect(m.Error).NotTo(BeNil(), "%s", m.Raw)
+		Expect(m.Error.Code).To(Equal(codes.UnsupportedProtocolVersion))
+		supported, requested := supportedOf(m)
+		Expect(requested).To(Equal("1900-01-01"))
+		Expect(supported).To(ConsistOf(append(protocol.JudgedStateless(), protocol.JudgedStateful()...)))
+	})
+
+	for _, version := range protocol.JudgedStateful() {
+		It("never refuses "+version+", which it implements through initialize, with -32022", func() {
+			e, err := server.NewReference(server.ReferenceOptions{})
+			Expect(err).NotTo(HaveOccurred())
+			w := overPipes(e)
+			w.send(modern("tools/list", version))
+			m := w.next()
+			Expect(m.Error).NotTo(BeNil(), "a request outside a session: %s", m.Raw)
+			Expect(m.Error.Code).NotTo(Equal(codes.UnsupportedProtocolVersion), "refused a version it implements: %s", m.Raw)
+			w.send(modern("server/discover", version))
+			d := w.next()
+			Expect(d.Error).To(BeNil(), "server/discover says what it supports: %s", d.Raw)
+			var r struct {
+				SupportedVersions []string `json:"supportedVersions"`
+			}
+			Expect(json.Unmarshal(d.Result, &r)).To(Succeed())
+			Expect(r.SupportedVersions).To(ContainElement(version))
+		})
+	}
+})

@@ -20,7 +20,6 @@ import (
 	"github.com/mcpconform/mcpconform/fakes/server"
 	"github.com/mcpconform/mcpconform/jsonrpc"
 	"github.com/mcpconform/mcpconform/protocol"
-	"github.com/mcpconform/mcpconform/protocol/codes"
 	"github.com/mcpconform/mcpconform/scenarios"
 	"github.com/mcpconform/mcpconform/transport"
 )
@@ -163,8 +162,21 @@ func (t *T) serve(ctx context.Context, s Script) {
 	engine := &server.Engine{
 		Transcript: t.Transcript(),
 		Requests:   t.handlers(s),
-		Middleware: t.resultType,
+		Middleware: t.completeResult,
 		OnMessage:  t.logMessage(s.Hold),
+		Guard: func(p *server.Peer) *peer.Guard {
+			return &peer.Guard{
+				// The fake server speaks the scenario's version only.
+				Version: func(peer.Outbound) string { return t.Env.Version },
+				Report: func(o peer.OwnInvalid) {
+					if o.Deviation != nil {
+						t.Transcript().Eventf(p.ID, "guard: %v", o)
+						return
+					}
+					t.HarnessError("%v", o)
+				},
+			}
+		},
 		OnPeer: func(p *server.Peer) {
 			c := &Conn{Peer: p, held: map[string]*peer.HeldRequests{}}
 			for _, m := range s.Hold {
@@ -265,6 +277,11 @@ func (t *T) shutdown() {
 			t.Transcript().Eventf("client", "the client exited with code %d", code)
 		}
 		t.AddStderr(t.proc.Output())
+		// The reference client reports its own invalid messages on its
+		// output (peer.HarnessMarker).
+		for _, line := range peer.HarnessLines(t.proc.Output()) {
+			t.HarnessError("the client process: %s", line)
+		}
 	}
 	if t.stop != nil {
 		t.stop()
@@ -358,8 +375,8 @@ func (t *T) SettleUntil(done func([]Received) bool) Outcome {
 // initialize handshake: nothing it sent can be judged at that version.
 func (t *T) skipIfLegacyOnly(out Outcome) {
 	if protocol.IsStateless(t.Env.Version) && t.legacyOnly() {
-		t.SkipRest(fmt.Sprintf("the client does not implement %s: it sent initialize, was refused with %d, and sent no %s request (%s)",
-			t.Env.Version, codes.UnsupportedProtocolVersion, t.Env.Version, t.DescribeEnd(out)+t.outputNote()))
+		t.SkipRest(fmt.Sprintf("the client does not implement %s: it sent initialize, was refused, and sent no %s request (%s)",
+			t.Env.Version, t.Env.Version, t.DescribeEnd(out)+t.outputNote()))
 	}
 }
 

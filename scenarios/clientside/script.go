@@ -317,7 +317,12 @@ func (t *T) handlers(s Script) map[string]server.Handler {
 		h[protocol.MethodPromptsList] = func(context.Context, *server.Peer, *jsonrpc.Message) (any, *jsonrpc.Error) {
 			prompts := make([]any, 0, len(s.Prompts))
 			for _, pr := range s.Prompts {
-				prompts = append(prompts, map[string]any{"name": pr.Name, "arguments": pr.Arguments})
+				def := map[string]any{"name": pr.Name}
+				if pr.Arguments != nil {
+					// The schema's arguments is an array: never null.
+					def["arguments"] = pr.Arguments
+				}
+				prompts = append(prompts, def)
 			}
 			return map[string]any{"prompts": prompts}, nil
 		}
@@ -380,11 +385,18 @@ func (t *T) initialize(s Script) server.Handler {
 		}
 		_ = json.Unmarshal(req.Params, &params)
 		if protocol.IsStateless(t.Env.Version) {
-			// A server of 2026-07-28 only: the refusal a dual-era client
-			// reads as "speak 2026-07-28" (basic/versioning.mdx, Backward
-			// Compatibility), and the one the official request-metadata
-			// scenario gives.
+			// A server of 2026-07-28 only names the versions it supports in
+			// any error to initialize (basic/versioning.mdx, Backward
+			// Compatibility). A version it does not implement gets the
+			// refusal a dual-era client reads as "speak 2026-07-28", and
+			// the one the official request-metadata scenario gives; its own
+			// version, which it implements without initialize, is no
+			// unsupported version: initialize is simply no method of it.
 			data, _ := json.Marshal(map[string]any{"supported": []string{t.Env.Version}, "requested": params.ProtocolVersion})
+			if params.ProtocolVersion == t.Env.Version {
+				return nil, &jsonrpc.Error{Code: codes.MethodNotFound, Data: data,
+					Message: "Method not found: initialize is no method of " + t.Env.Version + "; send requests with per-request _meta"}
+			}
 			return nil, &jsonrpc.Error{Code: codes.UnsupportedProtocolVersion, Message: "Unsupported protocol version: this server speaks " + t.Env.Version, Data: data}
 		}
 		return map[string]any{
@@ -403,27 +415,49 @@ func (t *T) discover(s Script) server.Handler {
 			"supportedVersions": []string{t.Env.Version},
 			"capabilities":      s.capabilities(),
 			"_meta":             map[string]any{protocol.MetaServerInfo: FakeServerInfo},
-		}, nil
+		}, nil // the caching hints are the middleware's (logged)
 	}
 }
 
-// resultType wraps every handler: it adds resultType "complete" to a
-// 2026-07-28 result that has none.
-func (t *T) resultType(next server.Handler) server.Handler {
+// cacheable are the methods whose complete results carry caching hints
+// at 2026-07-28 (server/utilities/caching.mdx#cacheable-results: "Servers
+// MUST include caching hints on results with resultType: "complete"").
+var cacheable = []string{protocol.MethodServerDiscover, protocol.MethodToolsList, protocol.MethodPromptsList,
+	protocol.MethodResourcesList, protocol.MethodResourcesTemplatesList, protocol.MethodResourcesRead}
+
+// The fake server's caching hints: its lists are the same for every
+// caller ("public" suits "lists of tools, prompts, and resource templates
+// when they are identical for all users"), and immediately stale (ttlMs
+// 0), so that a client re-fetches rather than keeps one scenario's answer.
+const (
+	fakeTTLMs      = 0
+	fakeCacheScope = "public"
+)
+
+// completeResult wraps every handler: it completes a 2026-07-28 result: resultType "complete" where it has none,
+// and on a cacheable complete result the caching hints it lacks. An AsIs
+// result is sent as given, on purpose (a deliberate deviation the guard
+// notes under the scenario's name).
+func (t *T) completeResult(next server.Handler) server.Handler {
 	return func(ctx context.Context, p *server.Peer, req *jsonrpc.Message) (any, *jsonrpc.Error) {
 		result, rpcErr := next(ctx, p, req)
+		if asIs, ok := result.(AsIs); ok {
+			return peer.Deviant{Result: map[string]any(asIs), By: "scenario " + t.Scenario().ID + ": a result sent as is"}, rpcErr
+		}
 		if rpcErr != nil || !protocol.IsStateless(t.Env.Version) {
-			if asIs, ok := result.(AsIs); ok {
-				return map[string]any(asIs), rpcErr
-			}
 			return result, rpcErr
 		}
-		switch r := result.(type) {
-		case AsIs:
-			return map[string]any(r), nil
-		case map[string]any:
+		if r, ok := result.(map[string]any); ok {
 			if _, ok := r["resultType"]; !ok {
 				r["resultType"] = "complete"
+			}
+			if r["resultType"] == "complete" && slices.Contains(cacheable, req.Method) {
+				if _, ok := r["ttlMs"]; !ok {
+					r["ttlMs"] = fakeTTLMs
+				}
+				if _, ok := r["cacheScope"]; !ok {
+					r["cacheScope"] = fakeCacheScope
+				}
 			}
 		}
 		return result, nil

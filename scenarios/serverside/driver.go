@@ -11,6 +11,7 @@ import (
 	"net"
 
 	"github.com/mcpconform/mcpconform/fakes/client"
+	"github.com/mcpconform/mcpconform/fakes/peer"
 	"github.com/mcpconform/mcpconform/jsonrpc"
 	"github.com/mcpconform/mcpconform/protocol"
 	"github.com/mcpconform/mcpconform/scenarios"
@@ -54,6 +55,7 @@ func (t *T) Connect(label string, opts client.Options) *client.Session {
 	if opts.Poll == 0 {
 		opts.Poll = t.Env.Timing.Poll
 	}
+	opts.OnOwnInvalid = t.ownInvalid
 	ctx, cancel := t.Wait()
 	defer cancel()
 	s, err := client.Connect(ctx, t.target, opts)
@@ -100,6 +102,15 @@ func (t *T) Open(label string, opts client.Options) *client.Session {
 		t.lose(fmt.Sprintf("the %s handshake failed: %v", t.Version().Handshake, err), "the handshake failed")
 	}
 	return s
+}
+
+// ownInvalid turns a message of the fake client's own that its schema
+// refuses into a harness error of the scenario, unless the body marked it
+// deliberate (a probe of invalid input).
+func (t *T) ownInvalid(o peer.OwnInvalid) {
+	if o.Deviation == nil {
+		t.HarnessError("%v", o)
+	}
 }
 
 // Unanswered reports a request that got no answer at all: the wait timed out
@@ -153,6 +164,11 @@ func (t *T) closeSessions() {
 		_ = s.Close()
 		if c, ok := transport.As[transport.StderrHolder](s.Conn()); ok {
 			t.AddStderr(c.Stderr())
+			// A reference server of ours in a process of its own reports
+			// its own invalid messages there (peer.HarnessMarker).
+			for _, line := range peer.HarnessLines(c.Stderr()) {
+				t.HarnessError("the server process: %s", line)
+			}
 		}
 	}
 	t.recordWire()
@@ -271,4 +287,17 @@ func RawRefusal(s *client.Session) (int, bool) {
 		}
 	}
 	return 0, false
+}
+
+// Deviation names a request the body sends invalid on purpose, a probe of
+// how the server handles it (client.Call.Deviation): the guard notes it in
+// the transcript instead of raising a harness error.
+func (t *T) Deviation(what string) *peer.Deviation {
+	return &peer.Deviation{By: "scenario " + t.Scenario().ID + ": " + what}
+}
+
+// Deliberately marks what is sent with ctx (a raw frame, a notification)
+// as invalid on purpose, named like Deviation.
+func (t *T) Deliberately(ctx context.Context, what string) context.Context {
+	return peer.Deliberately(ctx, "scenario "+t.Scenario().ID+": "+what)
 }

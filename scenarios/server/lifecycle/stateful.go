@@ -169,7 +169,7 @@ var malformedJSONScenario = &scenarios.Scenario{
 			defer cancel()
 			// Invalid at a definite byte, not merely incomplete, so a server
 			// that decodes a JSON stream rather than lines sees it at once.
-			return s.SendRaw(ctx, []byte(`{"jsonrpc":"2.0","id":1,"method":"ping" mcpconform-not-json}`))
+			return s.SendRaw(t.Deliberately(ctx, "a frame that is not JSON"), []byte(`{"jsonrpc":"2.0","id":1,"method":"ping" mcpconform-not-json}`))
 		}()
 		judgeRawAnswer(t, s, mark, sendErr, malformedJsonParseError, "error -32700 with id null", func(m *jsonrpc.Message) bool {
 			return judge.IsErrorCode(m, codes.ParseError) && (m.ID.IsZero() || m.ID.IsNull())
@@ -201,7 +201,7 @@ var invalidRequestScenario = &scenarios.Scenario{
 		sendErr := func() error {
 			ctx, cancel := t.Wait()
 			defer cancel()
-			return s.SendRaw(ctx, frame)
+			return s.SendRaw(t.Deliberately(ctx, "a request whose method is a number"), frame)
 		}()
 		judgeRawAnswer(t, s, mark, sendErr, invalidRequestInvalidRequestError, "error -32600", func(m *jsonrpc.Message) bool {
 			return judge.IsErrorCode(m, codes.InvalidRequest)

@@ -112,7 +112,8 @@ var missingMetaScenario = &scenarios.Scenario{
 		id := jsonrpc.StringID("mcpconform-meta-1")
 		resp, err := t.Do(s, client.Call{
 			ID: id, Method: protocol.MethodToolsList, Params: map[string]any{}, NoMeta: true,
-			Meta: map[string]any{protocol.MetaProtocolVersion: t.Env.Version, protocol.MetaClientInfo: client.DefaultClientInfo},
+			Meta:      map[string]any{protocol.MetaProtocolVersion: t.Env.Version, protocol.MetaClientInfo: client.DefaultClientInfo},
+			Deviation: t.Deviation("_meta without " + protocol.MetaClientCapabilities),
 		})
 		skipIfVersionRefused(t, resp, err)
 		judgeModernError(t, s, missingMetaInvalidParams, id, resp, err, codes.InvalidParams, "", nil)

@@ -43,6 +43,8 @@ type exchange struct {
 	base   map[string]any // the request's own params: name and arguments, or uri
 	what   string         // "tools/call test_…", for messages
 	mark   int            // the session's inbox when the exchange began
+	// invalid names the retry being sent invalid on purpose ("" for none).
+	invalid string
 }
 
 func newExchange(t *serverside.T, s *client.Session, method string, base map[string]any, what string) *exchange {
@@ -113,7 +115,7 @@ func (x *exchange) send(extra map[string]any) reply {
 	maps.Copy(params, extra)
 	params["_meta"] = x.s.RequestMeta()
 	id := jsonrpc.StringID(fmt.Sprintf("mcpconform-mrtr-%d", attempts.Add(1)))
-	msg, err := rawRequest(x.t, x.s, id, x.method, params)
+	msg, err := rawRequestAs(x.t, x.s, id, x.method, params, x.invalid)
 	out := parseReply(msg, err)
 	out.id = id
 	return out
@@ -185,6 +187,14 @@ func (x *exchange) retry(r reply, override map[string]any) reply {
 	next := x.send(extra)
 	x.settle(next)
 	return next
+}
+
+// retryInvalid is retry with answers a server cannot read, sent invalid on
+// purpose (what names them).
+func (x *exchange) retryInvalid(r reply, override map[string]any, what string) reply {
+	x.invalid = what
+	defer func() { x.invalid = "" }()
+	return x.retry(r, override)
 }
 
 // maxRounds bounds the exchange: a server may ask again and again
@@ -284,6 +294,12 @@ func formContent(params json.RawMessage) map[string]any {
 // with its id. Its answer is not correlated by the session, so the session
 // does not hold it to its version's schema: this family's checks judge it.
 func rawRequest(t *serverside.T, s *client.Session, id jsonrpc.ID, method string, params any) (*jsonrpc.Message, error) {
+	return rawRequestAs(t, s, id, method, params, "")
+}
+
+// rawRequestAs is rawRequest for a request invalid on purpose when
+// invalid names why ("" for a valid one).
+func rawRequestAs(t *serverside.T, s *client.Session, id jsonrpc.ID, method string, params any, invalid string) (*jsonrpc.Message, error) {
 	req, err := jsonrpc.NewRequest(id, method, params)
 	if err != nil {
 		t.Abort("%v", err)
@@ -295,7 +311,11 @@ func rawRequest(t *serverside.T, s *client.Session, id jsonrpc.ID, method string
 	mark := s.Inbox().Mark()
 	ctx, cancel := t.Wait()
 	defer cancel()
-	if err := s.SendRaw(ctx, frame); err != nil {
+	send := ctx
+	if invalid != "" {
+		send = t.Deliberately(ctx, invalid)
+	}
+	if err := s.SendRaw(send, frame); err != nil {
 		return nil, err
 	}
 	return s.Inbox().WaitFrom(ctx, mark, func(m *jsonrpc.Message) bool {

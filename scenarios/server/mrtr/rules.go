@@ -372,8 +372,8 @@ var validateScenario = &scenarios.Scenario{
 		if key == "" {
 			t.SkipRest("the first round asked for no elicitation whose answer could be malformed")
 		}
-		unreadable := x.retry(first, map[string]any{"inputResponses": map[string]any{key: 12345}})
-		notObject := x.retry(first, map[string]any{"inputResponses": "mcpconform-not-an-object"})
+		unreadable := x.retryInvalid(first, map[string]any{"inputResponses": map[string]any{key: 12345}}, "an input response that is a number")
+		notObject := x.retryInvalid(first, map[string]any{"inputResponses": "mcpconform-not-an-object"}, "inputResponses that is a string")
 		var completed []string
 		for _, r := range []struct {
 			what string

@@ -71,6 +71,12 @@ func listPrompts(t *serverside.T, s *client.Session) (prompts []promptInfo, page
 // schema) and names each breach in its own check, so wire-schema does not
 // judge them twice.
 func raw(t *serverside.T, s *client.Session, id, method string, params any) (*jsonrpc.Message, error) {
+	return rawAs(t, s, id, method, params, "")
+}
+
+// rawAs is raw for a request invalid on purpose when invalid names why
+// ("" for a valid one).
+func rawAs(t *serverside.T, s *client.Session, id, method string, params any, invalid string) (*jsonrpc.Message, error) {
 	rid := jsonrpc.StringID(id)
 	req, err := jsonrpc.NewRequest(rid, method, params)
 	if err != nil {
@@ -83,7 +89,11 @@ func raw(t *serverside.T, s *client.Session, id, method string, params any) (*js
 	mark := s.Inbox().Mark()
 	ctx, cancel := t.Wait()
 	defer cancel()
-	if err := s.SendRaw(ctx, frame); err != nil {
+	send := ctx
+	if invalid != "" {
+		send = t.Deliberately(ctx, invalid)
+	}
+	if err := s.SendRaw(send, frame); err != nil {
 		return nil, err
 	}
 	return s.Inbox().WaitFrom(ctx, mark, func(m *jsonrpc.Message) bool {

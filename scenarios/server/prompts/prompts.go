@@ -120,7 +120,8 @@ var everyScenario = &scenarios.Scenario{
 				}
 				typed[p.Arguments[0].Name] = 42
 				t.Step("prompts/get %s with the number 42 for %s", p.Name, p.Arguments[0].Name)
-				resp, err := raw(t, s, fmt.Sprintf("mcpconform-typed-%d", i), protocol.MethodPromptsGet, map[string]any{"name": p.Name, "arguments": typed})
+				resp, err := rawAs(t, s, fmt.Sprintf("mcpconform-typed-%d", i), protocol.MethodPromptsGet, map[string]any{"name": p.Name, "arguments": typed},
+					"a number for a string argument")
 				answered(t, "prompts/get "+p.Name+" with a number", resp, err)
 				if !isCode(resp, codes.InvalidParams) {
 					wrongType = append(wrongType, fmt.Sprintf("%s with %s=42: %s", p.Name, p.Arguments[0].Name, judge.Describe(resp, nil)))

@@ -76,7 +76,7 @@ var loggingScenario = &scenarios.Scenario{
 
 		t.Step("send tools/list with logLevel \"verbose\"")
 		resp, err := t.Do(s, client.Call{Method: protocol.MethodToolsList, Params: map[string]any{},
-			Meta: map[string]any{protocol.MetaLogLevel: "verbose"}})
+			Meta: map[string]any{protocol.MetaLogLevel: "verbose"}, Deviation: t.Deviation(`logLevel "verbose", which is no syslog level`)})
 		t.Judge(loggingInvalidLevel, err == nil && judge.IsErrorCode(resp, codes.InvalidParams), "error -32602", judge.Describe(resp, err))
 	}),
 }

@@ -106,7 +106,7 @@ func acceptDefaults(params json.RawMessage) any {
 	content := map[string]any{}
 	for name, prop := range p.Schema.Properties {
 		if d, ok := prop["default"]; ok {
-			content[name] = d
+			content[name] = client.ContentValue(d)
 			continue
 		}
 		switch prop["type"] {
