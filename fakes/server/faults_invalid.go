@@ -27,6 +27,7 @@ var invalidOnPurpose = map[*fault.Fault][]string{
 	NotificationMissingFields: {"notification notifications/tasks/status"},
 	PromptContentUnknownType:  {"result of prompts/get"},
 	PromptSystemRole:          {"result of prompts/get"},
+	ReadContentsNoText:        {"result of resources/read"},
 	RequestIDNull:             {"request ping"},
 	StatusNotificationNoTTL:   {"notification notifications/tasks/status"},
 	StdoutBanner:              {"frame"},

@@ -31,6 +31,9 @@
 //   sse-retry -> list tools, call test_reconnection;
 //   json-schema-2020-12-preservation -> list tools, call json_schema_echo
 //     with the inputSchema of json_schema_2020_12_tool as received;
+//   http-standard-headers -> list tools, resources and prompts, then call,
+//     read and get each of them;
+//   http-invalid-tool-headers -> list tools, call valid_tool;
 //   sep-2322-client-request-state -> list tools, call the four test_mrtr_*
 //     tools (a failed call is reported on stderr and the next one made);
 //   anything else -> list tools.
@@ -195,6 +198,26 @@ async function main() {
       const focal = tools.find((t) => t.name === 'json_schema_2020_12_tool');
       if (!focal) throw new Error('the server lists no tool json_schema_2020_12_tool');
       await call('json_schema_echo', { schema: focal.inputSchema });
+    } else if (scenario === 'http-standard-headers') {
+      // Every tool, resource and prompt the server lists, so that each
+      // method that carries Mcp-Name is made.
+      for (const t of tools) await call(t.name, {});
+      step = 'list resources';
+      const { resources } = await client.listResources();
+      for (const r of resources) {
+        step = `read resource ${r.uri}`;
+        await client.readResource({ uri: r.uri });
+      }
+      step = 'list prompts';
+      const { prompts } = await client.listPrompts();
+      for (const p of prompts) {
+        step = `get prompt ${p.name}`;
+        await client.getPrompt({ name: p.name, arguments: {} });
+      }
+    } else if (scenario === 'http-invalid-tool-headers') {
+      // The SDK is expected to leave out the tools whose header
+      // annotations are invalid; the valid one is called.
+      await call('valid_tool', {});
     } else if (scenario === 'sep-2322-client-request-state') {
       for (const name of ['test_mrtr_echo_state', 'test_mrtr_no_state', 'test_mrtr_unrelated', 'test_mrtr_no_result_type']) {
         await call(name, {}).catch((err) => process.stderr.write(`${NAME}: call tool ${name}: ${err?.message ?? err}\n`));
