@@ -18,7 +18,7 @@ var invalidOnPurpose = map[*fault.Fault][]string{
 	CachingTTLNegative:        {"result of resources/templates/list"},
 	DiscoverMissingVersions:   {"result of server/discover"},
 	InitMissingCapabilities:   {"result of initialize"},
-	JSONRPCVersionWrong:       {"result of tools/list"},
+	JSONRPCVersionWrong:       {"result of tools/list", "error response to tools/list"},
 	MRTRElicitationInvalid:    {"result of tools/call"},
 	MRTROnToolsList:           {"result of tools/list"},
 	MRTRResultTypeMissing:     {"result of tools/call"},

@@ -29,7 +29,12 @@ var (
 		// the ledger sees every session, so wire-schema fails on them as well.
 		Faults: []*fault.Fault{server.ToolMissingInputSchema, server.StatusNotificationNoTTL,
 			server.NotificationMissingFields, server.TtlMissing,
-			server.CachingHintsMissing, server.CachingTTLNegative, server.CachingScopeInvalid}}
+			server.CachingHintsMissing, server.CachingTTLNegative, server.CachingScopeInvalid,
+			// Answers to requests sent raw (prompts-get-every, the MRTR
+			// flows, resources-read-every) are held to the schema too.
+			server.PromptSystemRole, server.PromptContentUnknownType, server.ReadContentsNoText,
+			server.MRTRElicitationInvalid, server.MRTROnToolsList, server.MRTRResultTypeMissing,
+			server.MRTRRootsWrongMethod, server.MRTRSamplingInvalid}}
 )
 
 var wireSchemaScenario = &scenarios.Scenario{

@@ -31,7 +31,8 @@ var (
 		Quote: "This is the source of truth for all protocol messages and structures.",
 		Title: "every resources/read result, of each listed resource and of each listed template expanded once, validates against " +
 			"ReadResourceResult of the version: each item a text or a blob with its uri (blobs' encoding is judged by blob-base64)",
-		Faults: []*fault.Fault{server.ReadContentsNoText}}
+		// caching-hints-missing reads without the hints 2026-07-28 requires.
+		Faults: []*fault.Fault{server.ReadContentsNoText, server.CachingHintsMissing}}
 	everyURIEchoed = &scenarios.Check{ID: "resources-read-every/uri-echoed", Level: scenarios.Must, Spec: "2025-11-25/schema.mdx#textresourcecontents",
 		Quote:  "The URI of this resource.",
 		Title:  "the contents of every read hold an item whose uri is the URI read (a read may hold items of other URIs besides)",

@@ -3,6 +3,7 @@ package tasks
 import (
 	"crypto/rand"
 	"encoding/hex"
+	"errors"
 	"fmt"
 	"strings"
 
@@ -160,9 +161,16 @@ func runIsolation(t *serverside.T) {
 	default:
 		t.Step("session B: tasks/list")
 		ids, err := listAll(t, b)
-		if err != nil {
+		switch {
+		case contains(ids, id):
+			t.Fail(isolationListExcludesForeign, "a task list without "+id, "B's list: "+strings.Join(ids, ", "))
+		case errors.Is(err, errEndlessList):
+			// One defect, one verdict: tasks-list/pages-end judges the
+			// list that never ends; the pages seen held no foreign task.
+			t.Skip(isolationListExcludesForeign, fmt.Sprintf("%v (judged by tasks-list/pages-end); its first %d task(s) did not include %s", err, len(ids), id))
+		case err != nil:
 			t.Fail(isolationListExcludesForeign, "a task list without "+id, err.Error())
-		} else {
+		default:
 			t.Judge(isolationListExcludesForeign, !contains(ids, id), "a task list without "+id, "B's list: "+strings.Join(ids, ", "))
 		}
 	}
@@ -286,8 +294,11 @@ func listAll(t *serverside.T, s *client.Session) ([]string, error) {
 		}
 		cursor = next
 	}
-	return ids, fmt.Errorf("tasks/list gave more than 100 pages")
+	return ids, fmt.Errorf("%w", errEndlessList)
 }
+
+// errEndlessList is a tasks/list that still names a next page after 100.
+var errEndlessList = errors.New("tasks/list gave more than 100 pages")
 
 func contains(list []string, s string) bool {
 	for _, x := range list {

@@ -3,6 +3,7 @@ package tools
 import (
 	"fmt"
 
+	"github.com/mcpconform/mcpconform/fakes/client"
 	"github.com/mcpconform/mcpconform/fakes/fault"
 	"github.com/mcpconform/mcpconform/fakes/server"
 	"github.com/mcpconform/mcpconform/protocol"
@@ -46,7 +47,10 @@ var pagingScenario = &scenarios.Scenario{
 			t.Blocked("tools/list %s", p.Refused)
 		}
 		t.Judge(pagingEnds, p.Endless == "", "a last page without nextCursor", p.Endless)
-		refused, actual := t.InvalidCursor(s, protocol.MethodToolsList)
+		// A session of its own: the probe is not a second tools/list right
+		// behind the listing's (a server may serialise a session's POSTs;
+		// the fault concurrent-posts-refused refuses such a one with 409).
+		refused, actual := t.InvalidCursor(t.Open("B", client.Options{Capabilities: map[string]any{}}), protocol.MethodToolsList)
 		t.Judge(pagingInvalidCursor, refused, "error -32602", fmt.Sprintf("%s (the listing had %d page(s))", actual, p.Pages))
 	}),
 }
