@@ -169,8 +169,9 @@ func (p *liveProgress) drawLocked() {
 		// redraw only its last row.
 		line = cutRunes(line, p.width-1)
 	}
-	io.WriteString(p.w, clearLine)
-	io.WriteString(p.text, line)
+	// One write: the erase and the cleaned line reach the terminal
+	// together, so a redraw is never seen half done.
+	io.WriteString(p.w, clearLine+reports.CleanTerminal(line))
 	p.shown = true
 }
 
