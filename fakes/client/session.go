@@ -341,10 +341,10 @@ func (s *Session) Notify(ctx context.Context, method string, params any) error {
 }
 
 // SendRaw writes a frame exactly as given (malformed input on purpose).
-// When the frame is a request, its answer is held to the schema like that
-// of Do.
+// When the frame is a request at the session's version, its answer is held
+// to the schema like that of Do.
 func (s *Session) SendRaw(ctx context.Context, frame []byte) error {
-	if msg, err := jsonrpc.Decode(frame); err == nil && msg.IsRequest() && msg.ID.Valid() {
+	if msg, err := jsonrpc.Decode(frame); err == nil && msg.IsRequest() && msg.ID.Valid() && !s.otherVersion(msg) {
 		s.rawMu.Lock()
 		if s.rawMethods == nil {
 			s.rawMethods = map[string]string{}
@@ -355,6 +355,25 @@ func (s *Session) SendRaw(ctx context.Context, frame []byte) error {
 		s.rawMu.Unlock()
 	}
 	return s.peer.SendRaw(ctx, frame)
+}
+
+// otherVersion reports whether a raw request names, in its _meta, another
+// protocol version than the session's (a probe of an unsupported one): its
+// answer is not a message of the version in use, so it is not held to that
+// schema (lifecycle-unsupported-version judges what comes back).
+func (s *Session) otherVersion(msg *jsonrpc.Message) bool {
+	var params struct {
+		Meta map[string]json.RawMessage `json:"_meta"`
+	}
+	if json.Unmarshal(msg.Params, &params) != nil {
+		return false
+	}
+	raw, ok := params.Meta[protocol.MetaProtocolVersion]
+	if !ok {
+		return false
+	}
+	var v string
+	return json.Unmarshal(raw, &v) != nil || v != s.opts.Version
 }
 
 // Status is the HTTP status of the POST that carried request id, if known.

@@ -593,3 +593,34 @@ var _ = Describe("results that are not objects", func() {
 		})
 	}
 })
+
+var _ = Describe("a raw request that names another protocol version", func() {
+	// lifecycle-unsupported-version asks at a version no server speaks:
+	// whatever comes back is not a message of the version in use, and
+	// lifecycle-unsupported-version (not wire-schema) judges it.
+	It("is not held to the session version's schema", func() {
+		e := &server.Engine{Requests: map[string]server.Handler{
+			"initialize": func(context.Context, *server.Peer, *jsonrpc.Message) (any, *jsonrpc.Error) {
+				return map[string]any{"protocolVersion": protocol.V20251125, "capabilities": map[string]any{"tools": map[string]any{}},
+					"serverInfo": map[string]any{"name": "s", "version": "0"}}, nil
+			},
+			"tools/list": func(ctx context.Context, p *server.Peer, req *jsonrpc.Message) (any, *jsonrpc.Error) {
+				frame := `{"jsonrpc":"2.0","id":` + req.ID.String() + `,"result":null}`
+				_ = p.SendRaw(peer.Deliberately(transport.WithRelatedRequest(ctx, req.ID), "a spec's non-object result"), []byte(frame))
+				return peer.NoAnswer, nil
+			},
+		}}
+		s := connect(serve(transport.WS, e), client.Options{Version: protocol.V20251125})
+		must(s.Initialize(stepCtx()))
+		for _, tc := range []struct{ id, version string }{{"other-1", "1900-01-01"}, {"same-1", protocol.V20251125}} {
+			mark := s.Inbox().Mark()
+			frame := `{"jsonrpc":"2.0","id":"` + tc.id + `","method":"tools/list","params":{"_meta":{"` + protocol.MetaProtocolVersion + `":"` + tc.version + `"}}}`
+			Expect(s.SendRaw(stepCtx(), []byte(frame))).To(Succeed())
+			_, err := s.Inbox().WaitFrom(stepCtx(), mark, func(m *jsonrpc.Message) bool { return m.ID.Key() == `"`+tc.id+`"` })
+			Expect(err).NotTo(HaveOccurred())
+		}
+		v := s.SchemaViolations()
+		Expect(v).To(HaveLen(1), "only the answer at the session's own version")
+		Expect(v[0].What).To(Equal("result of tools/list"))
+	})
+})
