@@ -149,6 +149,11 @@ type referenceRun struct {
 	// tasks is the receiver of task-augmented requests (2025-11-25), nil
 	// where the client declares none.
 	tasks *taskReceiver
+	// openAt is the context's firstProtocolVersion, the version of the
+	// first request (reference_headers.go, opening); opened is set once
+	// the first request has gone.
+	openAt string
+	opened bool
 }
 
 func (rc *referenceRun) is(f *fault.Fault) bool { return rc.opts.Fault != nil && rc.opts.Fault == f }
@@ -205,6 +210,9 @@ func (rc *referenceRun) run(ctx context.Context) error {
 		}
 	}()
 
+	if err := rc.readOpeningVersion(); err != nil {
+		return err
+	}
 	if s.Stateless() {
 		err = rc.discover(ctx)
 	} else {
@@ -328,8 +336,22 @@ func (rc *referenceRun) discover(ctx context.Context) error {
 	}
 	sctx, cancel := rc.step(ctx)
 	defer cancel()
-	resp, err := rc.session.Open(sctx) // server/discover
-	if rc.retryVersion(resp) {         // -32022 listing this client's version
+	var resp *jsonrpc.Message
+	var err error
+	if call, ok := rc.opening(Call{Method: protocol.MethodServerDiscover, Params: map[string]any{}}); ok {
+		resp, err = rc.session.Do(sctx, call)
+		if err == nil && resp.Error == nil {
+			rc.logf("the server accepted protocol version %s, which this client does not speak; opening at %s", rc.openAt, rc.opts.Version)
+			resp = nil
+		}
+	}
+	switch {
+	case resp == nil && err == nil:
+		resp, err = rc.session.Open(sctx) // server/discover
+		if rc.retryVersion(resp) {        // -32022 listing this client's version
+			resp, err = rc.session.Open(sctx)
+		}
+	case rc.retryVersion(resp): // the opening version refused
 		resp, err = rc.session.Open(sctx)
 	}
 	switch {

@@ -3,6 +3,7 @@ package client
 import (
 	"context"
 	"encoding/json"
+	"fmt"
 	"net/http"
 	"slices"
 	"strings"
@@ -78,6 +79,49 @@ func (rc *referenceRun) retryVersion(resp *jsonrpc.Message) bool {
 	}
 	rc.logf("refused with %d; the server lists %s, retrying at it", resp.Error.Code, rc.opts.Version)
 	return true
+}
+
+// ContextFirstProtocolVersion is the key of $MCP_CONFORMANCE_CONTEXT that
+// asks the client to open with a version other than the one it speaks (one
+// the scenario's server does not implement) and then negotiate: the
+// reference client sends its first request at it, and retries a -32022
+// refusal at a version the refusal lists (client-request-metadata's
+// retry-supported-version needs a refusal to judge).
+const ContextFirstProtocolVersion = "firstProtocolVersion"
+
+// readOpeningVersion keeps the context's firstProtocolVersion, if any, for
+// the first request of a 2026-07-28 session.
+func (rc *referenceRun) readOpeningVersion() error {
+	if rc.opts.Context == "" || !rc.session.Stateless() {
+		return nil
+	}
+	var sc map[string]json.RawMessage
+	if err := json.Unmarshal([]byte(rc.opts.Context), &sc); err != nil {
+		return fmt.Errorf("$%s is not the JSON object expected: %w", EnvContext, err)
+	}
+	raw, ok := sc[ContextFirstProtocolVersion]
+	if !ok {
+		return nil
+	}
+	if err := json.Unmarshal(raw, &rc.openAt); err != nil {
+		return fmt.Errorf("$%s: %s is %s, not a string", EnvContext, ContextFirstProtocolVersion, raw)
+	}
+	return nil
+}
+
+// opening is c as the session's first request: at the context's
+// firstProtocolVersion, in _meta and (over HTTP) MCP-Protocol-Version
+// alike. ok is false for every later request, or without that version.
+func (rc *referenceRun) opening(c Call) (_ Call, ok bool) {
+	if rc.opened || rc.openAt == "" {
+		rc.opened = true
+		return c, false
+	}
+	rc.opened = true
+	rc.logf("opening with protocol version %s (the context's %s), then negotiating", rc.openAt, ContextFirstProtocolVersion)
+	c.Meta = map[string]any{protocol.MetaProtocolVersion: rc.openAt}
+	c.Header = http.Header{transport.HeaderProtocolVersion: {rc.openAt}}
+	return c, true
 }
 
 // requestEditor is what the run's variant changes in each POST, or nil.

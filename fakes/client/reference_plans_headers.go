@@ -62,7 +62,8 @@ func (rc *referenceRun) listedTools(ctx context.Context) ([]listedTool, json.Raw
 // version: without server/discover first (liberty skips-discover) the
 // refusal comes here.
 func (rc *referenceRun) listToolsRetrying(ctx context.Context) error {
-	resp, err := rc.request(ctx, protocol.MethodToolsList, map[string]any{})
+	call, _ := rc.opening(Call{Method: protocol.MethodToolsList, Params: map[string]any{}}) // first without server/discover
+	resp, err := rc.do(ctx, call)
 	if rc.retryVersion(resp) {
 		_, err = rc.request(ctx, protocol.MethodToolsList, map[string]any{})
 	}

@@ -410,9 +410,14 @@ func (r *reference) initialize(_ context.Context, p *Peer, req *jsonrpc.Message)
 	if len(r.stateful) == 0 {
 		// A modern-only server "SHOULD name the protocol versions it
 		// supports in any error it returns to an initialize request"
-		// (2026-07-28/basic/versioning.mdx).
-		return nil, rpcError(codes.UnsupportedProtocolVersion, "Unsupported protocol version: this server implements no initialize-era version",
-			map[string]any{"supported": append([]string(nil), r.stateless...), "requested": version})
+		// (2026-07-28/basic/versioning.mdx). A version it implements,
+		// without initialize, is no unsupported version: -32022 would
+		// refuse a version its own supported list names.
+		data := map[string]any{"supported": append([]string(nil), r.stateless...), "requested": version}
+		if slices.Contains(r.stateless, version) {
+			return nil, rpcError(codes.MethodNotFound, "Method not found: initialize is no method of "+version+"; send requests with per-request _meta", data)
+		}
+		return nil, rpcError(codes.UnsupportedProtocolVersion, "Unsupported protocol version: this server implements no initialize-era version", data)
 	}
 	switch {
 	case r.is(NegotiationEchoesUnsupported):

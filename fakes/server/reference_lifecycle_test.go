@@ -278,6 +278,31 @@ var _ = Describe("the reference server's UnsupportedProtocolVersionError", func(
 		Expect(supported).To(ConsistOf(append(protocol.JudgedStateless(), protocol.JudgedStateful()...)))
 	})
 
+	// Issue 21: a 2026-07-28-only server refused an initialize naming
+	// 2026-07-28 with -32022 while listing 2026-07-28 as supported.
+	It("of a 2026-07-28-only variant refuses an initialize at an initialize-era version, and never one at a version it implements", func() {
+		e, err := server.NewReference(server.ReferenceOptions{Variant: server.StatelessOnlyHTTP})
+		Expect(err).NotTo(HaveOccurred())
+		w := overPipes(e)
+		initialize := func(id, version string) string {
+			return request(id, "initialize", map[string]any{"protocolVersion": version, "capabilities": map[string]any{},
+				"clientInfo": map[string]any{"name": "t", "version": "1"}})
+		}
+		w.send(initialize(`"i1"`, protocol.V20251125))
+		m := w.next()
+		Expect(m.Error).NotTo(BeNil(), "%s", m.Raw)
+		Expect(m.Error.Code).To(Equal(codes.UnsupportedProtocolVersion))
+		supported, requested := supportedOf(m)
+		Expect(requested).To(Equal(protocol.V20251125))
+		Expect(supported).NotTo(ContainElement(requested))
+		for _, version := range protocol.JudgedStateless() {
+			w.send(initialize(`"i2"`, version))
+			m := w.next()
+			Expect(m.Error).NotTo(BeNil(), "initialize is no method of %s: %s", version, m.Raw)
+			Expect(m.Error.Code).NotTo(Equal(codes.UnsupportedProtocolVersion), "refused a version it implements: %s", m.Raw)
+		}
+	})
+
 	for _, version := range protocol.JudgedStateful() {
 		It("never refuses "+version+", which it implements through initialize, with -32022", func() {
 			e, err := server.NewReference(server.ReferenceOptions{})

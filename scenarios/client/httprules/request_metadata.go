@@ -5,7 +5,6 @@ import (
 	"encoding/json"
 	"fmt"
 	"slices"
-	"sync"
 
 	"github.com/mcpconform/mcpconform/fakes/client"
 	"github.com/mcpconform/mcpconform/fakes/fault"
@@ -42,7 +41,7 @@ var (
 		Quote:  "The header value MUST match the io.modelcontextprotocol/protocolVersion field carried in the request body's _meta.",
 		Faults: []*fault.Fault{client.VersionHeaderMismatch}}
 	metaRetry = &scenarios.Check{ID: "client-request-metadata/retry-supported-version", Level: scenarios.Should, Spec: versionDoc,
-		Title:     "refused with -32022 listing the version judged, the client retries at that version (its _meta protocolVersion)",
+		Title:     "refused with -32022 for a version the fake server does not implement, listing only the version judged, the client retries at that version (its _meta protocolVersion)",
 		Quote:     "The client SHOULD select a mutually supported version from the supported list and retry the request, or surface an error to the user if no compatible version exists.",
 		Faults:    []*fault.Fault{client.NoVersionRetry, client.FallsBackToInitialize},
 		Liberties: []*fault.Fault{client.SkipsDiscover}}
@@ -61,26 +60,33 @@ var requestMetadataScenario = &scenarios.Scenario{
 	Family:   family,
 	Side:     scenarios.ClientSide,
 	Versions: versions,
-	Purpose: "The fake server refuses the client's first request, whatever it is, with -32022 (over HTTP a 400) listing only " +
-		"the version judged, then answers server/discover and empty lists. Every request is judged for its _meta and, over " +
-		"HTTP, its MCP-Protocol-Version header; the request after the refusal for the retry.",
+	Purpose: "The fake server implements the version judged and no other: a request that asks for another (its _meta " +
+		"protocolVersion, or a legacy initialize's params.protocolVersion) is refused with -32022 (over HTTP a 400) listing " +
+		"only the version judged and naming the version requested; a request at the version judged is served (server/discover " +
+		"and empty lists). The context's " + client.ContextFirstProtocolVersion + " (" + firstProtocolVersion + ") asks the " +
+		"client to open with that version, which the fake does not implement, and then negotiate. Every request is judged for its _meta and, " +
+		"over HTTP, its MCP-Protocol-Version header; the request after the first refusal for the retry.",
+	Needs: []string{"the client opens with the firstProtocolVersion of $MCP_CONFORMANCE_CONTEXT (" + firstProtocolVersion + ") and negotiates; " +
+		"a client that ignores it and opens at the version judged is never refused, and retry-supported-version is skipped, saying so"},
 	Checks: []*scenarios.Check{metaRequired, metaClientInfo, metaCapabilitiesValid, metaVersionHeader, metaVersionMatches, metaRetry, metaStdioProbe},
 	Run: clientside.Body(func(t *clientside.T) {
 		version := t.Env.Version
-		var mu sync.Mutex
-		refused := false
-		// refuseFirst answers the scenario's first request, of any method,
-		// with the refusal of a server that speaks only version.
-		refuseFirst := func(next server.Handler) server.Handler {
+		// implemented answers the requests of the version judged with next,
+		// and refuses any other version as a server that implements only
+		// version must: -32022 listing it, naming the version requested.
+		implemented := func(next server.Handler) server.Handler {
 			return func(ctx context.Context, p *server.Peer, req *jsonrpc.Message) (any, *jsonrpc.Error) {
-				mu.Lock()
-				first := !refused
-				refused = true
-				mu.Unlock()
-				if first || req.Method == protocol.MethodInitialize {
-					requested, _ := metaString(req, protocol.MetaProtocolVersion)
+				requested, asked := requestedVersion(req)
+				switch {
+				case asked && requested != version:
 					data, _ := json.Marshal(map[string]any{"supported": []string{version}, "requested": requested})
 					return nil, &jsonrpc.Error{Code: codes.UnsupportedProtocolVersion, Message: "Unsupported protocol version", Data: data}
+				case !asked:
+					return nil, &jsonrpc.Error{Code: codes.InvalidParams, Message: "Missing required _meta field " + protocol.MetaProtocolVersion}
+				case next == nil:
+					// initialize naming the version judged: a version it
+					// implements, without initialize.
+					return nil, &jsonrpc.Error{Code: codes.MethodNotFound, Message: "Method not found: initialize is no method of " + version}
 				}
 				return next(ctx, p, req)
 			}
@@ -96,18 +102,23 @@ var requestMetadataScenario = &scenarios.Scenario{
 		}
 		caps := map[string]any{"tools": map[string]any{}, "prompts": map[string]any{}, "resources": map[string]any{}}
 		handlers := map[string]server.Handler{
-			protocol.MethodInitialize: refuseFirst(nil),
-			protocol.MethodServerDiscover: refuseFirst(answer(map[string]any{"supportedVersions": []string{version}, "capabilities": caps,
+			protocol.MethodInitialize: implemented(nil),
+			protocol.MethodServerDiscover: implemented(answer(map[string]any{"supportedVersions": []string{version}, "capabilities": caps,
 				"_meta": map[string]any{protocol.MetaServerInfo: clientside.FakeServerInfo}})),
-			protocol.MethodPing:                   refuseFirst(answer(map[string]any{})),
-			protocol.MethodToolsList:              refuseFirst(answer(map[string]any{"tools": []any{}})),
-			protocol.MethodPromptsList:            refuseFirst(answer(map[string]any{"prompts": []any{}})),
-			protocol.MethodResourcesList:          refuseFirst(answer(map[string]any{"resources": []any{}})),
-			protocol.MethodResourcesTemplatesList: refuseFirst(answer(map[string]any{"resourceTemplates": []any{}})),
+			protocol.MethodPing:                   implemented(answer(map[string]any{})),
+			protocol.MethodToolsList:              implemented(answer(map[string]any{"tools": []any{}})),
+			protocol.MethodPromptsList:            implemented(answer(map[string]any{"prompts": []any{}})),
+			protocol.MethodResourcesList:          implemented(answer(map[string]any{"resources": []any{}})),
+			protocol.MethodResourcesTemplatesList: implemented(answer(map[string]any{"resourceTemplates": []any{}})),
 		}
-		t.Serve(clientside.Script{Handlers: handlers, Capabilities: caps})
-		t.Step("wait for the client's first request (refused with -32022) and its retry")
-		out := t.Settle(func(r []clientside.Received) bool { return len(requests(r)) >= 2 })
+		t.Serve(clientside.Script{Handlers: handlers, Capabilities: caps,
+			Context: map[string]any{client.ContextFirstProtocolVersion: firstProtocolVersion}})
+		t.Step("wait for the client's first request (refused with -32022 when it asks for another version than %s) and its retry", version)
+		out := t.Settle(func(r []clientside.Received) bool {
+			reqs := requests(r)
+			i := firstRefused(reqs, version)
+			return len(reqs) >= 2 && i < len(reqs)-1
+		})
 		reqs := requests(t.Log().Entries())
 		var modern []clientside.Received
 		for _, r := range reqs {
@@ -185,17 +196,62 @@ var requestMetadataScenario = &scenarios.Scenario{
 		} else {
 			t.Judge(metaStdioProbe, first.Msg.Method == protocol.MethodServerDiscover, "server/discover as the first request", describe(first))
 		}
-		if len(reqs) < 2 {
-			t.Fail(metaRetry, "a retry at "+version+" after "+describe(first)+" was refused with -32022", "none: "+t.DescribeEnd(out))
+		i := firstRefused(reqs, version)
+		if i == len(reqs) {
+			asked, _ := requestedVersion(first.Msg)
+			t.Skip(metaRetry, fmt.Sprintf("the client's first request (%s) asked for %s, which the fake server implements, and no request asked for "+
+				"another version: no UnsupportedProtocolVersionError to retry from (the client did not open with the context's %s, %s)",
+				describe(first), asked, client.ContextFirstProtocolVersion, firstProtocolVersion))
 			return
 		}
-		retry := reqs[1]
+		refused := reqs[i]
+		asked, _ := requestedVersion(refused.Msg)
+		if i+1 == len(reqs) {
+			t.Fail(metaRetry, "a retry at "+version+" after "+describe(refused)+fmt.Sprintf(" (at %q) was refused with -32022", asked),
+				"none: "+t.DescribeEnd(out))
+			return
+		}
+		retry := reqs[i+1]
 		got, _ := metaString(retry.Msg, protocol.MetaProtocolVersion)
 		// The version chosen is the _meta one; whether the header agrees
 		// with it is version-header-matches' affair.
-		t.Judge(metaRetry, got == version, "the next request at "+version+", one of the supported versions the refusal listed",
+		t.Judge(metaRetry, got == version, "after "+describe(refused)+fmt.Sprintf(" at %q was refused, ", asked)+
+			"the next request at "+version+", the one supported version the refusal listed",
 			fmt.Sprintf("%s with _meta protocolVersion %q", describe(retry), got))
 	}),
+}
+
+// firstProtocolVersion is the version the context asks the client to open
+// with (client.ContextFirstProtocolVersion) before it negotiates: no MCP
+// revision, so no server implements it.
+const firstProtocolVersion = "2099-01-01"
+
+// requestedVersion is the version a request asks for: a legacy
+// initialize's params.protocolVersion, any other request's _meta
+// protocolVersion; asked is false when it names none.
+func requestedVersion(m *jsonrpc.Message) (version string, asked bool) {
+	if m.Method == protocol.MethodInitialize {
+		var params struct {
+			ProtocolVersion *string `json:"protocolVersion"`
+		}
+		if json.Unmarshal(m.Params, &params) != nil || params.ProtocolVersion == nil {
+			return "", false
+		}
+		return *params.ProtocolVersion, true
+	}
+	return metaString(m, protocol.MetaProtocolVersion)
+}
+
+// firstRefused is the index of the first request the fake server refused
+// with -32022 (one that asks for a version other than version), or
+// len(reqs).
+func firstRefused(reqs []clientside.Received, version string) int {
+	for i, r := range reqs {
+		if v, asked := requestedVersion(r.Msg); asked && v != version {
+			return i
+		}
+	}
+	return len(reqs)
 }
 
 // capabilitiesProblem says what keeps caps from being a ClientCapabilities
