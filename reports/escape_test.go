@@ -35,6 +35,7 @@ var hostileTexts = map[string]string{
 	"fence breakers":   "```\n# hostile-heading\n```\n~~~\n# hostile-heading-tilde\n~~~\n    ```` \n| a | b |\n",
 	"long line":        strings.Repeat("L", 1<<20) + "<hostile-long>",
 	"entities":         "&amp; &lt;hostile-entity&gt; &#60;script&#62;",
+	"osc strings":      "title \x1b]0;hostile-title\x07 link \x1b]8;;https://evil.example/\x1b\\shown-link\x1b]8;;\x1b\\ reset \x1bc end",
 }
 
 func hostileRun() *reports.Run {
@@ -128,6 +129,18 @@ var _ = Describe("target-controlled text in every report", func() {
 			Expect(line).NotTo(ContainSubstring("<!--"), "line %d: an HTML comment would hide the rest", i)
 		}
 		Expect(len(md)).To(BeNumerically("<", 1<<20), "under GitHub's job summary limit")
+	})
+
+	// A window title or an OSC 8 hyperlink loses more than its ESC: what
+	// the sequence carried is no text of the target's, and left behind it
+	// reads as litter (or, to a reader who pastes it, as a link).
+	It("removes escape strings whole, keeping the text between them", func() {
+		for _, name := range []string{reports.MarkdownFile, reports.JUnitFile, reports.HTMLFile} {
+			text := string(read(name))
+			Expect(text).NotTo(ContainSubstring("hostile-title"), name)
+			Expect(text).NotTo(ContainSubstring("evil.example"), name)
+			Expect(text).To(ContainSubstring("shown-link"), name)
+		}
 	})
 })
 

@@ -8,16 +8,26 @@ import (
 // cleanText makes target-produced text safe for XML 1.0 and readable in
 // Markdown. Targets can write anything to stdout/stderr, and a single illegal
 // character makes the whole JUnit file unparseable, losing every result:
-//   - ANSI CSI sequences (colours, cursor moves) are removed whole, because
-//     dropping only the ESC would leave "[31m" litter;
+//   - escape sequences (CSI colours and cursor moves, OSC titles and
+//     hyperlinks, …) are removed whole, because dropping only the ESC would
+//     leave "[31m" litter;
 //   - other characters XML 1.0 forbids (C0 controls except \t \n \r,
 //     U+FFFE, U+FFFF) are dropped, and so are DEL and the C1 controls,
 //     which XML only discourages but a terminal obeys (U+009B opens an
 //     escape sequence like ESC [) when someone cats summary.md;
 //   - each run of invalid UTF-8 becomes one U+FFFD so the reader can see
 //     that bytes were lost.
-func cleanText(s string) string {
-	if isClean(s) {
+func cleanText(s string) string { return clean(s, reportChar) }
+
+// reportChar reports the runes cleanText keeps.
+func reportChar(r rune) bool { return xmlChar(r) && !isControl(r) }
+
+// clean drops from s every escape sequence whole (escapeLen) and every rune
+// keep refuses, and turns each run of invalid UTF-8 into one U+FFFD, so the
+// reader can see that bytes were lost. The reports and the console differ
+// only in what they keep.
+func clean(s string, keep func(rune) bool) string {
+	if isClean(s, keep) {
 		return s
 	}
 	var b strings.Builder
@@ -36,9 +46,9 @@ func cleanText(s string) string {
 			}
 			continue
 		case r == 0x1b:
-			i += csiLen(s[i:])
+			i += escapeLen(s[i:])
 			continue
-		case xmlChar(r) && !isControl(r):
+		case keep(r):
 			b.WriteString(s[i : i+w])
 		}
 		i += w
@@ -46,11 +56,11 @@ func cleanText(s string) string {
 	return b.String()
 }
 
-func isClean(s string) bool {
+func isClean(s string, keep func(rune) bool) bool {
 	for _, r := range s {
 		// range yields RuneError for invalid bytes; a genuine U+FFFD is
 		// harmless to reprocess, so treating it as unclean is fine.
-		if r == utf8.RuneError || r == 0x1b || !xmlChar(r) || isControl(r) {
+		if r == utf8.RuneError || r == 0x1b || !keep(r) {
 			return false
 		}
 	}

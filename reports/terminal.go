@@ -2,8 +2,6 @@ package reports
 
 import (
 	"io"
-	"strings"
-	"unicode/utf8"
 )
 
 // CleanTerminal makes text safe to print on a terminal: a target's names,
@@ -22,46 +20,7 @@ import (
 //     U+2066–U+2069) go, which would reorder what is shown;
 //   - each run of invalid UTF-8 becomes one U+FFFD (a raw byte 0x9B is a
 //     CSI to a terminal in an 8-bit mode).
-func CleanTerminal(s string) string {
-	if terminalClean(s) {
-		return s
-	}
-	var b strings.Builder
-	b.Grow(len(s))
-	for i := 0; i < len(s); {
-		r, w := utf8.DecodeRuneInString(s[i:])
-		switch {
-		case r == utf8.RuneError && w == 1:
-			b.WriteRune(utf8.RuneError)
-			i++
-			for i < len(s) {
-				if r2, w2 := utf8.DecodeRuneInString(s[i:]); r2 != utf8.RuneError || w2 != 1 {
-					break
-				}
-				i++
-			}
-			continue
-		case r == 0x1b:
-			i += escapeLen(s[i:])
-			continue
-		case !terminalUnsafe(r):
-			b.WriteString(s[i : i+w])
-		}
-		i += w
-	}
-	return b.String()
-}
-
-func terminalClean(s string) bool {
-	for _, r := range s {
-		// An invalid byte ranges as RuneError; a genuine U+FFFD is
-		// harmless to reprocess.
-		if r == utf8.RuneError || terminalUnsafe(r) {
-			return false
-		}
-	}
-	return true
-}
+func CleanTerminal(s string) string { return clean(s, func(r rune) bool { return !terminalUnsafe(r) }) }
 
 // terminalUnsafe reports the runes CleanTerminal drops (ESC among them).
 func terminalUnsafe(r rune) bool {
