@@ -20,7 +20,12 @@ import (
 //     U+2066–U+2069) go, which would reorder what is shown;
 //   - each run of invalid UTF-8 becomes one U+FFFD (a raw byte 0x9B is a
 //     CSI to a terminal in an 8-bit mode).
-func CleanTerminal(s string) string { return clean(s, func(r rune) bool { return !terminalUnsafe(r) }) }
+//
+// It also redacts the secrets of this process (Redact): the console is
+// where a target's echo of a token would otherwise be shown.
+func CleanTerminal(s string) string {
+	return Redact(clean(s, func(r rune) bool { return !terminalUnsafe(r) }))
+}
 
 // terminalUnsafe reports the runes CleanTerminal drops (ESC among them).
 func terminalUnsafe(r rune) bool {

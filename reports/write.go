@@ -36,7 +36,7 @@ func WriteAll(dir string, r *Run) ([]string, error) {
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return nil, fmt.Errorf("reports: %w", err)
 	}
-	r = budgetRun(r, RunTextBudget)
+	r = redactRun(budgetRun(r, RunTextBudget))
 	outputs := []output{
 		{JUnitFile, WriteJUnit},
 		{JSONFile, WriteJSON},

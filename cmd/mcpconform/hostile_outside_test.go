@@ -129,7 +129,23 @@ func judgeOutside(c hostileCase, r *hostileRun, res hostileResults) {
 			}
 		}
 	}
-	for _, secret := range []string{outsideBearer, strings.TrimPrefix(outsideBearer, "Bearer "), outsideHeader} {
+	judgeNoSecrets(r, outsideBearer, strings.TrimPrefix(outsideBearer, "Bearer "), outsideHeader)
+}
+
+// The secrets of the echo-secrets entry: the target quotes them back in an
+// error message, which reaches the check's message, the transcript and the
+// console's reasons.
+const (
+	echoBearer = "Bearer hostile-echo-secret-token"
+	echoAPIKey = "hostile-echo-secret-api-key"
+)
+
+var echoArgs = []string{"--header", "Authorization: " + echoBearer, "--header", "X-Api-Key: " + echoAPIKey}
+
+// judgeNoSecrets: no secret is on the console or in any file of the report
+// directory.
+func judgeNoSecrets(r *hostileRun, secrets ...string) {
+	for _, secret := range secrets {
 		Expect(string(r.stdout)).NotTo(ContainSubstring(secret), "the console (stdout) shows a secret")
 		Expect(string(r.stderr)).NotTo(ContainSubstring(secret), "the console (stderr) shows a secret")
 		_ = filepath.WalkDir(r.dir, func(path string, d fs.DirEntry, err error) error {

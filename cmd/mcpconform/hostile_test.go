@@ -104,6 +104,9 @@ type hostileCase struct {
 	// (hostile_outside_test.go); no check of the scenario notPassed passes.
 	outside   bool
 	notPassed string
+	// echoes: mcpconform gets secrets in --header that the target quotes
+	// back; they must reach no console and no report (echo-secrets).
+	echoes bool
 }
 
 // hostileResults is what the entries read of results.json.
@@ -423,6 +426,9 @@ func runHostile(ctx context.Context, name string, c hostileCase) *hostileRun {
 	if c.outside {
 		args = append(args, outsideArgs...)
 	}
+	if c.echoes {
+		args = append(args, echoArgs...)
+	}
 	switch c.transport {
 	case "stdio":
 		args = append(append(args, "--stdio", "--"), target...)
@@ -566,6 +572,10 @@ func judgeHostile(c hostileCase, r *hostileRun) {
 	}
 	if c.outside {
 		judgeOutside(c, r, res)
+	}
+	if c.echoes {
+		judgeNoSecrets(r, echoBearer, strings.TrimPrefix(echoBearer, "Bearer "), echoAPIKey)
+		Expect(res.messages("failed")).To(ContainElement(ContainSubstring("Authorization=[redacted] X-Api-Key=[redacted]")), "the echo shows, redacted")
 	}
 	if c.resumes > 0 {
 		Expect(r.resumes).To(BeNumerically(">", 0), "the client resumed the target's SSE streams")
@@ -793,5 +803,10 @@ var _ = Describe("hostile targets", Label("hostile"), func() {
 			fails: "lifecycle-ping/empty-result", words: redirectWords(307, "http")}),
 		entry(hostileCase{transport: "ws", mode: "redirect", args: redirected, exit: unjudgedOnly, outside: true, notPassed: "lifecycle-initialize",
 			words: redirectWords(307, "ws"), failedOrError: true}),
+
+		// A server that quotes the credentials it was sent: they are
+		// redacted in every report and on the console.
+		entry(hostileCase{transport: "http", mode: "echo-secrets", args: []string{"--scenario", "lifecycle-ping"}, exit: failed, echoes: true,
+			fails: "lifecycle-ping/empty-result"}),
 	)
 })

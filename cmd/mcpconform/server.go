@@ -14,6 +14,7 @@ import (
 	"github.com/mcpconform/mcpconform/fakes/peer"
 	"github.com/mcpconform/mcpconform/fakes/server"
 	"github.com/mcpconform/mcpconform/protocol"
+	"github.com/mcpconform/mcpconform/reports"
 	"github.com/mcpconform/mcpconform/scenarios"
 	"github.com/mcpconform/mcpconform/suites"
 	"github.com/mcpconform/mcpconform/transport"
@@ -165,9 +166,18 @@ func parseHeaders(lines []string) (http.Header, error) {
 			return nil, fmt.Errorf("--header %q: want 'Name: value'", l)
 		}
 		h.Add(strings.TrimSpace(name), strings.TrimSpace(value))
+		if !publicHeaders[http.CanonicalHeaderKey(strings.TrimSpace(name))] {
+			reports.AddSecrets(strings.TrimSpace(value))
+		}
 	}
 	return h, nil
 }
+
+// publicHeaders are the headers whose values are no secret; the value of
+// any other --header (Authorization, an API key, a cookie, a tenant id) is
+// redacted wherever a target echoes it into a report or onto the console.
+var publicHeaders = map[string]bool{"Accept": true, "Content-Type": true, "User-Agent": true, "Origin": true,
+	"Mcp-Protocol-Version": true, "Mcp-Method": true, "Mcp-Name": true}
 
 func parseFixtures(pairs []string, into map[string]scenarios.Fixture) (map[string]scenarios.Fixture, error) {
 	if into == nil {
@@ -199,6 +209,7 @@ func runServer(cmd *cobra.Command, f *serverFlags, args []string) (int, error) {
 		return exitUsage, usageErr("%v", err)
 	}
 	tokens := append(append([]string(nil), cfgFile.Auth.Tokens...), f.authTokens...)
+	reports.AddSecrets(tokens...)
 	if len(tokens) != 0 && len(tokens) != 2 {
 		return exitUsage, usageErr("give two bearer tokens (--auth-token twice, or auth.tokens in the config), one per authorization context; got %d", len(tokens))
 	}

@@ -84,6 +84,10 @@ var modes = map[string][]string{
 	"garbage-then-hang":     {"stdio"},
 	"endless-pages":         {"stdio", "http", "ws"},
 
+	// The credentials of the request quoted in an error (HTTP only: the
+	// other transports carry no request headers).
+	"echo-secrets": {"http"},
+
 	// Redirects to --redirect-to: every HTTP request (and WebSocket
 	// upgrade), or every one but initialize and notifications (so that the
 	// handshake completes and what follows is redirected: requests, the SSE
@@ -750,6 +754,17 @@ func (h *httpServer) serve(w http.ResponseWriter, r *http.Request) {
 		w.Header().Set("Content-Type", "application/json")
 		w.Write(rep.answer)
 		return
+	}
+	if *mode == "echo-secrets" {
+		// A server that quotes the credentials it was sent in an error (as
+		// "invalid token …" messages do): what it sent back must not
+		// bring them into a report or onto the console.
+		var m message
+		if json.Unmarshal(body, &m) == nil && string(m.Method) == `"ping"` {
+			w.Header().Set("Content-Type", "application/json")
+			w.Write(errorFrame(m.ID, -32603, "refused: Authorization="+r.Header.Get("Authorization")+" X-Api-Key="+r.Header.Get("X-Api-Key")))
+			return
+		}
 	}
 	ctx := r.Context()
 	switch *mode {
