@@ -7,7 +7,6 @@ import (
 	"io"
 	"net/http"
 	"strings"
-	"time"
 
 	. "github.com/onsi/ginkgo/v2"
 	. "github.com/onsi/gomega"
@@ -20,15 +19,6 @@ import (
 var _ = Describe("HTTP client errors that name their cause", func() {
 	BeforeEach(func() { DeferCleanup(expectNoHTTPLeaks) })
 
-	dial := func(url string) (*HTTPClientConn, *jsonrpc.Transcript) {
-		GinkgoHelper()
-		t := jsonrpc.NewTranscript()
-		c, err := DialHTTP(tpCtx(5*time.Second), url, Options{Transcript: t, Session: "A"})
-		Expect(err).NotTo(HaveOccurred())
-		DeferCleanup(c.Close)
-		return c, t
-	}
-
 	for _, declared := range []bool{false, true} {
 		It(fmt.Sprintf("says a JSON body exceeds the size limit, instead of cutting it (Content-Length: %v)", declared), func() {
 			body := `{"jsonrpc":"2.0","id":3,"result":{"text":"` + strings.Repeat("x", maxHTTPBody) + `"}}`
@@ -39,7 +29,7 @@ var _ = Describe("HTTP client errors that name their cause", func() {
 				}
 				_, _ = io.WriteString(w, body)
 			})
-			c, t := dial(url)
+			c, t := dialRecorded(url)
 			err := within(func() error { return c.Send(testCtx(), request("3", "tools/list", "")) })
 			Expect(errors.Is(err, ErrBodyTooLarge)).To(BeTrue(), "not ErrBodyTooLarge: %v", err)
 			how := fmt.Sprintf(`read %d bytes`, maxHTTPBody+1)
@@ -64,7 +54,7 @@ var _ = Describe("HTTP client errors that name their cause", func() {
 				}
 			}
 		})
-		c, t := dial(url)
+		c, t := dialRecorded(url)
 		ctx, cancel := context.WithTimeout(context.Background(), stallCtx)
 		defer cancel()
 		Expect(c.Send(ctx, request("3", "tools/list", ""))).To(Succeed())

@@ -211,3 +211,14 @@ func httpGoroutines() []string {
 func expectNoHTTPLeaks() {
 	Eventually(httpGoroutines).WithTimeout(5 * time.Second).Should(BeEmpty())
 }
+
+// dialRecorded dials url as session A with a transcript of its own, closed
+// at the end of the spec.
+func dialRecorded(url string) (*HTTPClientConn, *jsonrpc.Transcript) {
+	GinkgoHelper()
+	t := jsonrpc.NewTranscript()
+	c, err := DialHTTP(tpCtx(5*time.Second), url, Options{Transcript: t, Session: "A"})
+	Expect(err).NotTo(HaveOccurred())
+	DeferCleanup(c.Close)
+	return c, t
+}

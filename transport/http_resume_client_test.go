@@ -86,19 +86,10 @@ func eventsContaining(t *jsonrpc.Transcript, sub string) []string {
 var _ = Describe("SSE resumption loops", func() {
 	BeforeEach(func() { DeferCleanup(expectNoHTTPLeaks) })
 
-	dial := func(url string) (*HTTPClientConn, *jsonrpc.Transcript) {
-		GinkgoHelper()
-		t := jsonrpc.NewTranscript()
-		c, err := DialHTTP(tpCtx(5*time.Second), url, Options{Transcript: t, Session: "A"})
-		Expect(err).NotTo(HaveOccurred())
-		DeferCleanup(c.Close)
-		return c, t
-	}
-
 	It("waits the retry field before each resumption, and gives up after a bounded number that delivered nothing, saying so", func() {
 		quickBackoff()
 		s := newLoopServer(20)
-		c, t := dial(s.url)
+		c, t := dialRecorded(s.url)
 		// No deadline: the loop's own bound must end it.
 		ctx, cancel := context.WithCancel(context.Background())
 		defer cancel()
@@ -125,7 +116,7 @@ var _ = Describe("SSE resumption loops", func() {
 	It("gives up on the standalone GET stream the same way", func() {
 		quickBackoff()
 		s := newLoopServer(0)
-		c, t := dial(s.url)
+		c, t := dialRecorded(s.url)
 		Expect(c.OpenStream(testCtx())).To(Succeed())
 		Eventually(eventsOf(t)).WithTimeout(hangBound).Should(ContainElement(
 			fmt.Sprintf("SSE GET: gave up resuming after %d resumptions in a row that delivered no message", httpMaxIdleResumptions)))
@@ -134,7 +125,7 @@ var _ = Describe("SSE resumption loops", func() {
 
 	It("stops resuming once the step waiting for the response has given up, and names the loop, not an open stream", func() {
 		s := newLoopServer(0)
-		c, t := dial(s.url)
+		c, t := dialRecorded(s.url)
 		ctx, cancel := context.WithTimeout(context.Background(), stallCtx)
 		defer cancel()
 		Expect(c.Send(ctx, request("3", "tools/list", ""))).To(Succeed())
