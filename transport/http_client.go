@@ -140,12 +140,16 @@ func dialHTTP(ctx context.Context, rawURL string, opts Options, stateless bool) 
 		return nil, fmt.Errorf("transport: URL %q is not http or https", rawURL)
 	}
 	tr := NewHTTPTransport()
+	var rt http.RoundTripper = paramTransport(tr, stateless) // http_client_params.go
+	if opts.WrapHTTP != nil {
+		rt = opts.WrapHTTP(rt)
+	}
 	cctx, cancel := context.WithCancel(context.Background())
 	return &HTTPClientConn{
 		url:       rawURL,
 		opts:      opts,
 		stateless: stateless,
-		hc:        NewHTTPClient(paramTransport(tr, stateless)), // http_client_params.go
+		hc:        NewHTTPClient(rt),
 		ctx:       cctx,
 		cancel:    cancel,
 		q:         newHTTPFrameQueue(),

@@ -57,6 +57,11 @@ type HTTPServerOptions struct {
 	// (4xx with a JSON-RPC error) keep theirs, so that the fault breaks one
 	// rule only and a scenario can go on to be judged.
 	ResponseContentType string
+	// Wrap, when set, wraps the handler ListenHTTP serves (the MCP endpoint
+	// at Path): the wrapper sees every request on the listener first, so a
+	// protected resource can serve its metadata beside the endpoint and
+	// refuse a request without a valid token before the MCP server reads it.
+	Wrap func(http.Handler) http.Handler
 }
 
 // ContentTypeNone as HTTPServerOptions.ResponseContentType sends responses
@@ -201,7 +206,11 @@ func ListenHTTP(ctx context.Context, addr string, opts HTTPServerOptions) (*HTTP
 	s := NewHTTPServer(opts)
 	mux := http.NewServeMux()
 	mux.Handle(s.opts.Path, s)
-	s.srv = &http.Server{Handler: mux, ReadHeaderTimeout: 30 * time.Second}
+	var h http.Handler = mux
+	if opts.Wrap != nil {
+		h = opts.Wrap(mux)
+	}
+	s.srv = &http.Server{Handler: h, ReadHeaderTimeout: 30 * time.Second}
 	host, port, _ := net.SplitHostPort(ln.Addr().String())
 	if ip := net.ParseIP(host); ip == nil || ip.IsUnspecified() {
 		host = "127.0.0.1"

@@ -56,6 +56,11 @@ type Options struct {
 	// its frames cannot show (see WireNote). It may be called from the
 	// connection's reader goroutines and must not block.
 	OnWireNote func(WireNote)
+	// WrapHTTP, when set, wraps the round tripper of an HTTP client
+	// connection: a client that authorizes itself (OAuth) adds its
+	// credentials and answers a 401 or 403 challenge there, under the
+	// transport, as an SDK's authorization layer does.
+	WrapHTTP func(http.RoundTripper) http.RoundTripper
 }
 
 // VersionSetter is implemented by transports that carry the negotiated
