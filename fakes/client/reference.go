@@ -112,6 +112,13 @@ func RunReference(ctx context.Context, opts ReferenceClientOptions) error {
 		}
 	}
 	rc := &referenceRun{opts: opts, target: target}
+	if target.Kind == transport.HTTP && isAuthScenario(opts.Scenario) {
+		a, err := newAuthorizer(rc)
+		if err != nil {
+			return err
+		}
+		rc.target.WrapHTTP = a.wrap
+	}
 	rc.logf("scenario %q, protocol version %s, server %s", opts.Scenario, opts.Version, target)
 	if opts.Fault != nil {
 		rc.logf("fault %s: %s", opts.Fault.Name, opts.Fault.Description)

@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"strings"
 
 	"github.com/mcpconform/mcpconform/protocol"
 )
@@ -72,6 +73,15 @@ func (rc *referenceRun) act(ctx context.Context) error {
 	if plan, ok := scenarioPlans[rc.opts.Scenario]; ok {
 		return plan(ctx, rc)
 	}
+	if isAuthScenario(rc.opts.Scenario) {
+		// What the official authorization scenarios have a client do once
+		// authorized: list the tools and call test-tool.
+		if err := rc.listTools(ctx); err != nil {
+			return err
+		}
+		_, err := rc.callTool(ctx, AuthTestTool, nil)
+		return err
+	}
 	if err := rc.listTools(ctx); err != nil {
 		return err
 	}
@@ -129,3 +139,10 @@ func abbreviate(raw []byte) string {
 	}
 	return string(raw)
 }
+
+// AuthTestTool is the one tool of the official authorization scenarios'
+// protected server.
+const AuthTestTool = "test-tool"
+
+// isAuthScenario: the official authorization scenarios are auth/*.
+func isAuthScenario(id string) bool { return strings.HasPrefix(id, "auth/") }

@@ -21,6 +21,9 @@ type Target struct {
 	URL string
 	// Header goes on every HTTP request or WebSocket handshake.
 	Header http.Header
+	// WrapHTTP wraps the round tripper of every HTTP connection (the
+	// reference client's OAuth layer, reference_auth.go).
+	WrapHTTP func(http.RoundTripper) http.RoundTripper
 }
 
 // endpoint is what Kind dials; stateless selects 2026-07-28 Streamable HTTP.
@@ -53,7 +56,7 @@ func (t Target) Dial(ctx context.Context, opts Options) (transport.Conn, error) 
 		}
 		header[k] = v
 	}
-	topts := transport.Options{Transcript: opts.Transcript, Session: opts.Label, Header: header, OnWireNote: opts.OnWireNote}
+	topts := transport.Options{Transcript: opts.Transcript, Session: opts.Label, Header: header, OnWireNote: opts.OnWireNote, WrapHTTP: t.WrapHTTP}
 	stateless := protocol.IsStateless(opts.Version)
 	if stateless {
 		topts.ProtocolVersion = opts.Version

@@ -8,6 +8,7 @@ import (
 	"github.com/mcpconform/mcpconform/fakes/fault"
 	"github.com/mcpconform/mcpconform/fakes/server"
 	"github.com/mcpconform/mcpconform/scenarios"
+	clientauth "github.com/mcpconform/mcpconform/scenarios/client/auth"
 	"github.com/mcpconform/mcpconform/scenarios/client/httprules"
 	clientlifecycle "github.com/mcpconform/mcpconform/scenarios/client/lifecycle"
 	clientmrtr "github.com/mcpconform/mcpconform/scenarios/client/mrtr"
@@ -45,6 +46,7 @@ var all = func() scenarios.Catalogue {
 		clienttasks.Scenarios(),
 		surface.Scenarios(),
 		httprules.Scenarios(),
+		clientauth.Scenarios(),
 	} {
 		c = append(c, family...)
 	}

@@ -27,13 +27,13 @@ var _ = Describe("the coverage map of the official lists", func() {
 		}
 	})
 
-	It("judges every non-auth client scenario of both revisions, and says why it judges no auth one", func() {
+	It("judges every client scenario of both revisions, but for the auth ones it says it does not judge yet", func() {
 		for _, v := range catalogue.OfficialVersions() {
 			for _, c := range catalogue.CoverageOf(v) {
 				if c.Side != scenarios.ClientSide {
 					continue
 				}
-				if strings.HasPrefix(c.Official, "auth/") {
+				if strings.HasPrefix(c.Official, "auth/") && len(c.Scenarios) == 0 {
 					Expect(c.Why).NotTo(BeEmpty(), "client %s at %s", c.Official, v)
 					continue
 				}

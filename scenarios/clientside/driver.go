@@ -53,6 +53,8 @@ type T struct {
 	served   chan struct{}
 	log      *Log
 
+	protected *Protected
+
 	skippedMu sync.Mutex
 	skipped   []string // the relay's notes of client lines it skipped
 }
@@ -88,15 +90,15 @@ func (t *T) Launch(hold ...string) { t.Serve(Script{Hold: hold}) }
 // Serve serves the script's fake server on the scenario's transport and
 // starts the client under test.
 func (t *T) Serve(s Script) {
+	ctx, cancel := context.WithCancel(context.Background())
+	t.stop = cancel
+	l, address, err := t.listen(ctx, s)
+	if err != nil {
+		t.Abort("could not start the fake server over %s: %v", t.Env.Transport, err)
+	}
 	ctxEnv, err := t.contextEnv(s)
 	if err != nil {
 		t.Abort("%v (a defect in mcpconform)", err)
-	}
-	ctx, cancel := context.WithCancel(context.Background())
-	t.stop = cancel
-	l, address, err := t.listen(ctx)
-	if err != nil {
-		t.Abort("could not start the fake server over %s: %v", t.Env.Transport, err)
 	}
 	t.listener = l
 	t.conns = make(chan *Conn, 8)
@@ -136,7 +138,10 @@ func (t *T) officialName() string {
 
 // listen opens the fake server's endpoint and says what to hand the
 // client: its URL, or over stdio the command that relays to it.
-func (t *T) listen(ctx context.Context) (transport.Listener, string, error) {
+func (t *T) listen(ctx context.Context, s Script) (transport.Listener, string, error) {
+	if s.Protect != nil {
+		return t.listenProtected(ctx, s.Protect)
+	}
 	if t.Env.Transport.ProcessesPerSession() > 0 {
 		if t.target.RelayExe == "" {
 			return nil, "", fmt.Errorf("a stdio client needs the mcpconform binary to relay its server")

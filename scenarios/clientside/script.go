@@ -40,6 +40,9 @@ type Script struct {
 	// Context is handed to the client as MCP_CONFORMANCE_CONTEXT (JSON,
 	// with "name" set to the scenario id); nil hands none.
 	Context map[string]any
+	// Protect, when set, serves the fake server behind OAuth (protected.go)
+	// over Streamable HTTP.
+	Protect *Protection
 }
 
 // Tool is one tool of the fake server.
@@ -482,11 +485,18 @@ func (t *T) Log() *Log { return t.log }
 
 // contextEnv is the MCP_CONFORMANCE_CONTEXT entry for the script, if any.
 func (t *T) contextEnv(s Script) (string, error) {
-	if s.Context == nil {
+	var extra map[string]any
+	if s.Protect != nil && s.Protect.Context != nil {
+		extra = s.Protect.Context(t.protected)
+	}
+	if s.Context == nil && extra == nil {
 		return "", nil
 	}
 	ctx := map[string]any{}
 	for k, v := range s.Context {
+		ctx[k] = v
+	}
+	for k, v := range extra {
 		ctx[k] = v
 	}
 	ctx["name"] = t.officialName()

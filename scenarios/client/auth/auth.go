@@ -1,0 +1,155 @@
+// Package auth is the authorization family of the client suite: the
+// official auth/* scenarios, each a scripted protected resource (the fake
+// MCP server behind OAuth) and scripted authorization servers on loopback
+// (fakes/authserver), driving the client under test through OAuth 2.1 as
+// the authorization pages define it, and judging it from the record of
+// every HTTP request it made to any of them.
+//
+// Over Streamable HTTP only: "Implementations using an STDIO transport
+// SHOULD NOT follow this specification, and instead retrieve credentials
+// from the environment" (basic/authorization.mdx#protocol-requirements).
+package auth
+
+import (
+	"fmt"
+	"sort"
+	"strings"
+
+	"github.com/mcpconform/mcpconform/fakes/authserver"
+	"github.com/mcpconform/mcpconform/fakes/client"
+	"github.com/mcpconform/mcpconform/fakes/fault"
+	"github.com/mcpconform/mcpconform/protocol"
+	"github.com/mcpconform/mcpconform/scenarios"
+	"github.com/mcpconform/mcpconform/scenarios/clientside"
+	"github.com/mcpconform/mcpconform/transport"
+)
+
+const family = "auth"
+
+// The pages the checks cite (2025-11-25 is where the rules the official
+// scenarios judge first stand together; 2026-07-28 keeps them in the
+// authorization folder).
+const (
+	page        = "2025-11-25/basic/authorization.mdx"
+	page0326    = "2025-03-26/basic/authorization.mdx"
+	discovery26 = "2026-07-28/basic/authorization/authorization-server-discovery.mdx"
+)
+
+// The versions the official scenarios run at: those introduced in
+// 2025-11-25 run at it and after.
+var (
+	fromNovember = []string{protocol.V20251125, protocol.V20260728}
+	httpOnly     = []transport.Kind{transport.HTTP}
+)
+
+// Scenarios is the family's catalogue.
+func Scenarios() scenarios.Catalogue {
+	return scenarios.Catalogue{metadataDefault}
+}
+
+// flow is one client's pass through a protected server: what every request
+// of it to the fakes was, and what the fake server received over MCP.
+type flow struct {
+	t        *clientside.T
+	p        *clientside.Protected
+	out      clientside.Outcome
+	entries  []authserver.Exchange
+	received []clientside.Received
+}
+
+// testTool is the protected server's one tool (the official scenarios').
+const testTool = client.AuthTestTool
+
+// serve serves the protection with the official scenarios' tool and waits
+// until the client has called it, exits, or falls silent.
+func serve(t *clientside.T, pr clientside.Protection) *flow {
+	t.Serve(clientside.Script{
+		Tools:   []clientside.Tool{{Name: testTool, Description: "the protected server's one tool"}},
+		Protect: &pr,
+	})
+	t.Step("wait for the client to authorize and call %s", testTool)
+	out := t.Settle(func(r []clientside.Received) bool { return len(clientside.ToolCalls(r, testTool)) > 0 })
+	return &flow{t: t, p: t.Auth(), out: out, entries: t.Auth().Log.Entries(), received: t.Log().Entries()}
+}
+
+// of are the flow's requests to one server ("resource", "as", "as2").
+func (f *flow) of(server string) []authserver.Exchange { return authserver.Of(f.entries, server) }
+
+// at are the requests to server for path (any method).
+func (f *flow) at(server, path string) []authserver.Exchange {
+	var out []authserver.Exchange
+	for _, e := range f.of(server) {
+		if e.Path == path {
+			out = append(out, e)
+		}
+	}
+	return out
+}
+
+// endpoint are the requests to an authorization server's endpoint
+// ("/authorize", "/token", "/register").
+func (f *flow) endpoint(as *authserver.Server, name string) []authserver.Exchange {
+	var out []authserver.Exchange
+	for _, e := range f.of(as.Label()) {
+		if e.Path == as.EndpointPath(name) {
+			out = append(out, e)
+		}
+	}
+	return out
+}
+
+// contactedAS reports whether the client made any request to an
+// authorization server.
+func (f *flow) contactedAS() bool {
+	for _, e := range f.entries {
+		if e.Server != "resource" {
+			return true
+		}
+	}
+	return false
+}
+
+// mcpRequests are the requests to the MCP endpoint.
+func (f *flow) mcpRequests() []authserver.Exchange { return f.at("resource", "/mcp") }
+
+// authorized reports whether some MCP request carried a token the servers
+// issued.
+func (f *flow) authorized() bool {
+	for _, e := range f.mcpRequests() {
+		if tok, ok := clientside.BearerToken(e.Header); ok {
+			if g, _ := f.p.Lookup(tok); g != nil {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// called reports whether the tool call reached the fake server.
+func (f *flow) called() bool { return len(clientside.ToolCalls(f.received, testTool)) > 0 }
+
+// end says how the wait ended, for a message.
+func (f *flow) end() string {
+	s := f.t.DescribeEnd(f.out)
+	if out := f.t.Output(); out != "" {
+		s += "; its output: " + out
+	}
+	return s
+}
+
+// listed joins items for a message, bounded.
+func listed(items []string) string {
+	sort.Strings(items)
+	if len(items) > 6 {
+		return fmt.Sprintf("%s … (%d in all)", strings.Join(items[:6], "; "), len(items))
+	}
+	return strings.Join(items, "; ")
+}
+
+// describe names an exchange for a message: "GET /path → 404".
+func describe(e authserver.Exchange) string {
+	return fmt.Sprintf("%s %s %s → %d", e.Server, e.Method, e.Path, e.Status)
+}
+
+// faults lists the reference client's faults a check names.
+func faults(f ...*fault.Fault) []*fault.Fault { return f }
