@@ -102,4 +102,3 @@ var AuthSkipsASMetadata = &fault.Fault{Name: "auth-skips-as-metadata", Transport
 // scenarios do.
 var authFaults = fault.Set{AuthIgnores401, AuthSkipsPKCE, AuthPlainPKCE, AuthDropsResource, AuthTokenInQuery, AuthTokenToAS,
 	AuthNoState, AuthPRMRootFirst, AuthSkipsASMetadata}
-
