@@ -79,6 +79,14 @@ type Options struct {
 	// error code ("invalid_client"), its HTTP status and description; ""
 	// lets the request through.
 	OnToken func(r *TokenRequest) (code string, status int, description string)
+	// Grant serves a grant type the server does not know itself
+	// (client_credentials, token exchange, JWT bearer: the extensions):
+	// it returns the grant to issue, or an OAuth error code with its
+	// status and description. Nil refuses them with unsupported_grant_type.
+	Grant func(r *TokenRequest, req *http.Request) (g *Grant, code string, status int, description string)
+	// OnRegister, when set, may change a registration's answer before it
+	// is sent (the client id, the method chosen).
+	OnRegister func(x *Exchange, answer map[string]any)
 }
 
 // Exchange is one HTTP request a client made to a fake, and the status it
@@ -344,6 +352,12 @@ func (s *Server) register(w http.ResponseWriter, x *Exchange) {
 		answer["client_secret"] = clientSecret
 		answer["client_secret_expires_at"] = 0
 	}
+	if s.opts.OnRegister != nil {
+		s.opts.OnRegister(x, answer)
+		id, _ = answer["client_id"].(string)
+		clientSecret, _ = answer["client_secret"].(string)
+		secret.Add(id, clientSecret)
+	}
 	s.mu.Lock()
 	s.clients[id] = clientSecret
 	s.mu.Unlock()
@@ -421,10 +435,24 @@ func (s *Server) token(w http.ResponseWriter, r *http.Request, x *Exchange) {
 			g.Resource = old.Resource
 		}
 	default:
-		writeJSON(w, http.StatusBadRequest, map[string]any{"error": "unsupported_grant_type", "error_description": fmt.Sprintf("grant_type %q is not served here", tr.GrantType)})
-		return
+		if s.opts.Grant == nil {
+			writeJSON(w, http.StatusBadRequest, map[string]any{"error": "unsupported_grant_type", "error_description": fmt.Sprintf("grant_type %q is not served here", tr.GrantType)})
+			return
+		}
+		extra, code, status, desc := s.opts.Grant(tr, r)
+		if code != "" {
+			writeJSON(w, status, map[string]any{"error": code, "error_description": desc})
+			return
+		}
+		extra.Issuer, extra.GrantType = s.Issuer(), tr.GrantType
+		if extra.Resource == "" {
+			extra.Resource = g.Resource
+		}
+		g = extra
 	}
-	g.Access = mint("mcpc-at-")
+	if g.Access == "" {
+		g.Access = mint("mcpc-at-")
+	}
 	answer := map[string]any{"access_token": g.Access, "token_type": "Bearer", "expires_in": 3600}
 	if len(g.Scopes) > 0 {
 		answer["scope"] = strings.Join(g.Scopes, " ")
