@@ -11,7 +11,7 @@
 // auth/metadata-default), MCP_CONFORMANCE_PROTOCOL_VERSION (the version
 // judged; this SDK always asks for its own latest, so it is only reported),
 // MCP_CONFORMANCE_CONTEXT (JSON, optional): auth/pre-registration gives
-// client_id and client_secret; auth/client-credentials-basic client_id and
+// client_id and client_secret (and, from the official runner, issuer); auth/client-credentials-basic client_id and
 // client_secret; auth/client-credentials-jwt client_id, private_key_pem and
 // signing_algorithm; auth/wif-jwt-bearer client_id and valid_jwt.
 //
@@ -284,6 +284,10 @@ function providerFor(scenario, context) {
         client_secret: need(context, 'client_secret', scenario),
         redirect_uris: [REDIRECT_URI],
       };
+      // The authorization server the client was registered with, when the
+      // context names it: stamped as the SDK stamps what it registers, so
+      // the SDK presents these credentials to that server only.
+      if (typeof context.issuer === 'string' && context.issuer !== '') preRegistered.issuer = context.issuer;
       return new HarnessProvider({ preRegistered });
     }
     default:
