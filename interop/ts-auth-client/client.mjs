@@ -11,9 +11,11 @@
 // auth/metadata-default), MCP_CONFORMANCE_PROTOCOL_VERSION (the version
 // judged; this SDK always asks for its own latest, so it is only reported),
 // MCP_CONFORMANCE_CONTEXT (JSON, optional): auth/pre-registration gives
-// client_id and client_secret (and, from the official runner, issuer); auth/client-credentials-basic client_id and
-// client_secret; auth/client-credentials-jwt client_id, private_key_pem and
+// client_id and client_secret (and, from the official runner, issuer);
+// auth/client-credentials-basic client_id and client_secret;
+// auth/client-credentials-jwt client_id, private_key_pem and
 // signing_algorithm; auth/wif-jwt-bearer client_id and valid_jwt.
+// MCPCONFORM_TS_AUTH_DEBUG=1 traces the flow on stderr.
 //
 // Authorization is the SDK's: an OAuthClientProvider handed to
 // StreamableHTTPClientTransport as authProvider. The SDK discovers the
