@@ -47,6 +47,8 @@ const maxAuthorizations = 3
 type authContext struct {
 	ClientID     string `json:"client_id"`
 	ClientSecret string `json:"client_secret"`
+	// Issuer is the authorization server the credentials belong to.
+	Issuer string `json:"issuer"`
 }
 
 // clientCreds is the client's identity at one authorization server.
@@ -266,6 +268,13 @@ func (a *authorizer) authorize(ctx context.Context, ch challenge, status int) er
 	if err := a.checkPKCE(asMeta); err != nil {
 		return err
 	}
+	if status == http.StatusUnauthorized && a.refreshable(issuer) {
+		err := a.refresh(ctx, prm.resource)
+		if err == nil {
+			return nil
+		}
+		a.rc.logf("authorization: %v; authorizing again", err)
+	}
 	creds, err := a.client(ctx, issuer, asMeta)
 	if err != nil {
 		return err
@@ -279,7 +288,7 @@ func (a *authorizer) authorize(ctx context.Context, ch challenge, status int) er
 		Endpoint: oauth2.Endpoint{
 			AuthURL:   metaString(asMeta, "authorization_endpoint"),
 			TokenURL:  metaString(asMeta, "token_endpoint"),
-			AuthStyle: authStyle(creds.method),
+			AuthStyle: a.tokenAuthStyle(creds.method),
 		},
 	}
 	resource := prm.resource
@@ -318,6 +327,11 @@ func (a *authorizer) authorize(ctx context.Context, ch challenge, status int) er
 	a.token, a.scopes, a.issuer, a.cfg = tok, scopes, issuer, cfg
 	a.mu.Unlock()
 	a.rc.logf("authorization: token issued by %s for scopes %q", issuer, strings.Join(scopes, " "))
+	if a.rc.is(AuthRefreshesEarly) && tok.RefreshToken != "" {
+		if err := a.refresh(ctx, prm.resource); err != nil {
+			a.rc.logf("authorization: early refresh: %v", err)
+		}
+	}
 	if a.rc.is(AuthTokenToAS) {
 		a.leakToken(ctx, prm, tok.AccessToken)
 	}
@@ -482,10 +496,10 @@ func (a *authorizer) client(ctx context.Context, issuer string, doc map[string]a
 	methods := metaStrings(doc, "token_endpoint_auth_methods_supported")
 	var c clientCreds
 	switch {
-	case a.ctx.ClientID != "":
+	case a.preRegistered(issuer):
 		c = clientCreds{id: a.ctx.ClientID, secret: a.ctx.ClientSecret, method: pickMethod(methods, a.ctx.ClientSecret != "")}
-	case metaBool(doc, "client_id_metadata_document_supported"):
-		c = clientCreds{id: ReferenceCIMDURL, method: "none"}
+	case a.usesCIMD(doc):
+		c = clientCreds{id: a.cimdURL(), method: "none"}
 	case metaString(doc, "registration_endpoint") != "":
 		var err error
 		if c, err = a.register(ctx, metaString(doc, "registration_endpoint"), methods); err != nil {
@@ -523,11 +537,11 @@ func pickMethod(supported []string, hasSecret bool) string {
 }
 
 func (a *authorizer) register(ctx context.Context, endpoint string, methods []string) (clientCreds, error) {
-	method := pickMethod(methods, false)
+	method := a.registrationMethod(methods)
 	meta := map[string]any{
 		"client_name":                ReferenceClientName,
 		"redirect_uris":              []string{ReferenceRedirectURI},
-		"grant_types":                []string{"authorization_code", "refresh_token"},
+		"grant_types":                a.grantTypes(),
 		"response_types":             []string{"code"},
 		"token_endpoint_auth_method": method,
 		"application_type":           "native",
@@ -590,7 +604,7 @@ func (a *authorizer) chooseScopes(ch challenge, prm prmDoc, asMeta map[string]an
 		}
 	}
 	a.mu.Unlock()
-	return scopes
+	return a.withOfflineAccess(scopes, asMeta)
 }
 
 // authorizationCode makes the authorization request and reads the code

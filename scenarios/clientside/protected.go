@@ -54,6 +54,11 @@ type Protection struct {
 	// token: a non-empty scope refuses it with 403 insufficient_scope
 	// naming that scope (step-up).
 	Refuse func(rpcMethod string, g *authserver.Grant) (scope string)
+	// Reject, when set, is asked about every request that carries a token
+	// an authorization server issued: a non-empty description refuses it
+	// with 401 invalid_token (an expired token, a token of an authorization
+	// server the resource no longer trusts).
+	Reject func(p *Protected, rpcMethod string, g *authserver.Grant) (description string)
 	// Context adds keys to MCP_CONFORMANCE_CONTEXT once the servers listen
 	// (credentials, issuers).
 	Context func(p *Protected) map[string]any
@@ -229,6 +234,13 @@ func (p *Protected) guard(w http.ResponseWriter, r *http.Request, x *authserver.
 		writeJSONBody(w, http.StatusUnauthorized, map[string]any{"error": "invalid_token",
 			"error_description": "a bearer token issued for this resource is required"})
 		return
+	}
+	if p.opts.Reject != nil {
+		if desc := p.opts.Reject(p, x.RPCMethod, grant); desc != "" {
+			w.Header().Set("WWW-Authenticate", p.challenge("invalid_token", ""))
+			writeJSONBody(w, http.StatusUnauthorized, map[string]any{"error": "invalid_token", "error_description": desc})
+			return
+		}
 	}
 	if p.opts.Refuse != nil {
 		if scope := p.opts.Refuse(x.RPCMethod, grant); scope != "" {

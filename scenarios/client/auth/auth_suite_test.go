@@ -90,6 +90,9 @@ var _ = Describe("the auth family", func() {
 				r := run(s, version, "")
 				for _, v := range r.Verdicts {
 					Expect(bad(v)).To(BeFalse(), "%s: %s\n%s", v.Check.ID, v.Message, r.Transcript)
+					if first := auth.Since(v.Check.ID); first != "" && version < first {
+						continue // a rule younger than this version: skipped, saying so
+					}
 					Expect(v.Outcome).NotTo(Equal(scenarios.Skip), "%s skipped for the reference client: %s", v.Check.ID, v.Message)
 				}
 			})

@@ -19,6 +19,10 @@ import (
 // scenario has its own set (newCommon), so a verdict names its scenario.
 type common struct {
 	authorized, pkceChallenge, pkceVerifier, resource, bearer, noQuery, tokenStays, state *scenarios.Check
+	// applicationType is set for a scenario whose client registers
+	// dynamically (withApplicationType, registration.go).
+	applicationType *scenarios.Check
+	id              string
 }
 
 // newCommon makes the common checks of scenario id.
@@ -27,6 +31,7 @@ func newCommon(id string) *common {
 		return &scenarios.Check{ID: id + "/" + name, Level: level, Spec: spec, Title: title, Quote: quote, Faults: f}
 	}
 	return &common{
+		id: id,
 		authorized: c("authorized", scenarios.Must, page+"#authorization-server-location",
 			"the client answers the 401 by authorizing, and makes its MCP requests (the call of "+testTool+") with the token it obtained",
 			"MCP clients MUST be able to parse WWW-Authenticate headers and respond appropriately to HTTP 401 Unauthorized responses from the MCP server.",
@@ -63,7 +68,11 @@ func newCommon(id string) *common {
 }
 
 func (c *common) list() []*scenarios.Check {
-	return []*scenarios.Check{c.authorized, c.pkceChallenge, c.pkceVerifier, c.resource, c.bearer, c.noQuery, c.tokenStays, c.state}
+	out := []*scenarios.Check{c.authorized, c.pkceChallenge, c.pkceVerifier, c.resource, c.bearer, c.noQuery, c.tokenStays, c.state}
+	if c.applicationType != nil {
+		out = append(out, c.applicationType)
+	}
+	return out
 }
 
 // verifierSyntax is RFC 7636 §4.1's code_verifier.
@@ -126,6 +135,9 @@ func (c *common) judge(f *flow, resource string) {
 	}
 	c.judgeResource(f, resource, authz, exchanges)
 	c.judgeTokenUse(f)
+	if c.applicationType != nil {
+		c.judgeApplicationType(f)
+	}
 }
 
 func (c *common) judgeResource(f *flow, resource string, authz, exchanges []authserver.Exchange) {

@@ -104,7 +104,7 @@ func (d discoveryChecks) judgeAS(f *flow, as *authserver.Server, want string, tr
 func isWellKnown(p string) bool { return strings.Contains(p, "/.well-known/") }
 
 var (
-	defaultCommon    = newCommon("client-auth-metadata-default")
+	defaultCommon    = newCommon("client-auth-metadata-default").withApplicationType()
 	defaultDiscovery = newDiscovery("client-auth-metadata-default",
 		"the client reads the protected resource metadata from the URL the challenge's resource_metadata names, and does not ask the root well-known URI first",
 		faults(client.AuthPRMRootFirst),
