@@ -130,8 +130,9 @@ func judgeCIMD(f *flow) {
 		return
 	}
 	slices.Sort(urls)
-	note := fmt.Sprintf("client_id %q", strings.Join(slices.Compact(urls), ", "))
-	if !slices.Equal(slices.Compact(urls), []string{client.ReferenceCIMDURL}) {
+	urls = slices.Compact(urls)
+	note := fmt.Sprintf("client_id %q", strings.Join(urls, ", "))
+	if !slices.Equal(urls, []string{client.ReferenceCIMDURL}) {
 		note += " (the official suite warns unless it is " + client.ReferenceCIMDURL + ")"
 	}
 	t.PassWith(cimdURLCheck, note)

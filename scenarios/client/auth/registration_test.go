@@ -84,6 +84,15 @@ var _ = Describe("the client identity scenarios' liberties", func() {
 		}
 	})
 
+	It("passes the official metadata document URL without a note, and fails an http one", func() {
+		s := scenario("client-auth-basic-cimd")
+		ref := verdict(run(s, s.Versions[0], ""), "cimd-url")
+		Expect(ref.Outcome).To(Equal(scenarios.Pass))
+		Expect(ref.Message).To(ContainSubstring(client.ReferenceCIMDURL))
+		Expect(ref.Message).NotTo(ContainSubstring("warns"))
+		Expect(verdict(run(s, s.Versions[0], client.AuthCIMDHTTPURL.Name), "cimd-url").Outcome).To(Equal(scenarios.Fail))
+	})
+
 	It("skips application_type below 2026-07-28 and judges it there", func() {
 		s := scenario("client-auth-token-endpoint-auth-basic")
 		Expect(verdict(run(s, "2025-11-25", ""), "application-type").Outcome).To(Equal(scenarios.Skip))
