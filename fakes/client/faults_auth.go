@@ -54,7 +54,7 @@ var (
 		Description: "takes the code from an authorization response whatever its iss says"}
 	// AuthReusesCredentials breaks "no reuse of credentials across
 	// authorization servers" (SEP-2352).
-	AuthReusesCredentials = &fault.Fault{Name: "auth-reuses-credentials", Transports: httpOnly,
+	AuthReusesCredentials = &fault.Fault{Name: "auth-reuses-credentials", Transports: httpOnly, Versions: []string{protocol.V20260728},
 		Description: "uses the client id registered at one authorization server at another"}
 	// AuthNoApplicationType breaks SEP-837's "MUST specify an appropriate
 	// application_type" in dynamic registration.

@@ -14,6 +14,9 @@ var (
 	// refreshVersions are those whose page has the refresh token rules
 	// (SEP-2207) and the authorization server binding (SEP-2352).
 	refreshVersions = []string{protocol.V20260728}
+	// tokenAuthVersions are those of the official token endpoint
+	// authentication scenarios (from 2025-06-18).
+	tokenAuthVersions = []string{protocol.V20250618, protocol.V20251125, protocol.V20260728}
 
 	// AuthPrefersDCR breaks the registration priority order: it registers
 	// dynamically although the server takes client ID metadata documents.
@@ -26,14 +29,20 @@ var (
 	// AuthIgnoresPreRegistration breaks "MCP clients SHOULD support an
 	// option for static client credentials": it never uses the client_id
 	// and client_secret it was given.
-	AuthIgnoresPreRegistration = &fault.Fault{Name: "auth-ignores-pre-registration", Transports: httpOnly,
+	AuthIgnoresPreRegistration = &fault.Fault{Name: "auth-ignores-pre-registration", Transports: httpOnly, Versions: []string{protocol.V20251125, protocol.V20260728},
 		Description: "ignores the pre-registered client_id and client_secret of $MCP_CONFORMANCE_CONTEXT",
 		Why:         "where the authorization server has no registration endpoint and takes no client ID metadata document, a client without its pre-registered credentials has no client id and cannot authorize at all"}
 	// AuthWrongAuthMethod breaks RFC 8414 / RFC 7591's token endpoint
 	// authentication: it authenticates with another method than the one
 	// the server supports and registered.
-	AuthWrongAuthMethod = &fault.Fault{Name: "auth-wrong-auth-method", Transports: httpOnly,
+	AuthWrongAuthMethod = &fault.Fault{Name: "auth-wrong-auth-method", Transports: httpOnly, Versions: tokenAuthVersions,
 		Description: "authenticates at the token endpoint with another method than the registered one: client_secret_post for client_secret_basic, HTTP Basic for client_secret_post and for none"}
+	// AuthPreRegisteredPost is AuthWrongAuthMethod for pre-registered
+	// credentials (the pre-registration scenario is younger than the token
+	// endpoint ones): client_secret_post where only client_secret_basic is
+	// offered.
+	AuthPreRegisteredPost = &fault.Fault{Name: "auth-pre-registered-post", Transports: httpOnly, Versions: []string{protocol.V20251125, protocol.V20260728},
+		Description: "sends its pre-registered client_secret in the token request body (client_secret_post) where the server supports client_secret_basic only"}
 	// AuthNoRefreshGrantType breaks "SHOULD include refresh_token in their
 	// grant_types client metadata": it registers for authorization_code
 	// only, yet asks for offline_access and refreshes.
@@ -54,7 +63,7 @@ var (
 var (
 	// AuthPrefersPost registers for client_secret_post where the server
 	// offers client_secret_basic too.
-	AuthPrefersPost = &fault.Fault{Name: "auth-prefers-post", Liberty: true, Transports: httpOnly,
+	AuthPrefersPost = &fault.Fault{Name: "auth-prefers-post", Liberty: true, Transports: httpOnly, Versions: tokenAuthVersions,
 		Description: "registers for client_secret_post where the authorization server supports both client_secret_basic and client_secret_post",
 		Freedom: "RFC 8414 §2: token_endpoint_auth_methods_supported is the \"list of client authentication methods supported by this token endpoint\"; " +
 			"RFC 7591 §2 lets the client ask for any of them as token_endpoint_auth_method, and OAuth 2.1 §2.4.1 makes the body parameters one every server MUST support"}
@@ -70,7 +79,7 @@ var (
 		Freedom:     "No page names the moment of a refresh: OAuth 2.1 §4.3 lets a client holding a refresh token use it to obtain a new access token at any time"}
 )
 
-var authRegistrationFaults = fault.Set{AuthPrefersDCR, AuthCIMDHTTPURL, AuthIgnoresPreRegistration, AuthWrongAuthMethod,
+var authRegistrationFaults = fault.Set{AuthPrefersDCR, AuthCIMDHTTPURL, AuthIgnoresPreRegistration, AuthWrongAuthMethod, AuthPreRegisteredPost,
 	AuthNoApplicationType, AuthReusesCredentials, AuthNoRefreshGrantType, AuthRefreshTokenInQuery, AuthAlwaysOfflineAccess}
 
 var authRegistrationLiberties = fault.Set{AuthPrefersPost, AuthNoRefreshTokens, AuthRefreshesEarly}

@@ -73,7 +73,7 @@ func (a *authorizer) grantTypes() []string {
 // with the registered method (or, for the auth-wrong-auth-method fault,
 // another one).
 func (a *authorizer) tokenAuthStyle(method string) oauth2.AuthStyle {
-	if a.rc.is(AuthWrongAuthMethod) {
+	if a.rc.is(AuthWrongAuthMethod) || a.rc.is(AuthPreRegisteredPost) {
 		if method == "client_secret_basic" {
 			return oauth2.AuthStyleInParams
 		}

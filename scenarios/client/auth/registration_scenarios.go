@@ -10,6 +10,7 @@ import (
 
 	"github.com/mcpconform/mcpconform/fakes/authserver"
 	"github.com/mcpconform/mcpconform/fakes/client"
+	"github.com/mcpconform/mcpconform/fakes/fault"
 	"github.com/mcpconform/mcpconform/internal/secret"
 	"github.com/mcpconform/mcpconform/protocol"
 	"github.com/mcpconform/mcpconform/scenarios"
@@ -33,6 +34,20 @@ var (
 func registrationScenarios() []*scenarios.Scenario {
 	return []*scenarios.Scenario{basicCIMD, preRegistration, tokenAuthBasic, tokenAuthPost, tokenAuthNone, tokenAuthEither,
 		offlineAccessScope, offlineAccessNotSupported, serverMigration}
+}
+
+// withFault names f on check c of list, a common check that f fails in
+// this scenario only (the common checks are each scenario's own).
+func withFault(list []*scenarios.Check, c *scenarios.Check, f *fault.Fault) []*scenarios.Check {
+	c.Faults = append(c.Faults, f)
+	return list
+}
+
+// withLiberty names liberty l on check c of list: l passes it although
+// it does what the reference does not.
+func withLiberty(list []*scenarios.Check, c *scenarios.Check, l *fault.Fault) []*scenarios.Check {
+	c.Liberties = append(c.Liberties, l)
+	return list
 }
 
 // authorizations are the client's authorization requests at as.
@@ -157,7 +172,7 @@ var (
 	preAuth = tokenAuthCheck(preRegID,
 		"every token request authenticates with HTTP Basic (client_secret_basic, the one method the server's metadata lists in "+
 			"token_endpoint_auth_methods_supported, RFC 8414 §2) carrying the pre-registered client_id and client_secret",
-		client.AuthWrongAuthMethod)
+		client.AuthPreRegisteredPost)
 )
 
 var preRegistration = &scenarios.Scenario{
@@ -171,7 +186,7 @@ var preRegistration = &scenarios.Scenario{
 	Purpose: "$MCP_CONFORMANCE_CONTEXT carries client_id " + preClientID + ", its client_secret and the issuer they belong to. " +
 		"The authorization server has no registration endpoint and supports client_secret_basic only. " +
 		"The client must identify itself with those credentials and authenticate with HTTP Basic at the token endpoint.",
-	Checks: append([]*scenarios.Check{preCreds, preAuth}, preCommon.list()...),
+	Checks: append([]*scenarios.Check{preCreds, preAuth}, withFault(preCommon.list(), preCommon.authorized, client.AuthIgnoresPreRegistration)...),
 	Run: clientside.Body(func(t *clientside.T) {
 		secret.Add(preClientSecret)
 		f := serve(t, clientside.Protection{
@@ -291,15 +306,15 @@ var (
 	refreshGrantType = &scenarios.Check{ID: offlineID + "/refresh-grant-type", Level: scenarios.Should, Spec: index26 + "#refresh-tokens",
 		Title: "a client that shows it desires refresh tokens (it asks for offline_access or makes a refresh) lists refresh_token in the " +
 			"grant_types of its registration",
-		Quote:     "SHOULD include refresh_token in their grant_types client metadata",
-		Faults:    faults(client.AuthNoRefreshGrantType),
-		Liberties: faults(client.AuthNoRefreshTokens)}
+		Quote:  "SHOULD include refresh_token in their grant_types client metadata",
+		Faults: faults(client.AuthNoRefreshGrantType),
+	}
 	refreshConfidential = &scenarios.Check{ID: offlineID + "/refresh-token-confidential", Level: scenarios.Must, Spec: index26 + "#refresh-tokens",
 		Title: "a refresh token travels only in the body of a request to the token endpoint of the server that issued it: never in a URL, " +
 			"never in a header, never to the MCP server",
 		Quote:     "MUST keep refresh tokens confidential in transit and storage as specified in OAuth 2.1 Section 4.3",
 		Faults:    faults(client.AuthRefreshTokenInQuery),
-		Liberties: faults(client.AuthNoRefreshTokens, client.AuthRefreshesEarly)}
+		Liberties: faults(client.AuthRefreshesEarly)}
 	refreshResource = &scenarios.Check{ID: offlineID + "/refresh-resource", Level: scenarios.Must, Spec: index26 + "#resource-parameter-implementation",
 		Title:     "a refresh request is a token request: it carries resource, exactly the resource the protected resource metadata publishes",
 		Quote:     "MUST be included in both authorization requests and token requests.",
@@ -319,7 +334,8 @@ var offlineAccessScope = &scenarios.Scenario{
 		"It issues a refresh token to a request for offline_access. The first access token is refused as expired after its first use, " +
 		"so a client that holds a refresh token shows how it refreshes (the official suite forces no refresh). Unlike the official scenario, " +
 		"the server takes no client ID metadata documents, so the grant_types of the registration can be read: mcpconform never fetches a URL a client names.",
-	Checks: append([]*scenarios.Check{refreshGrantType, refreshConfidential, refreshResource}, offlineCommon.list()...),
+	Checks: append([]*scenarios.Check{refreshGrantType, refreshConfidential, refreshResource},
+		withLiberty(offlineCommon.list(), offlineCommon.authorized, client.AuthNoRefreshTokens)...),
 	Run: clientside.Body(func(t *clientside.T) {
 		f := serve(t, clientside.Protection{
 			ScopesSupported: []string{"mcp:basic"},
