@@ -19,6 +19,9 @@
 //	long-line-exit   (stdio) sends a line of 5 MiB, then exits 0
 //	mrtr-endless     (http, 2026-07-28) calls the tool test_mrtr_endless and
 //	                 answers every input_required, without any bound
+//	oauth-echo       (http, 2025-11-25) authorizes at the protected server,
+//	                 then prints every credential of the flow and sends them
+//	                 as tools/call arguments (and writes them to --echo-file)
 //
 // --tag marks the command lines of this process and its children, so a test
 // can find any of them left alive.
@@ -41,6 +44,7 @@ import (
 func main() {
 	mode := flag.String("mode", "", "misbehaviour")
 	_ = flag.String("tag", "", "marks the command line (for tests)")
+	echoFile := flag.String("echo-file", "", "oauth-echo: where to write the credentials it echoes")
 	flag.Parse()
 	server := ""
 	if flag.NArg() > 0 {
@@ -61,6 +65,8 @@ func main() {
 		longLine(server, *mode == "long-line")
 	case "mrtr-endless":
 		mrtrEndless(server)
+	case "oauth-echo":
+		oauthEcho(server, *echoFile)
 	case "setsid":
 		child := exec.Command(os.Args[0], append([]string{"--mode", "hang"}, os.Args[1:]...)...)
 		child.SysProcAttr = &syscall.SysProcAttr{Setsid: true}
