@@ -10,6 +10,7 @@ import (
 
 	"github.com/mcpconform/mcpconform/fakes/client"
 	"github.com/mcpconform/mcpconform/fakes/fault"
+	"github.com/mcpconform/mcpconform/internal/secret"
 	"github.com/mcpconform/mcpconform/scenarios"
 	"github.com/mcpconform/mcpconform/scenarios/client/auth"
 )
@@ -91,6 +92,25 @@ var _ = Describe("the client identity scenarios' liberties", func() {
 		Expect(ref.Message).To(ContainSubstring(client.ReferenceCIMDURL))
 		Expect(ref.Message).NotTo(ContainSubstring("warns"))
 		Expect(verdict(run(s, s.Versions[0], client.AuthCIMDHTTPURL.Name), "cimd-url").Outcome).To(Equal(scenarios.Fail))
+	})
+
+	It("leaves no client secret or refresh token in a transcript, message or output once redacted", func() {
+		for _, c := range []struct{ id, version string }{
+			{"client-auth-pre-registration", "2025-11-25"},
+			{"client-auth-token-endpoint-auth-post", "2025-11-25"},
+			{"client-auth-offline-access-scope", "2026-07-28"},
+		} {
+			r := run(scenario(c.id), c.version, "")
+			text := r.Transcript + r.Stderr
+			for _, v := range r.Verdicts {
+				text += v.Message
+			}
+			for _, leak := range []string{"pre-registered-secret", "mcpc-secret-", "mcpc-rt-", "mcpc-at-"} {
+				Expect(secret.Redact(text)).NotTo(ContainSubstring(leak), "%s: %s survives redaction", c.id, leak)
+			}
+		}
+		Expect(secret.Redact("secret=pre-registered-secret")).NotTo(ContainSubstring("pre-registered-secret"),
+			"the pre-registration scenario registers the secret it hands the client")
 	})
 
 	It("skips application_type below 2026-07-28 and judges it there", func() {
