@@ -92,7 +92,7 @@ var AuthRetriesToLimit = &fault.Fault{Name: "auth-retries-to-limit", Liberty: tr
 var AuthStepUpChallengeOnly = &fault.Fault{Name: "auth-step-up-challenge-only", Liberty: true, Transports: httpOnly,
 	Versions:    []string{protocol.V20251125},
 	Description: "re-authorizes for the 403 challenge's scope alone",
-	Freedom:     "Clients MUST treat the scopes provided in the challenge as authoritative for satisfying the current request."}
+	Freedom:     "Determine required scopes as outlined in Scope Selection Strategy."}
 
 var authScopesFaults = fault.Set{AuthRetriesForever, AuthIgnoresChallengeScope, AuthAcceptsWrongIss,
 	AuthWidensChallengeScope, AuthFirstSupportedScope, AuthScopeFromAS, AuthNoStepUp, AuthStepUpKeepsScopes,

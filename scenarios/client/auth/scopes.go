@@ -385,9 +385,11 @@ var (
 // union (SEP-2350), which only 2026-07-28 asks: 2025-11-25 leaves a client
 // free to ask for the challenge's scope alone (the liberty
 // auth-step-up-challenge-only), so it is a scenario of its own rather
-// than a check skipped at one version.
+// than a check skipped at one version. It is the official scenario's
+// setup, and a client's harness is told that scenario's name.
 var scopeStepUpUnion = &scenarios.Scenario{
 	ID:         unionID,
+	Official:   "auth/scope-step-up",
 	Title:      "OAuth step-up at 2026-07-28: the new authorization keeps the scopes granted before",
 	Family:     family,
 	Side:       scenarios.ClientSide,

@@ -108,8 +108,8 @@ func judgeLimit(f *flow, c *scenarios.Check) {
 		t.Escalate(c, scenarios.Must, "still authorizing at ten times the limit: a loop without end")
 		t.Fail(c, expected, fmt.Sprintf("still authorizing after %d authorization requests, %d times the limit; it was stopped", n, loopFactor))
 	case f.out == clientside.TimedOut:
-		t.Escalate(c, scenarios.Must, "still authorizing at the scenario's deadline")
-		t.Fail(c, expected, fmt.Sprintf("still authorizing when the scenario's deadline passed, after %d authorization requests", n))
+		t.Escalate(c, scenarios.Must, "still retrying at the scenario's deadline")
+		t.Fail(c, expected, fmt.Sprintf("still sending refused requests when the scenario's deadline passed, after %d authorization requests", n))
 	case n > authorizationLimit:
 		t.Fail(c, expected, fmt.Sprintf("it stopped after %d authorization requests, more than the limit (%s)", n, f.end()))
 	default:
