@@ -124,7 +124,7 @@ var _ = Describe(faultCatalogue, func() {
 				for _, o := range report.Outcomes {
 					seen[o.Fault.Name] = true
 					var kills []string
-					for _, c := range catalogue.All().Killers()[o.Fault] {
+					for _, c := range catalogue.All().KillersOn(o.Version, o.Transport)[o.Fault] {
 						kills = append(kills, c.ID)
 					}
 					Expect(o.Failed).To(ConsistOf(kills), "%s\n%s", o.Run, strings.Join(o.Problems, "\n"))

@@ -276,7 +276,7 @@ func runOnce(ctx context.Context, run Run, opts SelfTestOptions) RunOutcome {
 		return out
 	}
 	var kills []string
-	for _, c := range catalogue.All().Killers()[run.Fault] {
+	for _, c := range catalogue.All().KillersOn(run.Version, run.Transport)[run.Fault] {
 		kills = append(kills, c.ID)
 	}
 	for _, want := range kills {

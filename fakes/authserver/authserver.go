@@ -75,6 +75,9 @@ type Options struct {
 	EditMetadata func(doc map[string]any)
 	// Iss is what the authorization response carries.
 	Iss IssMode
+	// State, when set, gives the state the authorization response carries
+	// instead of the one the request sent (sent is "" when it sent none).
+	State func(sent string) string
 	// OnToken, when set, may refuse a token request: it returns an OAuth
 	// error code ("invalid_client"), its HTTP status and description; ""
 	// lets the request through.
@@ -307,8 +310,12 @@ func (s *Server) authorize(w http.ResponseWriter, x *Exchange) {
 	s.mu.Unlock()
 	back := redirect.Query()
 	back.Set("code", c.Value)
-	if c.State != "" {
-		back.Set("state", c.State)
+	state := c.State
+	if s.opts.State != nil {
+		state = s.opts.State(c.State)
+	}
+	if state != "" {
+		back.Set("state", state)
 	}
 	switch s.opts.Iss {
 	case IssCorrect:

@@ -36,7 +36,7 @@ var (
 	// AuthRetriesForever breaks the retry limits a client SHOULD have and
 	// the robustness bound of a loop: it authorizes again after every
 	// refusal.
-	AuthRetriesForever = &fault.Fault{Name: "auth-retries-forever", Transports: httpOnly, Versions: authVersions,
+	AuthRetriesForever = &fault.Fault{Name: "auth-retries-forever", Transports: httpOnly, Versions: []string{protocol.V20251125, protocol.V20260728},
 		Description: "authorizes again after every 401 or 403 insufficient_scope, without limit"}
 	// AuthIgnoresChallengeScope breaks "Clients MUST treat the scopes
 	// provided in the challenge as authoritative".
@@ -52,7 +52,7 @@ var (
 		Description: "uses authorization server metadata whose issuer is not the one it asked for"}
 	// AuthAcceptsWrongIss breaks RFC 9207 §2.4: it takes a code from a
 	// response whose iss is missing or another server's.
-	AuthAcceptsWrongIss = &fault.Fault{Name: "auth-accepts-wrong-iss", Transports: httpOnly, Versions: authVersions,
+	AuthAcceptsWrongIss = &fault.Fault{Name: "auth-accepts-wrong-iss", Transports: httpOnly, Versions: []string{protocol.V20260728},
 		Description: "takes the code from an authorization response whatever its iss says"}
 	// AuthReusesCredentials breaks "no reuse of credentials across
 	// authorization servers" (SEP-2352).

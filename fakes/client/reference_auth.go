@@ -103,11 +103,14 @@ func (a *authorizer) roundTrip(next http.RoundTripper, req *http.Request) (*http
 		if !refused || a.rc.is(AuthIgnores401) {
 			return resp, nil
 		}
-		if attempt >= maxAuthorizations && !a.rc.is(AuthRetriesForever) {
+		if resp.StatusCode == http.StatusForbidden && a.rc.is(AuthNoStepUp) {
+			return resp, nil
+		}
+		if attempt >= a.retryLimit() && !a.rc.is(AuthRetriesForever) {
 			a.rc.logf("authorization: still refused after %d authorizations; giving up", attempt)
 			return resp, nil
 		}
-		if resp.StatusCode == http.StatusForbidden && attempt > 0 && a.grantedAll(ch.scope) && !a.rc.is(AuthRetriesForever) {
+		if resp.StatusCode == http.StatusForbidden && attempt > 0 && a.grantedAll(ch.scope) && a.tracksScopes() {
 			// The token already carries what the challenge asks: a new one
 			// would be refused the same way.
 			a.rc.logf("authorization: refused with scope %q, which the token already has; giving up", ch.scope)
@@ -583,9 +586,10 @@ func (a *authorizer) chooseScopes(ch challenge, prm prmDoc, asMeta map[string]an
 	case len(prm.scopes) > 0:
 		scopes = append(scopes, prm.scopes...)
 	}
+	scopes = a.faultyScopes(ch, scopes, prm, asMeta)
 	a.mu.Lock()
 	for _, s := range a.scopes {
-		if !slices.Contains(scopes, s) && ch.errCode == "insufficient_scope" {
+		if !slices.Contains(scopes, s) && ch.errCode == "insufficient_scope" && a.keepsGranted() {
 			scopes = append(scopes, s)
 		}
 	}
@@ -616,7 +620,7 @@ func (a *authorizer) authorizationCode(ctx context.Context, authURL, state, issu
 	if e := q.Get("error"); e != "" {
 		return "", fmt.Errorf("the authorization server refused: %s", e)
 	}
-	if q.Get("state") != state {
+	if q.Get("state") != state && !a.rc.is(AuthIgnoresState) {
 		return "", errors.New("the authorization response's state is not the one sent")
 	}
 	if err := a.checkIss(q, issuer, asMeta); err != nil {
@@ -635,10 +639,11 @@ func (a *authorizer) checkIss(q url.Values, issuer string, asMeta map[string]any
 		return nil
 	}
 	iss, present := q.Get("iss"), q.Has("iss")
+	advertised := metaBool(asMeta, "authorization_response_iss_parameter_supported")
 	switch {
-	case present && iss != issuer:
+	case present && !a.issMatches(iss, issuer, advertised):
 		return fmt.Errorf("the authorization response's iss %q is not the issuer %q (RFC 9207)", iss, issuer)
-	case !present && metaBool(asMeta, "authorization_response_iss_parameter_supported"):
+	case !present && a.issRequired(advertised):
 		return errors.New("the authorization server advertises the iss parameter, and its response has none (RFC 9207)")
 	}
 	return nil

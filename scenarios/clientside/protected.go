@@ -54,6 +54,10 @@ type Protection struct {
 	// token: a non-empty scope refuses it with 403 insufficient_scope
 	// naming that scope (step-up).
 	Refuse func(rpcMethod string, g *authserver.Grant) (scope string)
+	// RejectToken, when set, is asked about every request that carries a
+	// valid token: true answers it 401 invalid_token as if the token were
+	// not (a loop of refused tokens).
+	RejectToken func(rpcMethod string, g *authserver.Grant) bool
 	// Context adds keys to MCP_CONFORMANCE_CONTEXT once the servers listen
 	// (credentials, issuers).
 	Context func(p *Protected) map[string]any
@@ -223,6 +227,12 @@ func (p *Protected) guard(w http.ResponseWriter, r *http.Request, x *authserver.
 	var grant *authserver.Grant
 	if ok {
 		grant, _ = p.Lookup(token)
+	}
+	if grant != nil && p.opts.RejectToken != nil && p.opts.RejectToken(x.RPCMethod, grant) {
+		w.Header().Set("WWW-Authenticate", p.challenge("invalid_token", ""))
+		writeJSONBody(w, http.StatusUnauthorized, map[string]any{"error": "invalid_token",
+			"error_description": "this token is not accepted"})
+		return
 	}
 	if grant == nil {
 		w.Header().Set("WWW-Authenticate", p.challenge("", ""))

@@ -44,7 +44,7 @@ var (
 
 // Scenarios is the family's catalogue.
 func Scenarios() scenarios.Catalogue {
-	return scenarios.Catalogue{metadataDefault}
+	return append(scenarios.Catalogue{metadataDefault}, scopesCatalogue()...)
 }
 
 // flow is one client's pass through a protected server: what every request
