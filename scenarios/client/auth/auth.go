@@ -45,7 +45,7 @@ var (
 
 // Scenarios is the family's catalogue.
 func Scenarios() scenarios.Catalogue {
-	return scenarios.Catalogue{metadataDefault, clientCredentialsJWT, clientCredentialsBasic, wifJWTBearer, dpopScenario, dpopNonceScenario}
+	return scenarios.Catalogue{metadataDefault, clientCredentialsJWT, clientCredentialsBasic, wifJWTBearer, dpopScenario, dpopNonceScenario, enterpriseManaged}
 }
 
 // flow is one client's pass through a protected server: what every request

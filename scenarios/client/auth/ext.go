@@ -105,10 +105,28 @@ func (f *flow) tokenRequests(as *authserver.Server) []authserver.Exchange {
 // and no state.
 type ccCommon struct{ *common }
 
-func newExtCommon(id string) ccCommon { return ccCommon{newCommon(id)} }
+func newExtCommon(id string) ccCommon {
+	c := newCommon(id)
+	// No authorization request here: the token request alone carries it.
+	c.resource.Title = "every token request carries resource, exactly the resource the protected resource metadata publishes"
+	return ccCommon{c}
+}
 
 func (c ccCommon) list() []*scenarios.Check {
 	return []*scenarios.Check{c.authorized, c.resource, c.bearer, c.noQuery, c.tokenStays}
+}
+
+// listWithoutResource leaves out the resource parameter, where the
+// extension carries the resource elsewhere (SEP-990: in the token exchange
+// and the ID-JAG).
+func (c ccCommon) listWithoutResource() []*scenarios.Check {
+	return []*scenarios.Check{c.authorized, c.bearer, c.noQuery, c.tokenStays}
+}
+
+func (c ccCommon) judgeWithoutResource(f *flow) {
+	f.t.Judge(c.authorized, f.authorized() && f.called(), "an MCP request with an issued token, and the call of "+testTool,
+		c.describeProgress(f))
+	c.judgeTokenUse(f)
 }
 
 // judge judges them on the token requests of grant to as.
