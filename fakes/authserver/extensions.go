@@ -187,6 +187,10 @@ func CheckProof(values []string, method, uri, accessToken string, now time.Time)
 	}
 	tok, err := jwt.ParseSigned(values[0], asymmetric)
 	if err != nil {
+		if strings.Contains(err.Error(), "private parameters") {
+			// go-jose refuses to read such a header at all.
+			return Proof{Problems: []string{"the jwk header carries a private key"}}
+		}
 		return Proof{Problems: []string{"not a JWS signed with an asymmetric algorithm: " + err.Error()}}
 	}
 	h := tok.Headers[0]
