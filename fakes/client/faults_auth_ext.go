@@ -77,7 +77,8 @@ var (
 	// JWT-bearer token request after the authorization server has rejected
 	// the assertion": it sends the expired JWT first, then the valid one.
 	AuthWIFRetriesAfterError = &fault.Fault{Name: "auth-wif-retries-after-error", Transports: httpOnly, Versions: extVersions,
-		Description: "presents the context's expired workload JWT first and, refused with invalid_grant, retries with the valid one"}
+		Description: "presents the context's expired workload JWT first and, refused with invalid_grant, retries with the valid one",
+		Why:         "the expired assertion it presents first is one broken rule, the retry after its refusal another"}
 	// AuthWIFFallsBack breaks "the client should not fall back to a
 	// different grant type": refused once, it tries client_credentials.
 	AuthWIFFallsBack = &fault.Fault{Name: "auth-wif-falls-back", Transports: httpOnly, Versions: extVersions,

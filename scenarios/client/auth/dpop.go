@@ -37,7 +37,7 @@ func newDPoP(id string, nonce bool) *dpopChecks {
 	c.bearer.Spec = dpopReqs
 	c.bearer.Title = "once it holds its DPoP-bound token, every HTTP request of the client to the MCP endpoint carries it as Authorization: DPoP"
 	c.bearer.Quote = "When making requests to protected MCP server resources, clients MUST include the access token using the `Authorization` header with the `DPoP` authentication scheme as specified in RFC 9449 Section 7.1"
-	c.bearer.Faults = faults(client.AuthDPoPBearerScheme, client.AuthTokenInQuery)
+	c.bearer.Faults = faults(client.AuthDPoPBearerScheme, client.AuthTokenInQuery, client.AuthDPoPNoTokenProof)
 	d := &dpopChecks{c: c, nonce: nonce,
 		tokenProof: extCheck(id, "token-request-proof", scenarios.Must, dpopReqs,
 			"every token request carries one well-formed DPoP proof (RFC 9449 §4.2–4.3, §5): typ dpop+jwt, an asymmetric alg, a public jwk that verifies it, jti, htm POST, htu the token endpoint without query or fragment, iat now",
@@ -46,9 +46,11 @@ func newDPoP(id string, nonce bool) *dpopChecks {
 		freshProof: extCheck(id, "fresh-proof", scenarios.Must, dpopReqs,
 			"every MCP request with the token carries a well-formed proof of the token's key, with htm and htu of the request and ath the token's hash, and no two share a jti",
 			"When making requests to protected MCP server resources, clients MUST include a fresh DPoP proof in the `DPoP` header",
-			client.AuthDPoPReusesProof, client.AuthDPoPNoATH),
+			client.AuthDPoPReusesProof, client.AuthDPoPNoATH, client.AuthDPoPNoTokenProof),
 	}
 	if nonce {
+		// Without a nonce retry the client never gets through.
+		c.authorized.Faults = append(c.authorized.Faults, client.AuthDPoPIgnoresASNonce, client.AuthDPoPIgnoresRSNonce)
 		d.asNonceC = extCheck(id, "as-nonce", scenarios.Must, dpopReqs,
 			"answered use_dpop_nonce with a DPoP-Nonce by the token endpoint, the client retries the token request with a proof carrying that nonce (RFC 9449 §8)",
 			"When the authorization server responds with `use_dpop_nonce`, the client MUST retry the token request with a DPoP proof that includes the supplied `nonce` (RFC 9449 Section 8)",

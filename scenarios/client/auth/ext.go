@@ -171,7 +171,14 @@ var (
 		client.AuthCCNoExpiry)
 )
 
-func init() { ccJWTAudience.Liberties = []*fault.Fault{client.AuthCCAudTokenEndpoint} }
+func init() {
+	ccJWTAudience.Liberties = []*fault.Fault{client.AuthCCAudTokenEndpoint}
+	// Faults that leave the client without a token fail authorized too.
+	ccJWTCommon.authorized.Faults = append(ccJWTCommon.authorized.Faults, client.AuthCCAuthorizationCode)
+	ccBasicCommon.authorized.Faults = append(ccBasicCommon.authorized.Faults, client.AuthCCAuthorizationCode)
+	wifCommon.authorized.Faults = append(wifCommon.authorized.Faults, client.AuthWIFClientCredentials, client.AuthWIFFallsBack)
+	emaCommon.authorized.Faults = append(emaCommon.authorized.Faults, client.AuthEMASkipsExchange)
+}
 
 var clientCredentialsJWT = &scenarios.Scenario{
 	ID:         ccJWTID,
