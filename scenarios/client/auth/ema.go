@@ -8,6 +8,7 @@ import (
 
 	"github.com/mcpconform/mcpconform/fakes/authserver"
 	"github.com/mcpconform/mcpconform/fakes/client"
+	"github.com/mcpconform/mcpconform/internal/secret"
 	"github.com/mcpconform/mcpconform/scenarios"
 	"github.com/mcpconform/mcpconform/scenarios/clientside"
 )
@@ -112,6 +113,7 @@ var enterpriseManaged = &scenarios.Scenario{
 			}},
 			Context: func(pr *clientside.Protected) map[string]any {
 				p = pr
+				secret.Add(emaClientSecret)
 				now := time.Now()
 				idToken, err = idpKey.Sign("JWT", map[string]any{"iss": pr.AS(1).Issuer(), "sub": emaUser, "email": emaUser,
 					"aud": emaIdPClientID, "iat": now.Unix(), "exp": now.Add(time.Hour).Unix()})

@@ -12,6 +12,7 @@ import (
 	"github.com/mcpconform/mcpconform/fakes/authserver"
 	"github.com/mcpconform/mcpconform/fakes/client"
 	"github.com/mcpconform/mcpconform/fakes/fault"
+	"github.com/mcpconform/mcpconform/internal/secret"
 	"github.com/mcpconform/mcpconform/scenarios"
 	"github.com/mcpconform/mcpconform/scenarios/clientside"
 )
@@ -250,19 +251,15 @@ var clientCredentialsJWT = &scenarios.Scenario{
 					badID = append(badID, "the client assertion: "+err.Error())
 					continue
 				}
-				now := e.At
-				for _, p := range authserver.AssertionProblems(j, ccClientID, ccClientID, []string{"-"}, false, now) {
-					if strings.HasPrefix(p, "iss") || strings.HasPrefix(p, "sub") {
+				// One judgement of RFC 7523 §3, its findings sorted by claim.
+				for _, p := range authserver.AssertionProblems(j, ccClientID, ccClientID, authserver.Audiences(as.Issuer(), as.Endpoint("/token")), false, e.At) {
+					switch {
+					case strings.HasPrefix(p, "iss"), strings.HasPrefix(p, "sub"):
 						badID = append(badID, p)
-					}
-				}
-				if p := authserver.AssertionProblems(j, "", "", authserver.Audiences(as.Issuer(), as.Endpoint("/token")), false, now); len(p) > 0 {
-					for _, x := range p {
-						if strings.HasPrefix(x, "aud") {
-							badAud = append(badAud, x)
-						} else {
-							badExp = append(badExp, x)
-						}
+					case strings.HasPrefix(p, "aud"):
+						badAud = append(badAud, p)
+					default:
+						badExp = append(badExp, p)
 					}
 				}
 			}
@@ -352,6 +349,7 @@ var clientCredentialsBasic = &scenarios.Scenario{
 				},
 			}},
 			Context: func(*clientside.Protected) map[string]any {
+				secret.Add(ccClientSecret)
 				return map[string]any{"client_id": ccClientID, "client_secret": ccClientSecret}
 			},
 		})
