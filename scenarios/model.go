@@ -187,7 +187,7 @@ func (c Catalogue) KillersOn(version string, kind transport.Kind) map[*fault.Fau
 
 var (
 	kebab   = regexp.MustCompile(`^[a-z0-9]+(-[a-z0-9]+)*$`)
-	specRef = regexp.MustCompile(`^(\d{4}-\d{2}-\d{2}|ext-tasks|jsonrpc-2\.0|seps|seeds)/[^#\s]+(#[a-z0-9-]+)?$`)
+	specRef = regexp.MustCompile(`^(\d{4}-\d{2}-\d{2}|ext-tasks|ext-auth|jsonrpc-2\.0|seps|seeds|official-conformance)/[^#\s]+(#[a-z0-9-]+)?$`)
 )
 
 // Validate checks the catalogue's own consistency: ids unique and

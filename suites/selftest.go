@@ -230,6 +230,14 @@ func runOnce(ctx context.Context, run Run, opts SelfTestOptions) RunOutcome {
 		// judges a server.
 		cfg.Env.Profiles = catalogue.All().Profiles()
 		cfg.Env.VersionExplicit = true
+	} else {
+		// A liberty of an opt-in extension is judged with the profiles of
+		// the checks that must pass it: without them it proves nothing.
+		for _, c := range catalogue.All().Exercisers()[run.Fault] {
+			if c.Profile != "" && !slices.Contains(cfg.Env.Profiles, c.Profile) {
+				cfg.Env.Profiles = append(cfg.Env.Profiles, c.Profile)
+			}
+		}
 	}
 	timeout := timing.OrDefaults().ScenarioTimeout
 	why := map[string]string{} // the reference's failures, for the report

@@ -90,6 +90,23 @@ type Options struct {
 	// OnRegister, when set, may change a registration's answer before it
 	// is sent (the client id, the method chosen).
 	OnRegister func(x *Exchange, answer map[string]any)
+	// Bind, when set, reads every token request before it is served
+	// (DPoP, RFC 9449 §5): it may refuse it (use_dpop_nonce, with the
+	// DPoP-Nonce header) before a code is spent, or bind the token it
+	// will issue to a key.
+	Bind func(r *TokenRequest, req *http.Request) Binding
+}
+
+// Binding is what Options.Bind decided of a token request.
+type Binding struct {
+	// Error refuses the request with this OAuth error code, Status and
+	// Description, and Header added to the answer.
+	Error, Description string
+	Status             int
+	Header             http.Header
+	// TokenType is the answer's token_type ("" Bearer); JKT the JWK
+	// SHA-256 thumbprint the token is bound to (RFC 9449 §6).
+	TokenType, JKT string
 }
 
 // Exchange is one HTTP request a client made to a fake, and the status it
@@ -124,6 +141,16 @@ type Grant struct {
 	Resource        string
 	Issuer          string
 	GrantType       string
+	// JKT is the thumbprint of the DPoP key the token is bound to ("" for
+	// a bearer token); TokenType the answer's token_type ("" Bearer).
+	JKT, TokenType string
+	// Answer adds members to the token response (RFC 8693's
+	// issued_token_type).
+	Answer map[string]any
+	// NotAccess marks a token that is no access token of this scenario
+	// (an identity assertion grant an IdP issues for another server): it
+	// is not kept, so no resource takes it and no check counts it as one.
+	NotAccess bool
 }
 
 // TokenRequest is a token request as the server read it.
@@ -401,6 +428,16 @@ func (s *Server) token(w http.ResponseWriter, r *http.Request, x *Exchange) {
 			return
 		}
 	}
+	var bind Binding
+	if s.opts.Bind != nil {
+		if bind = s.opts.Bind(tr, r); bind.Error != "" {
+			for k, vs := range bind.Header {
+				w.Header()[k] = vs
+			}
+			writeJSON(w, bind.Status, map[string]any{"error": bind.Error, "error_description": bind.Description})
+			return
+		}
+	}
 	g := &Grant{ClientID: tr.ClientID, Issuer: s.Issuer(), GrantType: tr.GrantType, Resource: x.Form.Get("resource")}
 	switch tr.GrantType {
 	case "authorization_code":
@@ -460,7 +497,21 @@ func (s *Server) token(w http.ResponseWriter, r *http.Request, x *Exchange) {
 	if g.Access == "" {
 		g.Access = mint("mcpc-at-")
 	}
-	answer := map[string]any{"access_token": g.Access, "token_type": "Bearer", "expires_in": 3600}
+	if bind.TokenType != "" {
+		g.TokenType, g.JKT = bind.TokenType, bind.JKT
+	}
+	tokenType := g.TokenType
+	if tokenType == "" {
+		tokenType = "Bearer"
+	}
+	answer := map[string]any{"access_token": g.Access, "token_type": tokenType, "expires_in": 3600}
+	for k, v := range g.Answer {
+		answer[k] = v
+	}
+	if g.NotAccess {
+		writeJSON(w, http.StatusOK, answer)
+		return
+	}
 	if len(g.Scopes) > 0 {
 		answer["scope"] = strings.Join(g.Scopes, " ")
 	}

@@ -66,6 +66,7 @@ type authorizer struct {
 	clients map[string]clientCreds // by issuer: credentials are never reused across servers
 	issuer  string
 	cfg     *oauth2.Config
+	ext     extState // the extensions (reference_auth_ext.go)
 }
 
 func newAuthorizer(rc *referenceRun) (*authorizer, error) {
@@ -82,6 +83,7 @@ func newAuthorizer(rc *referenceRun) (*authorizer, error) {
 
 // wrap is the transport hook (Target.WrapHTTP).
 func (a *authorizer) wrap(next http.RoundTripper) http.RoundTripper {
+	next = a.wrapExt(next)
 	return roundTripFunc(func(req *http.Request) (*http.Response, error) { return a.roundTrip(next, req) })
 }
 
@@ -150,7 +152,7 @@ func (a *authorizer) authorized(req *http.Request) (*http.Request, error) {
 		r.URL.RawQuery = q.Encode()
 		return r, nil
 	}
-	r.Header.Set("Authorization", "Bearer "+tok.AccessToken)
+	r.Header.Set("Authorization", a.scheme(tok)+" "+tok.AccessToken)
 	return r, nil
 }
 
@@ -188,7 +190,7 @@ func parseChallenge(values []string) challenge {
 	var ch challenge
 	for _, v := range values {
 		scheme, rest, _ := strings.Cut(strings.TrimSpace(v), " ")
-		if !strings.EqualFold(scheme, "Bearer") {
+		if !strings.EqualFold(scheme, "Bearer") && !strings.EqualFold(scheme, "DPoP") {
 			continue
 		}
 		ch.scheme = "Bearer"
@@ -258,6 +260,9 @@ func unquote(s string) (string, error) {
 // authorization request and the code exchange.
 func (a *authorizer) authorize(ctx context.Context, ch challenge, status int) error {
 	a.rc.logf("authorization: HTTP %d, challenge %+v", status, ch)
+	if done, err := a.authorizeExtension(ctx, ch); done {
+		return err
+	}
 	prm, err := a.resourceMetadata(ctx, ch)
 	if err != nil {
 		return err
@@ -313,7 +318,7 @@ func (a *authorizer) authorize(ctx context.Context, ch challenge, status int) er
 	if resource != "" && !a.rc.is(AuthDropsResource) {
 		xopts = append(xopts, oauth2.SetAuthURLParam("resource", resource))
 	}
-	tok, err := cfg.Exchange(context.WithValue(ctx, oauth2.HTTPClient, a.hc), code, xopts...)
+	tok, err := cfg.Exchange(context.WithValue(ctx, oauth2.HTTPClient, a.tokenClient()), code, xopts...)
 	if err != nil {
 		return fmt.Errorf("the token request failed: %w", err)
 	}

@@ -61,6 +61,11 @@ type Protection struct {
 	// Context adds keys to MCP_CONFORMANCE_CONTEXT once the servers listen
 	// (credentials, issuers).
 	Context func(p *Protected) map[string]any
+	// Present, when set, replaces the bearer check of every MCP request
+	// (DPoP, RFC 9449 §7): it reads the request's credential and returns
+	// the grant it stands for, or nil with the challenge and the headers
+	// (DPoP-Nonce) of the 401 to answer instead.
+	Present func(p *Protected, r *http.Request) (g *authserver.Grant, challenge string, header http.Header)
 }
 
 // Protected is a running protection: its servers and the log of every
@@ -228,6 +233,19 @@ func (p *Protected) guard(w http.ResponseWriter, r *http.Request, x *authserver.
 	if ok {
 		grant, _ = p.Lookup(token)
 	}
+	if p.opts.Present != nil {
+		var challenge string
+		var header http.Header
+		if grant, challenge, header = p.opts.Present(p, r); grant == nil {
+			for k, vs := range header {
+				w.Header()[k] = vs
+			}
+			w.Header().Set("WWW-Authenticate", challenge)
+			writeJSONBody(w, http.StatusUnauthorized, map[string]any{"error": "invalid_token",
+				"error_description": "a DPoP-bound token issued for this resource, with its proof, is required"})
+			return
+		}
+	}
 	if grant != nil && p.opts.RejectToken != nil && p.opts.RejectToken(x.RPCMethod, grant) {
 		w.Header().Set("WWW-Authenticate", p.challenge("invalid_token", ""))
 		writeJSONBody(w, http.StatusUnauthorized, map[string]any{"error": "invalid_token",
@@ -250,6 +268,10 @@ func (p *Protected) guard(w http.ResponseWriter, r *http.Request, x *authserver.
 	}
 	mcp.ServeHTTP(w, r)
 }
+
+// Challenge is the resource's Bearer challenge with an error code (""
+// none), for a Present hook that answers a request without DPoP.
+func (p *Protected) Challenge(errCode string) string { return p.challenge(errCode, "") }
 
 func (p *Protected) challenge(errCode, scope string) string {
 	var params []string

@@ -12,7 +12,6 @@ import (
 	"github.com/mcpconform/mcpconform/fakes/client"
 	"github.com/mcpconform/mcpconform/fakes/fault"
 	"github.com/mcpconform/mcpconform/scenarios"
-	"github.com/mcpconform/mcpconform/scenarios/clientside"
 )
 
 // common are the checks every authorization code scenario judges; each
@@ -181,14 +180,14 @@ func (c *common) judgeTokenUse(f *flow) {
 			toAS = append(toAS, fmt.Sprintf("%s %s %s", e.Server, e.Method, e.Path))
 		}
 		if e.Server == "resource" && e.Path == "/mcp" && !first.IsZero() && e.At.After(first) {
-			if tok, ok := clientside.BearerToken(e.Header); !ok || !issued[tok] {
+			if tok, ok := f.presented(e.Header); !ok || !issued[tok] {
 				unauthorized = append(unauthorized, fmt.Sprintf("%s /mcp%s", e.Method, map[bool]string{true: " (" + e.RPCMethod + ")", false: ""}[e.RPCMethod != ""]))
 			}
 		}
 	}
 	t.Judge(c.noQuery, len(inQuery) == 0, "no token in any query string", listed(inQuery))
 	t.Judge(c.tokenStays, len(toAS) == 0, "no access token sent to an authorization server", listed(toAS))
-	t.Judge(c.bearer, len(unauthorized) == 0, "Authorization: Bearer with an issued token on every request after the first token", listed(unauthorized))
+	t.Judge(c.bearer, len(unauthorized) == 0, "Authorization: "+map[bool]string{true: "Bearer", false: f.scheme}[f.scheme == ""]+" with an issued token on every request after the first token", listed(unauthorized))
 }
 
 // carries reports whether e carries an issued token anywhere a token goes:
