@@ -144,5 +144,8 @@ func abbreviate(raw []byte) string {
 // protected server.
 const AuthTestTool = "test-tool"
 
-// isAuthScenario: the official authorization scenarios are auth/*.
-func isAuthScenario(id string) bool { return strings.HasPrefix(id, "auth/") }
+// isAuthScenario: the official authorization scenarios are auth/*, and
+// mcpconform's own are client-auth-* (their ids, having no official name).
+func isAuthScenario(id string) bool {
+	return strings.HasPrefix(id, "auth/") || strings.HasPrefix(id, "client-auth-")
+}

@@ -44,7 +44,8 @@ var (
 
 // Scenarios is the family's catalogue.
 func Scenarios() scenarios.Catalogue {
-	return scenarios.Catalogue{metadataDefault}
+	return scenarios.Catalogue{metadataDefault,
+		metadataVar1, metadataVar2, metadataVar3, resourceMismatch, metadataIssuerMismatch, resourceTrailingSlash, metadataBackcompat, endpointFallback}
 }
 
 // flow is one client's pass through a protected server: what every request
