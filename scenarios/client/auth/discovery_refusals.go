@@ -21,9 +21,6 @@ import (
 // resource identifier).
 const foreignResource = "https://other-server.invalid/mcp"
 
-// withPRM are the versions whose clients read protected resource metadata.
-var withPRM = []string{protocol.V20250618, protocol.V20251125, protocol.V20260728}
-
 // judgeNotUsed passes check when, once the bad document was read, the
 // client made none of the requests used lists; read says whether it read
 // the document at all (the check cannot apply before).
@@ -128,7 +125,9 @@ var (
 )
 
 // resourceTrailingSlash is mcpconform's own: the official suite has no
-// such scenario. RFC 9728 §3.3 leaves no choice (identical, or unused);
+// such scenario. RFC 9728 binds clients from 2025-06-18, but the discovery
+// rules its prm-discovery check quotes stand from 2025-11-25, like the
+// official discovery scenarios'. RFC 9728 §3.3 leaves no choice (identical, or unused);
 // the MCP note on trailing slashes concerns the form a client sends and
 // calls both forms valid, that is distinct, URIs.
 var resourceTrailingSlash = &scenarios.Scenario{
@@ -136,7 +135,7 @@ var resourceTrailingSlash = &scenarios.Scenario{
 	Title:      "OAuth discovery: protected resource metadata whose resource differs from the endpoint's URL by a trailing slash is refused",
 	Family:     family,
 	Side:       scenarios.ClientSide,
-	Versions:   withPRM,
+	Versions:   fromNovember,
 	Transports: httpOnly,
 	Purpose: "The fake server answers 401 naming its metadata, whose resource is the endpoint's URL with \"/\" appended. " +
 		"The client must take it for another resource's and go no further. It may exit with an error.",
