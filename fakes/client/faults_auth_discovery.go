@@ -27,6 +27,14 @@ var (
 	AuthResourceTrailingSlash = &fault.Fault{Name: "auth-resource-trailing-slash", Transports: httpOnly, Versions: authVersions,
 		Description: "takes protected resource metadata whose resource differs from the server's URL by a trailing slash as its own"}
 
+	// AuthRequiresSameHostAS breaks "MCP clients MUST use OAuth 2.0
+	// Protected Resource Metadata for authorization server discovery": it
+	// refuses an authorization server on another host than the MCP
+	// server's, as if the metadata could not name one.
+	AuthRequiresSameHostAS = &fault.Fault{Name: "auth-requires-same-host-as", Transports: httpOnly, Versions: authVersions,
+		Description: "refuses to use an authorization server whose host is not the MCP server's",
+		Why:         "refusing the only authorization server named is never authorizing"}
+
 	// legacyVersions: the 2025-03-26 authorization (no resource metadata).
 	legacyVersions = []string{protocol.V20250326}
 
@@ -53,4 +61,4 @@ var (
 // authDiscoveryFaults are the discovery scenarios' faults, with the ones
 // faults_auth.go declares for them.
 var authDiscoveryFaults = fault.Set{AuthASMetadataAtRoot, AuthOAuthMetadataOnly, AuthOpenIDFirst, AuthAcceptsResourceMismatch,
-	AuthAcceptsIssuerMismatch, AuthResourceTrailingSlash, AuthLegacySkipsMetadata, AuthLegacyBaseKeepsPath, AuthLegacyNoFallback}
+	AuthAcceptsIssuerMismatch, AuthResourceTrailingSlash, AuthRequiresSameHostAS, AuthLegacySkipsMetadata, AuthLegacyBaseKeepsPath, AuthLegacyNoFallback}

@@ -1,6 +1,7 @@
 package client
 
 import (
+	"net/url"
 	"slices"
 	"strings"
 )
@@ -18,6 +19,9 @@ const (
 // client tries, as a discovery fault changes it.
 func (a *authorizer) adjustASCandidates(candidates []string) []string {
 	switch {
+	case a.rc.is(AuthRequiresSameHostAS) && len(candidates) > 0 && hostOf(candidates[0]) != a.server.Hostname():
+		a.rc.logf("authorization: the authorization server %s is not on the MCP server's host; refusing it", hostOf(candidates[0]))
+		return nil
 	case a.rc.is(AuthLegacySkipsMetadata):
 		return nil
 	case a.rc.is(AuthOAuthMetadataOnly):
@@ -30,6 +34,13 @@ func (a *authorizer) adjustASCandidates(candidates []string) []string {
 		return out
 	}
 	return candidates
+}
+
+func hostOf(u string) string {
+	if p, err := url.Parse(u); err == nil {
+		return p.Hostname()
+	}
+	return ""
 }
 
 // legacyBase is the 2025-03-26 authorization base URL: the server's origin,

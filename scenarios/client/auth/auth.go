@@ -45,7 +45,7 @@ var (
 // Scenarios is the family's catalogue.
 func Scenarios() scenarios.Catalogue {
 	return scenarios.Catalogue{metadataDefault,
-		metadataVar1, metadataVar2, metadataVar3, resourceMismatch, metadataIssuerMismatch, resourceTrailingSlash, metadataBackcompat, endpointFallback}
+		metadataVar1, metadataVar2, metadataVar3, resourceMismatch, metadataIssuerMismatch, resourceTrailingSlash, metadataBackcompat, endpointFallback, asOtherHost}
 }
 
 // flow is one client's pass through a protected server: what every request

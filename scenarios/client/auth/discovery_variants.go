@@ -212,3 +212,47 @@ var metadataVar3 = &scenarios.Scenario{
 		var3Common.judge(f, f.p.ResourceID())
 	}),
 }
+
+// otherHost is the loopback address that plays a host of its own for the
+// authorization server: another host than the MCP server's 127.0.0.1.
+const otherHost = "127.0.0.2"
+
+var (
+	otherHostCommon = newCommon("client-auth-as-other-host")
+	otherHostUsed   = &scenarios.Check{ID: "client-auth-as-other-host/uses-named-server", Level: scenarios.Must, Spec: page + "#overview",
+		Title: "the protected resource metadata names an authorization server on another host (" + otherHost + ") than the MCP server's: " +
+			"the client takes it as named (RFC 9728 §7.6 leaves the choice of server to it, not a same-host rule), reads its metadata and authorizes there",
+		Quote:  "MCP clients MUST use OAuth 2.0 Protected Resource Metadata for authorization server discovery.",
+		Faults: faults(client.AuthRequiresSameHostAS)}
+)
+
+// asOtherHost is mcpconform's own: an authorization server on another host
+// is the normal case (the official scenarios only use other ports). The
+// token the client obtains there is the MCP server's, and must not go back
+// to that host (the common token-stays-with-resource check).
+var asOtherHost = &scenarios.Scenario{
+	ID:         "client-auth-as-other-host",
+	Title:      "OAuth discovery: the authorization server on another host than the MCP server's",
+	Family:     family,
+	Side:       scenarios.ClientSide,
+	Versions:   fromNovember,
+	Transports: httpOnly,
+	Purpose: "The fake server (on 127.0.0.1) answers 401 naming its metadata, which names an authorization server on " + otherHost +
+		". The client must discover and use it, authorize, call " + testTool + " with the token, and send that token to the MCP server only.",
+	Checks: append([]*scenarios.Check{otherHostUsed}, otherHostCommon.list()...),
+	Run: clientside.Body(func(t *clientside.T) {
+		f := serve(t, clientside.Protection{Servers: []authserver.Options{{Host: otherHost}}})
+		as := f.p.AS(0)
+		if !f.contactedAS() && len(f.prmRequests()) == 0 {
+			t.Skip(otherHostUsed, "the client never set out to authorize: no metadata request, no request to an authorization server ("+f.end()+")")
+		} else {
+			metadata := slices.ContainsFunc(f.at(as.Label(), authserver.WellKnownOAuth), func(e authserver.Exchange) bool {
+				return e.Method == http.MethodGet && e.Status == http.StatusOK
+			})
+			authorize := len(f.endpoint(as, "/authorize")) > 0
+			t.Judge(otherHostUsed, metadata && authorize, "a GET of "+as.Base+authserver.WellKnownOAuth+" and an authorization request there",
+				fmt.Sprintf("metadata read: %t, authorization request: %t (%s)", metadata, authorize, f.end()))
+		}
+		otherHostCommon.judge(f, f.p.ResourceID())
+	}),
+}
