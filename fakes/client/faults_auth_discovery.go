@@ -27,6 +27,12 @@ var (
 	AuthResourceTrailingSlash = &fault.Fault{Name: "auth-resource-trailing-slash", Transports: httpOnly, Versions: authVersions,
 		Description: "takes protected resource metadata whose resource differs from the server's URL by a trailing slash as its own"}
 
+	// AuthValidatesResourceLate breaks RFC 9728 §3.3's "the data
+	// contained in the response MUST NOT be used" in its order: it asks the
+	// authorization server the metadata names for its metadata, then finds
+	// that the resource is not its server's and stops.
+	AuthValidatesResourceLate = &fault.Fault{Name: "auth-validates-resource-late", Transports: httpOnly, Versions: authVersions,
+		Description: "fetches the metadata of the authorization server a protected resource metadata names before it checks the document's resource, then refuses"}
 	// AuthRequiresSameHostAS breaks "MCP clients MUST use OAuth 2.0
 	// Protected Resource Metadata for authorization server discovery": it
 	// refuses an authorization server on another host than the MCP
@@ -61,4 +67,4 @@ var (
 // authDiscoveryFaults are the discovery scenarios' faults, with the ones
 // faults_auth.go declares for them.
 var authDiscoveryFaults = fault.Set{AuthASMetadataAtRoot, AuthOAuthMetadataOnly, AuthOpenIDFirst, AuthAcceptsResourceMismatch,
-	AuthAcceptsIssuerMismatch, AuthResourceTrailingSlash, AuthRequiresSameHostAS, AuthLegacySkipsMetadata, AuthLegacyBaseKeepsPath, AuthLegacyNoFallback}
+	AuthAcceptsIssuerMismatch, AuthResourceTrailingSlash, AuthValidatesResourceLate, AuthRequiresSameHostAS, AuthLegacySkipsMetadata, AuthLegacyBaseKeepsPath, AuthLegacyNoFallback}

@@ -263,6 +263,9 @@ func (a *authorizer) authorize(ctx context.Context, ch challenge, status int) er
 	if err != nil {
 		return err
 	}
+	if err := a.lateResourceCheck(prm); err != nil {
+		return err
+	}
 	if err := a.checkPKCE(asMeta); err != nil {
 		return err
 	}
@@ -389,7 +392,7 @@ func (a *authorizer) resourceMetadata(ctx context.Context, ch challenge) (prmDoc
 		if len(prm.servers) == 0 {
 			return prmDoc{}, fmt.Errorf("the protected resource metadata at %s names no authorization server", u)
 		}
-		if !a.rc.is(AuthAcceptsResourceMismatch) && !a.resourceMatches(prm.resource) {
+		if !a.rc.is(AuthAcceptsResourceMismatch) && !a.rc.is(AuthValidatesResourceLate) && !a.resourceMatches(prm.resource) {
 			return prmDoc{}, fmt.Errorf("the protected resource metadata names resource %q, not the server %s (RFC 9728 §3.3)", prm.resource, a.server)
 		}
 		return prm, nil

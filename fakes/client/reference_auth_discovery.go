@@ -1,6 +1,7 @@
 package client
 
 import (
+	"fmt"
 	"net/url"
 	"slices"
 	"strings"
@@ -41,6 +42,16 @@ func hostOf(u string) string {
 		return p.Hostname()
 	}
 	return ""
+}
+
+// lateResourceCheck is the fault that validates the protected resource
+// metadata's resource only once it has fetched the authorization server's
+// metadata the document names (nil otherwise: the check came first).
+func (a *authorizer) lateResourceCheck(prm prmDoc) error {
+	if !a.rc.is(AuthValidatesResourceLate) || prm.legacy || a.resourceMatches(prm.resource) {
+		return nil
+	}
+	return fmt.Errorf("the protected resource metadata names resource %q, not the server %s (RFC 9728 §3.3), seen after its authorization server was asked", prm.resource, a.server)
 }
 
 // legacyBase is the 2025-03-26 authorization base URL: the server's origin,

@@ -85,10 +85,16 @@ var (
 		faults(client.AuthPRMRootFirst), "", nil)
 	mismatchRefused = &scenarios.Check{ID: "client-auth-resource-mismatch/refuses-foreign-resource", Level: scenarios.Must,
 		Spec: "2026-07-28/basic/authorization/index.mdx#resource-parameter-implementation",
-		Title: "the protected resource metadata names another resource (" + foreignResource + "): the client does not use it — no request to the authorization server it names, " +
-			"no token (RFC 9728 §3.3: the resource MUST be identical to the URL the client used; if not, the data MUST NOT be used)",
+		Title: "the protected resource metadata names another resource (" + foreignResource + "): the client does not authorize with it — " +
+			"no registration, authorization or token request, no token (RFC 9728 §3.3: the resource MUST be identical to the URL the client used; if not, the data MUST NOT be used)",
 		Quote:  quoteIdentifies,
 		Faults: faults(client.AuthAcceptsResourceMismatch)}
+	mismatchUntouched = &scenarios.Check{ID: "client-auth-resource-mismatch/validates-before-use", Level: scenarios.Must,
+		Spec: "2026-07-28/basic/authorization/index.mdx#overview",
+		Title: "the client validates the metadata's resource before it uses anything the document says: no request at all, not even for its metadata, " +
+			"to the authorization server the foreign metadata names (RFC 9728 §3.3: \"If these values are not identical, the data contained in the response MUST NOT be used\")",
+		Quote:  "MCP clients MUST use OAuth 2.0 Protected Resource Metadata for authorization server discovery.",
+		Faults: faults(client.AuthValidatesResourceLate, client.AuthAcceptsResourceMismatch)}
 )
 
 var resourceMismatch = &scenarios.Scenario{
@@ -101,12 +107,13 @@ var resourceMismatch = &scenarios.Scenario{
 	Transports: httpOnly,
 	Purpose: "The fake server answers 401 naming its metadata, which says resource " + foreignResource + " and names a working authorization server. " +
 		"The client must see that the metadata is not its server's and go no further: no registration, authorization or token request there. It may exit with an error.",
-	Checks: []*scenarios.Check{mismatchDiscovery.prm, mismatchRefused},
+	Checks: []*scenarios.Check{mismatchDiscovery.prm, mismatchRefused, mismatchUntouched},
 	Run: clientside.Body(func(t *clientside.T) {
 		f := serve(t, clientside.Protection{Resource: foreignResource})
 		mismatchDiscovery.judgePRM(f, clientside.PRMDefault, clientside.PRMRoot)
-		judgeNotUsed(f, mismatchRefused, f.readPRM(), "the client never read the protected resource metadata, so it never met the resource it must refuse",
-			f.asRequests(), "no request to the authorization server the foreign metadata names, and no token")
+		unread := "the client never read the protected resource metadata, so it never met the resource it must refuse"
+		judgeNotUsed(f, mismatchRefused, f.readPRM(), unread, f.endpointRequests(), "no registration, authorization or token request, and no token")
+		judgeNotUsed(f, mismatchUntouched, f.readPRM(), unread, f.asRequests(), "no request to the authorization server the foreign metadata names")
 	}),
 }
 
@@ -118,7 +125,8 @@ var (
 		Spec: page + "#canonical-server-uri",
 		Title: "the protected resource metadata's resource is the endpoint's URL with a trailing slash (…/mcp/): another URI than the …/mcp the client used " +
 			"(RFC 3986 §6.2.3 equates only an empty path with \"/\"), so by RFC 9728 §3.3 (\"MUST be identical to the URL that the client used to make the request\"; " +
-			"\"If these values are not identical, the data contained in the response MUST NOT be used\") the client does not use it: no request to the authorization server it names, no token",
+			"\"If these values are not identical, the data contained in the response MUST NOT be used\") the client does not authorize with it: " +
+			"no registration, authorization or token request at the authorization server it names, no token (when it asks that server is resource-mismatch's to judge)",
 		Quote: "For the purposes of this specification, the canonical URI of an MCP server is defined as the resource identifier as specified in RFC 8707 Section 2 " +
 			"and aligns with the resource parameter in RFC 9728.",
 		Faults: faults(client.AuthAcceptsResourceMismatch, client.AuthResourceTrailingSlash)}
@@ -144,7 +152,7 @@ var resourceTrailingSlash = &scenarios.Scenario{
 		f := serve(t, clientside.Protection{ResourceSuffix: "/"})
 		slashDiscovery.judgePRM(f, clientside.PRMDefault, clientside.PRMRoot)
 		judgeNotUsed(f, slashRefused, f.readPRM(), "the client never read the protected resource metadata, so it never met the resource it must refuse",
-			f.asRequests(), "no request to the authorization server the metadata names, and no token")
+			f.endpointRequests(), "no registration, authorization or token request, and no token")
 	}),
 }
 
