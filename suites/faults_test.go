@@ -14,7 +14,6 @@ import (
 	"github.com/mcpconform/mcpconform/internal/ahead"
 	"github.com/mcpconform/mcpconform/protocol"
 	"github.com/mcpconform/mcpconform/scenarios"
-	"github.com/mcpconform/mcpconform/scenarios/catalogue"
 	"github.com/mcpconform/mcpconform/suites"
 )
 
@@ -123,10 +122,7 @@ var _ = Describe(faultCatalogue, func() {
 			for _, report := range partReports(killsRun) {
 				for _, o := range report.Outcomes {
 					seen[o.Fault.Name] = true
-					var kills []string
-					for _, c := range catalogue.All().Killers()[o.Fault] {
-						kills = append(kills, c.ID)
-					}
+					kills := suites.KillsOn(o.Fault, o.Transport, o.Version)
 					Expect(o.Failed).To(ConsistOf(kills), "%s\n%s", o.Run, strings.Join(o.Problems, "\n"))
 				}
 				Expect(report.Problems).To(BeEmpty())

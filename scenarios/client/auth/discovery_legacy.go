@@ -154,16 +154,16 @@ func judgeFallback(f *flow, check *scenarios.Check, as *authserver.Server) {
 
 var (
 	backcompatID       = "client-auth-2025-03-26-oauth-metadata-backcompat"
-	backcompatCommon   = legacyCommon(backcompatID)
+	backcompatCommon   = legacyCommon(backcompatID).alsoUnauthorizedBy(client.AuthLegacySkipsMetadata, client.AuthLegacyBaseKeepsPath)
 	backcompatMetadata = &scenarios.Check{ID: backcompatID + "/as-metadata-discovery", Level: scenarios.Must, Spec: page0326 + "#server-metadata-discovery",
 		Title: "the client asks for the authorization server metadata at " + authserver.WellKnownOAuth + " before it registers or authorizes, " +
 			"and uses the endpoints it names (under " + legacyPrefix + "), not the default paths",
 		Quote:  "MCP clients _MUST_ follow the OAuth 2.0 Authorization Server Metadata protocol defined in RFC8414.",
-		Faults: faults(client.AuthLegacySkipsMetadata)}
+		Faults: faults(client.AuthLegacySkipsMetadata, client.AuthLegacyBaseKeepsPath)}
 	backcompatBase = &scenarios.Check{ID: backcompatID + "/authorization-base-url", Level: scenarios.Must, Spec: page0326 + "#authorization-base-url",
 		Title:  "the metadata is asked at the MCP server's origin with the endpoint's path discarded: " + authserver.WellKnownOAuth + " at the root, nothing under /mcp",
 		Quote:  "The authorization base URL MUST be determined from the MCP server URL by discarding any existing path component.",
-		Faults: faults(client.AuthLegacyBaseKeepsPath)}
+		Faults: faults(client.AuthLegacyBaseKeepsPath, client.AuthLegacySkipsMetadata)}
 )
 
 var metadataBackcompat = &scenarios.Scenario{
@@ -198,7 +198,7 @@ var metadataBackcompat = &scenarios.Scenario{
 
 var (
 	fallbackID     = "client-auth-2025-03-26-oauth-endpoint-fallback"
-	fallbackCommon = legacyCommon(fallbackID)
+	fallbackCommon = legacyCommon(fallbackID).alsoUnauthorizedBy(client.AuthLegacyNoFallback, client.AuthLegacyBaseKeepsPath)
 	fallbackFirst  = &scenarios.Check{ID: fallbackID + "/metadata-first", Level: scenarios.Must, Spec: page0326 + "#fallbacks-for-servers-without-metadata-discovery",
 		Title:  "the client asks for the metadata at " + authserver.WellKnownOAuth + " before it falls back to the default endpoints",
 		Quote:  "Clients MUST first attempt to discover endpoints via the metadata document before falling back to default paths.",

@@ -8,6 +8,7 @@ import (
 
 	"github.com/mcpconform/mcpconform/fakes/authserver"
 	"github.com/mcpconform/mcpconform/fakes/client"
+	"github.com/mcpconform/mcpconform/fakes/fault"
 	"github.com/mcpconform/mcpconform/scenarios"
 	"github.com/mcpconform/mcpconform/scenarios/clientside"
 )
@@ -125,7 +126,7 @@ const (
 )
 
 var (
-	var1Common    = newCommon("client-auth-metadata-var1")
+	var1Common    = newCommon("client-auth-metadata-var1").alsoUnauthorizedBy(client.AuthOAuthMetadataOnly)
 	var1Discovery = withASQuote(newDiscovery("client-auth-metadata-var1",
 		"the challenge names no metadata URL: the client asks "+clientside.PRMDefault+" (the endpoint's path inserted) before the root well-known URI",
 		faults(client.AuthPRMRootFirst),
@@ -139,13 +140,21 @@ var (
 		"for the issuer with path "+tenant+" the client asks "+authserver.WellKnownOAuth+tenant+" (path inserted) first, never the origin's root "+authserver.WellKnownOAuth+" before it",
 		faults(client.AuthASMetadataAtRoot, client.AuthOpenIDFirst)), quoteASPathOrder)
 
-	var3Common    = newCommon("client-auth-metadata-var3")
+	var3Common    = newCommon("client-auth-metadata-var3").alsoUnauthorizedBy(client.AuthOAuthMetadataOnly)
 	var3Discovery = withASQuote(newDiscovery("client-auth-metadata-var3",
 		"the client reads the protected resource metadata at the custom URL the challenge names ("+customPRM+"), asking no well-known URI before it",
 		faults(client.AuthPRMRootFirst),
 		"for the issuer with path "+tenant+" the client tries the locations in priority order, RFC 8414 and OpenID path insertion, then "+tenant+authserver.WellKnownOpenID+" where the metadata is, never the origin's root before it",
 		faults(client.AuthASMetadataAtRoot, client.AuthOpenIDFirst, client.AuthOAuthMetadataOnly)), quoteASPathOrder)
 )
+
+// alsoUnauthorizedBy names, on the scenario's authorized check, the faults
+// that break one of its discovery rules in a way that leaves the client
+// without a token: the check fails for them too, and says so.
+func (c *common) alsoUnauthorizedBy(f ...*fault.Fault) *common {
+	c.authorized.Faults = append(slices.Clone(c.authorized.Faults), f...)
+	return c
+}
 
 func withASQuote(d discoveryChecks, quote string) discoveryChecks {
 	d.asMeta.Quote = quote
@@ -218,7 +227,7 @@ var metadataVar3 = &scenarios.Scenario{
 const otherHost = "127.0.0.2"
 
 var (
-	otherHostCommon = newCommon("client-auth-as-other-host")
+	otherHostCommon = newCommon("client-auth-as-other-host").alsoUnauthorizedBy(client.AuthRequiresSameHostAS)
 	otherHostUsed   = &scenarios.Check{ID: "client-auth-as-other-host/uses-named-server", Level: scenarios.Must, Spec: page + "#overview",
 		Title: "the protected resource metadata names an authorization server on another host (" + otherHost + ") than the MCP server's: " +
 			"the client takes it as named (RFC 9728 §7.6 leaves the choice of server to it, not a same-host rule), reads its metadata and authorizes there",
