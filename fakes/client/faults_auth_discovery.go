@@ -16,8 +16,9 @@ var (
 		Versions:    []string{protocol.V20251125, protocol.V20260728},
 		Description: "asks for the authorization server metadata at the RFC 8414 well-known URI only, never at OpenID Connect Discovery's",
 		Why:         "a server that publishes only an OpenID configuration then has no endpoints for it, so it never authorizes"}
-	// AuthOpenIDFirst breaks the priority order for issuers with a path:
-	// it tries OpenID Connect Discovery (appending first) before RFC 8414.
+	// AuthOpenIDFirst breaks the pages' order of the authorization server
+	// metadata locations: it tries OpenID Connect Discovery (appending
+	// first, for an issuer with a path) before RFC 8414.
 	AuthOpenIDFirst = &fault.Fault{Name: "auth-openid-first", Transports: httpOnly,
 		Versions:    []string{protocol.V20251125, protocol.V20260728},
 		Description: "asks for the authorization server metadata at the OpenID Connect locations, path appended first, before the RFC 8414 one"}

@@ -119,10 +119,14 @@ func (d discoveryChecks) judgeASOrder(f *flow, as *authserver.Server, order []st
 	judgeOrdered(f.t, d.asMeta, asked, order, want, traps...)
 }
 
+// asOrderNoPath is the pages' order for an issuer without a path: the
+// list is numbered as the one for issuers with a path is, and is read as
+// the same kind of order.
+var asOrderNoPath = []string{authserver.WellKnownOAuth, authserver.WellKnownOpenID}
+
 // The quotes of the authorization server metadata order.
 const (
-	quoteASMultiple = "To handle different issuer URL formats and ensure interoperability with both OAuth 2.0 Authorization Server Metadata " +
-		"and OpenID Connect Discovery 1.0 specifications, MCP clients MUST attempt multiple well-known endpoints when discovering authorization server metadata."
+	quoteASNoPath    = "For issuer URLs without path components (e.g., https://auth.example.com), clients MUST try:"
 	quoteASPathOrder = "For issuer URLs with path components (e.g., https://auth.example.com/tenant1), clients MUST try endpoints in the following priority order:"
 )
 
@@ -131,8 +135,9 @@ var (
 	var1Discovery = withASQuote(newDiscovery("client-auth-metadata-var1",
 		"the challenge names no metadata URL: the client asks "+clientside.PRMDefault+" (the endpoint's path inserted) before the root well-known URI",
 		faults(client.AuthPRMRootFirst),
-		"the authorization server publishes only an OpenID Connect configuration at "+authserver.WellKnownOpenID+": the client does not stop at RFC 8414's location, and reads it",
-		faults(client.AuthOAuthMetadataOnly)), quoteASMultiple)
+		"the authorization server (issuer without path) publishes only an OpenID Connect configuration at "+authserver.WellKnownOpenID+
+			": the client asks RFC 8414's "+authserver.WellKnownOAuth+" first, does not stop there, and reads the OpenID configuration",
+		faults(client.AuthOAuthMetadataOnly, client.AuthOpenIDFirst)), quoteASNoPath)
 
 	var2Common    = newCommon("client-auth-metadata-var2")
 	var2Discovery = withASQuote(newDiscovery("client-auth-metadata-var2",
@@ -177,7 +182,7 @@ var metadataVar1 = &scenarios.Scenario{
 	Run: clientside.Body(func(t *clientside.T) {
 		f := serve(t, clientside.Protection{HideMetadataURL: true, Servers: []authserver.Options{{OpenID: true}}})
 		var1Discovery.judgeWellKnownPRM(f, clientside.PRMDefault)
-		var1Discovery.judgeASOrder(f, f.p.AS(0), nil, authserver.WellKnownOpenID)
+		var1Discovery.judgeASOrder(f, f.p.AS(0), asOrderNoPath, authserver.WellKnownOpenID)
 		var1Common.judge(f, f.p.ResourceID())
 	}),
 }
