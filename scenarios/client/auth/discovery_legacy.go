@@ -25,11 +25,21 @@ const legacyPrefix = "/oauth"
 // 2025-03-26 page alone (2025-06-18 replaced them by resource metadata).
 var onlyMarch = []string{protocol.V20250326}
 
-// legacyCommon is newCommon without the resource check: 2025-03-26 has no
-// resource indicators.
+// legacyCommon is newCommon without the resource check (2025-03-26 has no
+// resource indicators), citing the 2025-03-26 page's own sentences where it
+// states the rule (state it does not: that check keeps its later page).
 func legacyCommon(id string) *common {
 	c := newCommon(id)
 	c.resource = nil
+	cite := func(ch *scenarios.Check, anchor, quote string) { ch.Spec, ch.Quote = page0326+"#"+anchor, quote }
+	cite(c.authorized, "example-authorization-code-grant",
+		"Clients initiate the OAuth 2.1 IETF DRAFT authorization flow after receiving the _HTTP 401 Unauthorized_.")
+	cite(c.pkceChallenge, "implementation-requirements", "PKCE is REQUIRED for all clients")
+	cite(c.pkceVerifier, "implementation-requirements", "PKCE is REQUIRED for all clients")
+	cite(c.bearer, "token-requirements",
+		"Note that authorization MUST be included in every HTTP request from client to server, even if they are part of the same logical session.")
+	cite(c.noQuery, "token-requirements", "Access tokens MUST NOT be included in the URI query string")
+	cite(c.tokenStays, "security-considerations", "Clients MUST securely store tokens following OAuth 2.0 best practices")
 	return c
 }
 
