@@ -61,6 +61,9 @@ const WrongIssuer = "https://issuer.invalid"
 type Options struct {
 	// Label names the server in the log ("as", "as2").
 	Label string
+	// Host is the loopback address the server listens on ("" 127.0.0.1;
+	// "127.0.0.2" plays another host).
+	Host string
 	// Prefix is the issuer's path ("/tenant1"); its endpoints live under it.
 	Prefix string
 	// MetadataPath is where the metadata is served, on the server's

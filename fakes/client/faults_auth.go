@@ -72,8 +72,8 @@ var (
 		Description: "takes a 401 as the server's final answer and never authorizes"}
 	// AuthTokenToAS breaks OAuth 2.1 §7.1's care for tokens: it sends the
 	// MCP access token to the authorization server.
-	AuthTokenToAS = &fault.Fault{Name: "auth-token-to-as", Transports: httpOnly, Versions: authVersions,
-		Description: "fetches the authorization server's metadata again with the new access token in its Authorization header"}
+	AuthTokenToAS = &fault.Fault{Name: "auth-token-to-as", Transports: httpOnly,
+		Description: "fetches the authorization server's metadata again (at 2025-03-26, GETs its token endpoint) with the new access token in its Authorization header"}
 	// AuthNoState breaks "MCP clients SHOULD use and verify state
 	// parameters".
 	AuthNoState = &fault.Fault{Name: "auth-no-state", Transports: httpOnly, Versions: authVersions,

@@ -271,6 +271,9 @@ func (a *authorizer) authorize(ctx context.Context, ch challenge, status int) er
 	if err != nil {
 		return err
 	}
+	if err := a.lateResourceCheck(prm); err != nil {
+		return err
+	}
 	if err := a.checkPKCE(asMeta); err != nil {
 		return err
 	}
@@ -339,7 +342,16 @@ func (a *authorizer) leakToken(ctx context.Context, prm prmDoc, token string) {
 	if err != nil || loopbackOnly(u) != nil {
 		return
 	}
-	req, err := http.NewRequestWithContext(ctx, http.MethodGet, u.Scheme+"://"+u.Host+"/.well-known/oauth-authorization-server"+strings.TrimSuffix(u.Path, "/"), nil)
+	target := u.Scheme + "://" + u.Host + "/.well-known/oauth-authorization-server" + strings.TrimSuffix(u.Path, "/")
+	if prm.legacy {
+		// 2025-03-26: the server may have no metadata, and its origin is
+		// the MCP server's; the token endpoint is the authorization
+		// server's in every case.
+		a.mu.Lock()
+		target = a.cfg.Endpoint.TokenURL
+		a.mu.Unlock()
+	}
+	req, err := http.NewRequestWithContext(ctx, http.MethodGet, target, nil)
 	if err != nil {
 		return
 	}
@@ -388,7 +400,7 @@ func (a *authorizer) resourceMetadata(ctx context.Context, ch challenge) (prmDoc
 		if len(prm.servers) == 0 {
 			return prmDoc{}, fmt.Errorf("the protected resource metadata at %s names no authorization server", u)
 		}
-		if !a.rc.is(AuthAcceptsResourceMismatch) && !a.resourceMatches(prm.resource) {
+		if !a.rc.is(AuthAcceptsResourceMismatch) && !a.rc.is(AuthValidatesResourceLate) && !a.resourceMatches(prm.resource) {
 			return prmDoc{}, fmt.Errorf("the protected resource metadata names resource %q, not the server %s (RFC 9728 §3.3)", prm.resource, a.server)
 		}
 		return prm, nil
@@ -396,7 +408,7 @@ func (a *authorizer) resourceMetadata(ctx context.Context, ch challenge) (prmDoc
 	if a.rc.opts.Version == protocol.V20250326 {
 		// 2025-03-26/basic/authorization.mdx#server-metadata-discovery: the
 		// authorization base URL is the server's URL without its path.
-		return prmDoc{servers: []string{origin}, legacy: true}, nil
+		return prmDoc{servers: []string{a.legacyBase(origin)}, legacy: true}, nil
 	}
 	return prmDoc{}, errors.New("no protected resource metadata found")
 }
@@ -408,7 +420,7 @@ func (a *authorizer) resourceMatches(resource string) bool {
 	if err != nil || r.Scheme != a.server.Scheme || r.Host != a.server.Host {
 		return false
 	}
-	rp, sp := strings.TrimSuffix(r.Path, "/"), strings.TrimSuffix(a.server.Path, "/")
+	rp, sp := a.resourcePaths(r.Path, a.server.Path)
 	return rp == sp || rp == "" || strings.HasPrefix(sp, rp+"/")
 }
 
@@ -429,6 +441,7 @@ func (a *authorizer) serverMetadata(ctx context.Context, prm prmDoc) (map[string
 	} else {
 		candidates = []string{origin + "/.well-known/oauth-authorization-server", origin + "/.well-known/openid-configuration"}
 	}
+	candidates = a.adjustASCandidates(candidates)
 	if a.rc.is(AuthSkipsASMetadata) {
 		prm.legacy = true
 		candidates = nil
@@ -449,7 +462,7 @@ func (a *authorizer) serverMetadata(ctx context.Context, prm prmDoc) (map[string
 		}
 		return doc, issuer, nil
 	}
-	if prm.legacy {
+	if prm.legacy && !a.rc.is(AuthLegacyNoFallback) {
 		// 2025-03-26/basic/authorization.mdx#fallbacks-for-servers-without-metadata-discovery
 		base := origin + p
 		return map[string]any{"issuer": issuer, "authorization_endpoint": base + "/authorize", "token_endpoint": base + "/token",

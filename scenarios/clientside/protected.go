@@ -45,6 +45,9 @@ type Protection struct {
 	// Resource replaces the metadata's resource ("" is the canonical URI:
 	// the endpoint's URL, or its origin for metadata at PRMRoot).
 	Resource string
+	// ResourceSuffix is appended to the canonical resource ("/": the
+	// trailing-slash variant of the endpoint's URL).
+	ResourceSuffix string
 	// ScopesSupported is the metadata's scopes_supported (nil: absent).
 	ScopesSupported []string
 	// AuthorizationServers, when set, picks the issuers the metadata names
@@ -103,9 +106,9 @@ func (p *Protected) ResourceID() string {
 	case p.opts.Resource != "":
 		return p.opts.Resource
 	case p.opts.PRMPath == PRMRoot:
-		return p.Origin
+		return p.Origin + p.opts.ResourceSuffix
 	}
-	return p.Endpoint
+	return p.Endpoint + p.opts.ResourceSuffix
 }
 
 // Lookup finds the grant of a token any of the servers issued.
@@ -146,7 +149,7 @@ func (t *T) listenProtected(ctx context.Context, pr *Protection) (transport.List
 		if i == 0 && pr.SameOrigin {
 			continue // given the resource's origin below
 		}
-		base, stop, err := serveOn(ctx, s)
+		base, stop, err := serveOn(ctx, s, o.Host)
 		if err != nil {
 			p.close()
 			return nil, "", err
@@ -179,10 +182,17 @@ func (p *Protected) close() {
 	p.closers = nil
 }
 
-// serveOn serves h on a fresh loopback port.
-func serveOn(ctx context.Context, h http.Handler) (string, func(), error) {
+// serveOn serves h on a fresh port of a loopback address (host, ""
+// 127.0.0.1).
+func serveOn(ctx context.Context, h http.Handler, host string) (string, func(), error) {
+	if host == "" {
+		host = "127.0.0.1"
+	}
+	if ip := net.ParseIP(host); ip == nil || !ip.IsLoopback() {
+		return "", nil, fmt.Errorf("authorization server host %q is not a loopback address", host)
+	}
 	var lc net.ListenConfig
-	ln, err := lc.Listen(ctx, "tcp", "127.0.0.1:0")
+	ln, err := lc.Listen(ctx, "tcp", net.JoinHostPort(host, "0"))
 	if err != nil {
 		return "", nil, err
 	}

@@ -45,8 +45,9 @@ var (
 
 // Scenarios is the family's catalogue.
 func Scenarios() scenarios.Catalogue {
-	return append(scenarios.Catalogue{metadataDefault, clientCredentialsJWT, clientCredentialsBasic, wifJWTBearer, dpopScenario,
-		dpopNonceScenario, enterpriseManaged}, scopesCatalogue()...)
+	return append(scenarios.Catalogue{metadataDefault, metadataVar1, metadataVar2, metadataVar3, resourceMismatch, metadataIssuerMismatch,
+		resourceTrailingSlash, metadataBackcompat, endpointFallback, asOtherHost, clientCredentialsJWT, clientCredentialsBasic,
+		wifJWTBearer, dpopScenario, dpopNonceScenario, enterpriseManaged}, scopesCatalogue()...)
 }
 
 // flow is one client's pass through a protected server: what every request
