@@ -172,9 +172,22 @@ func (c Catalogue) Killers() map[*fault.Fault][]*Check {
 	return out
 }
 
+// KillersOn is Killers restricted to the scenarios that run over kind at
+// version: a check of a scenario that does not run there cannot fail
+// there, whatever fault it names.
+func (c Catalogue) KillersOn(version string, kind transport.Kind) map[*fault.Fault][]*Check {
+	var on Catalogue
+	for _, s := range c {
+		if s.AppliesTo(version, kind) {
+			on = append(on, s)
+		}
+	}
+	return on.Killers()
+}
+
 var (
 	kebab   = regexp.MustCompile(`^[a-z0-9]+(-[a-z0-9]+)*$`)
-	specRef = regexp.MustCompile(`^(\d{4}-\d{2}-\d{2}|ext-tasks|jsonrpc-2\.0|seps|seeds)/[^#\s]+(#[a-z0-9-]+)?$`)
+	specRef = regexp.MustCompile(`^(\d{4}-\d{2}-\d{2}|ext-tasks|ext-auth|jsonrpc-2\.0|seps|seeds|official-conformance)/[^#\s]+(#[a-z0-9-]+)?$`)
 )
 
 // Validate checks the catalogue's own consistency: ids unique and

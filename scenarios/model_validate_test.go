@@ -2,6 +2,7 @@ package scenarios
 
 import (
 	"github.com/mcpconform/mcpconform/fakes/fault"
+	"github.com/mcpconform/mcpconform/transport"
 	g "github.com/onsi/ginkgo/v2"
 	. "github.com/onsi/gomega"
 )
@@ -207,6 +208,17 @@ var _ = g.Describe("Validate", func() {
 			a.Checks[1].Profile = "strict-isolation"
 			Expect(Catalogue{a}.Validate(syntheticFaults)).To(Succeed())
 			Expect(Catalogue{a}.Profiles()).To(Equal([]string{"strict-isolation"}))
+		})
+
+		g.It("names as killers at a version only the checks of scenarios that run there", func() {
+			a, b := validScenario("alpha", "one"), validScenario("beta", "two", "three")
+			b.Versions = []string{"2026-07-28"}
+			c := Catalogue{a, b}
+			Expect(c.Killers()[syntheticFault]).To(HaveLen(3))
+			Expect(c.KillersOn("2025-11-25", transport.HTTP)[syntheticFault]).To(HaveExactElements(a.Checks[0]))
+			Expect(c.KillersOn("2026-07-28", transport.HTTP)[syntheticFault]).To(HaveExactElements(b.Checks[0], b.Checks[1]))
+			b.Transports = []transport.Kind{transport.Stdio}
+			Expect(c.KillersOn("2026-07-28", transport.HTTP)[syntheticFault]).To(BeEmpty())
 		})
 
 		g.It("refuses a scenario without a side", func() {

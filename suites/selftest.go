@@ -230,12 +230,18 @@ func runOnce(ctx context.Context, run Run, opts SelfTestOptions) RunOutcome {
 		// judges a server.
 		cfg.Env.Profiles = catalogue.All().Profiles()
 		cfg.Env.VersionExplicit = true
+	} else {
+		// A liberty of an opt-in extension is judged with the profiles of
+		// the checks that must pass it: without them it proves nothing.
+		for _, c := range catalogue.All().Exercisers()[run.Fault] {
+			if c.Profile != "" && !slices.Contains(cfg.Env.Profiles, c.Profile) {
+				cfg.Env.Profiles = append(cfg.Env.Profiles, c.Profile)
+			}
+		}
 	}
 	timeout := timing.OrDefaults().ScenarioTimeout
 	why := map[string]string{} // the reference's failures, for the report
-	ran := map[string]bool{}   // the scenarios judged, by id
 	for _, s := range cfg.Applicable() {
-		ran[s.ID] = true
 		sctx, cancel := context.WithTimeout(ctx, timeout)
 		res := scenarios.Execute(sctx, s, cfg.Env)
 		cancel()
@@ -277,18 +283,7 @@ func runOnce(ctx context.Context, run Run, opts SelfTestOptions) RunOutcome {
 		}
 		return out
 	}
-	// A check is judged only where its scenario runs: a fault named by
-	// scenarios of different versions (the common checks of a family) is
-	// held to those that run at this one, and must have one.
-	var kills []string
-	for _, c := range catalogue.All().Killers()[run.Fault] {
-		if scenarioID, _, _ := strings.Cut(c.ID, "/"); ran[scenarioID] {
-			kills = append(kills, c.ID)
-		}
-	}
-	if len(kills) == 0 {
-		out.Problems = append(out.Problems, fmt.Sprintf("%s: no check naming it is judged here (its Versions or Transports are wider than its scenarios')", run))
-	}
+	kills := KillsOn(run.Fault, run.Transport, run.Version)
 	for _, want := range kills {
 		if !slices.Contains(out.Failed, want) {
 			out.Problems = append(out.Problems, fmt.Sprintf("%s: does not fail %s, its check", run, want))
@@ -298,6 +293,18 @@ func runOnce(ctx context.Context, run Run, opts SelfTestOptions) RunOutcome {
 		if !slices.Contains(kills, id) {
 			out.Problems = append(out.Problems, fmt.Sprintf("%s: also fails %s, which is not its check", run, id))
 		}
+	}
+	return out
+}
+
+// KillsOn are the ids of the checks that name fault among the scenarios
+// that run over kind at version: a check of a scenario of other versions
+// (a family's common checks at 2025-03-26 and at 2026-07-28) cannot fail
+// there.
+func KillsOn(f *fault.Fault, kind transport.Kind, version string) []string {
+	var out []string
+	for _, c := range catalogue.All().KillersOn(version, kind)[f] {
+		out = append(out, c.ID)
 	}
 	return out
 }

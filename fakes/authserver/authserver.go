@@ -61,6 +61,9 @@ const WrongIssuer = "https://issuer.invalid"
 type Options struct {
 	// Label names the server in the log ("as", "as2").
 	Label string
+	// Host is the loopback address the server listens on ("" 127.0.0.1;
+	// "127.0.0.2" plays another host).
+	Host string
 	// Prefix is the issuer's path ("/tenant1"); its endpoints live under it.
 	Prefix string
 	// MetadataPath is where the metadata is served, on the server's
@@ -75,6 +78,9 @@ type Options struct {
 	EditMetadata func(doc map[string]any)
 	// Iss is what the authorization response carries.
 	Iss IssMode
+	// State, when set, gives the state the authorization response carries
+	// instead of the one the request sent (sent is "" when it sent none).
+	State func(sent string) string
 	// OnToken, when set, may refuse a token request: it returns an OAuth
 	// error code ("invalid_client"), its HTTP status and description; ""
 	// lets the request through.
@@ -87,6 +93,23 @@ type Options struct {
 	// OnRegister, when set, may change a registration's answer before it
 	// is sent (the client id, the method chosen).
 	OnRegister func(x *Exchange, answer map[string]any)
+	// Bind, when set, reads every token request before it is served
+	// (DPoP, RFC 9449 §5): it may refuse it (use_dpop_nonce, with the
+	// DPoP-Nonce header) before a code is spent, or bind the token it
+	// will issue to a key.
+	Bind func(r *TokenRequest, req *http.Request) Binding
+}
+
+// Binding is what Options.Bind decided of a token request.
+type Binding struct {
+	// Error refuses the request with this OAuth error code, Status and
+	// Description, and Header added to the answer.
+	Error, Description string
+	Status             int
+	Header             http.Header
+	// TokenType is the answer's token_type ("" Bearer); JKT the JWK
+	// SHA-256 thumbprint the token is bound to (RFC 9449 §6).
+	TokenType, JKT string
 }
 
 // Exchange is one HTTP request a client made to a fake, and the status it
@@ -121,6 +144,16 @@ type Grant struct {
 	Resource        string
 	Issuer          string
 	GrantType       string
+	// JKT is the thumbprint of the DPoP key the token is bound to ("" for
+	// a bearer token); TokenType the answer's token_type ("" Bearer).
+	JKT, TokenType string
+	// Answer adds members to the token response (RFC 8693's
+	// issued_token_type).
+	Answer map[string]any
+	// NotAccess marks a token that is no access token of this scenario
+	// (an identity assertion grant an IdP issues for another server): it
+	// is not kept, so no resource takes it and no check counts it as one.
+	NotAccess bool
 }
 
 // TokenRequest is a token request as the server read it.
@@ -307,8 +340,12 @@ func (s *Server) authorize(w http.ResponseWriter, x *Exchange) {
 	s.mu.Unlock()
 	back := redirect.Query()
 	back.Set("code", c.Value)
-	if c.State != "" {
-		back.Set("state", c.State)
+	state := c.State
+	if s.opts.State != nil {
+		state = s.opts.State(c.State)
+	}
+	if state != "" {
+		back.Set("state", state)
 	}
 	switch s.opts.Iss {
 	case IssCorrect:
@@ -394,6 +431,16 @@ func (s *Server) token(w http.ResponseWriter, r *http.Request, x *Exchange) {
 			return
 		}
 	}
+	var bind Binding
+	if s.opts.Bind != nil {
+		if bind = s.opts.Bind(tr, r); bind.Error != "" {
+			for k, vs := range bind.Header {
+				w.Header()[k] = vs
+			}
+			writeJSON(w, bind.Status, map[string]any{"error": bind.Error, "error_description": bind.Description})
+			return
+		}
+	}
 	g := &Grant{ClientID: tr.ClientID, Issuer: s.Issuer(), GrantType: tr.GrantType, Resource: x.Form.Get("resource")}
 	switch tr.GrantType {
 	case "authorization_code":
@@ -453,7 +500,21 @@ func (s *Server) token(w http.ResponseWriter, r *http.Request, x *Exchange) {
 	if g.Access == "" {
 		g.Access = mint("mcpc-at-")
 	}
-	answer := map[string]any{"access_token": g.Access, "token_type": "Bearer", "expires_in": 3600}
+	if bind.TokenType != "" {
+		g.TokenType, g.JKT = bind.TokenType, bind.JKT
+	}
+	tokenType := g.TokenType
+	if tokenType == "" {
+		tokenType = "Bearer"
+	}
+	answer := map[string]any{"access_token": g.Access, "token_type": tokenType, "expires_in": 3600}
+	for k, v := range g.Answer {
+		answer[k] = v
+	}
+	if g.NotAccess {
+		writeJSON(w, http.StatusOK, answer)
+		return
+	}
 	if len(g.Scopes) > 0 {
 		answer["scope"] = strings.Join(g.Scopes, " ")
 	}

@@ -78,6 +78,8 @@ func (l *Log) Read(server string, r *http.Request) *Exchange {
 			secret.Add(s)
 		}
 	}
+	// A DPoP proof is signed evidence of the client's key (RFC 9449 §4).
+	secret.Add(r.Header.Values("DPoP")...)
 	for _, v := range r.Header.Values("Authorization") {
 		secret.Add(v)
 		scheme, cred, _ := strings.Cut(v, " ")

@@ -36,7 +36,7 @@ var (
 	// AuthRetriesForever breaks the retry limits a client SHOULD have and
 	// the robustness bound of a loop: it authorizes again after every
 	// refusal.
-	AuthRetriesForever = &fault.Fault{Name: "auth-retries-forever", Transports: httpOnly, Versions: authVersions,
+	AuthRetriesForever = &fault.Fault{Name: "auth-retries-forever", Transports: httpOnly, Versions: []string{protocol.V20251125, protocol.V20260728},
 		Description: "authorizes again after every 401 or 403 insufficient_scope, without limit"}
 	// AuthIgnoresChallengeScope breaks "Clients MUST treat the scopes
 	// provided in the challenge as authoritative".
@@ -52,7 +52,7 @@ var (
 		Description: "uses authorization server metadata whose issuer is not the one it asked for"}
 	// AuthAcceptsWrongIss breaks RFC 9207 §2.4: it takes a code from a
 	// response whose iss is missing or another server's.
-	AuthAcceptsWrongIss = &fault.Fault{Name: "auth-accepts-wrong-iss", Transports: httpOnly, Versions: authVersions,
+	AuthAcceptsWrongIss = &fault.Fault{Name: "auth-accepts-wrong-iss", Transports: httpOnly, Versions: []string{protocol.V20260728},
 		Description: "takes the code from an authorization response whatever its iss says"}
 	// AuthReusesCredentials breaks "no reuse of credentials across
 	// authorization servers" (SEP-2352).
@@ -73,8 +73,8 @@ var (
 		Description: "takes a 401 as the server's final answer and never authorizes"}
 	// AuthTokenToAS breaks OAuth 2.1 §7.1's care for tokens: it sends the
 	// MCP access token to the authorization server.
-	AuthTokenToAS = &fault.Fault{Name: "auth-token-to-as", Transports: httpOnly, Versions: authVersions,
-		Description: "fetches the authorization server's metadata again with the new access token in its Authorization header"}
+	AuthTokenToAS = &fault.Fault{Name: "auth-token-to-as", Transports: httpOnly,
+		Description: "fetches the authorization server's metadata again (at 2025-03-26, GETs its token endpoint) with the new access token in its Authorization header"}
 	// AuthNoState breaks "MCP clients SHOULD use and verify state
 	// parameters".
 	AuthNoState = &fault.Fault{Name: "auth-no-state", Transports: httpOnly, Versions: authVersions,

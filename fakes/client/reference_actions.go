@@ -145,7 +145,7 @@ func abbreviate(raw []byte) string {
 const AuthTestTool = "test-tool"
 
 // isAuthScenario: the official authorization scenarios are auth/*, and
-// mcpconform's own ones without an official name client-auth-*.
+// mcpconform's own ones of the family client-auth-*.
 func isAuthScenario(id string) bool {
 	return strings.HasPrefix(id, "auth/") || strings.HasPrefix(id, "client-auth-")
 }

@@ -68,6 +68,7 @@ type authorizer struct {
 	clients map[string]clientCreds // by issuer: credentials are never reused across servers
 	issuer  string
 	cfg     *oauth2.Config
+	ext     extState // the extensions (reference_auth_ext.go)
 }
 
 func newAuthorizer(rc *referenceRun) (*authorizer, error) {
@@ -84,6 +85,7 @@ func newAuthorizer(rc *referenceRun) (*authorizer, error) {
 
 // wrap is the transport hook (Target.WrapHTTP).
 func (a *authorizer) wrap(next http.RoundTripper) http.RoundTripper {
+	next = a.wrapExt(next)
 	return roundTripFunc(func(req *http.Request) (*http.Response, error) { return a.roundTrip(next, req) })
 }
 
@@ -105,11 +107,14 @@ func (a *authorizer) roundTrip(next http.RoundTripper, req *http.Request) (*http
 		if !refused || a.rc.is(AuthIgnores401) {
 			return resp, nil
 		}
-		if attempt >= maxAuthorizations && !a.rc.is(AuthRetriesForever) {
+		if resp.StatusCode == http.StatusForbidden && a.rc.is(AuthNoStepUp) {
+			return resp, nil
+		}
+		if attempt >= a.retryLimit() && !a.rc.is(AuthRetriesForever) {
 			a.rc.logf("authorization: still refused after %d authorizations; giving up", attempt)
 			return resp, nil
 		}
-		if resp.StatusCode == http.StatusForbidden && attempt > 0 && a.grantedAll(ch.scope) && !a.rc.is(AuthRetriesForever) {
+		if resp.StatusCode == http.StatusForbidden && attempt > 0 && a.grantedAll(ch.scope) && a.tracksScopes() {
 			// The token already carries what the challenge asks: a new one
 			// would be refused the same way.
 			a.rc.logf("authorization: refused with scope %q, which the token already has; giving up", ch.scope)
@@ -149,7 +154,7 @@ func (a *authorizer) authorized(req *http.Request) (*http.Request, error) {
 		r.URL.RawQuery = q.Encode()
 		return r, nil
 	}
-	r.Header.Set("Authorization", "Bearer "+tok.AccessToken)
+	r.Header.Set("Authorization", a.scheme(tok)+" "+tok.AccessToken)
 	return r, nil
 }
 
@@ -187,7 +192,7 @@ func parseChallenge(values []string) challenge {
 	var ch challenge
 	for _, v := range values {
 		scheme, rest, _ := strings.Cut(strings.TrimSpace(v), " ")
-		if !strings.EqualFold(scheme, "Bearer") {
+		if !strings.EqualFold(scheme, "Bearer") && !strings.EqualFold(scheme, "DPoP") {
 			continue
 		}
 		ch.scheme = "Bearer"
@@ -257,12 +262,18 @@ func unquote(s string) (string, error) {
 // authorization request and the code exchange.
 func (a *authorizer) authorize(ctx context.Context, ch challenge, status int) error {
 	a.rc.logf("authorization: HTTP %d, challenge %+v", status, ch)
+	if done, err := a.authorizeExtension(ctx, ch); done {
+		return err
+	}
 	prm, err := a.resourceMetadata(ctx, ch)
 	if err != nil {
 		return err
 	}
 	asMeta, issuer, err := a.serverMetadata(ctx, prm)
 	if err != nil {
+		return err
+	}
+	if err := a.lateResourceCheck(prm); err != nil {
 		return err
 	}
 	if err := a.checkPKCE(asMeta); err != nil {
@@ -319,7 +330,7 @@ func (a *authorizer) authorize(ctx context.Context, ch challenge, status int) er
 	if resource != "" && !a.rc.is(AuthDropsResource) {
 		xopts = append(xopts, oauth2.SetAuthURLParam("resource", resource))
 	}
-	tok, err := cfg.Exchange(context.WithValue(ctx, oauth2.HTTPClient, a.hc), code, xopts...)
+	tok, err := cfg.Exchange(context.WithValue(ctx, oauth2.HTTPClient, a.tokenClient()), code, xopts...)
 	if err != nil {
 		return fmt.Errorf("the token request failed: %w", err)
 	}
@@ -345,7 +356,16 @@ func (a *authorizer) leakToken(ctx context.Context, prm prmDoc, token string) {
 	if err != nil || loopbackOnly(u) != nil {
 		return
 	}
-	req, err := http.NewRequestWithContext(ctx, http.MethodGet, u.Scheme+"://"+u.Host+"/.well-known/oauth-authorization-server"+strings.TrimSuffix(u.Path, "/"), nil)
+	target := u.Scheme + "://" + u.Host + "/.well-known/oauth-authorization-server" + strings.TrimSuffix(u.Path, "/")
+	if prm.legacy {
+		// 2025-03-26: the server may have no metadata, and its origin is
+		// the MCP server's; the token endpoint is the authorization
+		// server's in every case.
+		a.mu.Lock()
+		target = a.cfg.Endpoint.TokenURL
+		a.mu.Unlock()
+	}
+	req, err := http.NewRequestWithContext(ctx, http.MethodGet, target, nil)
 	if err != nil {
 		return
 	}
@@ -394,7 +414,7 @@ func (a *authorizer) resourceMetadata(ctx context.Context, ch challenge) (prmDoc
 		if len(prm.servers) == 0 {
 			return prmDoc{}, fmt.Errorf("the protected resource metadata at %s names no authorization server", u)
 		}
-		if !a.rc.is(AuthAcceptsResourceMismatch) && !a.resourceMatches(prm.resource) {
+		if !a.rc.is(AuthAcceptsResourceMismatch) && !a.rc.is(AuthValidatesResourceLate) && !a.resourceMatches(prm.resource) {
 			return prmDoc{}, fmt.Errorf("the protected resource metadata names resource %q, not the server %s (RFC 9728 §3.3)", prm.resource, a.server)
 		}
 		return prm, nil
@@ -402,7 +422,7 @@ func (a *authorizer) resourceMetadata(ctx context.Context, ch challenge) (prmDoc
 	if a.rc.opts.Version == protocol.V20250326 {
 		// 2025-03-26/basic/authorization.mdx#server-metadata-discovery: the
 		// authorization base URL is the server's URL without its path.
-		return prmDoc{servers: []string{origin}, legacy: true}, nil
+		return prmDoc{servers: []string{a.legacyBase(origin)}, legacy: true}, nil
 	}
 	return prmDoc{}, errors.New("no protected resource metadata found")
 }
@@ -414,7 +434,7 @@ func (a *authorizer) resourceMatches(resource string) bool {
 	if err != nil || r.Scheme != a.server.Scheme || r.Host != a.server.Host {
 		return false
 	}
-	rp, sp := strings.TrimSuffix(r.Path, "/"), strings.TrimSuffix(a.server.Path, "/")
+	rp, sp := a.resourcePaths(r.Path, a.server.Path)
 	return rp == sp || rp == "" || strings.HasPrefix(sp, rp+"/")
 }
 
@@ -435,6 +455,7 @@ func (a *authorizer) serverMetadata(ctx context.Context, prm prmDoc) (map[string
 	} else {
 		candidates = []string{origin + "/.well-known/oauth-authorization-server", origin + "/.well-known/openid-configuration"}
 	}
+	candidates = a.adjustASCandidates(candidates)
 	if a.rc.is(AuthSkipsASMetadata) {
 		prm.legacy = true
 		candidates = nil
@@ -455,7 +476,7 @@ func (a *authorizer) serverMetadata(ctx context.Context, prm prmDoc) (map[string
 		}
 		return doc, issuer, nil
 	}
-	if prm.legacy {
+	if prm.legacy && !a.rc.is(AuthLegacyNoFallback) {
 		// 2025-03-26/basic/authorization.mdx#fallbacks-for-servers-without-metadata-discovery
 		base := origin + p
 		return map[string]any{"issuer": issuer, "authorization_endpoint": base + "/authorize", "token_endpoint": base + "/token",
@@ -597,9 +618,10 @@ func (a *authorizer) chooseScopes(ch challenge, prm prmDoc, asMeta map[string]an
 	case len(prm.scopes) > 0:
 		scopes = append(scopes, prm.scopes...)
 	}
+	scopes = a.faultyScopes(ch, scopes, prm, asMeta)
 	a.mu.Lock()
 	for _, s := range a.scopes {
-		if !slices.Contains(scopes, s) && ch.errCode == "insufficient_scope" {
+		if !slices.Contains(scopes, s) && ch.errCode == "insufficient_scope" && a.keepsGranted() {
 			scopes = append(scopes, s)
 		}
 	}
@@ -630,7 +652,7 @@ func (a *authorizer) authorizationCode(ctx context.Context, authURL, state, issu
 	if e := q.Get("error"); e != "" {
 		return "", fmt.Errorf("the authorization server refused: %s", e)
 	}
-	if q.Get("state") != state {
+	if q.Get("state") != state && !a.rc.is(AuthIgnoresState) {
 		return "", errors.New("the authorization response's state is not the one sent")
 	}
 	if err := a.checkIss(q, issuer, asMeta); err != nil {
@@ -649,10 +671,11 @@ func (a *authorizer) checkIss(q url.Values, issuer string, asMeta map[string]any
 		return nil
 	}
 	iss, present := q.Get("iss"), q.Has("iss")
+	advertised := metaBool(asMeta, "authorization_response_iss_parameter_supported")
 	switch {
-	case present && iss != issuer:
+	case present && !a.issMatches(iss, issuer, advertised):
 		return fmt.Errorf("the authorization response's iss %q is not the issuer %q (RFC 9207)", iss, issuer)
-	case !present && metaBool(asMeta, "authorization_response_iss_parameter_supported"):
+	case !present && a.issRequired(advertised):
 		return errors.New("the authorization server advertises the iss parameter, and its response has none (RFC 9207)")
 	}
 	return nil

@@ -61,6 +61,10 @@ var _ = Describe("the catalogue", func() {
 			switch {
 			case strings.HasPrefix(page, "seps/"), strings.HasPrefix(page, "ext-auth/"):
 				dir = ""
+			case strings.HasPrefix(page, "official-conformance/"):
+				// The official suite's requirement texts, where the
+				// extension's own page is not beside the spec (DPoP, WIF).
+				dir = ".."
 			case strings.HasPrefix(page, "seeds/"):
 				dir = ".." // the vendor documents, beside the spec
 			}

@@ -338,6 +338,9 @@ func (t *T) Await(ctx context.Context, done func([]Received) bool) Outcome {
 	return TimedOut
 }
 
+// Exited is closed once the client under test has exited.
+func (t *T) Exited() <-chan struct{} { return t.proc.Exited() }
+
 // WaitExit waits up to d for the client to exit by itself and reports
 // whether it did; ExitCode is then its status.
 func (t *T) WaitExit(d time.Duration) bool { return t.proc.Wait(d) }

@@ -45,6 +45,9 @@ type Protection struct {
 	// Resource replaces the metadata's resource ("" is the canonical URI:
 	// the endpoint's URL, or its origin for metadata at PRMRoot).
 	Resource string
+	// ResourceSuffix is appended to the canonical resource ("/": the
+	// trailing-slash variant of the endpoint's URL).
+	ResourceSuffix string
 	// ScopesSupported is the metadata's scopes_supported (nil: absent).
 	ScopesSupported []string
 	// AuthorizationServers, when set, picks the issuers the metadata names
@@ -54,14 +57,18 @@ type Protection struct {
 	// token: a non-empty scope refuses it with 403 insufficient_scope
 	// naming that scope (step-up).
 	Refuse func(rpcMethod string, g *authserver.Grant) (scope string)
-	// Reject, when set, is asked about every request that carries a token
-	// an authorization server issued: a non-empty description refuses it
-	// with 401 invalid_token (an expired token, a token of an authorization
-	// server the resource no longer trusts).
-	Reject func(p *Protected, rpcMethod string, g *authserver.Grant) (description string)
+	// RejectToken, when set, is asked about every request that carries a
+	// valid token: true answers it 401 invalid_token as if the token were
+	// not (a loop of refused tokens).
+	RejectToken func(rpcMethod string, g *authserver.Grant) bool
 	// Context adds keys to MCP_CONFORMANCE_CONTEXT once the servers listen
 	// (credentials, issuers).
 	Context func(p *Protected) map[string]any
+	// Present, when set, replaces the bearer check of every MCP request
+	// (DPoP, RFC 9449 §7): it reads the request's credential and returns
+	// the grant it stands for, or nil with the challenge and the headers
+	// (DPoP-Nonce) of the 401 to answer instead.
+	Present func(p *Protected, r *http.Request) (g *authserver.Grant, challenge string, header http.Header)
 }
 
 // Protected is a running protection: its servers and the log of every
@@ -99,9 +106,9 @@ func (p *Protected) ResourceID() string {
 	case p.opts.Resource != "":
 		return p.opts.Resource
 	case p.opts.PRMPath == PRMRoot:
-		return p.Origin
+		return p.Origin + p.opts.ResourceSuffix
 	}
-	return p.Endpoint
+	return p.Endpoint + p.opts.ResourceSuffix
 }
 
 // Lookup finds the grant of a token any of the servers issued.
@@ -142,7 +149,7 @@ func (t *T) listenProtected(ctx context.Context, pr *Protection) (transport.List
 		if i == 0 && pr.SameOrigin {
 			continue // given the resource's origin below
 		}
-		base, stop, err := serveOn(ctx, s)
+		base, stop, err := serveOn(ctx, s, o.Host)
 		if err != nil {
 			p.close()
 			return nil, "", err
@@ -175,10 +182,17 @@ func (p *Protected) close() {
 	p.closers = nil
 }
 
-// serveOn serves h on a fresh loopback port.
-func serveOn(ctx context.Context, h http.Handler) (string, func(), error) {
+// serveOn serves h on a fresh port of a loopback address (host, ""
+// 127.0.0.1).
+func serveOn(ctx context.Context, h http.Handler, host string) (string, func(), error) {
+	if host == "" {
+		host = "127.0.0.1"
+	}
+	if ip := net.ParseIP(host); ip == nil || !ip.IsLoopback() {
+		return "", nil, fmt.Errorf("authorization server host %q is not a loopback address", host)
+	}
 	var lc net.ListenConfig
-	ln, err := lc.Listen(ctx, "tcp", "127.0.0.1:0")
+	ln, err := lc.Listen(ctx, "tcp", net.JoinHostPort(host, "0"))
 	if err != nil {
 		return "", nil, err
 	}
@@ -229,18 +243,30 @@ func (p *Protected) guard(w http.ResponseWriter, r *http.Request, x *authserver.
 	if ok {
 		grant, _ = p.Lookup(token)
 	}
+	if p.opts.Present != nil {
+		var challenge string
+		var header http.Header
+		if grant, challenge, header = p.opts.Present(p, r); grant == nil {
+			for k, vs := range header {
+				w.Header()[k] = vs
+			}
+			w.Header().Set("WWW-Authenticate", challenge)
+			writeJSONBody(w, http.StatusUnauthorized, map[string]any{"error": "invalid_token",
+				"error_description": "a DPoP-bound token issued for this resource, with its proof, is required"})
+			return
+		}
+	}
+	if grant != nil && p.opts.RejectToken != nil && p.opts.RejectToken(x.RPCMethod, grant) {
+		w.Header().Set("WWW-Authenticate", p.challenge("invalid_token", ""))
+		writeJSONBody(w, http.StatusUnauthorized, map[string]any{"error": "invalid_token",
+			"error_description": "this token is not accepted"})
+		return
+	}
 	if grant == nil {
 		w.Header().Set("WWW-Authenticate", p.challenge("", ""))
 		writeJSONBody(w, http.StatusUnauthorized, map[string]any{"error": "invalid_token",
 			"error_description": "a bearer token issued for this resource is required"})
 		return
-	}
-	if p.opts.Reject != nil {
-		if desc := p.opts.Reject(p, x.RPCMethod, grant); desc != "" {
-			w.Header().Set("WWW-Authenticate", p.challenge("invalid_token", ""))
-			writeJSONBody(w, http.StatusUnauthorized, map[string]any{"error": "invalid_token", "error_description": desc})
-			return
-		}
 	}
 	if p.opts.Refuse != nil {
 		if scope := p.opts.Refuse(x.RPCMethod, grant); scope != "" {
@@ -252,6 +278,10 @@ func (p *Protected) guard(w http.ResponseWriter, r *http.Request, x *authserver.
 	}
 	mcp.ServeHTTP(w, r)
 }
+
+// Challenge is the resource's Bearer challenge with an error code (""
+// none), for a Present hook that answers a request without DPoP.
+func (p *Protected) Challenge(errCode string) string { return p.challenge(errCode, "") }
 
 func (p *Protected) challenge(errCode, scope string) string {
 	var params []string

@@ -12,6 +12,7 @@ package auth
 
 import (
 	"fmt"
+	"net/http"
 	"sort"
 	"strings"
 
@@ -44,7 +45,9 @@ var (
 
 // Scenarios is the family's catalogue.
 func Scenarios() scenarios.Catalogue {
-	return append(scenarios.Catalogue{metadataDefault}, registrationScenarios()...)
+	return append(scenarios.Catalogue{metadataDefault, metadataVar1, metadataVar2, metadataVar3, resourceMismatch, metadataIssuerMismatch,
+		resourceTrailingSlash, metadataBackcompat, endpointFallback, asOtherHost, clientCredentialsJWT, clientCredentialsBasic,
+		wifJWTBearer, dpopScenario, dpopNonceScenario, enterpriseManaged}, append(scopesCatalogue(), registrationScenarios()...)...)
 }
 
 // flow is one client's pass through a protected server: what every request
@@ -55,6 +58,21 @@ type flow struct {
 	out      clientside.Outcome
 	entries  []authserver.Exchange
 	received []clientside.Received
+	// scheme is the Authorization scheme tokens go with ("" Bearer; DPoP
+	// for the DPoP extension).
+	scheme string
+}
+
+// presented is the token a request carries in the flow's scheme.
+func (f *flow) presented(h http.Header) (string, bool) {
+	if f.scheme == "" {
+		return clientside.BearerToken(h)
+	}
+	scheme, token, ok := strings.Cut(h.Get("Authorization"), " ")
+	if !ok || !strings.EqualFold(scheme, f.scheme) || strings.TrimSpace(token) == "" {
+		return "", false
+	}
+	return strings.TrimSpace(token), true
 }
 
 // testTool is the protected server's one tool (the official scenarios').
@@ -116,7 +134,11 @@ func (f *flow) mcpRequests() []authserver.Exchange { return f.at("resource", "/m
 // issued.
 func (f *flow) authorized() bool {
 	for _, e := range f.mcpRequests() {
-		if tok, ok := clientside.BearerToken(e.Header); ok {
+		tok, ok := clientside.BearerToken(e.Header)
+		if !ok {
+			tok, ok = f.presented(e.Header)
+		}
+		if ok {
 			if g, _ := f.p.Lookup(tok); g != nil {
 				return true
 			}

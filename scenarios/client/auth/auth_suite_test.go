@@ -69,7 +69,8 @@ func run(s *scenarios.Scenario, version, variant string) *scenarios.Result {
 	if variant != "" {
 		env = append(env, variantEnv+"="+variant)
 	}
-	return scenarios.Execute(context.Background(), s, scenarios.Env{Version: version, Transport: transport.HTTP,
+	// Every opt-in profile of the family (the extensions) is enabled.
+	return scenarios.Execute(context.Background(), s, scenarios.Env{Version: version, Transport: transport.HTTP, Profiles: auth.Scenarios().Profiles(),
 		Timing: scenarios.Timing{ResponseTimeout: 5 * time.Second, ScenarioTimeout: 60 * time.Second, QuietWindow: 50 * time.Millisecond},
 		Target: clientside.Target{Argv: []string{exe}, Env: env, RelayExe: exe}})
 }

@@ -24,7 +24,6 @@ import (
 // Pages of the 2026-07-28 authorization folder the checks cite.
 const (
 	registration26 = "2026-07-28/basic/authorization/client-registration.mdx"
-	index26        = "2026-07-28/basic/authorization/index.mdx"
 	page0618       = "2025-06-18/basic/authorization.mdx"
 )
 

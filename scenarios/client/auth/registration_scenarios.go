@@ -342,7 +342,7 @@ var offlineAccessScope = &scenarios.Scenario{
 			Servers: []authserver.Options{{EditMetadata: func(doc map[string]any) {
 				doc["scopes_supported"] = []any{"mcp:basic", "offline_access"}
 			}}},
-			Reject: expireFirstToken(),
+			RejectToken: expireFirstToken(),
 		})
 		judgeRefresh(f)
 		offlineCommon.judge(f, f.p.ResourceID())
@@ -350,20 +350,18 @@ var offlineAccessScope = &scenarios.Scenario{
 }
 
 // expireFirstToken refuses the first access token a client uses, once it
-// has served one request, as expired; every later token stands.
-func expireFirstToken() func(*clientside.Protected, string, *authserver.Grant) string {
+// has served one request, as if it had expired; every later token stands.
+func expireFirstToken() func(string, *authserver.Grant) bool {
 	var mu sync.Mutex
 	first := ""
-	return func(_ *clientside.Protected, _ string, g *authserver.Grant) string {
+	return func(_ string, g *authserver.Grant) bool {
 		mu.Lock()
 		defer mu.Unlock()
-		switch first {
-		case "":
+		if first == "" {
 			first = g.Access
-		case g.Access:
-			return "the access token has expired"
+			return false
 		}
-		return ""
+		return g.Access == first
 	}
 }
 
@@ -548,7 +546,7 @@ var serverMigration = &scenarios.Scenario{
 	Checks: append([]*scenarios.Check{reregister, noReuse}, migrationCommon.list()...),
 	Run: clientside.Body(func(t *clientside.T) {
 		var mu sync.Mutex
-		migrated := false
+		migrated, firstIssuer := false, ""
 		first := newRegistry()
 		f := serve(t, clientside.Protection{
 			Servers: []authserver.Options{{Label: "as", OnRegister: first.hook}, {Label: "as2"}},
@@ -560,17 +558,16 @@ var serverMigration = &scenarios.Scenario{
 				}
 				return []string{p.AS(0).Issuer()}
 			},
-			Reject: func(p *clientside.Protected, _ string, g *authserver.Grant) string {
+			// The first request served with a token of as moves the
+			// resource to as2; from then on it refuses as's tokens.
+			RejectToken: func(_ string, g *authserver.Grant) bool {
 				mu.Lock()
 				defer mu.Unlock()
 				if !migrated {
-					migrated = g.Issuer == p.AS(0).Issuer()
-					return ""
+					migrated, firstIssuer = true, g.Issuer
+					return false
 				}
-				if g.Issuer != p.AS(1).Issuer() {
-					return "this resource now trusts another authorization server"
-				}
-				return ""
+				return g.Issuer == firstIssuer
 			},
 		})
 		mu.Lock()
