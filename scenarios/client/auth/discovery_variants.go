@@ -131,7 +131,7 @@ const (
 )
 
 var (
-	var1Common    = newCommon("client-auth-metadata-var1").alsoUnauthorizedBy(client.AuthOAuthMetadataOnly)
+	var1Common    = newCommon("client-auth-metadata-var1").withApplicationType().alsoUnauthorizedBy(client.AuthOAuthMetadataOnly)
 	var1Discovery = withASQuote(newDiscovery("client-auth-metadata-var1",
 		"the challenge names no metadata URL: the client asks "+clientside.PRMDefault+" (the endpoint's path inserted) before the root well-known URI",
 		faults(client.AuthPRMRootFirst),
@@ -139,14 +139,14 @@ var (
 			": the client asks RFC 8414's "+authserver.WellKnownOAuth+" first, does not stop there, and reads the OpenID configuration",
 		faults(client.AuthOAuthMetadataOnly, client.AuthOpenIDFirst)), quoteASNoPath)
 
-	var2Common    = newCommon("client-auth-metadata-var2")
+	var2Common    = newCommon("client-auth-metadata-var2").withApplicationType()
 	var2Discovery = withASQuote(newDiscovery("client-auth-metadata-var2",
 		"the challenge names no metadata URL and only the root well-known URI has it: the client asks "+clientside.PRMDefault+" first, then "+clientside.PRMRoot,
 		faults(client.AuthPRMRootFirst),
 		"for the issuer with path "+tenant+" the client asks "+authserver.WellKnownOAuth+tenant+" (path inserted) first, never the origin's root "+authserver.WellKnownOAuth+" before it",
 		faults(client.AuthASMetadataAtRoot, client.AuthOpenIDFirst)), quoteASPathOrder)
 
-	var3Common    = newCommon("client-auth-metadata-var3").alsoUnauthorizedBy(client.AuthOAuthMetadataOnly)
+	var3Common    = newCommon("client-auth-metadata-var3").withApplicationType().alsoUnauthorizedBy(client.AuthOAuthMetadataOnly)
 	var3Discovery = withASQuote(newDiscovery("client-auth-metadata-var3",
 		"the client reads the protected resource metadata at the custom URL the challenge names ("+customPRM+"), asking no well-known URI before it",
 		faults(client.AuthPRMRootFirst),
@@ -233,7 +233,7 @@ var metadataVar3 = &scenarios.Scenario{
 const otherHost = "127.0.0.2"
 
 var (
-	otherHostCommon = newCommon("client-auth-as-other-host").alsoUnauthorizedBy(client.AuthRequiresSameHostAS)
+	otherHostCommon = newCommon("client-auth-as-other-host").withApplicationType().alsoUnauthorizedBy(client.AuthRequiresSameHostAS)
 	otherHostUsed   = &scenarios.Check{ID: "client-auth-as-other-host/uses-named-server", Level: scenarios.Must, Spec: page + "#overview",
 		Title: "the protected resource metadata names an authorization server on another host (" + otherHost + ") than the MCP server's: " +
 			"the client takes it as named (RFC 9728 §7.6 leaves the choice of server to it, not a same-host rule), reads its metadata and authorizes there",

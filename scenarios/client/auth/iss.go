@@ -116,6 +116,7 @@ func (s issScenario) build() *scenarios.Scenario {
 	c := newCommon(id)
 	checks := c.refusalList()
 	if s.accept {
+		c.withApplicationType()
 		checks = c.list()
 		for _, f := range refusesGood {
 			if slices.Contains(s.check.Faults, f) {

@@ -87,7 +87,7 @@ func noAuthorization(f *flow, checks ...*scenarios.Check) {
 const wwwID = "client-auth-scope-from-www-authenticate"
 
 var (
-	wwwCommon        = newCommon(wwwID)
+	wwwCommon        = newCommon(wwwID).withApplicationType()
 	wwwAuthoritative = &scenarios.Check{ID: wwwID + "/challenge-scope", Level: scenarios.Must,
 		Spec:  page + "#protected-resource-metadata-discovery-requirements",
 		Title: "the authorization request asks for every scope the 401 challenge names (" + scopeBasic + "), though scopes_supported names others",
@@ -132,7 +132,7 @@ const supportedID = "client-auth-scope-from-scopes-supported"
 var supportedScopes = []string{scopeBasic, scopeRead, scopeWrite}
 
 var (
-	supportedCommon = newCommon(supportedID)
+	supportedCommon = newCommon(supportedID).withApplicationType()
 	supportedAll    = &scenarios.Check{ID: supportedID + "/all-scopes-supported", Level: scenarios.Should,
 		Spec:  page + "#scope-selection-strategy",
 		Title: "without a scope in the challenge, the authorization request asks for every scope of the protected resource metadata's scopes_supported",
@@ -167,7 +167,7 @@ var scopeFromScopesSupported = &scenarios.Scenario{
 const omittedID = "client-auth-scope-omitted-when-undefined"
 
 var (
-	omittedCommon = newCommon(omittedID)
+	omittedCommon = newCommon(omittedID).withApplicationType()
 	omittedScope  = &scenarios.Check{ID: omittedID + "/scope-omitted", Level: scenarios.Should,
 		Spec: page + "#scope-selection-strategy",
 		Title: "with no scope in the challenge and no scopes_supported in the protected resource metadata, the authorization request carries " +
@@ -272,7 +272,7 @@ func (f *flow) stepUps() (reqs []authserver.Exchange, scopes []string) {
 const stepUpID = "client-auth-scope-step-up"
 
 var (
-	stepUpCommon = newCommon(stepUpID)
+	stepUpCommon = newCommon(stepUpID).withApplicationType()
 	stepUpFlow   = &scenarios.Check{ID: stepUpID + "/step-up", Level: scenarios.Should,
 		Spec: page + "#step-up-authorization-flow",
 		Title: "refused 403 insufficient_scope naming " + scopeWrite + " on tools/call, the client authorizes again for it and retries the call, " +
@@ -372,7 +372,7 @@ func describeScopes(reqs []authserver.Exchange) string {
 const unionID = "client-auth-scope-step-up-union"
 
 var (
-	unionCommon = newCommon(unionID)
+	unionCommon = newCommon(unionID).withApplicationType()
 	unionScopes = &scenarios.Check{ID: unionID + "/keeps-granted-scopes", Level: scenarios.Should,
 		Spec:  index26 + "#scope-selection-strategy",
 		Title: "the step-up authorization asks for the 403's " + scopeWrite + " and the " + scopeBasic + " granted before",

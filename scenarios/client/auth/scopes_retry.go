@@ -189,7 +189,7 @@ func (c *common) allButAuthorized() []*scenarios.Check {
 const retryID = "client-auth-scope-retry-limit"
 
 var (
-	retryCommon = newCommon(retryID)
+	retryCommon = newCommon(retryID).withApplicationType()
 	retryLimit  = &scenarios.Check{ID: retryID + "/retry-limit", Level: scenarios.Should,
 		Spec: page + "#step-up-authorization-flow",
 		Title: fmt.Sprintf("refused 403 insufficient_scope after every new token, the client stops authorizing within %d attempts "+
@@ -230,7 +230,7 @@ var scopeRetryLimit = &scenarios.Scenario{
 const refusedID = "client-auth-refused-token-loop"
 
 var (
-	refusedCommon = newCommon(refusedID)
+	refusedCommon = newCommon(refusedID).withApplicationType()
 	refusedLimit  = &scenarios.Check{ID: refusedID + "/retry-limit", Level: scenarios.Should,
 		Spec: page + "#step-up-authorization-flow",
 		Title: fmt.Sprintf("refused 401 invalid_token after every new token, the client stops authorizing within %d attempts; one still "+
