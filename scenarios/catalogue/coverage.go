@@ -86,7 +86,6 @@ var uncovered = []struct {
 	side    scenarios.Side
 	id, why string
 }{
-	{"", scenarios.ClientSide, "auth/*", "this authorization scenario is not judged by mcpconform yet (the auth family judges the others)"},
 	{"2026-07-28", scenarios.ServerSide, "server-sse-multiple-streams", "at 2026-07-28 every request is a POST with its own " +
 		"response stream and there are no sessions, so concurrent streams are what every scenario of a --parallel run uses; " +
 		"no reference fault can refuse them for one scenario without refusing the others' quick successive requests"},
