@@ -26,6 +26,8 @@ import (
 	"golang.org/x/oauth2"
 	"golang.org/x/oauth2/clientcredentials"
 
+	"github.com/mcpconform/mcpconform/transport"
+
 	"github.com/mcpconform/mcpconform/fakes/fault"
 )
 
@@ -100,7 +102,7 @@ func (a *authorizer) tokenClient() *http.Client {
 	if !a.dpopOn() || a.rc.is(AuthDPoPNoTokenProof) {
 		return a.hc
 	}
-	return &http.Client{Transport: &dpopTransport{a: a, next: a.hc.Transport}, CheckRedirect: a.hc.CheckRedirect}
+	return transport.NewHTTPClient(&dpopTransport{a: a, next: a.hc.Transport})
 }
 
 // scheme is the Authorization scheme tok is presented with (RFC 9449 §7.1).
@@ -362,9 +364,6 @@ type dpopTransport struct {
 
 func (t *dpopTransport) RoundTrip(req *http.Request) (*http.Response, error) {
 	next := t.next
-	if next == nil {
-		next = http.DefaultTransport
-	}
 	token := ""
 	if scheme, cred, ok := strings.Cut(req.Header.Get("Authorization"), " "); ok && (strings.EqualFold(scheme, "DPoP") || strings.EqualFold(scheme, "Bearer")) {
 		token = strings.TrimSpace(cred)
