@@ -26,9 +26,8 @@ import (
 	"golang.org/x/oauth2"
 	"golang.org/x/oauth2/clientcredentials"
 
-	"github.com/mcpconform/mcpconform/transport"
-
 	"github.com/mcpconform/mcpconform/fakes/fault"
+	"github.com/mcpconform/mcpconform/transport"
 )
 
 // The reference client's authorization extensions (ext-auth): the client
