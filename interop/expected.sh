@@ -2,7 +2,8 @@
 # Judge the real server targets (go-sdk v1.8.0's everything-server over stdio,
 # stateful and stateless Streamable HTTP, at 2025-11-25 and 2026-07-28;
 # @modelcontextprotocol/server-everything over stdio and Streamable HTTP at
-# 2025-11-25, the only one it implements) and compare every verdict with the expected
+# 2025-11-25, the only one it implements) and one real client (go-sdk's
+# everything-client on the authorization family), and compare every verdict with the expected
 # results checked in under interop/expected/: one line per check,
 # "transport version check-id status". A changed verdict fails the run, so a
 # change in mcpconform that moves a real target's verdict shows in review.
@@ -41,9 +42,13 @@ judge() {
 # one does not, and says so in server/discover: one failure, as asked).
 judge go-sdk interop/go-sdk-everything.sh --spec-version 2025-11-25,2026-07-28
 judge server-everything interop/server-everything.sh
+# go-sdk's everything-client on the authorization family (the official auth/*
+# scenarios it implements, and mcpconform's own, which it does not know by
+# name): deterministic flows against in-process fakes.
+judge go-sdk-client interop/go-sdk-everything-client.sh --spec-version all --label-filter 'family: containsAny auth'
 
 status=0
-for out in go-sdk-stdio go-sdk-http go-sdk-http-stateless server-everything-stdio server-everything-http; do
+for out in go-sdk-stdio go-sdk-http go-sdk-http-stateless server-everything-stdio server-everything-http go-sdk-client; do
   results="mcpconform-results/$out/results.json"
   [[ -f "$results" ]] || { echo "interop/expected.sh: no $results" >&2; exit 2; }
   expected="interop/expected/$out.txt"

@@ -115,7 +115,7 @@ func (t *T) Serve(s Script) {
 	}()
 	argv := append(append([]string(nil), t.target.Argv...), address)
 	env := append([]string{
-		"MCP_CONFORMANCE_SCENARIO=" + t.officialName(),
+		"MCP_CONFORMANCE_SCENARIO=" + t.told(s),
 		"MCP_CONFORMANCE_PROTOCOL_VERSION=" + t.Env.Version,
 	}, t.target.Env...)
 	if ctxEnv != "" {

@@ -43,6 +43,11 @@ type Script struct {
 	// Protect, when set, serves the fake server behind OAuth (protected.go)
 	// over Streamable HTTP.
 	Protect *Protection
+	// Tell, when set, is the scenario name the client is given in
+	// MCP_CONFORMANCE_SCENARIO instead of the scenario's own: an official
+	// scenario whose moves the client must make (mcpconform's own
+	// authorization scenarios need auth/metadata-default's).
+	Tell string
 }
 
 // Tool is one tool of the fake server.
@@ -499,10 +504,18 @@ func (t *T) contextEnv(s Script) (string, error) {
 	for k, v := range extra {
 		ctx[k] = v
 	}
-	ctx["name"] = t.officialName()
+	ctx["name"] = t.told(s)
 	b, err := json.Marshal(ctx)
 	if err != nil {
 		return "", fmt.Errorf("the scenario's context: %w", err)
 	}
 	return "MCP_CONFORMANCE_CONTEXT=" + string(b), nil
+}
+
+// told is the scenario name the client is given.
+func (t *T) told(s Script) string {
+	if s.Tell != "" {
+		return s.Tell
+	}
+	return t.officialName()
 }

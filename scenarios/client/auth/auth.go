@@ -78,13 +78,29 @@ func (f *flow) presented(h http.Header) (string, bool) {
 // testTool is the protected server's one tool (the official scenarios').
 const testTool = client.AuthTestTool
 
+// toldOwn is what a client is told in mcpconform's own scenarios.
+const toldOwn = "auth/metadata-default"
+
+// protectedScript is the fake server of the family: the official
+// scenarios' one tool behind the protection. A client is told an
+// mcpconform scenario of its own as auth/metadata-default, the official
+// scenario whose moves it needs (authorize, list the tools, call
+// test-tool), so that a harness prepared for the official suite runs it.
+func protectedScript(t *clientside.T, pr *clientside.Protection) clientside.Script {
+	s := clientside.Script{
+		Tools:   []clientside.Tool{{Name: testTool, Description: "the protected server's one tool"}},
+		Protect: pr,
+	}
+	if t.Scenario().Official == "" {
+		s.Tell = toldOwn
+	}
+	return s
+}
+
 // serve serves the protection with the official scenarios' tool and waits
 // until the client has called it, exits, or falls silent.
 func serve(t *clientside.T, pr clientside.Protection) *flow {
-	t.Serve(clientside.Script{
-		Tools:   []clientside.Tool{{Name: testTool, Description: "the protected server's one tool"}},
-		Protect: &pr,
-	})
+	t.Serve(protectedScript(t, &pr))
 	t.Step("wait for the client to authorize and call %s", testTool)
 	out := t.Settle(func(r []clientside.Received) bool { return len(clientside.ToolCalls(r, testTool)) > 0 })
 	return &flow{t: t, p: t.Auth(), out: out, entries: t.Auth().Log.Entries(), received: t.Log().Entries()}

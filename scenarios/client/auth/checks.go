@@ -83,6 +83,14 @@ func (c *common) judge(f *flow, resource string) {
 	t := f.t
 	t.Judge(c.authorized, f.authorized() && f.called(), "an MCP request with an issued token, and the call of "+testTool,
 		c.describeProgress(f))
+	c.judgeAllButAuthorized(f, resource)
+}
+
+// judgeAllButAuthorized judges the common checks except authorized (what
+// judge adds), for a flow the server never lets through too: the client
+// obtains tokens, and every one is refused.
+func (c *common) judgeAllButAuthorized(f *flow, resource string) {
+	t := f.t
 	var authz, exchanges []authserver.Exchange
 	codes := map[string]authserver.Code{}
 	for _, as := range f.p.Servers {
@@ -97,22 +105,9 @@ func (c *common) judge(f *flow, resource string) {
 		}
 	}
 	if len(authz) == 0 {
-		for _, ch := range []*scenarios.Check{c.pkceChallenge, c.state} {
-			t.Skip(ch, "the client made no authorization request ("+f.end()+")")
-		}
+		noAuthorization(f, c.pkceChallenge, c.state)
 	} else {
-		var noPKCE, noState []string
-		for _, e := range authz {
-			q := params(e)
-			if q.Get("code_challenge") == "" || q.Get("code_challenge_method") != "S256" {
-				noPKCE = append(noPKCE, fmt.Sprintf("code_challenge %s, code_challenge_method %s", present(q.Get("code_challenge")), quoted(q.Get("code_challenge_method"))))
-			}
-			if q.Get("state") == "" {
-				noState = append(noState, "an authorization request without state")
-			}
-		}
-		t.Judge(c.pkceChallenge, len(noPKCE) == 0, "code_challenge and code_challenge_method S256", listed(noPKCE))
-		t.Judge(c.state, len(noState) == 0, "state on every authorization request", listed(noState))
+		c.judgeAuthzRequests(f, authz)
 	}
 	if len(exchanges) == 0 {
 		t.Skip(c.pkceVerifier, "the client made no code exchange at a token endpoint ("+f.end()+")")
@@ -137,6 +132,23 @@ func (c *common) judge(f *flow, resource string) {
 	if c.applicationType != nil {
 		c.judgeApplicationType(f)
 	}
+}
+
+// judgeAuthzRequests judges PKCE's challenge and state on the
+// authorization requests.
+func (c *common) judgeAuthzRequests(f *flow, authz []authserver.Exchange) {
+	var noPKCE, noState []string
+	for _, e := range authz {
+		q := params(e)
+		if q.Get("code_challenge") == "" || q.Get("code_challenge_method") != "S256" {
+			noPKCE = append(noPKCE, fmt.Sprintf("code_challenge %s, code_challenge_method %s", present(q.Get("code_challenge")), quoted(q.Get("code_challenge_method"))))
+		}
+		if q.Get("state") == "" {
+			noState = append(noState, "an authorization request without state")
+		}
+	}
+	f.t.Judge(c.pkceChallenge, len(noPKCE) == 0, "code_challenge and code_challenge_method S256", listed(noPKCE))
+	f.t.Judge(c.state, len(noState) == 0, "state on every authorization request", listed(noState))
 }
 
 func (c *common) judgeResource(f *flow, resource string, authz, exchanges []authserver.Exchange) {

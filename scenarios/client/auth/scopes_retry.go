@@ -44,10 +44,7 @@ func countAuthorizations(p *clientside.Protected, entries []authserver.Exchange)
 // passes. The wait is on the fakes' HTTP log: a client refused at every
 // request sends the fake server no MCP message at all.
 func serveLoop(t *clientside.T, pr clientside.Protection, over int) (*flow, clientside.Outcome) {
-	t.Serve(clientside.Script{
-		Tools:   []clientside.Tool{{Name: testTool, Description: "the protected server's one tool"}},
-		Protect: &pr,
-	})
+	t.Serve(protectedScript(t, &pr))
 	p := t.Auth()
 	t.Step("count the client's authorizations (limit %d; still authorizing at %d is a loop without end)", authorizationLimit, over)
 	out := clientside.Silent
@@ -115,68 +112,6 @@ func judgeLimit(f *flow, c *scenarios.Check) {
 	default:
 		t.PassWith(c, measured)
 	}
-}
-
-// judgeAllButAuthorized judges the common checks except authorized, for a
-// flow the server never lets through: the client obtains tokens, and
-// every one is refused.
-func (c *common) judgeAllButAuthorized(f *flow, resource string) {
-	t := f.t
-	var authz, exchanges []authserver.Exchange
-	codes := map[string]authserver.Code{}
-	for _, as := range f.p.Servers {
-		authz = append(authz, f.endpoint(as, "/authorize")...)
-		for _, e := range f.endpoint(as, "/token") {
-			if e.Form.Get("grant_type") == "authorization_code" {
-				exchanges = append(exchanges, e)
-			}
-		}
-		for _, code := range as.Codes() {
-			codes[code.Value] = code
-		}
-	}
-	if len(authz) == 0 {
-		noAuthorization(f, c.pkceChallenge, c.state)
-	} else {
-		c.judgeAuthzRequests(f, authz)
-	}
-	if len(exchanges) == 0 {
-		t.Skip(c.pkceVerifier, "the client made no code exchange at a token endpoint ("+f.end()+")")
-	} else {
-		var bad []string
-		for _, e := range exchanges {
-			v := e.Form.Get("code_verifier")
-			code, known := codes[e.Form.Get("code")]
-			switch {
-			case v == "":
-				bad = append(bad, "a code exchange without code_verifier")
-			case !verifierSyntax.MatchString(v):
-				bad = append(bad, fmt.Sprintf("a code_verifier of %d characters outside RFC 7636's syntax", len(v)))
-			case known && code.Challenge != authserver.S256(v):
-				bad = append(bad, "a code_verifier whose S256 hash is not the code's challenge")
-			}
-		}
-		t.Judge(c.pkceVerifier, len(bad) == 0, "a code_verifier that matches the S256 challenge", listed(bad))
-	}
-	c.judgeResource(f, resource, authz, exchanges)
-	c.judgeTokenUse(f)
-}
-
-// judgeAuthzRequests judges PKCE's challenge and state on the
-// authorization requests.
-func (c *common) judgeAuthzRequests(f *flow, authz []authserver.Exchange) {
-	var noPKCE, noState []string
-	for _, e := range authz {
-		q := params(e)
-		if q.Get("code_challenge") == "" || q.Get("code_challenge_method") != "S256" {
-			noPKCE = append(noPKCE, fmt.Sprintf("code_challenge %s, code_challenge_method %s", present(q.Get("code_challenge")), quoted(q.Get("code_challenge_method"))))
-		}
-		if q.Get("state") == "" {
-			noState = append(noState, "an authorization request without state")
-		}
-	}
-	f.t.Judge(c.pkceChallenge, len(noPKCE) == 0, "code_challenge and code_challenge_method S256", listed(noPKCE))
-	f.t.Judge(c.state, len(noState) == 0, "state on every authorization request", listed(noState))
 }
 
 // allButAuthorized lists the common checks except authorized.
