@@ -105,3 +105,21 @@ var AuthSkipsASMetadata = &fault.Fault{Name: "auth-skips-as-metadata", Transport
 // scenarios do.
 var authFaults = fault.Set{AuthIgnores401, AuthSkipsPKCE, AuthPlainPKCE, AuthDropsResource, AuthTokenInQuery, AuthTokenToAS,
 	AuthNoState, AuthPRMRootFirst, AuthSkipsASMetadata}
+
+// authFaultScenarios confine the faults that would break every flow to the
+// official scenarios whose checks name them (as the header faults are
+// confined to theirs), so that each fails its own checks and no other
+// scenario's: a client that skips the metadata, for instance, also misses
+// the CIMD and iss support it advertises, which other scenarios judge.
+var authFaultScenarios = map[*fault.Fault][]string{
+	AuthSkipsASMetadata:       {"auth/metadata-default", "auth/metadata-issuer-mismatch"},
+	AuthIgnoresChallengeScope: {"auth/scope-from-www-authenticate"},
+	AuthAlwaysOfflineAccess:   {"auth/offline-access-not-supported"},
+	AuthCCAuthorizationCode:   {"auth/client-credentials-basic", "auth/client-credentials-jwt"},
+	AuthPreRegisteredPost:     {"auth/pre-registration"},
+	AuthWrongAuthMethod: {"auth/token-endpoint-auth-basic", "auth/token-endpoint-auth-none", "auth/token-endpoint-auth-post",
+		// client-auth-token-endpoint-auth-either is told auth/metadata-default,
+		// where the method is judged by no check.
+		"auth/metadata-default"},
+	AuthIssAgainstMetadataURL: {"auth/iss-supported"},
+}

@@ -17,6 +17,7 @@ import (
 
 	"golang.org/x/oauth2"
 
+	"github.com/mcpconform/mcpconform/fakes/fault"
 	"github.com/mcpconform/mcpconform/protocol"
 	"github.com/mcpconform/mcpconform/transport"
 )
@@ -62,13 +63,14 @@ type authorizer struct {
 	hc     *http.Client // discovery and the authorization server: never follows a redirect
 	ctx    authContext
 
-	mu      sync.Mutex
-	token   *oauth2.Token
-	scopes  []string
-	clients map[string]clientCreds // by issuer: credentials are never reused across servers
-	issuer  string
-	cfg     *oauth2.Config
-	ext     extState // the extensions (reference_auth_ext.go)
+	mu            sync.Mutex
+	refusedInARow int // authorizations whose token was refused, since the last request let through
+	token         *oauth2.Token
+	scopes        []string
+	clients       map[string]clientCreds // by issuer: credentials are never reused across servers
+	issuer        string
+	cfg           *oauth2.Config
+	ext           extState // the extensions (reference_auth_ext.go)
 }
 
 func newAuthorizer(rc *referenceRun) (*authorizer, error) {
@@ -104,14 +106,26 @@ func (a *authorizer) roundTrip(next http.RoundTripper, req *http.Request) (*http
 			return nil, err
 		}
 		ch, refused := readChallenge(resp)
-		if !refused || a.rc.is(AuthIgnores401) {
+		if !refused {
+			a.mu.Lock()
+			a.refusedInARow = 0
+			a.mu.Unlock()
 			return resp, nil
 		}
-		if resp.StatusCode == http.StatusForbidden && a.rc.is(AuthNoStepUp) {
+		if a.is(AuthIgnores401) {
 			return resp, nil
 		}
-		if attempt >= a.retryLimit() && !a.rc.is(AuthRetriesForever) {
-			a.rc.logf("authorization: still refused after %d authorizations; giving up", attempt)
+		if resp.StatusCode == http.StatusForbidden && a.is(AuthNoStepUp) {
+			return resp, nil
+		}
+		// The limit counts authorizations refused in a row across
+		// requests, not per request: a server that refuses every token
+		// gets the limit once, however many requests the client makes.
+		a.mu.Lock()
+		inARow := a.refusedInARow
+		a.mu.Unlock()
+		if (attempt >= a.retryLimit() || inARow >= a.retryLimit()) && !a.is(AuthRetriesForever) {
+			a.rc.logf("authorization: still refused after %d authorizations in a row; giving up", inARow)
 			return resp, nil
 		}
 		if resp.StatusCode == http.StatusForbidden && attempt > 0 && a.grantedAll(ch.scope) && a.tracksScopes() {
@@ -122,6 +136,9 @@ func (a *authorizer) roundTrip(next http.RoundTripper, req *http.Request) (*http
 		}
 		_, _ = io.Copy(io.Discard, io.LimitReader(resp.Body, 1<<16))
 		resp.Body.Close()
+		a.mu.Lock()
+		a.refusedInARow++
+		a.mu.Unlock()
 		if err := a.authorize(req.Context(), ch, resp.StatusCode); err != nil {
 			return nil, fmt.Errorf("authorization: %w", err)
 		}
@@ -148,7 +165,7 @@ func (a *authorizer) authorized(req *http.Request) (*http.Request, error) {
 	if tok == nil {
 		return r, nil
 	}
-	if a.rc.is(AuthTokenInQuery) {
+	if a.is(AuthTokenInQuery) {
 		q := r.URL.Query()
 		q.Set("access_token", tok.AccessToken)
 		r.URL.RawQuery = q.Encode()
@@ -305,18 +322,18 @@ func (a *authorizer) authorize(ctx context.Context, ch challenge, status int) er
 	resource := prm.resource
 	verifier := oauth2.GenerateVerifier()
 	state := randomState()
-	if a.rc.is(AuthNoState) {
+	if a.is(AuthNoState) {
 		state = ""
 	}
 	var opts []oauth2.AuthCodeOption
 	switch {
-	case a.rc.is(AuthSkipsPKCE):
-	case a.rc.is(AuthPlainPKCE):
+	case a.is(AuthSkipsPKCE):
+	case a.is(AuthPlainPKCE):
 		opts = append(opts, oauth2.SetAuthURLParam("code_challenge_method", "plain"), oauth2.SetAuthURLParam("code_challenge", verifier))
 	default:
 		opts = append(opts, oauth2.S256ChallengeOption(verifier))
 	}
-	if resource != "" && !a.rc.is(AuthDropsResource) {
+	if resource != "" && !a.is(AuthDropsResource) {
 		opts = append(opts, oauth2.SetAuthURLParam("resource", resource))
 	}
 	code, err := a.authorizationCode(ctx, cfg.AuthCodeURL(state, opts...), state, issuer, asMeta)
@@ -324,10 +341,10 @@ func (a *authorizer) authorize(ctx context.Context, ch challenge, status int) er
 		return err
 	}
 	var xopts []oauth2.AuthCodeOption
-	if !a.rc.is(AuthSkipsPKCE) {
+	if !a.is(AuthSkipsPKCE) {
 		xopts = append(xopts, oauth2.VerifierOption(verifier))
 	}
-	if resource != "" && !a.rc.is(AuthDropsResource) {
+	if resource != "" && !a.is(AuthDropsResource) {
 		xopts = append(xopts, oauth2.SetAuthURLParam("resource", resource))
 	}
 	tok, err := cfg.Exchange(context.WithValue(ctx, oauth2.HTTPClient, a.tokenClient()), code, xopts...)
@@ -338,12 +355,12 @@ func (a *authorizer) authorize(ctx context.Context, ch challenge, status int) er
 	a.token, a.scopes, a.issuer, a.cfg = tok, scopes, issuer, cfg
 	a.mu.Unlock()
 	a.rc.logf("authorization: token issued by %s for scopes %q", issuer, strings.Join(scopes, " "))
-	if a.rc.is(AuthRefreshesEarly) && tok.RefreshToken != "" {
+	if a.is(AuthRefreshesEarly) && tok.RefreshToken != "" {
 		if err := a.refresh(ctx, prm.resource); err != nil {
 			a.rc.logf("authorization: early refresh: %v", err)
 		}
 	}
-	if a.rc.is(AuthTokenToAS) {
+	if a.is(AuthTokenToAS) {
 		a.leakToken(ctx, prm, tok.AccessToken)
 	}
 	return nil
@@ -391,7 +408,7 @@ type prmDoc struct {
 func (a *authorizer) resourceMetadata(ctx context.Context, ch challenge) (prmDoc, error) {
 	var candidates []string
 	origin := a.server.Scheme + "://" + a.server.Host
-	if a.rc.is(AuthPRMRootFirst) {
+	if a.is(AuthPRMRootFirst) {
 		candidates = append(candidates, origin+"/.well-known/oauth-protected-resource")
 	}
 	if ch.resourceMetadata != "" {
@@ -414,7 +431,7 @@ func (a *authorizer) resourceMetadata(ctx context.Context, ch challenge) (prmDoc
 		if len(prm.servers) == 0 {
 			return prmDoc{}, fmt.Errorf("the protected resource metadata at %s names no authorization server", u)
 		}
-		if !a.rc.is(AuthAcceptsResourceMismatch) && !a.rc.is(AuthValidatesResourceLate) && !a.resourceMatches(prm.resource) {
+		if !a.is(AuthAcceptsResourceMismatch) && !a.is(AuthValidatesResourceLate) && !a.resourceMatches(prm.resource) {
 			return prmDoc{}, fmt.Errorf("the protected resource metadata names resource %q, not the server %s (RFC 9728 §3.3)", prm.resource, a.server)
 		}
 		return prm, nil
@@ -456,11 +473,11 @@ func (a *authorizer) serverMetadata(ctx context.Context, prm prmDoc) (map[string
 		candidates = []string{origin + "/.well-known/oauth-authorization-server", origin + "/.well-known/openid-configuration"}
 	}
 	candidates = a.adjustASCandidates(candidates)
-	if a.rc.is(AuthSkipsASMetadata) {
+	if a.is(AuthSkipsASMetadata) {
 		prm.legacy = true
 		candidates = nil
 	}
-	if a.rc.is(AuthASMetadataAtRoot) {
+	if a.is(AuthASMetadataAtRoot) {
 		candidates = append([]string{origin + "/.well-known/oauth-authorization-server"}, candidates...)
 	}
 	for _, c := range candidates {
@@ -471,12 +488,12 @@ func (a *authorizer) serverMetadata(ctx context.Context, prm prmDoc) (map[string
 		if status != http.StatusOK {
 			continue
 		}
-		if got := metaString(doc, "issuer"); got != issuer && !a.rc.is(AuthAcceptsIssuerMismatch) {
+		if got := metaString(doc, "issuer"); got != issuer && !a.is(AuthAcceptsIssuerMismatch) {
 			return nil, "", fmt.Errorf("the metadata at %s names issuer %q, not %q (RFC 8414 §3.3)", c, got, issuer)
 		}
 		return doc, issuer, nil
 	}
-	if prm.legacy && !a.rc.is(AuthLegacyNoFallback) {
+	if prm.legacy && !a.is(AuthLegacyNoFallback) {
 		// 2025-03-26/basic/authorization.mdx#fallbacks-for-servers-without-metadata-discovery
 		base := origin + p
 		return map[string]any{"issuer": issuer, "authorization_endpoint": base + "/authorize", "token_endpoint": base + "/token",
@@ -507,7 +524,7 @@ func (a *authorizer) client(ctx context.Context, issuer string, doc map[string]a
 		a.mu.Unlock()
 		return c, nil
 	}
-	if a.rc.is(AuthReusesCredentials) && len(a.clients) > 0 {
+	if a.is(AuthReusesCredentials) && len(a.clients) > 0 {
 		for _, c := range a.clients {
 			a.mu.Unlock()
 			return c, nil
@@ -567,7 +584,7 @@ func (a *authorizer) register(ctx context.Context, endpoint string, methods []st
 		"token_endpoint_auth_method": method,
 		"application_type":           "native",
 	}
-	if a.rc.is(AuthNoApplicationType) {
+	if a.is(AuthNoApplicationType) {
 		delete(meta, "application_type")
 	}
 	body, _ := json.Marshal(meta)
@@ -613,7 +630,7 @@ func authStyle(method string) oauth2.AuthStyle {
 func (a *authorizer) chooseScopes(ch challenge, prm prmDoc, asMeta map[string]any) []string {
 	var scopes []string
 	switch {
-	case ch.scope != "" && !a.rc.is(AuthIgnoresChallengeScope):
+	case ch.scope != "" && !a.is(AuthIgnoresChallengeScope):
 		scopes = strings.Fields(ch.scope)
 	case len(prm.scopes) > 0:
 		scopes = append(scopes, prm.scopes...)
@@ -652,7 +669,7 @@ func (a *authorizer) authorizationCode(ctx context.Context, authURL, state, issu
 	if e := q.Get("error"); e != "" {
 		return "", fmt.Errorf("the authorization server refused: %s", e)
 	}
-	if q.Get("state") != state && !a.rc.is(AuthIgnoresState) {
+	if q.Get("state") != state && !a.is(AuthIgnoresState) {
 		return "", errors.New("the authorization response's state is not the one sent")
 	}
 	if err := a.checkIss(q, issuer, asMeta); err != nil {
@@ -667,7 +684,7 @@ func (a *authorizer) authorizationCode(ctx context.Context, authURL, state, issu
 // checkIss validates the authorization response's iss by simple string
 // comparison with the issuer whose metadata was used (RFC 9207 §2.4).
 func (a *authorizer) checkIss(q url.Values, issuer string, asMeta map[string]any) error {
-	if a.rc.is(AuthAcceptsWrongIss) {
+	if a.is(AuthAcceptsWrongIss) {
 		return nil
 	}
 	iss, present := q.Get("iss"), q.Has("iss")
@@ -744,4 +761,14 @@ func metaStrings(doc map[string]any, key string) []string {
 		}
 	}
 	return out
+}
+
+// is reports whether the run's variant is f, where f acts: everywhere, or
+// in the scenarios authFaultScenarios confines it to.
+func (a *authorizer) is(f *fault.Fault) bool {
+	if !a.rc.is(f) {
+		return false
+	}
+	scope, ok := authFaultScenarios[f]
+	return !ok || slices.Contains(scope, a.rc.opts.Scenario)
 }

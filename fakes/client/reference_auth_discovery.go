@@ -20,14 +20,14 @@ const (
 // client tries, as a discovery fault changes it.
 func (a *authorizer) adjustASCandidates(candidates []string) []string {
 	switch {
-	case a.rc.is(AuthRequiresSameHostAS) && len(candidates) > 0 && hostOf(candidates[0]) != a.server.Hostname():
+	case a.is(AuthRequiresSameHostAS) && len(candidates) > 0 && hostOf(candidates[0]) != a.server.Hostname():
 		a.rc.logf("authorization: the authorization server %s is not on the MCP server's host; refusing it", hostOf(candidates[0]))
 		return nil
-	case a.rc.is(AuthLegacySkipsMetadata):
+	case a.is(AuthLegacySkipsMetadata):
 		return nil
-	case a.rc.is(AuthOAuthMetadataOnly):
+	case a.is(AuthOAuthMetadataOnly):
 		return slices.DeleteFunc(slices.Clone(candidates), func(c string) bool { return strings.Contains(c, wellKnownOpenID) })
-	case a.rc.is(AuthOpenIDFirst):
+	case a.is(AuthOpenIDFirst):
 		// OpenID before RFC 8414, and the appended form first: the
 		// reverse of the pages' priority order.
 		out := slices.Clone(candidates)
@@ -48,7 +48,7 @@ func hostOf(u string) string {
 // metadata's resource only once it has fetched the authorization server's
 // metadata the document names (nil otherwise: the check came first).
 func (a *authorizer) lateResourceCheck(prm prmDoc) error {
-	if !a.rc.is(AuthValidatesResourceLate) || prm.legacy || a.resourceMatches(prm.resource) {
+	if !a.is(AuthValidatesResourceLate) || prm.legacy || a.resourceMatches(prm.resource) {
 		return nil
 	}
 	return fmt.Errorf("the protected resource metadata names resource %q, not the server %s (RFC 9728 §3.3), seen after its authorization server was asked", prm.resource, a.server)
@@ -57,7 +57,7 @@ func (a *authorizer) lateResourceCheck(prm prmDoc) error {
 // legacyBase is the 2025-03-26 authorization base URL: the server's origin,
 // or, for the fault that keeps the path, its whole URL.
 func (a *authorizer) legacyBase(origin string) string {
-	if a.rc.is(AuthLegacyBaseKeepsPath) {
+	if a.is(AuthLegacyBaseKeepsPath) {
 		return origin + strings.TrimSuffix(a.server.Path, "/")
 	}
 	return origin
@@ -69,7 +69,7 @@ func (a *authorizer) legacyBase(origin string) string {
 // 9728 §3.3 asks for identical values). The trailing-slash fault trims
 // both.
 func (a *authorizer) resourcePaths(resource, server string) (string, string) {
-	if a.rc.is(AuthResourceTrailingSlash) {
+	if a.is(AuthResourceTrailingSlash) {
 		resource, server = strings.TrimSuffix(resource, "/"), strings.TrimSuffix(server, "/")
 	}
 	if resource == "/" {

@@ -98,7 +98,7 @@ func (a *authorizer) wrapExt(next http.RoundTripper) http.RoundTripper {
 // tokenClient is the HTTP client of token requests: with DPoP proofs in a
 // DPoP scenario.
 func (a *authorizer) tokenClient() *http.Client {
-	if !a.dpopOn() || a.rc.is(AuthDPoPNoTokenProof) {
+	if !a.dpopOn() || a.is(AuthDPoPNoTokenProof) {
 		return a.hc
 	}
 	return transport.NewHTTPClient(&dpopTransport{a: a, next: a.hc.Transport})
@@ -106,7 +106,7 @@ func (a *authorizer) tokenClient() *http.Client {
 
 // scheme is the Authorization scheme tok is presented with (RFC 9449 §7.1).
 func (a *authorizer) scheme(tok *oauth2.Token) string {
-	if strings.EqualFold(tok.TokenType, "DPoP") && !a.rc.is(AuthDPoPBearerScheme) {
+	if strings.EqualFold(tok.TokenType, "DPoP") && !a.is(AuthDPoPBearerScheme) {
 		return "DPoP"
 	}
 	return "Bearer"
@@ -121,7 +121,7 @@ func (a *authorizer) authorizeExtension(ctx context.Context, ch challenge) (bool
 	default:
 		return false, nil
 	}
-	if a.rc.is(AuthCCAuthorizationCode) {
+	if a.is(AuthCCAuthorizationCode) {
 		return false, nil
 	}
 	var ext extContext
@@ -142,7 +142,7 @@ func (a *authorizer) authorizeExtension(ctx context.Context, ch challenge) (bool
 	}
 	scopes := a.chooseScopes(ch, prm, asMeta)
 	params := url.Values{}
-	if prm.resource != "" && !a.rc.is(AuthDropsResource) {
+	if prm.resource != "" && !a.is(AuthDropsResource) {
 		params.Set("resource", prm.resource)
 	}
 	cfg := clientcredentials.Config{TokenURL: tokenURL, Scopes: scopes, EndpointParams: params, AuthStyle: oauth2.AuthStyleInParams}
@@ -155,14 +155,14 @@ func (a *authorizer) authorizeExtension(ctx context.Context, ch challenge) (bool
 			return true, err
 		}
 		params.Set("client_assertion_type", assertionTypeJWT)
-		if a.rc.is(AuthCCWrongAssertionType) {
+		if a.is(AuthCCWrongAssertionType) {
 			params.Set("client_assertion_type", "urn:ietf:params:oauth:client-assertion-type:saml2-bearer")
 		}
 		params.Set("client_assertion", assertion)
 		tok, err = cfg.Token(hctx)
 	case scenarioCCBasic:
 		cfg.ClientID, cfg.ClientSecret, cfg.AuthStyle = ext.ClientID, ext.ClientSecret, oauth2.AuthStyleInHeader
-		if a.rc.is(AuthCCSecretInBody) {
+		if a.is(AuthCCSecretInBody) {
 			cfg.AuthStyle = oauth2.AuthStyleInParams
 		}
 		tok, err = cfg.Token(hctx)
@@ -179,7 +179,7 @@ func (a *authorizer) authorizeExtension(ctx context.Context, ch challenge) (bool
 	a.token, a.scopes, a.issuer = tok, scopes, issuer
 	a.mu.Unlock()
 	a.rc.logf("authorization: %s token issued by %s", a.scenario(), issuer)
-	if a.rc.is(AuthTokenToAS) {
+	if a.is(AuthTokenToAS) {
 		a.leakToken(ctx, prm, tok.AccessToken)
 	}
 	return true, nil
@@ -205,13 +205,13 @@ func (a *authorizer) clientAssertion(ext extContext, issuer, tokenURL string) (s
 	claims := map[string]any{"iss": ext.ClientID, "sub": ext.ClientID, "aud": issuer, "iat": now.Unix(),
 		"exp": now.Add(5 * time.Minute).Unix(), "jti": randomState()}
 	switch {
-	case a.rc.is(AuthCCAudTokenEndpoint):
+	case a.is(AuthCCAudTokenEndpoint):
 		claims["aud"] = tokenURL
-	case a.rc.is(AuthCCWrongAudience):
+	case a.is(AuthCCWrongAudience):
 		claims["aud"] = "https://another-server.invalid"
-	case a.rc.is(AuthCCWrongSubject):
+	case a.is(AuthCCWrongSubject):
 		claims["iss"], claims["sub"] = "someone-else", "someone-else"
-	case a.rc.is(AuthCCNoExpiry):
+	case a.is(AuthCCNoExpiry):
 		delete(claims, "exp")
 	}
 	return jwt.Signed(signer).Claims(claims).Serialize()
@@ -241,11 +241,11 @@ func (a *authorizer) workloadToken(ctx context.Context, cfg clientcredentials.Co
 	cfg.EndpointParams.Set("grant_type", grantJWTBearer)
 	assertion := ext.ValidJWT
 	switch {
-	case a.rc.is(AuthWIFRetriesAfterError):
+	case a.is(AuthWIFRetriesAfterError):
 		assertion = ext.ExpiredJWT
-	case a.rc.is(AuthWIFFallsBack):
+	case a.is(AuthWIFFallsBack):
 		assertion = ext.WrongAudienceJWT
-	case a.rc.is(AuthWIFClientCredentials):
+	case a.is(AuthWIFClientCredentials):
 		cfg.EndpointParams.Del("grant_type")
 		cfg.EndpointParams.Set("client_assertion_type", assertionTypeJWT)
 		cfg.EndpointParams.Set("client_assertion", ext.ValidJWT)
@@ -257,10 +257,10 @@ func (a *authorizer) workloadToken(ctx context.Context, cfg clientcredentials.Co
 		return tok, nil
 	}
 	switch {
-	case a.rc.is(AuthWIFRetriesAfterError):
+	case a.is(AuthWIFRetriesAfterError):
 		cfg.EndpointParams.Set("assertion", ext.ValidJWT)
 		return cfg.Token(ctx)
-	case a.rc.is(AuthWIFFallsBack):
+	case a.is(AuthWIFFallsBack):
 		cfg.EndpointParams.Del("grant_type")
 		cfg.EndpointParams.Del("assertion")
 		cfg.EndpointParams.Set("client_assertion_type", assertionTypeJWT)
@@ -276,12 +276,12 @@ func (a *authorizer) workloadToken(ctx context.Context, cfg clientcredentials.Co
 // grant (RFC 7523), authenticated as the client.
 func (a *authorizer) enterpriseToken(ctx context.Context, cfg clientcredentials.Config, ext extContext, issuer, resource string) (*oauth2.Token, error) {
 	assertion := ext.IdPIDToken
-	if !a.rc.is(AuthEMASkipsExchange) {
+	if !a.is(AuthEMASkipsExchange) {
 		if err := loopbackURL(ext.IdPTokenEndpoint); err != nil {
 			return nil, err
 		}
 		requested := "urn:ietf:params:oauth:token-type:id-jag"
-		if a.rc.is(AuthEMAWrongTokenType) {
+		if a.is(AuthEMAWrongTokenType) {
 			requested = "urn:ietf:params:oauth:token-type:access_token"
 		}
 		xcfg := clientcredentials.Config{TokenURL: ext.IdPTokenEndpoint, ClientID: ext.IdPClientID, Scopes: cfg.Scopes,
@@ -302,7 +302,7 @@ func (a *authorizer) enterpriseToken(ctx context.Context, cfg clientcredentials.
 	cfg.EndpointParams.Set("grant_type", grantJWTBearer)
 	cfg.EndpointParams.Set("assertion", assertion)
 	cfg.ClientID, cfg.ClientSecret, cfg.AuthStyle = ext.ClientID, ext.ClientSecret, oauth2.AuthStyleInHeader
-	if a.rc.is(AuthEMANoClientAuth) {
+	if a.is(AuthEMANoClientAuth) {
 		cfg.ClientID, cfg.ClientSecret, cfg.AuthStyle = "", "", oauth2.AuthStyleInParams
 	}
 	return cfg.Token(ctx)
@@ -386,14 +386,14 @@ func (t *dpopTransport) RoundTrip(req *http.Request) (*http.Response, error) {
 		}
 		key.mu.Lock()
 		nonce := key.nonces[origin]
-		if t.resource && t.a.rc.is(AuthDPoPIgnoresRSNonce) {
+		if t.resource && t.a.is(AuthDPoPIgnoresRSNonce) {
 			nonce = ""
 		}
 		proof, reused := key.reused[nonce]
 		key.mu.Unlock()
-		if !reused || !t.resource || !t.a.rc.is(AuthDPoPReusesProof) {
+		if !reused || !t.resource || !t.a.is(AuthDPoPReusesProof) {
 			ath := token
-			if t.resource && t.a.rc.is(AuthDPoPNoATH) || !t.resource {
+			if t.resource && t.a.is(AuthDPoPNoATH) || !t.resource {
 				ath = ""
 			}
 			if proof, err = key.proof(r.Method, r.URL, ath, nonce); err != nil {
@@ -413,7 +413,7 @@ func (t *dpopTransport) RoundTrip(req *http.Request) (*http.Response, error) {
 	if !t.askedNonce(resp, key, origin) {
 		return resp, nil
 	}
-	if t.resource && t.a.rc.is(AuthDPoPIgnoresRSNonce) || !t.resource && t.a.rc.is(AuthDPoPIgnoresASNonce) {
+	if t.resource && t.a.is(AuthDPoPIgnoresRSNonce) || !t.resource && t.a.is(AuthDPoPIgnoresASNonce) {
 		return resp, nil
 	}
 	if req.Body != nil && req.GetBody == nil {

@@ -32,7 +32,7 @@ const offlineAccess = "offline_access"
 // cimdURL is the client id the reference presents where the server takes
 // client ID metadata documents.
 func (a *authorizer) cimdURL() string {
-	if a.rc.is(AuthCIMDHTTPURL) {
+	if a.is(AuthCIMDHTTPURL) {
 		return cimdHTTPURL
 	}
 	return ReferenceCIMDURL
@@ -43,19 +43,19 @@ func (a *authorizer) cimdURL() string {
 // (2026-07-28/basic/authorization/client-registration.mdx#authorization-server-binding),
 // which the context names when it can.
 func (a *authorizer) preRegistered(issuer string) bool {
-	return a.ctx.ClientID != "" && !a.rc.is(AuthIgnoresPreRegistration) && (a.ctx.Issuer == "" || a.ctx.Issuer == issuer)
+	return a.ctx.ClientID != "" && !a.is(AuthIgnoresPreRegistration) && (a.ctx.Issuer == "" || a.ctx.Issuer == issuer)
 }
 
 // usesCIMD reports whether the client presents its metadata document URL.
 func (a *authorizer) usesCIMD(doc map[string]any) bool {
 	return metaBool(doc, "client_id_metadata_document_supported") &&
-		!(a.rc.is(AuthPrefersDCR) && metaString(doc, "registration_endpoint") != "")
+		!(a.is(AuthPrefersDCR) && metaString(doc, "registration_endpoint") != "")
 }
 
 // registrationMethod is the token endpoint authentication the client asks
 // for when it registers.
 func (a *authorizer) registrationMethod(supported []string) string {
-	if a.rc.is(AuthPrefersPost) && slices.Contains(supported, "client_secret_post") && !slices.Contains(supported, "none") {
+	if a.is(AuthPrefersPost) && slices.Contains(supported, "client_secret_post") && !slices.Contains(supported, "none") {
 		return "client_secret_post"
 	}
 	return pickMethod(supported, false)
@@ -63,7 +63,7 @@ func (a *authorizer) registrationMethod(supported []string) string {
 
 // grantTypes are the grant types the client registers.
 func (a *authorizer) grantTypes() []string {
-	if a.rc.is(AuthNoRefreshGrantType) || a.rc.is(AuthNoRefreshTokens) {
+	if a.is(AuthNoRefreshGrantType) || a.is(AuthNoRefreshTokens) {
 		return []string{"authorization_code"}
 	}
 	return []string{"authorization_code", "refresh_token"}
@@ -73,7 +73,7 @@ func (a *authorizer) grantTypes() []string {
 // with the registered method (or, for the auth-wrong-auth-method fault,
 // another one).
 func (a *authorizer) tokenAuthStyle(method string) oauth2.AuthStyle {
-	if a.rc.is(AuthWrongAuthMethod) || a.rc.is(AuthPreRegisteredPost) {
+	if a.is(AuthWrongAuthMethod) || a.is(AuthPreRegisteredPost) {
 		if method == "client_secret_basic" {
 			return oauth2.AuthStyleInParams
 		}
@@ -88,11 +88,11 @@ func (a *authorizer) tokenAuthStyle(method string) oauth2.AuthStyle {
 // metadata contains it in scopes_supported"): the reference desires
 // refresh tokens.
 func (a *authorizer) withOfflineAccess(scopes []string, asMeta map[string]any) []string {
-	if slices.Contains(scopes, offlineAccess) || a.rc.is(AuthNoRefreshTokens) {
+	if slices.Contains(scopes, offlineAccess) || a.is(AuthNoRefreshTokens) {
 		return scopes
 	}
 	listed := a.rc.opts.Version == protocol.V20260728 && slices.Contains(metaStrings(asMeta, "scopes_supported"), offlineAccess)
-	if listed || a.rc.is(AuthAlwaysOfflineAccess) {
+	if listed || a.is(AuthAlwaysOfflineAccess) {
 		return append(slices.Clone(scopes), offlineAccess)
 	}
 	return scopes
@@ -119,7 +119,7 @@ func (a *authorizer) refresh(ctx context.Context, resource string) error {
 		return errors.New("no refresh token")
 	}
 	form := url.Values{"grant_type": {"refresh_token"}, "refresh_token": {tok.RefreshToken}}
-	if resource != "" && !a.rc.is(AuthDropsResource) {
+	if resource != "" && !a.is(AuthDropsResource) {
 		form.Set("resource", resource)
 	}
 	style := cfg.Endpoint.AuthStyle
@@ -136,7 +136,7 @@ func (a *authorizer) refresh(ctx context.Context, resource string) error {
 	if err := loopbackOnly(endpoint); err != nil {
 		return err
 	}
-	if a.rc.is(AuthRefreshTokenInQuery) {
+	if a.is(AuthRefreshTokenInQuery) {
 		q := endpoint.Query()
 		q.Set("refresh_token", tok.RefreshToken)
 		endpoint.RawQuery = q.Encode()

@@ -16,7 +16,7 @@ const highRetryLimit = 6
 
 // retryLimit is how many authorizations one request gets.
 func (a *authorizer) retryLimit() int {
-	if a.rc.is(AuthHighRetryLimit) {
+	if a.is(AuthHighRetryLimit) {
 		return highRetryLimit
 	}
 	return maxAuthorizations
@@ -26,30 +26,30 @@ func (a *authorizer) retryLimit() int {
 // token already has (2025-11-25/basic/authorization.mdx#step-up-authorization-flow:
 // "SHOULD track scope upgrade attempts"); these variants do not.
 func (a *authorizer) tracksScopes() bool {
-	return !a.rc.is(AuthRetriesForever) && !a.rc.is(AuthRetriesToLimit) && !a.rc.is(AuthHighRetryLimit)
+	return !a.is(AuthRetriesForever) && !a.is(AuthRetriesToLimit) && !a.is(AuthHighRetryLimit)
 }
 
 // keepsGranted: a step-up asks for the scopes granted before besides the
 // challenge's (2026-07-28/basic/authorization/index.mdx#scope-selection-strategy).
 func (a *authorizer) keepsGranted() bool {
-	return !a.rc.is(AuthDropsGrantedScopes) && !a.rc.is(AuthStepUpChallengeOnly)
+	return !a.is(AuthDropsGrantedScopes) && !a.is(AuthStepUpChallengeOnly)
 }
 
 // faultyScopes is the scope choice as a fault changes it; chosen is the
 // reference's.
 func (a *authorizer) faultyScopes(ch challenge, chosen []string, prm prmDoc, asMeta map[string]any) []string {
 	switch {
-	case a.rc.is(AuthWidensChallengeScope) && ch.scope != "":
+	case a.is(AuthWidensChallengeScope) && ch.scope != "":
 		for _, s := range prm.scopes {
 			if !slices.Contains(chosen, s) {
 				chosen = append(chosen, s)
 			}
 		}
-	case a.rc.is(AuthFirstSupportedScope) && ch.scope == "" && len(prm.scopes) > 1:
+	case a.is(AuthFirstSupportedScope) && ch.scope == "" && len(prm.scopes) > 1:
 		chosen = prm.scopes[:1]
-	case a.rc.is(AuthScopeFromAS) && len(chosen) == 0:
+	case a.is(AuthScopeFromAS) && len(chosen) == 0:
 		chosen = metaStrings(asMeta, "scopes_supported")
-	case a.rc.is(AuthStepUpKeepsScopes) && ch.errCode == "insufficient_scope":
+	case a.is(AuthStepUpKeepsScopes) && ch.errCode == "insufficient_scope":
 		a.mu.Lock()
 		defer a.mu.Unlock()
 		if len(a.scopes) > 0 {
@@ -64,11 +64,11 @@ func (a *authorizer) faultyScopes(ch challenge, chosen []string, prm prmDoc, asM
 // advertises the parameter (2026-07-28/basic/authorization/index.mdx#authorization-response-validation).
 func (a *authorizer) issMatches(iss, issuer string, advertised bool) bool {
 	switch {
-	case a.rc.is(AuthIssOnlyWhenAdvertised) && !advertised:
+	case a.is(AuthIssOnlyWhenAdvertised) && !advertised:
 		return true
-	case a.rc.is(AuthNormalizesIss):
+	case a.is(AuthNormalizesIss):
 		return strings.EqualFold(strings.TrimSuffix(iss, "/"), strings.TrimSuffix(issuer, "/"))
-	case a.rc.is(AuthIssAgainstMetadataURL):
+	case a.is(AuthIssAgainstMetadataURL):
 		return iss == metadataURLOf(issuer)
 	}
 	return iss == issuer
@@ -78,9 +78,9 @@ func (a *authorizer) issMatches(iss, issuer string, advertised bool) bool {
 // advertises the parameter.
 func (a *authorizer) issRequired(advertised bool) bool {
 	switch {
-	case a.rc.is(AuthAcceptsMissingIss):
+	case a.is(AuthAcceptsMissingIss):
 		return false
-	case a.rc.is(AuthRequiresIss):
+	case a.is(AuthRequiresIss):
 		return true
 	}
 	return advertised

@@ -238,7 +238,7 @@ var (
 		Title: "the protected resource metadata names an authorization server on another host (" + otherHost + ") than the MCP server's: " +
 			"the client takes it as named (RFC 9728 §7.6 leaves the choice of server to it, not a same-host rule), reads its metadata and authorizes there",
 		Quote:  "MCP clients MUST use OAuth 2.0 Protected Resource Metadata for authorization server discovery.",
-		Faults: faults(client.AuthRequiresSameHostAS)}
+		Faults: faults(client.AuthRequiresSameHostAS, client.AuthSkipsASMetadata)}
 )
 
 // canListen reports whether a listener can be opened on host.

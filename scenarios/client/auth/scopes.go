@@ -372,13 +372,16 @@ func describeScopes(reqs []authserver.Exchange) string {
 const unionID = "client-auth-scope-step-up-union"
 
 var (
-	unionCommon = newCommon(unionID).withApplicationType()
+	// A client that does not step up, or steps up for the old scopes, is
+	// refused its call here as in auth/scope-step-up (both are told that
+	// name).
+	unionCommon = newCommon(unionID).withApplicationType().alsoUnauthorizedBy(client.AuthNoStepUp, client.AuthStepUpKeepsScopes)
 	unionScopes = &scenarios.Check{ID: unionID + "/keeps-granted-scopes", Level: scenarios.Should,
 		Spec:  index26 + "#scope-selection-strategy",
 		Title: "the step-up authorization asks for the 403's " + scopeWrite + " and the " + scopeBasic + " granted before",
 		Quote: "When re-authorizing, clients SHOULD include these scopes alongside any previously granted scopes to avoid losing permissions " +
 			"needed for other operations (see Step-Up Authorization Flow).",
-		Faults: faults(client.AuthDropsGrantedScopes)}
+		Faults: faults(client.AuthDropsGrantedScopes, client.AuthStepUpKeepsScopes)}
 )
 
 // scopeStepUpUnion is the official auth/scope-step-up's check of the
