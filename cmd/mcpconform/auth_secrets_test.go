@@ -48,3 +48,21 @@ var _ = Describe("the credentials of an authorization flow", func() {
 		}
 	})
 })
+
+var _ = Describe("--auth-token", func() {
+	It("takes one token (every session's) or two, and refuses three before anything runs", func() {
+		dir := filepath.Join(GinkgoT().TempDir(), "out")
+		s := run(2, "server", "-o", dir, "--url", "http://127.0.0.1:9/mcp", "--auth-token", "token-one-1234", "--auth-token", "token-two-1234",
+			"--auth-token", "token-three-1234")
+		Expect(string(s.Err.Contents())).To(ContainSubstring("give one bearer token (every session's) or two"))
+		Expect(string(s.Err.Contents())).NotTo(ContainSubstring("token-three-1234"), "no token on the console")
+		Expect(filepath.Join(dir, "results.json")).NotTo(BeAnExistingFile())
+	})
+
+	It("refuses a token given both as --auth-token and as an Authorization --header", func() {
+		dir := filepath.Join(GinkgoT().TempDir(), "out")
+		s := run(2, "server", "-o", dir, "--url", "http://127.0.0.1:9/mcp", "--auth-token", "token-one-1234",
+			"--header", "Authorization: Bearer token-one-1234")
+		Expect(string(s.Err.Contents())).To(ContainSubstring("give it once"))
+	})
+})

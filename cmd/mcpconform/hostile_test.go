@@ -808,5 +808,15 @@ var _ = Describe("hostile targets", Label("hostile"), func() {
 		// redacted in every report and on the console.
 		entry(hostileCase{transport: "http", mode: "echo-secrets", args: []string{"--scenario", "lifecycle-ping"}, exit: failed, echoes: true,
 			fails: "lifecycle-ping/empty-result"}),
+
+		// A protected server: the one --auth-token is every session's, the
+		// handshake's too (before, it went to the isolation scenarios only,
+		// and the handshake got 401); without it the handshake fails, 401.
+		entry(hostileCase{transport: "http", mode: "bearer-required", hostile: []string{"--bearer", "token-of-the-run-1234"},
+			args: []string{"--scenario", "lifecycle-ping", "--auth-token", "token-of-the-run-1234"}, exit: ok}),
+		entry(hostileCase{transport: "ws", mode: "bearer-required", hostile: []string{"--bearer", "token-of-the-run-1234"},
+			args: []string{"--scenario", "lifecycle-ping", "--auth-token", "token-of-the-run-1234"}, exit: ok}),
+		entry(hostileCase{transport: "http", mode: "bearer-required", hostile: []string{"--bearer", "token-of-the-run-1234"},
+			args: []string{"--scenario", "lifecycle-ping"}, exit: failed, failedOrError: true, words: "401"}),
 	)
 })

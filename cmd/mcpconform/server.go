@@ -32,6 +32,8 @@ type serverFlags struct {
 	headers    []string
 	configPath string
 	authTokens []string
+	// bearer is the token every session carries (the first of authTokens).
+	bearer string
 }
 
 func serverCmd() *cobra.Command {
@@ -65,7 +67,7 @@ Exit codes: 0 every judged check passed (SHOULD warnings allowed unless --strict
 	fl.StringArrayVar(&f.fixtures, "fixture", nil, "map a fixture to the target's own name: NAME=TARGET_NAME (repeatable)")
 	fl.StringArrayVar(&f.headers, "header", nil, "extra HTTP header for every request, 'Name: value' (repeatable)")
 	fl.StringVar(&f.configPath, "config", "", "YAML file mapping fixtures to the target's tools and arguments (see README)")
-	fl.StringArrayVar(&f.authTokens, "auth-token", nil, "bearer token of a session; give two for two authorization contexts (HTTP, WebSocket)")
+	fl.StringArrayVar(&f.authTokens, "auth-token", nil, "bearer token of every session (HTTP, WebSocket); give two for two authorization contexts: the second is session B's")
 	return cmd
 }
 
@@ -100,6 +102,12 @@ func (f *serverFlags) targets(ctx context.Context, args []string) ([]transport.K
 	header, err := parseHeaders(f.headers)
 	if err != nil {
 		return nil, nil, nil, err
+	}
+	if f.bearer != "" {
+		if header == nil {
+			header = http.Header{}
+		}
+		header.Set("Authorization", "Bearer "+f.bearer)
 	}
 	switch {
 	case f.url != "":
@@ -210,8 +218,17 @@ func runServer(cmd *cobra.Command, f *serverFlags, args []string) (int, error) {
 	}
 	tokens := append(append([]string(nil), cfgFile.Auth.Tokens...), f.authTokens...)
 	reports.AddSecrets(tokens...)
-	if len(tokens) != 0 && len(tokens) != 2 {
-		return exitUsage, usageErr("give two bearer tokens (--auth-token twice, or auth.tokens in the config), one per authorization context; got %d", len(tokens))
+	if len(tokens) > 2 {
+		return exitUsage, usageErr("give one bearer token (every session's) or two (--auth-token twice, or auth.tokens in the config: sessions A and B, two authorization contexts); got %d", len(tokens))
+	}
+	if len(tokens) > 0 && hasHeader(f.headers, "Authorization") {
+		return exitUsage, usageErr("--auth-token and --header 'Authorization: …' both give the bearer token: give it once")
+	}
+	f.bearer = ""
+	if len(tokens) > 0 {
+		// The first token is every session's (the handshake's too); the
+		// second, when given, is session B's (the isolation scenarios).
+		f.bearer = tokens[0]
 	}
 	p := &plan{side: scenarios.ServerSide, versions: versions, flags: &f.runFlags,
 		env: scenarios.Env{Fixtures: fixtures, AuthTokens: tokens}}
@@ -245,4 +262,14 @@ func runServer(cmd *cobra.Command, f *serverFlags, args []string) (int, error) {
 		}
 	}
 	return p.execute(cmd)
+}
+
+// hasHeader reports whether the --header lines give name.
+func hasHeader(lines []string, name string) bool {
+	for _, l := range lines {
+		if k, _, ok := strings.Cut(l, ":"); ok && http.CanonicalHeaderKey(strings.TrimSpace(k)) == http.CanonicalHeaderKey(name) {
+			return true
+		}
+	}
+	return false
 }

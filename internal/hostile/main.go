@@ -87,6 +87,11 @@ var modes = map[string][]string{
 	// The credentials of the request quoted in an error (HTTP only: the
 	// other transports carry no request headers).
 	"echo-secrets": {"http"},
+	// bearer-required answers 401 with a Bearer challenge to every request
+	// whose Authorization is not "Bearer " + --bearer, and is conformant
+	// otherwise: a protected server mcpconform must reach with the token
+	// it is given, from the handshake on.
+	"bearer-required": {"http", "ws"},
 
 	// Redirects to --redirect-to: every HTTP request (and WebSocket
 	// upgrade), or every one but initialize and notifications (so that the
@@ -123,6 +128,7 @@ var (
 	pageItems = flag.Int("page-items", 100_000, "endless-pages: tools on every tools/list page")
 	trickle   = flag.Duration("trickle", 100*time.Millisecond, "body-trickle: pause between two bytes")
 	redirTo   = flag.String("redirect-to", "", "redirect modes: the Location (required)")
+	bearer    = flag.String("bearer", "", "bearer-required: the one token accepted")
 	redirCode = flag.Int("redirect-status", http.StatusTemporaryRedirect, "redirect modes: the 3xx status")
 )
 
@@ -661,6 +667,9 @@ func serveHTTP() {
 }
 
 func (h *httpServer) serve(w http.ResponseWriter, r *http.Request) {
+	if *mode == "bearer-required" && !bearerOK(w, r) {
+		return
+	}
 	if strings.HasPrefix(*mode, "redirect") {
 		body, _ := io.ReadAll(io.LimitReader(r.Body, 16<<20))
 		r.Body = io.NopCloser(bytes.NewReader(body))
@@ -914,6 +923,9 @@ func serveWS() {
 			redirect(w) // the answer to the upgrade
 			return
 		}
+		if *mode == "bearer-required" && !bearerOK(w, r) {
+			return // the token goes on the handshake
+		}
 		c, err := up.Upgrade(w, r, nil)
 		if err != nil {
 			return
@@ -992,4 +1004,17 @@ func serveWSConn(c *websocket.Conn) {
 			mu.Unlock()
 		}
 	}
+}
+
+// bearerOK answers a request without the one accepted token with 401 and a
+// Bearer challenge (RFC 6750 §3), and reports whether it may go on.
+func bearerOK(w http.ResponseWriter, r *http.Request) bool {
+	if *bearer != "" && r.Header.Get("Authorization") == "Bearer "+*bearer {
+		return true
+	}
+	w.Header().Set("WWW-Authenticate", `Bearer error="invalid_token"`)
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(http.StatusUnauthorized)
+	w.Write([]byte(`{"error":"invalid_token","error_description":"no bearer token, or not the one accepted"}`))
+	return false
 }
