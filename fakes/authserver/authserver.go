@@ -301,12 +301,12 @@ func (s *Server) Handles(path string) bool {
 
 func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	x := s.log.Read(s.opts.Label, r)
-	rec := &statusRecorder{ResponseWriter: w, status: http.StatusOK}
+	rec := NewRecorder(w)
 	defer func() { x.Status = rec.status; s.log.Add(x) }()
 	p := s.opts.Prefix
 	switch {
 	case s.metadataPath() != "" && r.URL.Path == s.metadataPath() && r.Method == http.MethodGet:
-		writeJSON(rec, http.StatusOK, s.Metadata())
+		WriteJSON(rec, http.StatusOK, s.Metadata())
 	case r.URL.Path == p+"/authorize" && (r.Method == http.MethodGet || r.Method == http.MethodPost):
 		s.authorize(rec, x)
 	case r.URL.Path == p+"/token" && r.Method == http.MethodPost:
@@ -314,9 +314,9 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	case r.URL.Path == p+"/register" && r.Method == http.MethodPost:
 		s.register(rec, x)
 	case r.URL.Path == p+"/jwks.json" && r.Method == http.MethodGet:
-		writeJSON(rec, http.StatusOK, map[string]any{"keys": []any{}})
+		WriteJSON(rec, http.StatusOK, map[string]any{"keys": []any{}})
 	default:
-		writeJSON(rec, http.StatusNotFound, map[string]any{"error": "not_found", "error_description": "no such endpoint on this authorization server"})
+		WriteJSON(rec, http.StatusNotFound, map[string]any{"error": "not_found", "error_description": "no such endpoint on this authorization server"})
 	}
 }
 
@@ -329,7 +329,7 @@ func (s *Server) authorize(w http.ResponseWriter, x *Exchange) {
 	}
 	redirect, err := url.Parse(q.Get("redirect_uri"))
 	if err != nil || q.Get("redirect_uri") == "" || !redirect.IsAbs() {
-		writeJSON(w, http.StatusBadRequest, map[string]any{"error": "invalid_request", "error_description": "redirect_uri missing or not an absolute URL"})
+		WriteJSON(w, http.StatusBadRequest, map[string]any{"error": "invalid_request", "error_description": "redirect_uri missing or not an absolute URL"})
 		return
 	}
 	c := &Code{Value: mint("mcpc-code-"), ClientID: q.Get("client_id"), RedirectURI: q.Get("redirect_uri"),
@@ -362,7 +362,7 @@ func (s *Server) authorize(w http.ResponseWriter, x *Exchange) {
 
 func (s *Server) register(w http.ResponseWriter, x *Exchange) {
 	if x.JSON == nil {
-		writeJSON(w, http.StatusBadRequest, map[string]any{"error": "invalid_client_metadata", "error_description": "the body is not a JSON object"})
+		WriteJSON(w, http.StatusBadRequest, map[string]any{"error": "invalid_client_metadata", "error_description": "the body is not a JSON object"})
 		return
 	}
 	id := mint("mcpc-client-")
@@ -398,7 +398,7 @@ func (s *Server) register(w http.ResponseWriter, x *Exchange) {
 	s.mu.Lock()
 	s.clients[id] = clientSecret
 	s.mu.Unlock()
-	writeJSON(w, http.StatusCreated, answer)
+	WriteJSON(w, http.StatusCreated, answer)
 }
 
 // Registered reports whether id was registered here, and its secret.
@@ -427,7 +427,7 @@ func (s *Server) token(w http.ResponseWriter, r *http.Request, x *Exchange) {
 	}
 	if s.opts.OnToken != nil {
 		if code, status, desc := s.opts.OnToken(tr); code != "" {
-			writeJSON(w, status, map[string]any{"error": code, "error_description": desc})
+			WriteJSON(w, status, map[string]any{"error": code, "error_description": desc})
 			return
 		}
 	}
@@ -437,7 +437,7 @@ func (s *Server) token(w http.ResponseWriter, r *http.Request, x *Exchange) {
 			for k, vs := range bind.Header {
 				w.Header()[k] = vs
 			}
-			writeJSON(w, bind.Status, map[string]any{"error": bind.Error, "error_description": bind.Description})
+			WriteJSON(w, bind.Status, map[string]any{"error": bind.Error, "error_description": bind.Description})
 			return
 		}
 	}
@@ -453,7 +453,7 @@ func (s *Server) token(w http.ResponseWriter, r *http.Request, x *Exchange) {
 		}
 		s.mu.Unlock()
 		if !ok {
-			writeJSON(w, http.StatusBadRequest, map[string]any{"error": "invalid_grant", "error_description": "unknown or used authorization code"})
+			WriteJSON(w, http.StatusBadRequest, map[string]any{"error": "invalid_grant", "error_description": "unknown or used authorization code"})
 			return
 		}
 		if g.ClientID == "" {
@@ -471,7 +471,7 @@ func (s *Server) token(w http.ResponseWriter, r *http.Request, x *Exchange) {
 		}
 		s.mu.Unlock()
 		if !ok {
-			writeJSON(w, http.StatusBadRequest, map[string]any{"error": "invalid_grant", "error_description": "unknown refresh token"})
+			WriteJSON(w, http.StatusBadRequest, map[string]any{"error": "invalid_grant", "error_description": "unknown refresh token"})
 			return
 		}
 		g.ClientID, g.Scopes = old.ClientID, old.Scopes
@@ -483,12 +483,12 @@ func (s *Server) token(w http.ResponseWriter, r *http.Request, x *Exchange) {
 		}
 	default:
 		if s.opts.Grant == nil {
-			writeJSON(w, http.StatusBadRequest, map[string]any{"error": "unsupported_grant_type", "error_description": fmt.Sprintf("grant_type %q is not served here", tr.GrantType)})
+			WriteJSON(w, http.StatusBadRequest, map[string]any{"error": "unsupported_grant_type", "error_description": fmt.Sprintf("grant_type %q is not served here", tr.GrantType)})
 			return
 		}
 		extra, code, status, desc := s.opts.Grant(tr, r)
 		if code != "" {
-			writeJSON(w, status, map[string]any{"error": code, "error_description": desc})
+			WriteJSON(w, status, map[string]any{"error": code, "error_description": desc})
 			return
 		}
 		extra.Issuer, extra.GrantType = s.Issuer(), tr.GrantType
@@ -512,7 +512,7 @@ func (s *Server) token(w http.ResponseWriter, r *http.Request, x *Exchange) {
 		answer[k] = v
 	}
 	if g.NotAccess {
-		writeJSON(w, http.StatusOK, answer)
+		WriteJSON(w, http.StatusOK, answer)
 		return
 	}
 	if len(g.Scopes) > 0 {
@@ -528,7 +528,7 @@ func (s *Server) token(w http.ResponseWriter, r *http.Request, x *Exchange) {
 		s.refresh[g.Refresh] = g
 	}
 	s.mu.Unlock()
-	writeJSON(w, http.StatusOK, answer)
+	WriteJSON(w, http.StatusOK, answer)
 }
 
 // S256 is the PKCE S256 challenge of verifier (RFC 7636 §4.2).
@@ -561,23 +561,34 @@ func metaStrings(doc map[string]any, key string) []string {
 	return out
 }
 
-func writeJSON(w http.ResponseWriter, status int, v any) {
+// WriteJSON answers v as an application/json body with status.
+func WriteJSON(w http.ResponseWriter, status int, v any) {
 	w.Header().Set("Content-Type", "application/json")
 	w.WriteHeader(status)
 	_ = json.NewEncoder(w).Encode(v)
 }
 
-type statusRecorder struct {
+// Recorder is a ResponseWriter that keeps the status written, for the log
+// of every fake that answers HTTP (this server, the protected resource).
+type Recorder struct {
 	http.ResponseWriter
 	status int
 }
 
-func (r *statusRecorder) WriteHeader(code int) {
+// NewRecorder records what is written to w (200 until told otherwise).
+func NewRecorder(w http.ResponseWriter) *Recorder {
+	return &Recorder{ResponseWriter: w, status: http.StatusOK}
+}
+
+// Status is the status written.
+func (r *Recorder) Status() int { return r.status }
+
+func (r *Recorder) WriteHeader(code int) {
 	r.status = code
 	r.ResponseWriter.WriteHeader(code)
 }
 
-func (r *statusRecorder) Flush() {
+func (r *Recorder) Flush() {
 	if f, ok := r.ResponseWriter.(http.Flusher); ok {
 		f.Flush()
 	}
@@ -585,4 +596,4 @@ func (r *statusRecorder) Flush() {
 
 // Unwrap lets http.ResponseController reach the connection (SSE streams
 // behind a protected resource).
-func (r *statusRecorder) Unwrap() http.ResponseWriter { return r.ResponseWriter }
+func (r *Recorder) Unwrap() http.ResponseWriter { return r.ResponseWriter }

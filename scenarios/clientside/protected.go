@@ -2,9 +2,7 @@ package clientside
 
 import (
 	"context"
-	"encoding/json"
 	"fmt"
-	"io"
 	"net"
 	"net/http"
 	"strings"
@@ -210,8 +208,8 @@ func (p *Protected) handler(mcp http.Handler) http.Handler {
 			return
 		}
 		x := p.Log.Read("resource", r)
-		rec := &statusWriter{ResponseWriter: w, status: http.StatusOK}
-		defer func() { x.Status = rec.status; p.Log.Add(x) }()
+		rec := authserver.NewRecorder(w)
+		defer func() { x.Status = rec.Status(); p.Log.Add(x) }()
 		switch {
 		case p.PRMURL() != "" && r.URL.Path == p.prmPath() && r.Method == http.MethodGet:
 			doc := map[string]any{"resource": p.ResourceID(), "authorization_servers": p.issuers(),
@@ -219,11 +217,11 @@ func (p *Protected) handler(mcp http.Handler) http.Handler {
 			if p.opts.ScopesSupported != nil {
 				doc["scopes_supported"] = p.opts.ScopesSupported
 			}
-			writeJSONBody(rec, http.StatusOK, doc)
+			authserver.WriteJSON(rec, http.StatusOK, doc)
 		case r.URL.Path == "/mcp":
 			p.guard(rec, r, x, mcp)
 		default:
-			writeJSONBody(rec, http.StatusNotFound, map[string]any{"error": "not_found"})
+			authserver.WriteJSON(rec, http.StatusNotFound, map[string]any{"error": "not_found"})
 		}
 	})
 }
@@ -251,27 +249,27 @@ func (p *Protected) guard(w http.ResponseWriter, r *http.Request, x *authserver.
 				w.Header()[k] = vs
 			}
 			w.Header().Set("WWW-Authenticate", challenge)
-			writeJSONBody(w, http.StatusUnauthorized, map[string]any{"error": "invalid_token",
+			authserver.WriteJSON(w, http.StatusUnauthorized, map[string]any{"error": "invalid_token",
 				"error_description": "a DPoP-bound token issued for this resource, with its proof, is required"})
 			return
 		}
 	}
 	if grant != nil && p.opts.RejectToken != nil && p.opts.RejectToken(x.RPCMethod, grant) {
 		w.Header().Set("WWW-Authenticate", p.challenge("invalid_token", ""))
-		writeJSONBody(w, http.StatusUnauthorized, map[string]any{"error": "invalid_token",
+		authserver.WriteJSON(w, http.StatusUnauthorized, map[string]any{"error": "invalid_token",
 			"error_description": "this token is not accepted"})
 		return
 	}
 	if grant == nil {
 		w.Header().Set("WWW-Authenticate", p.challenge("", ""))
-		writeJSONBody(w, http.StatusUnauthorized, map[string]any{"error": "invalid_token",
+		authserver.WriteJSON(w, http.StatusUnauthorized, map[string]any{"error": "invalid_token",
 			"error_description": "a bearer token issued for this resource is required"})
 		return
 	}
 	if p.opts.Refuse != nil {
 		if scope := p.opts.Refuse(x.RPCMethod, grant); scope != "" {
 			w.Header().Set("WWW-Authenticate", p.challenge("insufficient_scope", scope))
-			writeJSONBody(w, http.StatusForbidden, map[string]any{"error": "insufficient_scope",
+			authserver.WriteJSON(w, http.StatusForbidden, map[string]any{"error": "insufficient_scope",
 				"error_description": "this request needs scope " + scope})
 			return
 		}
@@ -321,29 +319,3 @@ func describeAuth(h http.Header) string {
 	scheme, _, _ := strings.Cut(v, " ")
 	return " (Authorization: " + scheme + " …)"
 }
-
-type statusWriter struct {
-	http.ResponseWriter
-	status int
-}
-
-func (w *statusWriter) WriteHeader(code int) {
-	w.status = code
-	w.ResponseWriter.WriteHeader(code)
-}
-
-func (w *statusWriter) Flush() {
-	if f, ok := w.ResponseWriter.(http.Flusher); ok {
-		f.Flush()
-	}
-}
-
-func (w *statusWriter) Unwrap() http.ResponseWriter { return w.ResponseWriter }
-
-func writeJSONBody(w http.ResponseWriter, status int, v any) {
-	w.Header().Set("Content-Type", "application/json")
-	w.WriteHeader(status)
-	_ = jsonEncode(w, v)
-}
-
-func jsonEncode(w io.Writer, v any) error { return json.NewEncoder(w).Encode(v) }
