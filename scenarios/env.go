@@ -5,6 +5,7 @@ import (
 	"time"
 
 	"github.com/mcpconform/mcpconform/fakes/client"
+	"github.com/mcpconform/mcpconform/fakes/issuer"
 	"github.com/mcpconform/mcpconform/transport"
 )
 
@@ -26,6 +27,9 @@ type Env struct {
 	// AuthTokens, when two are given, are the bearer tokens of sessions A
 	// and B: two authorization contexts.
 	AuthTokens []string
+	// Auth, when set, is the issuer the target trusts: the authorization
+	// family mints the tokens its checks need there.
+	Auth *Auth
 	// Profiles are the opt-in profiles enabled for this run.
 	Profiles []string
 	Timing   Timing
@@ -40,6 +44,29 @@ type Env struct {
 	// MaxRounds is the bound a client's MRTR loop is judged against
 	// (--max-rounds); zero means DefaultMaxRounds.
 	MaxRounds int
+}
+
+// Auth is what the authorization family knows of a protected target.
+type Auth struct {
+	// Issuer mints tokens the target was configured to trust.
+	Issuer *issuer.Issuer
+	// Resource is the audience of the tokens the target serves (its
+	// canonical URI).
+	Resource string
+	// Scopes are those of a valid token (nil: no scope claim).
+	Scopes []string
+	// Form is how tokens are written: JWTs, or opaque tokens the target
+	// introspects.
+	Form issuer.Form
+	// ScopeTool, when set, is a tool the target serves only to a token
+	// with a scope: a token without scopes must be refused there with 403.
+	ScopeTool string
+}
+
+// Mint makes a token of the run's issuer for subject; the defect makes it
+// invalid in one way.
+func (a *Auth) Mint(subject string, scopes []string, defect issuer.Defect) (string, error) {
+	return a.Issuer.Mint(issuer.Token{Subject: subject, Audience: a.Resource, Scopes: scopes, Form: a.Form, Defect: defect})
 }
 
 // DefaultMaxRounds is the vendor default of the MRTR client loop's bound

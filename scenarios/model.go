@@ -55,6 +55,10 @@ type Check struct {
 	// Source names a design note when the check rests on it rather than on
 	// the spec page (e.g. "seps/1686-tasks.md#81-…"); the report cites it.
 	Source string
+	// Versions, when set, are the only versions the check is judged at
+	// within its scenario's (a rule one version's page added or dropped);
+	// the body skips it elsewhere, and a fault is held to it only there.
+	Versions []string
 	// Profile, when set, makes the check opt-in: it is judged only when the
 	// run enables the profile (--profile), since no spec sentence asks it
 	// of every peer.
@@ -176,13 +180,27 @@ func (c Catalogue) Killers() map[*fault.Fault][]*Check {
 // version: a check of a scenario that does not run there cannot fail
 // there, whatever fault it names.
 func (c Catalogue) KillersOn(version string, kind transport.Kind) map[*fault.Fault][]*Check {
-	var on Catalogue
+	out := map[*fault.Fault][]*Check{}
 	for _, s := range c {
-		if s.AppliesTo(version, kind) {
-			on = append(on, s)
+		if !s.AppliesTo(version, kind) {
+			continue
+		}
+		for _, ch := range s.Checks {
+			if !ch.JudgedAt(version) {
+				continue
+			}
+			for _, f := range ch.Faults {
+				out[f] = append(out[f], ch)
+			}
 		}
 	}
-	return on.Killers()
+	return out
+}
+
+// JudgedAt reports whether the check is judged at version (its scenario
+// running there).
+func (c *Check) JudgedAt(version string) bool {
+	return len(c.Versions) == 0 || slices.Contains(c.Versions, version)
 }
 
 var (
@@ -244,6 +262,11 @@ func (c Catalogue) Validate(variants map[Side]fault.Set) error {
 			}
 			if ch.Source != "" && !specRef.MatchString(ch.Source) {
 				return fmt.Errorf("check %s has no valid source (%q)", ch.ID, ch.Source)
+			}
+			for _, v := range ch.Versions {
+				if !slices.Contains(s.Versions, v) {
+					return fmt.Errorf("check %s is judged at %s, where its scenario does not run", ch.ID, v)
+				}
 			}
 			if ch.Profile != "" && !kebab.MatchString(ch.Profile) {
 				return fmt.Errorf("check %s names profile %q, which is not kebab-case", ch.ID, ch.Profile)

@@ -3,8 +3,13 @@ package suites
 import (
 	"context"
 	"fmt"
+	"net/http"
 	"slices"
 	"sync"
+
+	"github.com/mcpconform/mcpconform/fakes/fault"
+	"github.com/mcpconform/mcpconform/fakes/issuer"
+	"github.com/mcpconform/mcpconform/scenarios"
 
 	"github.com/mcpconform/mcpconform/fakes/peer"
 
@@ -17,6 +22,10 @@ import (
 // target that reaches it.
 type Reference struct {
 	Target client.Target
+	// Auth is the issuer a protected variant trusts, and Tokens the two
+	// tokens of sessions A and B it minted (nil for an unprotected one).
+	Auth   *scenarios.Auth
+	Tokens []string
 	stop   func()
 
 	mu   sync.Mutex
@@ -88,7 +97,13 @@ func StartReference(ctx context.Context, kind transport.Kind, opts server.Refere
 		return nil, err
 	}
 	ctx, cancel := context.WithCancel(ctx)
-	l, err := server.Listen(ctx, kind, "127.0.0.1:0", opts.Variant, transport.Options{})
+	var l transport.Listener
+	var stopIssuer func()
+	if server.IsProtected(opts.Variant) {
+		l, stopIssuer, err = ref.listenProtected(ctx, kind, opts.Variant)
+	} else {
+		l, err = server.Listen(ctx, kind, "127.0.0.1:0", opts.Variant, transport.Options{})
+	}
 	if err != nil {
 		cancel()
 		return nil, err
@@ -99,10 +114,54 @@ func StartReference(ctx context.Context, kind transport.Kind, opts server.Refere
 		_ = engine.Serve(ctx, l)
 	}()
 	ref.Target = client.Target{Kind: kind, URL: l.Addr()}
+	if ref.Auth != nil {
+		ref.Auth.Resource = l.Addr()
+		for _, subject := range []string{"mcpconform-subject-a", "mcpconform-subject-b"} {
+			tok, err := ref.Auth.Mint(subject, ref.Auth.Scopes, issuer.Sound)
+			if err != nil {
+				cancel()
+				_ = l.Close()
+				stopIssuer()
+				return nil, err
+			}
+			ref.Tokens = append(ref.Tokens, tok)
+		}
+		ref.Target.Header = http.Header{"Authorization": {"Bearer " + ref.Tokens[0]}}
+	}
 	ref.stop = func() {
 		cancel()
 		_ = l.Close()
 		<-done
+		if stopIssuer != nil {
+			stopIssuer()
+		}
 	}
 	return ref, nil
+}
+
+// listenProtected serves a protected variant behind its resource-server
+// front, with an issuer of its own on loopback that it trusts.
+func (ref *Reference) listenProtected(ctx context.Context, kind transport.Kind, v *fault.Fault) (transport.Listener, func(), error) {
+	ln, url, err := issuer.Listen("127.0.0.1:0")
+	if err != nil {
+		return nil, nil, err
+	}
+	iss, err := issuer.New(url)
+	if err != nil {
+		_ = ln.Close()
+		return nil, nil, err
+	}
+	srv := iss.Serve(ln)
+	stop := func() { _ = srv.Close() }
+	l, err := server.ListenProtected(ctx, kind, "127.0.0.1:0", v,
+		server.Protection{Issuer: iss.URL(), Keys: iss.PublicKeys(), Introspection: iss.IntrospectionURL()}, transport.Options{})
+	if err != nil {
+		stop()
+		return nil, nil, err
+	}
+	ref.Auth = &scenarios.Auth{Issuer: iss, Scopes: server.Scopes(v)}
+	if v == server.OpaqueTokens {
+		ref.Auth.Form = issuer.Opaque
+	}
+	return l, stop, nil
 }

@@ -205,7 +205,7 @@ func SelfTest(ctx context.Context, opts SelfTestOptions) (*SelfTestReport, error
 
 func runOnce(ctx context.Context, run Run, opts SelfTestOptions) RunOutcome {
 	out := RunOutcome{Run: run}
-	target, stop, own, err := referenceTarget(ctx, run, opts.Exe)
+	target, stop, own, auth, err := referenceTarget(ctx, run, opts.Exe)
 	if err != nil {
 		out.Problems = append(out.Problems, fmt.Sprintf("%s: could not start: %v", run, err))
 		return out
@@ -222,6 +222,11 @@ func runOnce(ctx context.Context, run Run, opts SelfTestOptions) RunOutcome {
 		// checks are judged (without them a stateless server has nothing to
 		// bind a task to); at stateless versions nothing else reads them.
 		cfg.Env.AuthTokens = []string{"selftest-token-a", "selftest-token-b"}
+	}
+	if auth != nil {
+		// A protected variant: its issuer's tokens, session A's on every
+		// request, and the issuer for the authorization family to mint.
+		cfg.Env.Auth, cfg.Env.AuthTokens = auth.Auth, auth.Tokens
 	}
 	if run.Fault == nil || !run.Fault.Liberty {
 		// The reference and the faults are judged with every opt-in profile
@@ -388,22 +393,25 @@ func appliesSomewhere(side scenarios.Side, tr transport.Kind, v string) bool {
 // reference server (or a fault of it) for the server side, the reference
 // client's command for the client side; own lists the invalid messages of
 // its own an in-process reference server sent (fakes/peer's guard).
-func referenceTarget(ctx context.Context, run Run, exe string) (target scenarios.Target, stop func(), own func() []string, err error) {
+func referenceTarget(ctx context.Context, run Run, exe string) (target scenarios.Target, stop func(), own func() []string, protected *Reference, err error) {
 	if run.Side == scenarios.ClientSide {
 		if exe == "" {
-			return nil, nil, nil, fmt.Errorf("the reference client needs the mcpconform binary")
+			return nil, nil, nil, nil, fmt.Errorf("the reference client needs the mcpconform binary")
 		}
 		argv := []string{exe, "fake-client"}
 		if v := run.Fault; v != nil {
 			argv = append(argv, "--"+v.Kind(), v.Name)
 		}
-		return clientside.Target{Argv: argv, RelayExe: exe}, func() {}, func() []string { return nil }, nil
+		return clientside.Target{Argv: argv, RelayExe: exe}, func() {}, func() []string { return nil }, nil, nil
 	}
 	ref, err := StartReference(ctx, run.Transport, server.ReferenceOptions{Variant: run.Fault}, exe)
 	if err != nil {
-		return nil, nil, nil, err
+		return nil, nil, nil, nil, err
 	}
-	return ref.Target, ref.Stop, ref.OwnInvalid, nil
+	if ref.Auth != nil {
+		protected = ref
+	}
+	return ref.Target, ref.Stop, ref.OwnInvalid, protected, nil
 }
 
 // unprovenLiberties names the checks a liberty exercises that passed in

@@ -364,7 +364,7 @@ func (c *HTTPClientConn) SendWithHeaders(ctx context.Context, frame []byte, h ht
 		}
 		c.opts.Transcript.Eventf(c.opts.Session, "HTTP POST %s: reading body: %v", fi.describe(), err)
 		if status/100 != 2 {
-			return &HTTPStatusError{Status: status, Body: httpTrimBody(raw)}
+			return &HTTPStatusError{Status: status, Body: httpTrimBody(raw), Header: resp.Header}
 		}
 		return err
 	}
@@ -381,11 +381,11 @@ func (c *HTTPClientConn) SendWithHeaders(ctx context.Context, frame []byte, h ht
 		// for an answer that is not coming (transports.mdx: the body of such
 		// a 4xx MAY be a JSON-RPC error that has no id).
 		if answered := httpInspect(bytes.TrimSpace(raw)); fi.isRequest() && answered.idKey == "" {
-			return &HTTPStatusError{Status: status, Body: httpTrimBody(raw)}
+			return &HTTPStatusError{Status: status, Body: httpTrimBody(raw), Header: resp.Header}
 		}
 		return nil
 	}
-	return &HTTPStatusError{Status: status, Body: httpTrimBody(raw)}
+	return &HTTPStatusError{Status: status, Body: httpTrimBody(raw), Header: resp.Header}
 }
 
 // CancelRequest closes the SSE response stream of the POST that carried the

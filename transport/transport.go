@@ -123,6 +123,8 @@ type HTTPStatusError struct {
 	Status   int
 	Body     string
 	Redirect string // RedirectNote of a 3xx answer ("" for none)
+	// Header is the refusal's header (its WWW-Authenticate challenge).
+	Header http.Header
 }
 
 func (e *HTTPStatusError) Error() string {
@@ -140,7 +142,7 @@ func (e *HTTPStatusError) Error() string {
 // most its start) is body. A redirect's body is left out: it is a page for
 // browsers that repeats the Location, unquoted.
 func statusError(resp *http.Response, body []byte) *HTTPStatusError {
-	se := &HTTPStatusError{Status: resp.StatusCode}
+	se := &HTTPStatusError{Status: resp.StatusCode, Header: resp.Header}
 	if resp.StatusCode/100 == 3 {
 		se.Redirect = RedirectNote(resp)
 		if se.Redirect != "" {

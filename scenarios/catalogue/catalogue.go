@@ -14,6 +14,7 @@ import (
 	clientmrtr "github.com/mcpconform/mcpconform/scenarios/client/mrtr"
 	"github.com/mcpconform/mcpconform/scenarios/client/surface"
 	clienttasks "github.com/mcpconform/mcpconform/scenarios/client/tasks"
+	serverauth "github.com/mcpconform/mcpconform/scenarios/server/auth"
 	serverlifecycle "github.com/mcpconform/mcpconform/scenarios/server/lifecycle"
 	servermrtr "github.com/mcpconform/mcpconform/scenarios/server/mrtr"
 	"github.com/mcpconform/mcpconform/scenarios/server/prompts"
@@ -41,6 +42,7 @@ var all = func() scenarios.Catalogue {
 		servermrtr.Scenarios(),
 		tasksext.Scenarios(),
 		stateless.Scenarios(),
+		serverauth.Scenarios(),
 		clientlifecycle.Scenarios(),
 		clientmrtr.Scenarios(),
 		clienttasks.Scenarios(),

@@ -1,0 +1,201 @@
+package auth
+
+import (
+	"encoding/json"
+	"fmt"
+	"io"
+	"mime"
+	"net/http"
+	"net/url"
+	"strings"
+)
+
+// challenge is one challenge of a WWW-Authenticate header (RFC 9110
+// §11.6.1): its scheme and auth-params, names lowercased.
+type challenge struct {
+	scheme string
+	params map[string]string
+}
+
+// parseChallenges reads every challenge of the header's values. It is
+// lenient about whitespace and stray commas; a value that is no
+// challenge at all yields none.
+func parseChallenges(values []string) []challenge {
+	var out []challenge
+	for _, v := range values {
+		s := v
+		var cur *challenge
+		for {
+			s = strings.TrimLeft(s, " \t,")
+			if s == "" {
+				break
+			}
+			name := takeToken(&s)
+			if name == "" {
+				break // not a token: give up on the rest
+			}
+			rest := strings.TrimLeft(s, " \t")
+			if cur != nil && strings.HasPrefix(rest, "=") && !strings.HasPrefix(strings.TrimLeft(rest[1:], " \t"), "=") {
+				s = strings.TrimLeft(rest[1:], " \t")
+				cur.params[strings.ToLower(name)] = takeValue(&s)
+				continue
+			}
+			if strings.HasPrefix(rest, "=") {
+				// token68 of a new challenge's scheme (not a param of ours)
+				s = strings.TrimLeft(rest, "=")
+				continue
+			}
+			out = append(out, challenge{scheme: name, params: map[string]string{}})
+			cur = &out[len(out)-1]
+			s = rest
+		}
+	}
+	return out
+}
+
+func takeToken(s *string) string {
+	i := 0
+	for i < len(*s) && strings.IndexByte(" \t,=\"", (*s)[i]) < 0 {
+		i++
+	}
+	tok := (*s)[:i]
+	*s = (*s)[i:]
+	return tok
+}
+
+func takeValue(s *string) string {
+	if !strings.HasPrefix(*s, `"`) {
+		return takeToken(s)
+	}
+	var b strings.Builder
+	for i := 1; i < len(*s); i++ {
+		c := (*s)[i]
+		switch {
+		case c == '\\' && i+1 < len(*s):
+			i++
+			b.WriteByte((*s)[i])
+		case c == '"':
+			*s = (*s)[i+1:]
+			return b.String()
+		default:
+			b.WriteByte(c)
+		}
+	}
+	*s = ""
+	return b.String()
+}
+
+// bearer is the Bearer challenge of a response, if it has one.
+func bearer(h http.Header) (challenge, bool) {
+	for _, c := range parseChallenges(h.Values("WWW-Authenticate")) {
+		if strings.EqualFold(c.scheme, "Bearer") {
+			return c, true
+		}
+	}
+	return challenge{}, false
+}
+
+// sameOrigin reports whether u is on the origin of base (scheme, host and
+// port; ws and wss count as http and https): mcpconform fetches nothing a
+// target names elsewhere.
+func sameOrigin(u, base *url.URL) bool {
+	scheme := func(s string) string {
+		switch strings.ToLower(s) {
+		case "ws":
+			return "http"
+		case "wss":
+			return "https"
+		}
+		return strings.ToLower(s)
+	}
+	return scheme(u.Scheme) == scheme(base.Scheme) && strings.EqualFold(u.Host, base.Host)
+}
+
+// httpOrigin is the http(s) origin of an endpoint URL (ws → http).
+func httpOrigin(u *url.URL) string {
+	s := "http"
+	if strings.EqualFold(u.Scheme, "https") || strings.EqualFold(u.Scheme, "wss") {
+		s = "https"
+	}
+	return s + "://" + u.Host
+}
+
+// prmDoc is a fetched Protected Resource Metadata document.
+type prmDoc struct {
+	url         string // where it was found
+	status      int
+	contentType string
+	raw         []byte
+	doc         map[string]any // nil: not a JSON object
+}
+
+func (d *prmDoc) String() string {
+	return fmt.Sprintf("GET %s: HTTP %d (%s) %.300s", d.url, d.status, d.contentType, d.raw)
+}
+
+// isJSON reports a 200 whose Content-Type is application/json and whose
+// body is a JSON object (RFC 9728 §3.2).
+func (d *prmDoc) isJSON() bool {
+	mt, _, _ := mime.ParseMediaType(d.contentType)
+	return d.status == http.StatusOK && mt == "application/json" && d.doc != nil
+}
+
+func (d *prmDoc) str(key string) string {
+	s, _ := d.doc[key].(string)
+	return s
+}
+
+func (d *prmDoc) strings(key string) ([]string, bool) {
+	list, ok := d.doc[key].([]any)
+	if !ok {
+		return nil, false
+	}
+	var out []string
+	for _, v := range list {
+		s, ok := v.(string)
+		if !ok {
+			return nil, false
+		}
+		out = append(out, s)
+	}
+	return out, true
+}
+
+// fetchPRM GETs a document on the target's origin (the caller checked).
+func (p *prober) fetchPRM(u string) (*prmDoc, error) {
+	ctx, cancel := p.t.Wait()
+	defer cancel()
+	req, err := http.NewRequestWithContext(ctx, http.MethodGet, u, nil)
+	if err != nil {
+		return nil, err
+	}
+	req.Header.Set("Accept", "application/json")
+	resp, err := p.hc.Do(req)
+	if err != nil {
+		p.t.Transcript().Eventf(probeLabel, "GET %s: %v", u, err)
+		return nil, err
+	}
+	defer resp.Body.Close()
+	raw, _ := io.ReadAll(io.LimitReader(resp.Body, 1<<20))
+	d := &prmDoc{url: u, status: resp.StatusCode, contentType: resp.Header.Get("Content-Type"), raw: raw}
+	if resp.StatusCode == http.StatusOK {
+		var doc map[string]any
+		if json.Unmarshal(raw, &doc) == nil {
+			d.doc = doc
+		}
+	}
+	p.t.Transcript().Eventf(probeLabel, "%s", d)
+	return d, nil
+}
+
+// wellKnownPRM lists RFC 9728's locations for the endpoint, in the pages'
+// order: path-based, then root (the same when the path is empty).
+func wellKnownPRM(endpoint *url.URL) []string {
+	origin := httpOrigin(endpoint)
+	path := strings.TrimSuffix(endpoint.EscapedPath(), "/")
+	out := []string{}
+	if path != "" {
+		out = append(out, origin+"/.well-known/oauth-protected-resource"+path)
+	}
+	return append(out, origin+"/.well-known/oauth-protected-resource")
+}
