@@ -144,6 +144,8 @@ type plan struct {
 	targets    map[transport.Kind]scenarios.Target
 	describe   string // the target, for the header line and reports
 	env        scenarios.Env
+	// auth is the issuer and tokens of a protected target, by transport.
+	auth map[transport.Kind]runAuth
 	flags      *runFlags
 }
 
@@ -200,6 +202,9 @@ func (p *plan) wholeConfigs(progress io.Writer) []suites.Config {
 		for _, v := range p.versions {
 			env := p.env
 			env.Target, env.Version, env.Transport = p.targets[tr], v, tr
+			if a, ok := p.auth[tr]; ok {
+				env.Auth, env.AuthTokens = a.auth, a.tokens
+			}
 			env.Timing = p.flags.timing.get()
 			env.VersionExplicit = p.flags.specVersion != "" && p.flags.specVersion != "all"
 			env.Profiles = p.flags.profiles
@@ -377,4 +382,11 @@ func firstOf(run *reports.Run, status reports.Status) string {
 		}
 	}
 	return ""
+}
+
+// runAuth is what a run knows of a protected target on one transport: the
+// issuer it trusts and the tokens of sessions A and B.
+type runAuth struct {
+	auth   *scenarios.Auth
+	tokens []string
 }

@@ -34,6 +34,10 @@ type serverFlags struct {
 	authTokens []string
 	// bearer is the token every session carries (the first of authTokens).
 	bearer string
+	issuer issuerFlags
+	// protectedRefs are the references of a protected variant, by
+	// transport: each runs an issuer of its own.
+	protectedRefs map[transport.Kind]*suites.Reference
 }
 
 func serverCmd() *cobra.Command {
@@ -68,6 +72,7 @@ Exit codes: 0 every judged check passed (SHOULD warnings allowed unless --strict
 	fl.StringArrayVar(&f.headers, "header", nil, "extra HTTP header for every request, 'Name: value' (repeatable)")
 	fl.StringVar(&f.configPath, "config", "", "YAML file mapping fixtures to the target's tools and arguments (see README)")
 	fl.StringArrayVar(&f.authTokens, "auth-token", nil, "bearer token of every session (HTTP, WebSocket); give two for two authorization contexts: the second is session B's")
+	f.issuer.register(fl)
 	return cmd
 }
 
@@ -155,6 +160,12 @@ func (f *serverFlags) targets(ctx context.Context, args []string) ([]transport.K
 		}
 		refs = append(refs, ref)
 		targets[tr] = ref.Target
+		if ref.Auth != nil {
+			if f.protectedRefs == nil {
+				f.protectedRefs = map[transport.Kind]*suites.Reference{}
+			}
+			f.protectedRefs[tr] = ref
+		}
 	}
 	return transports, targets, stop, nil
 }
@@ -245,6 +256,43 @@ func runServer(cmd *cobra.Command, f *serverFlags, args []string) (int, error) {
 	}
 	defer stop()
 	p.transports = transports
+	p.auth = map[transport.Kind]runAuth{}
+	for tr, ref := range f.protectedRefs {
+		p.auth[tr] = runAuth{auth: ref.Auth, tokens: ref.Tokens}
+	}
+	if f.issuer.set() {
+		if f.reference {
+			return exitUsage, usageErr("--auth-listen and --auth-state go with a target of your own: a protected reference (--liberty protected, or an authorization fault) runs an issuer of its own")
+		}
+		iss, stopIssuer, err := f.issuer.start(cmd.ErrOrStderr())
+		if err != nil {
+			return exitUsage, usageErr("%v", err)
+		}
+		defer stopIssuer()
+		for _, tr := range transports {
+			t := targets[tr]
+			if tr == transport.Stdio {
+				continue // credentials come from the environment there
+			}
+			a, minted, err := f.issuer.tokensFor(ctx, iss, t)
+			if err != nil {
+				return exitUsage, usageErr("minting the run's tokens: %v", err)
+			}
+			ra := runAuth{auth: a, tokens: tokens}
+			if len(tokens) == 0 {
+				// No token of the user's: sessions A and B carry two the
+				// issuer minted for two subjects.
+				ra.tokens = minted
+				if t.Header == nil {
+					t.Header = http.Header{}
+				}
+				t.Header = t.Header.Clone()
+				t.Header.Set("Authorization", "Bearer "+minted[0])
+				targets[tr] = t
+			}
+			p.auth[tr] = ra
+		}
+	}
 	p.targets = map[transport.Kind]scenarios.Target{}
 	var parts []string
 	for _, tr := range transports {

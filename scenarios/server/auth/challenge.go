@@ -1,6 +1,7 @@
 package auth
 
 import (
+	"context"
 	"encoding/json"
 	"fmt"
 	"io"
@@ -8,6 +9,9 @@ import (
 	"net/http"
 	"net/url"
 	"strings"
+	"time"
+
+	"github.com/mcpconform/mcpconform/transport"
 )
 
 // challenge is one challenge of a WWW-Authenticate header (RFC 9110
@@ -198,4 +202,38 @@ func wellKnownPRM(endpoint *url.URL) []string {
 		out = append(out, origin+"/.well-known/oauth-protected-resource"+path)
 	}
 	return append(out, origin+"/.well-known/oauth-protected-resource")
+}
+
+// AdvertisedScopes reads the scopes_supported of the Protected Resource
+// Metadata at the well-known URIs of an endpoint (its own origin only),
+// for the tokens of a run that was told none; nil when there is none.
+func AdvertisedScopes(ctx context.Context, endpoint string) []string {
+	u, err := url.Parse(endpoint)
+	if err != nil || !u.IsAbs() {
+		return nil
+	}
+	hc := transport.NewHTTPClient(nil)
+	for _, wk := range wellKnownPRM(u) {
+		ctx, cancel := context.WithTimeout(ctx, 5*time.Second)
+		req, err := http.NewRequestWithContext(ctx, http.MethodGet, wk, nil)
+		if err != nil {
+			cancel()
+			return nil
+		}
+		resp, err := hc.Do(req)
+		if err != nil {
+			cancel()
+			return nil
+		}
+		var doc struct {
+			Scopes []string `json:"scopes_supported"`
+		}
+		ok := resp.StatusCode == http.StatusOK && json.NewDecoder(io.LimitReader(resp.Body, 1<<20)).Decode(&doc) == nil
+		resp.Body.Close()
+		cancel()
+		if ok {
+			return doc.Scopes
+		}
+	}
+	return nil
 }
