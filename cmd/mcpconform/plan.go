@@ -145,8 +145,8 @@ type plan struct {
 	describe   string // the target, for the header line and reports
 	env        scenarios.Env
 	// auth is the issuer and tokens of a protected target, by transport.
-	auth map[transport.Kind]runAuth
-	flags      *runFlags
+	auth  map[transport.Kind]runAuth
+	flags *runFlags
 }
 
 // check validates the selection before anything starts.
