@@ -152,6 +152,7 @@ func fakeServerCmd() *cobra.Command {
 		libertyName string
 		listFaults  bool
 		hold        bool
+		trustIssuer string
 	)
 	cmd := &cobra.Command{
 		Use:   "fake-server (--stdio | --http ADDR | --ws ADDR) [--fault NAME]",
@@ -195,11 +196,20 @@ func fakeServerCmd() *cobra.Command {
 				conn := transport.NewStdioServerConn(os.Stdin, os.Stdout, transport.Options{})
 				return engine.ServeConn(ctx, conn)
 			}
+			kind, addr := transport.HTTP, httpAddr
+			if wsAddr != "" {
+				kind, addr = transport.WS, wsAddr
+			}
 			var l transport.Listener
-			if httpAddr != "" {
-				l, err = server.Listen(ctx, transport.HTTP, httpAddr, f, transport.Options{})
-			} else {
-				l, err = server.Listen(ctx, transport.WS, wsAddr, f, transport.Options{})
+			switch {
+			case server.IsProtected(f) && trustIssuer == "":
+				return usageErr("%s %s is a protected server: name the issuer it trusts with --trust-issuer URL (e.g. 'mcpconform auth-server')", f.Kind(), f.Name)
+			case server.IsProtected(f):
+				l, err = server.ListenProtected(ctx, kind, addr, f, server.TrustIssuer(trustIssuer), transport.Options{})
+			case trustIssuer != "":
+				return usageErr("--trust-issuer goes with a protected variant (--liberty protected, or an authorization fault)")
+			default:
+				l, err = server.Listen(ctx, kind, addr, f, transport.Options{})
 			}
 			if err != nil {
 				return &exitError{code: exitUsage, err: err}
@@ -220,6 +230,7 @@ func fakeServerCmd() *cobra.Command {
 	fl.StringVar(&faultName, "fault", "", "serve this fault instead of the conformant server")
 	fl.StringVar(&libertyName, "liberty", "", "serve this conformant variant instead of the reference")
 	fl.BoolVar(&listFaults, "list-faults", false, "list the faults and exit")
+	fl.StringVar(&trustIssuer, "trust-issuer", "", "with a protected variant: the issuer whose tokens it serves (its JWKS is fetched at the first token)")
 	fl.BoolVar(&hold, "hold-task-requests", false, "send a task's elicitation only on a pending tasks/result (as the TypeScript SDK does)")
 	return cmd
 }

@@ -38,9 +38,20 @@ const PRMWellKnown = "/.well-known/oauth-protected-resource"
 // Protection is what the protected reference trusts.
 type Protection struct {
 	Issuer string
-	Keys   jose.JSONWebKeySet
+	// Keys are the issuer's public keys; without them they are fetched
+	// from the issuer's JWKS (IssuerJWKS) at the first token, and again
+	// when a token names a key the set lacks, as resource servers do.
+	Keys jose.JSONWebKeySet
 	// Introspection is the issuer's RFC 7662 endpoint (opaque-tokens).
 	Introspection string
+}
+
+// TrustIssuer is the Protection of an issuer served elsewhere (by
+// `mcpconform auth-server` or a judging run's --auth-listen): its keys are
+// fetched from its JWKS when a token first needs them.
+func TrustIssuer(url string) Protection {
+	url = strings.TrimSuffix(url, "/")
+	return Protection{Issuer: url, Introspection: url + issuer.PathIntrospect}
 }
 
 // Scopes are those the variant asks of a token (nil: none).
@@ -113,6 +124,7 @@ type authFront struct {
 	hc       *http.Client
 
 	mu         sync.Mutex
+	fetched    bool            // the keys came from the JWKS (fetched once a kid is unknown)
 	authorized map[string]bool // session ids whose initialize carried a valid token (session-trusts-initialize)
 }
 
@@ -332,10 +344,35 @@ func (f *authFront) claims(token string) (issuer.Claims, error) {
 	if err != nil {
 		return c, fmt.Errorf("not a JWT of ours: %v", err)
 	}
-	if err := tok.Claims(f.p.Keys, &c); err != nil {
+	if err := tok.Claims(f.keys(tok), &c); err != nil {
 		return c, fmt.Errorf("signature: %v", err)
 	}
 	return c, nil
+}
+
+// keys are the issuer's public keys, fetched from its JWKS when none were
+// given or the token names a kid the set lacks.
+func (f *authFront) keys(tok *jwt.JSONWebToken) jose.JSONWebKeySet {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	kid := ""
+	if len(tok.Headers) > 0 {
+		kid = tok.Headers[0].KeyID
+	}
+	if len(f.p.Keys.Keys) > 0 && (kid == "" || len(f.p.Keys.Key(kid)) > 0 || f.fetched) {
+		return f.p.Keys
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+	defer cancel()
+	req, _ := http.NewRequestWithContext(ctx, http.MethodGet, f.p.Issuer+issuer.PathJWKS, nil)
+	if resp, err := f.hc.Do(req); err == nil {
+		var set jose.JSONWebKeySet
+		if resp.StatusCode == http.StatusOK && json.NewDecoder(io.LimitReader(resp.Body, 1<<20)).Decode(&set) == nil {
+			f.p.Keys, f.fetched = set, true
+		}
+		resp.Body.Close()
+	}
+	return f.p.Keys
 }
 
 // introspect asks the issuer (RFC 7662 §2.1) and checks the audience.
