@@ -418,21 +418,32 @@ func referenceTarget(ctx context.Context, run Run, exe string) (target scenarios
 // none of its runs: a liberty proves something only where they were judged.
 func unprovenLiberties(outcomes []RunOutcome) []string {
 	passed := map[*fault.Fault]map[string]bool{}
+	judged := map[*fault.Fault]map[string]bool{} // checks judged at some run's version and transport
 	for _, o := range outcomes {
 		if o.Fault == nil || !o.Fault.Liberty {
 			continue
 		}
 		if passed[o.Fault] == nil {
-			passed[o.Fault] = map[string]bool{}
+			passed[o.Fault], judged[o.Fault] = map[string]bool{}, map[string]bool{}
 		}
 		for _, id := range o.Passed {
 			passed[o.Fault][id] = true
+		}
+		for _, s := range catalogue.All() {
+			if !s.AppliesTo(o.Version, o.Transport) {
+				continue
+			}
+			for _, c := range s.Checks {
+				if c.JudgedAt(o.Version) {
+					judged[o.Fault][c.ID] = true
+				}
+			}
 		}
 	}
 	var problems []string
 	for l, ids := range passed {
 		for _, c := range catalogue.All().Exercisers()[l] {
-			if !ids[c.ID] {
+			if judged[l][c.ID] && !ids[c.ID] {
 				problems = append(problems, fmt.Sprintf("liberty %s: %s passed in none of its runs, so the liberty proved nothing there", l.Name, c.ID))
 			}
 		}

@@ -79,11 +79,13 @@ var (
 		Description: `serves an unsigned JWT ("alg": "none") whose claims are otherwise valid`}
 	InvalidTokenNoError = &fault.Fault{Name: "invalid-token-no-error", Transports: authTransports,
 		Description: `refuses an invalid token with 401 and a challenge without error="invalid_token"`}
+	ChallengeUnescapedQuote = &fault.Fault{Name: "challenge-unescaped-quote", Transports: authTransports,
+		Description: `refuses an invalid token with a challenge whose error_description holds unescaped quotes ("the "exp" claim …"), so the header no longer parses`}
 	SessionTrustsInitialize = &fault.Fault{Name: "session-trusts-initialize", Transports: []transport.Kind{transport.HTTP}, Versions: legacy,
 		Description: "checks the token of a session's initialize only: a later request of the session is served whatever token it carries"}
 	Scope401 = &fault.Fault{Name: "insufficient-scope-401", Transports: authTransports,
 		Description: "refuses a valid token that lacks its scope with 401 instead of 403"}
-	ScopeNoChallenge = &fault.Fault{Name: "insufficient-scope-no-challenge", Transports: authTransports,
+	ScopeNoChallenge = &fault.Fault{Name: "insufficient-scope-no-challenge", Transports: authTransports, Versions: withDiscoveryChoice,
 		Description: `refuses a valid token that lacks its scope with 403 and a challenge without error="insufficient_scope" or scope`}
 	OfflineAccessAdvertised = &fault.Fault{Name: "offline-access-advertised", Transports: authTransports, Versions: []string{protocol.V20260728},
 		Description: "lists offline_access in its scopes_supported and its challenge's scope"}
@@ -94,7 +96,7 @@ var (
 	authFaults    = fault.Set{NoToken403, NoWWWAuthenticate, NoResourceMetadata, PRMUndiscoverable, PRMResourceWrong,
 		PRMNoAuthorizationServers, PRMNotJSON, ChallengeWithoutScope, MalformedHeaderServed, OtherSchemeServed,
 		QueryTokenAccepted, ExpiredAccepted, NotYetValidAccepted, AudienceUnchecked, IssuerUnchecked, SignatureUnchecked,
-		AlgNoneAccepted, InvalidTokenNoError, SessionTrustsInitialize, Scope401, ScopeNoChallenge, OfflineAccessAdvertised}
+		AlgNoneAccepted, InvalidTokenNoError, ChallengeUnescapedQuote, SessionTrustsInitialize, Scope401, ScopeNoChallenge, OfflineAccessAdvertised}
 )
 
 func init() {

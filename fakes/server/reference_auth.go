@@ -412,6 +412,9 @@ func (f *authFront) challenge(w http.ResponseWriter, status int, code, scope, wh
 	if code != "" {
 		params = append(params, fmt.Sprintf("error=%q", code))
 	}
+	if code == "invalid_token" && f.is(ChallengeUnescapedQuote) {
+		params = append(params, `error_description="the "exp" claim failed: `+strings.ReplaceAll(why, `"`, "'")+`"`)
+	}
 	if scope == "" && !f.is(ChallengeWithoutScope) {
 		scope = strings.Join(f.scopes(), " ")
 	}

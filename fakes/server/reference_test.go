@@ -78,7 +78,7 @@ var _ = Describe("the fault catalogue", func() {
 		for _, f := range server.Faults() {
 			observable := false
 			for _, tr := range transport.Kinds() {
-				for _, v := range []string{"2025-11-25", "2026-07-28"} {
+				for _, v := range protocol.Supported() {
 					observable = observable || f.ObservableOn(tr, v)
 				}
 			}

@@ -144,6 +144,12 @@ var (
 			"SHOULD include the error attribute when a request's token failed authentication)",
 		Faults: []*fault.Fault{server.InvalidTokenNoError}, Liberties: []*fault.Fault{server.OpaqueTokens}}
 
+	challengeSyntax = &scenarios.Check{ID: "auth-token-validation/challenge-syntax", Level: scenarios.Must, Spec: page + "#token-handling",
+		Quote: quoteRespond53,
+		Title: "each refusal's WWW-Authenticate parses: RFC 9110 §11.6.1's grammar (params of tokens or quoted-strings, comma-separated), " +
+			"and RFC 6750 §3: error_description \"MUST NOT include characters outside the set %x20-21 / %x23-5B / %x5D-7E\" (no bare quote), " +
+			"so that a client can read resource_metadata and scope",
+		Faults: []*fault.Fault{server.ChallengeUnescapedQuote}, Liberties: []*fault.Fault{server.OpaqueTokens}}
 	scope403 = &scenarios.Check{ID: "auth-insufficient-scope/status-403", Level: scenarios.Must, Spec: page + "#error-handling",
 		Quote: quoteStatusCodes,
 		Title: "a valid token without the scope a request needs is refused with 403 (the table: \"Invalid scopes or insufficient " +
@@ -156,6 +162,11 @@ var (
 )
 
 func tokenCheck(name, quote, anchor, title string, f *fault.Fault) *scenarios.Check {
-	return &scenarios.Check{ID: "auth-token-validation/" + name, Level: scenarios.Must, Spec: page + anchor, Quote: quote, Title: title,
-		Versions: f.Versions, Faults: []*fault.Fault{f}, Liberties: []*fault.Fault{server.OpaqueTokens}}
+	c := &scenarios.Check{ID: "auth-token-validation/" + name, Level: scenarios.Must, Spec: page + anchor, Quote: quote, Title: title,
+		Versions: f.Versions, Faults: []*fault.Fault{f}}
+	if f != server.SessionTrustsInitialize {
+		// judged over every transport the liberty runs on
+		c.Liberties = []*fault.Fault{server.OpaqueTokens}
+	}
+	return c
 }

@@ -21,11 +21,14 @@ type challenge struct {
 	params map[string]string
 }
 
-// parseChallenges reads every challenge of the header's values. It is
-// lenient about whitespace and stray commas; a value that is no
-// challenge at all yields none.
-func parseChallenges(values []string) []challenge {
+// parseChallenges reads every challenge of the header's values, and says
+// what breaks RFC 9110's grammar (§11.6.1: auth-param = token BWS "=" BWS
+// ( token / quoted-string ), challenges and params separated by commas),
+// such as an unescaped quote inside a quoted-string. What it read up to
+// the break is kept, so a judge can still look at it.
+func parseChallenges(values []string) ([]challenge, error) {
 	var out []challenge
+	var bad error
 	for _, v := range values {
 		s := v
 		var cur *challenge
@@ -36,12 +39,23 @@ func parseChallenges(values []string) []challenge {
 			}
 			name := takeToken(&s)
 			if name == "" {
-				break // not a token: give up on the rest
+				bad = fmt.Errorf("%q: no token where a scheme or a parameter starts (at %q)", v, s)
+				break
 			}
 			rest := strings.TrimLeft(s, " \t")
 			if cur != nil && strings.HasPrefix(rest, "=") && !strings.HasPrefix(strings.TrimLeft(rest[1:], " \t"), "=") {
 				s = strings.TrimLeft(rest[1:], " \t")
-				cur.params[strings.ToLower(name)] = takeValue(&s)
+				value, err := takeValue(&s)
+				cur.params[strings.ToLower(name)] = value
+				if err == nil {
+					if after := strings.TrimLeft(s, " \t"); after != "" && !strings.HasPrefix(after, ",") {
+						err = fmt.Errorf("parameter %s is followed by %q, not a comma", name, after)
+					}
+				}
+				if err != nil {
+					bad = fmt.Errorf("%q: %v", v, err)
+					break
+				}
 				continue
 			}
 			if strings.HasPrefix(rest, "=") {
@@ -54,7 +68,7 @@ func parseChallenges(values []string) []challenge {
 			s = rest
 		}
 	}
-	return out
+	return out, bad
 }
 
 func takeToken(s *string) string {
@@ -67,9 +81,13 @@ func takeToken(s *string) string {
 	return tok
 }
 
-func takeValue(s *string) string {
+func takeValue(s *string) (string, error) {
 	if !strings.HasPrefix(*s, `"`) {
-		return takeToken(s)
+		v := takeToken(s)
+		if v == "" {
+			return "", fmt.Errorf("a parameter without a value")
+		}
+		return v, nil
 	}
 	var b strings.Builder
 	for i := 1; i < len(*s); i++ {
@@ -80,18 +98,19 @@ func takeValue(s *string) string {
 			b.WriteByte((*s)[i])
 		case c == '"':
 			*s = (*s)[i+1:]
-			return b.String()
+			return b.String(), nil
 		default:
 			b.WriteByte(c)
 		}
 	}
 	*s = ""
-	return b.String()
+	return b.String(), fmt.Errorf("a quoted-string without its closing quote")
 }
 
 // bearer is the Bearer challenge of a response, if it has one.
 func bearer(h http.Header) (challenge, bool) {
-	for _, c := range parseChallenges(h.Values("WWW-Authenticate")) {
+	all, _ := parseChallenges(h.Values("WWW-Authenticate"))
+	for _, c := range all {
 		if strings.EqualFold(c.scheme, "Bearer") {
 			return c, true
 		}

@@ -36,6 +36,18 @@ var _ = Describe("WWW-Authenticate", func() {
 		Expect(c.params).To(BeEmpty())
 	})
 
+	It("says where a challenge breaks the grammar, and keeps what it read before", func() {
+		all, err := parseChallenges([]string{`Bearer error="invalid_token", error_description=""exp" claim timestamp check failed", scope="mcp:tools", resource_metadata="http://x/"`})
+		Expect(err).To(MatchError(ContainSubstring("not a comma")))
+		Expect(all).To(HaveLen(1))
+		Expect(all[0].params).To(HaveKeyWithValue("error", "invalid_token"))
+		Expect(all[0].params).NotTo(HaveKey("resource_metadata"))
+		_, err = parseChallenges([]string{`Bearer realm="open`})
+		Expect(err).To(MatchError(ContainSubstring("closing quote")))
+		_, err = parseChallenges([]string{`Bearer realm="a \"quoted\" word", scope=x`})
+		Expect(err).NotTo(HaveOccurred())
+	})
+
 	It("finds no Bearer challenge where there is none", func() {
 		_, ok := bearer(http.Header{})
 		Expect(ok).To(BeFalse())

@@ -12,8 +12,6 @@ import (
 	"net/url"
 	"strings"
 
-	"github.com/gorilla/websocket"
-
 	"github.com/mcpconform/mcpconform/fakes/client"
 	"github.com/mcpconform/mcpconform/jsonrpc"
 	"github.com/mcpconform/mcpconform/protocol"
@@ -234,26 +232,21 @@ func readAnswer(r *bufio.Reader, id jsonrpc.ID) *jsonrpc.Message {
 func (p *prober) sendWS(target string, header http.Header, body []byte, id jsonrpc.ID) (*answer, error) {
 	ctx, cancel := p.t.Wait()
 	defer cancel()
-	d := websocket.Dialer{Subprotocols: []string{transport.WebSocketSubprotocol}, HandshakeTimeout: p.t.Env.Timing.ResponseTimeout}
-	ws, resp, err := d.DialContext(ctx, target, header)
+	conn, err := transport.DialWebSocket(ctx, target, transport.Options{Transcript: p.t.Transcript(), Session: probeLabel, Header: header})
 	if err != nil {
-		if resp == nil {
-			return nil, err
+		var hs *transport.HTTPStatusError
+		if errors.As(err, &hs) {
+			return &answer{status: hs.Status, header: hs.Header, body: hs.Body}, nil
 		}
-		defer resp.Body.Close()
-		b, _ := io.ReadAll(io.LimitReader(resp.Body, 4096))
-		return &answer{status: resp.StatusCode, header: resp.Header, body: string(b)}, nil
+		return nil, err
 	}
-	defer ws.Close()
-	a := &answer{status: resp.StatusCode, header: resp.Header}
-	if err := ws.WriteMessage(websocket.TextMessage, body); err != nil {
+	defer conn.Close()
+	a := &answer{status: http.StatusSwitchingProtocols, header: http.Header{}}
+	if err := conn.Send(ctx, body); err != nil {
 		return a, nil
 	}
-	if dl, ok := ctx.Deadline(); ok {
-		_ = ws.SetReadDeadline(dl)
-	}
 	for {
-		_, b, err := ws.ReadMessage()
+		b, err := conn.Recv(ctx)
 		if err != nil {
 			if errors.Is(ctx.Err(), context.DeadlineExceeded) {
 				p.t.Transcript().Eventf(probeLabel, "no answer on the WebSocket before the deadline")

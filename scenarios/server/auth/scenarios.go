@@ -257,15 +257,15 @@ var tokenScenario = &scenarios.Scenario{
 	Needs:      []string{"an issuer the target trusts (--auth-listen or --auth-state)"},
 	Purpose: "mcpconform's issuer mints a valid token (it must be served, or the target does not trust the issuer and nothing is " +
 		"judged), then one token per defect, each sent on a request of its own. Over Streamable HTTP with sessions, a session opened " +
-		"with the valid token then carries an expired one.",
+		"with the valid token then carries a token that is none of the issuer's.",
 	Checks: []*scenarios.Check{expiredRefused, notYetValidRefused, audienceRefused, issuerRefused, signatureRefused, algNoneRefused,
-		everyRequest, queryTokenRefused, refusalInvalidToken},
+		everyRequest, queryTokenRefused, refusalInvalidToken, challengeSyntax},
 	Run: serverside.Body(func(t *serverside.T) {
 		a := needIssuer(t)
 		p := newProber(t)
 		requireProtected(t, p)
 		valid := servedValid(t, p, a)
-		var missingError []string
+		var missingError, malformed []string
 		for _, c := range []struct {
 			check  *scenarios.Check
 			defect issuer.Defect
@@ -282,12 +282,16 @@ var tokenScenario = &scenarios.Scenario{
 				t.Abort("no HTTP answer: %v", err)
 			}
 			t.Judge(c.check, ans.status == http.StatusUnauthorized, "HTTP 401", ans.String())
+			if _, err := parseChallenges(ans.header.Values("WWW-Authenticate")); err != nil {
+				malformed = append(malformed, fmt.Sprintf("a token %s: %v", c.defect, err))
+			}
 			if ans.status == http.StatusUnauthorized {
 				if ch, ok := bearer(ans.header); !ok || ch.params["error"] != "invalid_token" {
 					missingError = append(missingError, fmt.Sprintf("a token %s: %s", c.defect, ans))
 				}
 			}
 		}
+		t.Judge(challengeSyntax, len(malformed) == 0, "challenges RFC 9110 can parse", strings.Join(malformed, "; "))
 		t.Judge(refusalInvalidToken, len(missingError) == 0, `WWW-Authenticate: Bearer error="invalid_token", …`, strings.Join(missingError, "; "))
 
 		t.Step("send %s with the valid token in the access_token query parameter only", t.Version().Handshake)
@@ -312,7 +316,7 @@ var tokenScenario = &scenarios.Scenario{
 			status, refused = s.Status(id)
 		}
 		if !refused && err != nil && serverside.Unanswered(s, err) {
-			t.Abort("no answer to tools/list with an expired token: %v", err)
+			t.Abort("no answer to tools/list with a token that is none of the issuer's: %v", err)
 		}
 		t.Judge(everyRequest, refused && status >= 400 && status < 500, "a refusal (HTTP 401)",
 			fmt.Sprintf("HTTP %d %s", status, judge.Describe(resp, err)))
@@ -354,6 +358,10 @@ var scopeScenario = &scenarios.Scenario{
 			status, header, actual = callWithout(t, bare, a.ScopeTool)
 		}
 		t.Judge(scope403, status == http.StatusForbidden, "HTTP 403 Forbidden", actual)
+		if !scopeChallenge.JudgedAt(t.Env.Version) {
+			t.Skip(scopeChallenge, "the page of this version names only the status (the challenge came with 2025-11-25)")
+			return
+		}
 		if status != http.StatusForbidden {
 			t.Skip(scopeChallenge, "the refusal was no 403: its challenge is judged with one")
 			return
