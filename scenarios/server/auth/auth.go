@@ -156,9 +156,10 @@ var (
 			"permissions\"), not 401 (\"token invalid\": it is not)",
 		Faults: []*fault.Fault{server.Scope401}, Liberties: []*fault.Fault{server.Protected}}
 	scopeChallenge = &scenarios.Check{ID: "auth-insufficient-scope/challenge", Level: scenarios.Should, Spec: page + "#runtime-insufficient-scope-errors",
-		Quote:  "When a client makes a request with an access token with insufficient scope during runtime operations, the server SHOULD respond with:",
-		Title:  "the 403 carries a Bearer challenge with error=\"insufficient_scope\" and the scope to ask for (RFC 6750 §3.1)",
-		Faults: []*fault.Fault{server.ScopeNoChallenge}, Liberties: []*fault.Fault{server.Protected}}
+		Quote:    "When a client makes a request with an access token with insufficient scope during runtime operations, the server SHOULD respond with:",
+		Title:    "the 403 carries a Bearer challenge with error=\"insufficient_scope\" and the scope to ask for (RFC 6750 §3.1; 2025-11-25 and after)",
+		Versions: discoveryChoice,
+		Faults:   []*fault.Fault{server.ScopeNoChallenge}, Liberties: []*fault.Fault{server.Protected}}
 )
 
 func tokenCheck(name, quote, anchor, title string, f *fault.Fault) *scenarios.Check {
