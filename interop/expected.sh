@@ -2,7 +2,9 @@
 # Judge the real server targets (go-sdk v1.8.0's everything-server over stdio,
 # stateful and stateless Streamable HTTP, at 2025-11-25 and 2026-07-28;
 # @modelcontextprotocol/server-everything over stdio and Streamable HTTP at
-# 2025-11-25, the only one it implements) and one real client (go-sdk's
+# 2025-11-25, the only one it implements), two protected servers (go-sdk v1.8.0
+# and TypeScript SDK 1.32.2 resource servers, judged with mcpconform's own
+# issuer: interop/auth-servers.sh) and one real client (go-sdk's
 # everything-client on the authorization family), and compare every verdict with the expected
 # results checked in under interop/expected/: one line per check,
 # "transport version check-id status". A changed verdict fails the run, so a
@@ -42,13 +44,18 @@ judge() {
 # one does not, and says so in server/discover: one failure, as asked).
 judge go-sdk interop/go-sdk-everything.sh --spec-version 2025-11-25,2026-07-28
 judge server-everything interop/server-everything.sh
+# Protected servers (OAuth resource servers) trusting mcpconform's issuer for
+# the run: go-sdk stateful at 2025-06-18 and 2025-11-25, stateless at
+# 2026-07-28; the TypeScript SDK at 2025-06-18 and 2025-11-25.
+judge auth-servers interop/auth-servers.sh
 # go-sdk's everything-client on the authorization family (the official auth/*
 # scenarios it implements, and mcpconform's own, which it does not know by
 # name): deterministic flows against in-process fakes.
 judge go-sdk-client interop/go-sdk-everything-client.sh --spec-version all --label-filter 'family: containsAny auth'
 
 status=0
-for out in go-sdk-stdio go-sdk-http go-sdk-http-stateless server-everything-stdio server-everything-http go-sdk-client; do
+for out in go-sdk-stdio go-sdk-http go-sdk-http-stateless server-everything-stdio server-everything-http \
+  go-sdk-auth-server go-sdk-auth-server-stateless ts-auth-server go-sdk-client; do
   results="mcpconform-results/$out/results.json"
   [[ -f "$results" ]] || { echo "interop/expected.sh: no $results" >&2; exit 2; }
   expected="interop/expected/$out.txt"
