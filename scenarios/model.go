@@ -32,6 +32,9 @@ type Side string
 const (
 	ServerSide Side = "server"
 	ClientSide Side = "client"
+	// AuthServerSide judges an OAuth authorization server (mcpconform
+	// authserver): mcpconform plays the MCP client's part of the flow.
+	AuthServerSide Side = "authserver"
 )
 
 // Check is one requirement a scenario judges. Bodies refer to checks by
@@ -226,7 +229,7 @@ func (c Catalogue) Validate(variants map[Side]fault.Set) error {
 		if s.Run == nil || len(s.Versions) == 0 || s.Family == "" || s.Title == "" {
 			return fmt.Errorf("scenario %s lacks a body, versions, family or title", s.ID)
 		}
-		if s.Side != ServerSide && s.Side != ClientSide {
+		if s.Side != ServerSide && s.Side != ClientSide && s.Side != AuthServerSide {
 			return fmt.Errorf("scenario %s has no side", s.ID)
 		}
 		for _, ch := range s.Checks {
@@ -288,8 +291,11 @@ func (c Catalogue) Validate(variants map[Side]fault.Set) error {
 // reference server's for a server under test, the reference client's for a
 // client under test.
 func (s Side) Peer() string {
-	if s == ClientSide {
+	switch s {
+	case ClientSide:
 		return "client"
+	case AuthServerSide:
+		return "authserver"
 	}
 	return "server"
 }

@@ -8,6 +8,7 @@ import (
 	. "github.com/onsi/ginkgo/v2"
 	. "github.com/onsi/gomega"
 
+	"github.com/mcpconform/mcpconform/fakes/authref"
 	"github.com/mcpconform/mcpconform/fakes/client"
 	"github.com/mcpconform/mcpconform/fakes/fault"
 	"github.com/mcpconform/mcpconform/fakes/server"
@@ -104,6 +105,7 @@ var _ = Describe(faultCatalogue, func() {
 	}{
 		{"server", scenarios.ServerSide, server.Faults(), server.Liberties()},
 		{"client", scenarios.ClientSide, client.Faults(), client.Liberties()},
+		{"authorization server", scenarios.AuthServerSide, authref.Faults(), authref.Liberties()},
 	} {
 		kills := "kills exactly its own checks, for every fault of the reference " + side.name
 		killsRun := selfTestAhead(faultCatalogue+" "+kills, side.side, side.faults, func() suites.SelfTestOptions {

@@ -10,11 +10,12 @@ import (
 	"sync"
 	"time"
 
-	"github.com/mcpconform/mcpconform/fakes/client"
+	"github.com/mcpconform/mcpconform/fakes/authref"
 	"github.com/mcpconform/mcpconform/fakes/fault"
 	"github.com/mcpconform/mcpconform/fakes/server"
 	"github.com/mcpconform/mcpconform/protocol"
 	"github.com/mcpconform/mcpconform/scenarios"
+	"github.com/mcpconform/mcpconform/scenarios/asside"
 	"github.com/mcpconform/mcpconform/scenarios/catalogue"
 	"github.com/mcpconform/mcpconform/scenarios/clientside"
 	"github.com/mcpconform/mcpconform/transport"
@@ -98,7 +99,7 @@ func SelfTest(ctx context.Context, opts SelfTestOptions) (*SelfTestReport, error
 		opts.Parallel = 4
 	}
 	var runs []Run
-	for _, side := range []scenarios.Side{scenarios.ServerSide, scenarios.ClientSide} {
+	for _, side := range []scenarios.Side{scenarios.ServerSide, scenarios.ClientSide, scenarios.AuthServerSide} {
 		faults := append(append(fault.Set(nil), catalogue.Faults()[side]...), catalogue.Liberties()[side]...)
 		for _, tr := range opts.Transports {
 			for _, v := range opts.Versions {
@@ -184,7 +185,11 @@ func SelfTest(ctx context.Context, opts SelfTestOptions) (*SelfTestReport, error
 	report.Problems = append(report.Problems, unprovenLiberties(report.Outcomes)...)
 	// A fault that no transport and version at all can show is a defect of
 	// the catalogue; one merely outside this selection is not run.
-	for _, f := range append(append(server.Faults(), client.Faults()...), append(server.Liberties(), client.Liberties()...)...) {
+	var every fault.Set
+	for _, side := range []scenarios.Side{scenarios.ServerSide, scenarios.ClientSide, scenarios.AuthServerSide} {
+		every = append(append(every, catalogue.Faults()[side]...), catalogue.Liberties()[side]...)
+	}
+	for _, f := range every {
 		seen := false
 		for _, tr := range transport.Kinds() {
 			for _, v := range protocol.Supported() {
@@ -394,6 +399,13 @@ func appliesSomewhere(side scenarios.Side, tr transport.Kind, v string) bool {
 // client's command for the client side; own lists the invalid messages of
 // its own an in-process reference server sent (fakes/peer's guard).
 func referenceTarget(ctx context.Context, run Run, exe string) (target scenarios.Target, stop func(), own func() []string, protected *Reference, err error) {
+	if run.Side == scenarios.AuthServerSide {
+		as, err := authref.Start(run.Fault)
+		if err != nil {
+			return nil, nil, nil, nil, err
+		}
+		return asside.Target{Issuer: as.Issuer()}, func() { _ = as.Close() }, func() []string { return nil }, nil, nil
+	}
 	if run.Side == scenarios.ClientSide {
 		if exe == "" {
 			return nil, nil, nil, nil, fmt.Errorf("the reference client needs the mcpconform binary")

@@ -103,3 +103,33 @@ var _ = Describe("auth-server and a protected target", func() {
 		Expect(strings.ToLower(string(s.Err.Contents()))).To(ContainSubstring("runs an issuer of its own"))
 	})
 })
+
+// An authorization server judged from its issuer: the reference passes,
+// a fault fails its check, and no code, token or secret it hands out
+// reaches a report.
+var _ = Describe("authserver", func() {
+	It("passes the reference and fails a server that exchanges a code twice, keeping its credentials out of the reports", func() {
+		work := GinkgoT().TempDir()
+		ok, bad := filepath.Join(work, "ok"), filepath.Join(work, "bad")
+		run(0, "authserver", "--reference", "--spec-version", "2025-11-25,2026-07-28", "-o", ok)
+		s := run(1, "authserver", "--reference", "--fault", "as-code-reusable", "-o", bad)
+		Expect(string(s.Out.Contents()) + string(s.Err.Contents())).To(ContainSubstring("authserver-code-single-use"))
+		b, err := os.ReadFile(filepath.Join(bad, "results.json"))
+		Expect(err).NotTo(HaveOccurred())
+		Expect(string(b)).To(ContainSubstring(`"id": "authserver-code-single-use/second-refused"`))
+		credential := regexp.MustCompile(`(code|access|refresh|secret|client)-[0-9a-f]{32}`)
+		for _, dir := range []string{ok, bad} {
+			for _, f := range []string{"junit.xml", "results.json", "summary.md", "report.html"} {
+				b, err := os.ReadFile(filepath.Join(dir, f))
+				Expect(err).NotTo(HaveOccurred())
+				Expect(credential.Find(b)).To(BeNil(), "a credential in %s/%s", dir, f)
+			}
+		}
+	})
+
+	It("needs exactly one target, and an http(s) issuer", func() {
+		run(2, "authserver")
+		s := run(2, "authserver", "--url", "ftp://example")
+		Expect(string(s.Err.Contents())).To(ContainSubstring("want the issuer"))
+	})
+})

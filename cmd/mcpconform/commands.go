@@ -15,6 +15,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/mcpconform/mcpconform/fakes/authref"
 	"github.com/mcpconform/mcpconform/fakes/client"
 	"github.com/mcpconform/mcpconform/fakes/fault"
 	"github.com/mcpconform/mcpconform/fakes/server"
@@ -272,7 +273,7 @@ proving a fault fails nothing else anywhere (many times longer).`,
 				}
 				kinds = append(kinds, k)
 			}
-			all := append(append(server.Variants(), client.Faults()...), client.Liberties()...)
+			all := append(append(append(append(server.Variants(), client.Faults()...), client.Liberties()...), authref.Faults()...), authref.Liberties()...)
 			for _, n := range faultNames {
 				if _, err := all.Find(n); err != nil {
 					return usageErr("%v", err)

@@ -52,7 +52,7 @@ func main() {
 	root.SetFlagErrorFunc(func(_ *cobra.Command, err error) error { return &exitError{code: exitUsage, err: err} })
 	root.AddCommand(serverCmd(), clientCmd(), listCmd(), fakeServerCmd(), selftestCmd(), versionCmd())
 	root.AddCommand(fakeClientCmd(), relayCmd())
-	root.AddCommand(baselineCmd(), authServerCmd())
+	root.AddCommand(baselineCmd(), authServerCmd(), authserverJudgeCmd())
 	root.AddCommand(reportCmd())
 	err := root.Execute()
 	if err == nil {

@@ -4,10 +4,12 @@
 package catalogue
 
 import (
+	"github.com/mcpconform/mcpconform/fakes/authref"
 	"github.com/mcpconform/mcpconform/fakes/client"
 	"github.com/mcpconform/mcpconform/fakes/fault"
 	"github.com/mcpconform/mcpconform/fakes/server"
 	"github.com/mcpconform/mcpconform/scenarios"
+	"github.com/mcpconform/mcpconform/scenarios/authserver/oauth"
 	clientauth "github.com/mcpconform/mcpconform/scenarios/client/auth"
 	"github.com/mcpconform/mcpconform/scenarios/client/httprules"
 	clientlifecycle "github.com/mcpconform/mcpconform/scenarios/client/lifecycle"
@@ -49,6 +51,7 @@ var all = func() scenarios.Catalogue {
 		surface.Scenarios(),
 		httprules.Scenarios(),
 		clientauth.Scenarios(),
+		oauth.Scenarios(),
 	} {
 		c = append(c, family...)
 	}
@@ -63,16 +66,18 @@ func All() scenarios.Catalogue { return all }
 // client's for client scenarios.
 func Faults() map[scenarios.Side]fault.Set {
 	return map[scenarios.Side]fault.Set{
-		scenarios.ServerSide: server.Faults(),
-		scenarios.ClientSide: client.Faults(),
+		scenarios.ServerSide:     server.Faults(),
+		scenarios.ClientSide:     client.Faults(),
+		scenarios.AuthServerSide: authref.Faults(),
 	}
 }
 
 // Liberties are the conformant variants of the same reference peers.
 func Liberties() map[scenarios.Side]fault.Set {
 	return map[scenarios.Side]fault.Set{
-		scenarios.ServerSide: server.Liberties(),
-		scenarios.ClientSide: client.Liberties(),
+		scenarios.ServerSide:     server.Liberties(),
+		scenarios.ClientSide:     client.Liberties(),
+		scenarios.AuthServerSide: authref.Liberties(),
 	}
 }
 
