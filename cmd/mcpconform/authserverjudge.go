@@ -100,4 +100,3 @@ func runAuthserver(cmd *cobra.Command, f *authserverFlags) (int, error) {
 	}
 	return p.execute(cmd)
 }
-

@@ -120,9 +120,9 @@ func (s *Server) metadata(w http.ResponseWriter) {
 	doc := map[string]any{
 		"issuer": iss, "authorization_endpoint": iss + PathAuthorize, "token_endpoint": iss + PathToken,
 		"registration_endpoint": iss + PathRegister, "response_types_supported": []string{"code"},
-		"grant_types_supported":                 []string{"authorization_code", "refresh_token"},
-		"code_challenge_methods_supported":      []string{"S256"},
-		"token_endpoint_auth_methods_supported": []string{"none", "client_secret_basic", "client_secret_post"},
+		"grant_types_supported":                          []string{"authorization_code", "refresh_token"},
+		"code_challenge_methods_supported":               []string{"S256"},
+		"token_endpoint_auth_methods_supported":          []string{"none", "client_secret_basic", "client_secret_post"},
 		"authorization_response_iss_parameter_supported": true,
 	}
 	switch {

@@ -162,7 +162,10 @@ var pkceScenario = func() *scenarios.Scenario {
 		if slices.Contains(t.Metadata().Strings("code_challenge_methods_supported"), "plain") {
 			t.PassWith(pkcePlain, "the server lists plain in code_challenge_methods_supported: it may take it")
 		} else {
-			f = authorize(t, c, func(v url.Values) { v.Set("code_challenge", v.Get("state")+"-plain-challenge-value-0123456789"); v.Set("code_challenge_method", "plain") })
+			f = authorize(t, c, func(v url.Values) {
+				v.Set("code_challenge", v.Get("state")+"-plain-challenge-value-0123456789")
+				v.Set("code_challenge_method", "plain")
+			})
 			t.Judge(pkcePlain, refusedAuthorization(f.answer), "no code for code_challenge_method=plain", f.answer.String())
 		}
 		f = authorize(t, c, nil)
