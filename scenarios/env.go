@@ -63,6 +63,11 @@ type Auth struct {
 	ScopeTool string
 }
 
+// MintBound makes a sound token bound to a DPoP key's thumbprint.
+func (a *Auth) MintBound(subject, jkt string) (string, error) {
+	return a.Issuer.Mint(issuer.Token{Subject: subject, Audience: a.Resource, Scopes: a.Scopes, Form: a.Form, JKT: jkt})
+}
+
 // Mint makes a token of the run's issuer for subject; the defect makes it
 // invalid in one way.
 func (a *Auth) Mint(subject string, scopes []string, defect issuer.Defect) (string, error) {

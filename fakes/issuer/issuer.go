@@ -96,6 +96,9 @@ type Token struct {
 	Scopes   []string // nil: no scope claim
 	Form     Form
 	Defect   Defect
+	// JKT binds the token to a DPoP key: its cnf claim carries the key's
+	// JWK SHA-256 thumbprint (RFC 9449 §6.1).
+	JKT string
 }
 
 // Issuer mints tokens and serves what a resource server needs to check
@@ -239,6 +242,9 @@ func (i *Issuer) Mint(t Token) (string, error) {
 	if t.Scopes != nil {
 		claims["scope"] = strings.Join(t.Scopes, " ")
 	}
+	if t.JKT != "" {
+		claims["cnf"] = map[string]string{"jkt": t.JKT}
+	}
 	key := i.key
 	switch t.Defect {
 	case Expired:
@@ -291,6 +297,10 @@ type Claims struct {
 	jwt.Claims
 	Scope    string `json:"scope,omitempty"`
 	ClientID string `json:"client_id,omitempty"`
+	// Cnf is a DPoP-bound token's confirmation (RFC 9449 §6.1).
+	Cnf *struct {
+		JKT string `json:"jkt"`
+	} `json:"cnf,omitempty"`
 }
 
 // Scopes splits the scope claim.
@@ -388,6 +398,10 @@ func (i *Issuer) introspect(w http.ResponseWriter, r *http.Request) {
 	}
 	if c.Scope != "" {
 		answer["scope"] = c.Scope
+	}
+	if c.Cnf != nil {
+		answer["cnf"] = c.Cnf
+		answer["token_type"] = "DPoP"
 	}
 	writeJSON(w, http.StatusOK, answer)
 }

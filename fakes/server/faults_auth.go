@@ -38,6 +38,9 @@ var (
 	OpaqueTokens = &fault.Fault{Name: "opaque-tokens", Liberty: true, Transports: authTransports,
 		Freedom:     `2025-11-25/basic/authorization.mdx, "Token Handling": tokens are validated "as described in OAuth 2.1 Section 5.2", which leaves the token's format to the authorization server (RFC 7662 introspection, or a JWT)`,
 		Description: "takes opaque access tokens and asks the issuer's introspection endpoint (RFC 7662) about each"}
+	DPoPAdvertised = &fault.Fault{Name: "dpop-advertised", Liberty: true, Transports: authTransports, Versions: withDiscoveryChoice,
+		Freedom:     `RFC 9728 §2: dpop_signing_alg_values_supported and dpop_bound_access_tokens_required are OPTIONAL metadata; the DPoP extension (SEP-1932) is opt-in`,
+		Description: "advertises DPoP in its Protected Resource Metadata, and refuses a DPoP-bound token without a valid proof"}
 	NoScopes = &fault.Fault{Name: "no-scopes", Liberty: true, Transports: authTransports, Versions: withDiscoveryChoice,
 		Freedom:     `2025-11-25/basic/authorization.mdx: the challenge's scope indicates "the scopes required for accessing the resource"; a server that requires none has none to name`,
 		Description: "requires no scope: names none in its challenge or metadata and serves any valid token"}
@@ -81,6 +84,8 @@ var (
 		Description: `refuses an invalid token with 401 and a challenge without error="invalid_token"`}
 	ChallengeUnescapedQuote = &fault.Fault{Name: "challenge-unescaped-quote", Transports: authTransports,
 		Description: `refuses an invalid token with a challenge whose error_description holds unescaped quotes ("the "exp" claim …"), so the header no longer parses`}
+	DPoPProofUnchecked = &fault.Fault{Name: "dpop-proof-unchecked", Transports: authTransports, Versions: withDiscoveryChoice,
+		Description: "advertises DPoP but serves a DPoP-bound token without a DPoP proof, under the DPoP scheme or as a bearer token"}
 	SessionTrustsInitialize = &fault.Fault{Name: "session-trusts-initialize", Transports: []transport.Kind{transport.HTTP}, Versions: legacy,
 		Description: "checks the token of a session's initialize only: a later request of the session is served whatever token it carries"}
 	Scope401 = &fault.Fault{Name: "insufficient-scope-401", Transports: authTransports,
@@ -92,11 +97,11 @@ var (
 )
 
 var (
-	authLiberties = fault.Set{Protected, PRMAtRoot, PRMWellKnownOnly, MalformedHeader401, OpaqueTokens, NoScopes}
+	authLiberties = fault.Set{Protected, PRMAtRoot, PRMWellKnownOnly, MalformedHeader401, OpaqueTokens, NoScopes, DPoPAdvertised}
 	authFaults    = fault.Set{NoToken403, NoWWWAuthenticate, NoResourceMetadata, PRMUndiscoverable, PRMResourceWrong,
 		PRMNoAuthorizationServers, PRMNotJSON, ChallengeWithoutScope, MalformedHeaderServed, OtherSchemeServed,
 		QueryTokenAccepted, ExpiredAccepted, NotYetValidAccepted, AudienceUnchecked, IssuerUnchecked, SignatureUnchecked,
-		AlgNoneAccepted, InvalidTokenNoError, ChallengeUnescapedQuote, SessionTrustsInitialize, Scope401, ScopeNoChallenge, OfflineAccessAdvertised}
+		AlgNoneAccepted, InvalidTokenNoError, ChallengeUnescapedQuote, DPoPProofUnchecked, SessionTrustsInitialize, Scope401, ScopeNoChallenge, OfflineAccessAdvertised}
 )
 
 func init() {

@@ -183,6 +183,9 @@ func (f *authFront) serveMetadata(w http.ResponseWriter, r *http.Request) {
 	if s := f.scopes(); len(s) > 0 {
 		doc["scopes_supported"] = s
 	}
+	if f.is(DPoPAdvertised) || f.is(DPoPProofUnchecked) {
+		doc["dpop_signing_alg_values_supported"] = []string{"ES256"}
+	}
 	b, _ := json.Marshal(doc)
 	ct := "application/json"
 	if f.is(PRMNotJSON) {
@@ -218,6 +221,9 @@ func (f *authFront) authorize(w http.ResponseWriter, r *http.Request) bool {
 		}
 	}
 	scheme, token, _ := strings.Cut(header, " ")
+	if strings.EqualFold(scheme, "DPoP") && f.is(DPoPProofUnchecked) {
+		scheme = "Bearer" // taken as if it had its proof
+	}
 	if !strings.EqualFold(scheme, "Bearer") {
 		if f.is(OtherSchemeServed) {
 			return true
@@ -236,7 +242,13 @@ func (f *authFront) authorize(w http.ResponseWriter, r *http.Request) bool {
 		f.challenge(w, status, code, "", "malformed Authorization header", false)
 		return false
 	}
-	scopes, why := f.validate(r.Context(), strings.TrimSpace(token))
+	scopes, bound, why := f.validate(r.Context(), strings.TrimSpace(token))
+	if why == "" && bound && !f.is(DPoPProofUnchecked) {
+		// RFC 9449 §7.2: a DPoP-bound token is no bearer token; the
+		// DPoP scheme with a verified proof is refused above (this
+		// reference verifies none).
+		why = "a DPoP-bound token presented as a bearer token"
+	}
 	if why != "" {
 		code := "invalid_token"
 		if f.is(InvalidTokenNoError) {
@@ -290,15 +302,17 @@ func (s *sessionNoter) Flush() {
 
 func (s *sessionNoter) Unwrap() http.ResponseWriter { return s.ResponseWriter }
 
-// validate checks a token as the variant does; why is "" for a token it serves.
-func (f *authFront) validate(ctx context.Context, token string) (scopes []string, why string) {
+// validate checks a token as the variant does; why is "" for a token it
+// serves; bound says it is bound to a DPoP key.
+func (f *authFront) validate(ctx context.Context, token string) (scopes []string, bound bool, why string) {
 	if f.is(OpaqueTokens) {
-		return f.introspect(ctx, token)
+		scopes, why := f.introspect(ctx, token)
+		return scopes, false, why
 	}
 	now := time.Now()
 	c, err := f.claims(token)
 	if err != nil {
-		return nil, err.Error()
+		return nil, false, err.Error()
 	}
 	exp := jwt.Expected{Time: now}
 	if !f.is(IssuerUnchecked) {
@@ -315,9 +329,9 @@ func (f *authFront) validate(ctx context.Context, token string) (scopes []string
 		c.NotBefore = nil
 	}
 	if err := c.ValidateWithLeeway(exp, leeway); err != nil {
-		return nil, err.Error()
+		return nil, false, err.Error()
 	}
-	return c.Scopes(), ""
+	return c.Scopes(), c.Cnf != nil && c.Cnf.JKT != "", ""
 }
 
 // claims reads a JWT: verified with the issuer's keys (ES256 only), or,

@@ -40,7 +40,7 @@ var (
 
 // Scenarios is the family's catalogue.
 func Scenarios() scenarios.Catalogue {
-	return scenarios.Catalogue{unauthenticatedScenario, malformedScenario, tokenScenario, scopeScenario}
+	return scenarios.Catalogue{unauthenticatedScenario, malformedScenario, tokenScenario, scopeScenario, dpopScenario}
 }
 
 // Quotes used by several checks.
