@@ -18,6 +18,17 @@ var _ = Describe("PageFor", func() {
 		Expect(protocol.PageFor("2025-11-25/basic/lifecycle.mdx", "2025-11-25")).To(Equal("2025-11-25/basic/lifecycle.mdx"))
 	})
 
+	It("follows a section to the page it went to where a version split its page", func() {
+		Expect(protocol.PageFor("2025-11-25/basic/authorization.mdx#token-handling", "2026-07-28")).
+			To(Equal("2026-07-28/basic/authorization/index.mdx#token-handling"))
+		Expect(protocol.PageFor("2025-11-25/basic/authorization.mdx#protected-resource-metadata-discovery-requirements", "2026-07-28")).
+			To(Equal("2026-07-28/basic/authorization/authorization-server-discovery.mdx#protected-resource-metadata-discovery-requirements"))
+		Expect(protocol.PageFor("2025-11-25/basic/authorization.mdx#open-redirection", "2026-07-28")).
+			To(Equal("2026-07-28/basic/authorization/security-considerations.mdx#open-redirection"))
+		Expect(protocol.PageFor("2025-11-25/basic/authorization.mdx#token-handling", "2025-06-18")).
+			To(Equal("2025-06-18/basic/authorization.mdx#token-handling"))
+	})
+
 	It("keeps the reference where the judged version has no such page", func() {
 		Expect(protocol.PageFor("2025-11-25/basic/utilities/tasks.mdx#task-status", "2025-06-18")).
 			To(Equal("2025-11-25/basic/utilities/tasks.mdx#task-status"))
