@@ -132,12 +132,14 @@ func (s *Server) metadata(w http.ResponseWriter) {
 		delete(doc, "response_types_supported")
 	case s.is(NoPKCEAdvertised):
 		delete(doc, "code_challenge_methods_supported")
-	case s.is(IssUnadvertised):
+	case s.is(IssUnadvertised), s.is(IssOmitted):
 		delete(doc, "authorization_response_iss_parameter_supported")
 	case s.is(PlainSupported):
 		doc["code_challenge_methods_supported"] = []string{"S256", "plain"}
 	case s.is(NoRefreshToken):
 		doc["grant_types_supported"] = []string{"authorization_code"}
+	case s.offlineOnly():
+		doc["scopes_supported"] = []string{"offline_access"}
 	case s.is(OpenIDOnly):
 		doc["subject_types_supported"] = []string{"public"}
 		doc["id_token_signing_alg_values_supported"] = []string{"ES256"}
@@ -229,7 +231,9 @@ func (s *Server) authorize(w http.ResponseWriter, r *http.Request) {
 	if s.is(IssWrong) {
 		iss = "http://127.0.0.1:1/another-issuer"
 	}
-	answer.Set("iss", iss)
+	if !s.is(IssOmitted) {
+		answer.Set("iss", iss)
+	}
 	fail := func(code, why string) {
 		answer.Set("error", code)
 		answer.Set("error_description", why)
@@ -319,7 +323,8 @@ func (s *Server) token(w http.ResponseWriter, r *http.Request) {
 		rt := f.Get("refresh_token")
 		s.mu.Lock()
 		owner, ok := s.refresh[rt]
-		if ok && !s.is(RefreshNotRotated) {
+		kept := s.is(RefreshNotRotated) || s.is(OfflineRefreshNotRotated)
+		if ok && !kept {
 			delete(s.refresh, rt)
 		}
 		s.mu.Unlock()
@@ -327,11 +332,11 @@ func (s *Server) token(w http.ResponseWriter, r *http.Request) {
 			s.refuse(w, http.StatusBadRequest, "invalid_grant", "unknown refresh token")
 			return
 		}
-		if s.is(RefreshNotRotated) {
+		if kept {
 			s.answer(w, c, f.Get("scope"), rt)
 			return
 		}
-		s.issue(w, c, f.Get("scope"))
+		s.issueRefreshed(w, c, f.Get("scope"))
 	default:
 		s.refuse(w, http.StatusBadRequest, "unsupported_grant_type", "authorization_code or refresh_token")
 	}
@@ -367,9 +372,24 @@ func (s *Server) authenticate(r *http.Request) (*client, bool) {
 	return c, subtle.ConstantTimeCompare([]byte(sec), []byte(c.secret)) == 1
 }
 
+// issueRefreshed answers a refresh with a new refresh token (rotation).
+func (s *Server) issueRefreshed(w http.ResponseWriter, c *client, scope string) {
+	rt := mint("refresh-")
+	s.mu.Lock()
+	s.refresh[rt] = c.id
+	s.mu.Unlock()
+	s.answer(w, c, scope, rt)
+}
+
+// offlineOnly: refresh tokens only for grants that ask offline_access.
+func (s *Server) offlineOnly() bool {
+	return s.is(RefreshOfflineAccess) || s.is(OfflineRefreshNotRotated)
+}
+
 func (s *Server) issue(w http.ResponseWriter, c *client, scope string) {
 	rt := ""
-	if !s.is(NoRefreshToken) {
+	offline := slices.Contains(strings.Fields(scope), "offline_access")
+	if !s.is(NoRefreshToken) && (!s.offlineOnly() || offline) {
 		rt = mint("refresh-")
 		s.mu.Lock()
 		s.refresh[rt] = c.id

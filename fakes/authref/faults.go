@@ -32,6 +32,8 @@ var (
 		Description: "its authorization response's iss names another issuer"}
 	IssUnadvertised = &fault.Fault{Name: "as-iss-unadvertised", Transports: httpOnly, Versions: withIss,
 		Description: "sends iss in its authorization responses but does not set authorization_response_iss_parameter_supported"}
+	IssOmitted = &fault.Fault{Name: "as-iss-omitted", Transports: httpOnly, Versions: withIss,
+		Description: "sends no iss in its authorization responses (and does not advertise it)"}
 	TokenCacheable = &fault.Fault{Name: "as-token-cacheable", Transports: httpOnly,
 		Description: "answers the token request without Cache-Control: no-store"}
 	PKCEOptional = &fault.Fault{Name: "as-pkce-optional", Transports: httpOnly,
@@ -50,6 +52,8 @@ var (
 		Description: "refuses a token request with a text/plain body and no error code"}
 	RefreshNotRotated = &fault.Fault{Name: "as-refresh-not-rotated", Transports: httpOnly,
 		Description: "answers a public client's refresh with the same refresh token, which stays valid"}
+	OfflineRefreshNotRotated = &fault.Fault{Name: "as-offline-refresh-not-rotated", Transports: httpOnly,
+		Description: "issues refresh tokens only to a grant that asks offline_access, and does not rotate them"}
 	RegistrationNoClientID = &fault.Fault{Name: "as-registration-no-client-id", Transports: httpOnly,
 		Description: "answers a dynamic registration with 201 and no client_id"}
 
@@ -62,6 +66,9 @@ var (
 	NoRefreshToken = &fault.Fault{Name: "as-no-refresh-token", Liberty: true, Transports: httpOnly,
 		Freedom:     `RFC 6749 §5.1: refresh_token "OPTIONAL"`,
 		Description: "issues no refresh token"}
+	RefreshOfflineAccess = &fault.Fault{Name: "as-refresh-offline-access", Liberty: true, Transports: httpOnly,
+		Freedom:     `2026-07-28/basic/authorization/index.mdx, "Refresh Tokens": clients "MUST NOT assume refresh tokens will be issued; the AS retains discretion" and "MAY add offline_access to the scope parameter … when the Authorization Server metadata contains it in scopes_supported"`,
+		Description: "lists offline_access in scopes_supported and issues refresh tokens (rotated) only to grants that ask it"}
 	PlainSupported = &fault.Fault{Name: "as-plain-supported", Liberty: true, Transports: httpOnly,
 		Freedom:     `RFC 7636 §4.2: "plain" is a code_challenge_method an authorization server may support; it advertises it in code_challenge_methods_supported (RFC 8414 §2)`,
 		Description: "advertises and accepts the plain code_challenge_method beside S256"}
@@ -69,9 +76,9 @@ var (
 
 var (
 	faults = fault.Set{MetadataNotJSON, IssuerMismatch, MetadataNoResponseTypes, NoPKCEAdvertised, StateDropped, RedirectElsewhere,
-		IssWrong, IssUnadvertised, TokenCacheable, PKCEOptional, PlainAccepted, VerifierUnchecked, CodeReusable, RedirectPrefixAccepted,
-		TokenNoType, ErrorShapeWrong, RefreshNotRotated, RegistrationNoClientID}
-	liberties = fault.Set{IssuerWithPath, OpenIDOnly, NoRefreshToken, PlainSupported}
+		IssWrong, IssUnadvertised, IssOmitted, TokenCacheable, PKCEOptional, PlainAccepted, VerifierUnchecked, CodeReusable, RedirectPrefixAccepted,
+		TokenNoType, ErrorShapeWrong, RefreshNotRotated, OfflineRefreshNotRotated, RegistrationNoClientID}
+	liberties = fault.Set{IssuerWithPath, OpenIDOnly, NoRefreshToken, PlainSupported, RefreshOfflineAccess}
 )
 
 // Faults lists the reference authorization server's faults, sorted by name.

@@ -79,6 +79,10 @@ var (
 	grantIssAdvertised = &scenarios.Check{ID: "authorization-code-grant/iss-advertised", Level: scenarios.Must, Spec: issPage2026,
 		Quote: quoteIssAdvert, Title: "a server whose authorization responses carry iss sets authorization_response_iss_parameter_supported (2026-07-28)",
 		Versions: []string{protocol.V20260728}, Faults: faults(authref.IssUnadvertised), Liberties: []*fault.Fault{authref.IssuerWithPath}}
+	grantIssSent = &scenarios.Check{ID: "authorization-code-grant/iss-sent", Level: scenarios.Should, Spec: issPage2026,
+		Quote:    "MCP authorization servers SHOULD include the iss parameter in authorization responses, including error responses, as defined in RFC9207 Section 2.",
+		Title:    "the authorization response carries iss, the approval's and an error's alike (2026-07-28)",
+		Versions: []string{protocol.V20260728}, Faults: faults(authref.IssOmitted), Liberties: []*fault.Fault{authref.IssuerWithPath}}
 	grantToken = check("authorization-code-grant/token-response", scenarios.Must, anchorOverview, quoteOAuth21,
 		"the code and its verifier get 200, application/json, with access_token and token_type (RFC 6749 §5.1)",
 		faults(authref.TokenNoType), authref.NoRefreshToken)
@@ -107,7 +111,7 @@ var (
 
 	refreshRotated = check("authserver-refresh-rotation/rotated", scenarios.Must, anchorTheft, quoteRotate,
 		"a public client's refresh gets a new refresh token and the old one is refused afterwards (a server that issues no "+
-			"refresh token has none to rotate)", faults(authref.RefreshNotRotated), authref.NoRefreshToken)
+			"refresh token has none to rotate)", faults(authref.RefreshNotRotated, authref.OfflineRefreshNotRotated), authref.NoRefreshToken, authref.RefreshOfflineAccess)
 
 	registrationAnswer = check("authserver-registration/client-information", scenarios.Must, "#dynamic-client-registration", quoteRegister,
 		"where registration is offered, a valid request gets 201 and a JSON object with client_id (RFC 7591 §3.2.1)",

@@ -28,8 +28,11 @@ var metadataScenario = func() *scenarios.Scenario {
 		m := t.Metadata()
 		t.Judge(metaJSON, m.Answer.MediaType() == "application/json" && m.Doc() != nil, "HTTP 200, application/json, a JSON object",
 			m.URL+": "+m.Answer.String())
-		t.Judge(metaIssuer, m.Str("issuer") == m.Issuer, fmt.Sprintf("issuer %q (the URL %s was made from)", m.Issuer, m.URL),
-			fmt.Sprintf("issuer %q", m.Str("issuer")))
+		actual := fmt.Sprintf("issuer %q", m.Str("issuer"))
+		if strings.TrimSuffix(m.Str("issuer"), "/") == strings.TrimSuffix(m.Issuer, "/") && m.Str("issuer") != m.Issuer {
+			actual += " (the two differ in a trailing slash: if the issuer is the server's, give --url exactly as it)"
+		}
+		t.Judge(metaIssuer, m.Str("issuer") == m.Issuer, fmt.Sprintf("issuer %q (the URL %s was made from)", m.Issuer, m.URL), actual)
 		var missing []string
 		for _, k := range []string{"issuer", "authorization_endpoint", "token_endpoint"} {
 			if m.Str(k) == "" {
@@ -98,7 +101,7 @@ var grantScenario = func() *scenarios.Scenario {
 		"The official scenario, without a browser: a client (the given one, or one registered dynamically) sends a PKCE S256 "+
 			"authorization request; the server must approve it at once (a test mode) with a redirect whose Location is read, "+
 			"not followed; the code is exchanged.",
-		grantRedirect, grantParams, grantIss, grantIssAdvertised, grantToken, grantNoStore)
+		grantRedirect, grantParams, grantIss, grantIssAdvertised, grantIssSent, grantToken, grantNoStore)
 	s.Run = asside.Body(func(t *asside.T) {
 		c := t.Client()
 		f := authorize(t, c, nil)
@@ -133,6 +136,21 @@ var grantScenario = func() *scenarios.Scenario {
 			advertised, _ := t.Metadata().Doc()["authorization_response_iss_parameter_supported"].(bool)
 			t.Judge(grantIssAdvertised, !q.Has("iss") || advertised, "authorization_response_iss_parameter_supported: true",
 				fmt.Sprintf("iss sent, authorization_response_iss_parameter_supported %v", t.Metadata().Doc()["authorization_response_iss_parameter_supported"]))
+		}
+		if !grantIssSent.JudgedAt(t.Env.Version) {
+			t.Skip(grantIssSent, "a rule of 2026-07-28's page")
+		} else {
+			// An error response too: a response_type the server does not
+			// serve, answered by a redirect with error (RFC 6749 §4.1.2.1).
+			bad := authorize(t, c, func(v url.Values) { v.Set("response_type", "mcpconform-unknown") })
+			var missing []string
+			if !q.Has("iss") {
+				missing = append(missing, "the approval has no iss")
+			}
+			if bad.answer.Location != nil && bad.answer.Location.Query().Get("error") != "" && !bad.answer.Location.Query().Has("iss") {
+				missing = append(missing, "the error response has no iss: "+bad.answer.String())
+			}
+			t.Judge(grantIssSent, len(missing) == 0, "iss in every authorization response", strings.Join(missing, "; "))
 		}
 		a := f.exchange(t, code, "")
 		t.Judge(grantToken, served(a) && a.MediaType() == "application/json" && a.Str("token_type") != "",
@@ -228,8 +246,15 @@ var refreshScenario = func() *scenarios.Scenario {
 		f := authorize(t, c, nil)
 		tok := f.exchange(t, f.code(t), "")
 		rt := tok.Str("refresh_token")
+		if rt == "" && slices.Contains(t.Metadata().Strings("scopes_supported"), "offline_access") {
+			// A server may issue refresh tokens only to a grant that asks
+			// offline_access (2026-07-28, "Refresh Tokens"): ask it.
+			f = authorize(t, c, func(v url.Values) { v.Set("scope", "offline_access") })
+			tok = f.exchange(t, f.code(t), "")
+			rt = tok.Str("refresh_token")
+		}
 		if rt == "" {
-			t.PassWith(refreshRotated, "the server issued no refresh token: nothing to rotate")
+			t.PassWith(refreshRotated, "the server issued no refresh token (with offline_access too, where it offers it): nothing to rotate")
 			return
 		}
 		first := t.Token(c, url.Values{"grant_type": {"refresh_token"}, "refresh_token": {rt}})
