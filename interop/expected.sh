@@ -4,7 +4,9 @@
 # @modelcontextprotocol/server-everything over stdio and Streamable HTTP at
 # 2025-11-25, the only one it implements), two protected servers (go-sdk v1.8.0
 # and TypeScript SDK 1.32.2 resource servers, judged with mcpconform's own
-# issuer: interop/auth-servers.sh) and one real client (go-sdk's
+# issuer: interop/auth-servers.sh), one real authorization server (ory/fosite
+# v0.49.0 in interop/fosite-authserver, judged by `mcpconform authserver`:
+# interop/authservers.sh) and one real client (go-sdk's
 # everything-client on the authorization family), and compare every verdict with the expected
 # results checked in under interop/expected/: one line per check,
 # "transport version check-id status". A changed verdict fails the run, so a
@@ -48,6 +50,10 @@ judge server-everything interop/server-everything.sh
 # the run: go-sdk stateful at 2025-06-18 and 2025-11-25, stateless at
 # 2026-07-28; the TypeScript SDK at 2025-06-18 and 2025-11-25.
 judge auth-servers interop/auth-servers.sh
+# A real OAuth 2.1 authorization server (ory/fosite v0.49.0, auto-approving,
+# PKCE S256 required, a pre-registered public client) at 2025-06-18,
+# 2025-11-25 and 2026-07-28: interop/AUTHSERVERS.md.
+judge authservers interop/authservers.sh
 # go-sdk's everything-client on the authorization family (the official auth/*
 # scenarios it implements, and mcpconform's own, which it does not know by
 # name): deterministic flows against in-process fakes.
@@ -55,7 +61,7 @@ judge go-sdk-client interop/go-sdk-everything-client.sh --spec-version all --lab
 
 status=0
 for out in go-sdk-stdio go-sdk-http go-sdk-http-stateless server-everything-stdio server-everything-http \
-  go-sdk-auth-server go-sdk-auth-server-stateless ts-auth-server go-sdk-client; do
+  go-sdk-auth-server go-sdk-auth-server-stateless ts-auth-server fosite-authserver go-sdk-client; do
   results="mcpconform-results/$out/results.json"
   [[ -f "$results" ]] || { echo "interop/expected.sh: no $results" >&2; exit 2; }
   expected="interop/expected/$out.txt"
