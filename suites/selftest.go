@@ -404,7 +404,10 @@ func referenceTarget(ctx context.Context, run Run, exe string) (target scenarios
 		if err != nil {
 			return nil, nil, nil, nil, err
 		}
-		return asside.Target{Issuer: as.Issuer()}, func() { _ = as.Close() }, func() []string { return nil }, nil, nil
+		// The login form's credentials, which a server that approves at
+		// once never asks for.
+		target := asside.Target{Issuer: as.Issuer(), Approval: authref.LoginFields}
+		return target, func() { _ = as.Close() }, func() []string { return nil }, nil, nil
 	}
 	if run.Side == scenarios.ClientSide {
 		if exe == "" {

@@ -127,6 +127,23 @@ var _ = Describe("authserver", func() {
 		}
 	})
 
+	It("gets past a login form with the fields it is given, and keeps them out of the reports", func() {
+		work := GinkgoT().TempDir()
+		cfg := filepath.Join(work, "mcpconform.yaml")
+		Expect(os.WriteFile(cfg, []byte("approval:\n  fields: {username: mcpconform-user, password: mcpconform-password-1234}\n"), 0o600)).To(Succeed())
+		out := filepath.Join(work, "out")
+		s := run(0, "authserver", "--reference", "--liberty", "as-login-form", "--config", cfg, "-o", out)
+		for _, f := range []string{"junit.xml", "results.json", "summary.md", "report.html"} {
+			b, err := os.ReadFile(filepath.Join(out, f))
+			Expect(err).NotTo(HaveOccurred())
+			Expect(string(b)).NotTo(ContainSubstring("mcpconform-password-1234"), f)
+		}
+		Expect(string(s.Err.Contents()) + string(s.Out.Contents())).NotTo(ContainSubstring("mcpconform-password-1234"))
+		s = run(3, "authserver", "--reference", "--liberty", "as-login-form", "--approve-field", "password=not-the-password-99",
+			"--scenario", "authserver-code-single-use", "-o", filepath.Join(work, "wrong"))
+		Expect(string(s.Err.Contents()) + string(s.Out.Contents())).NotTo(ContainSubstring("not-the-password-99"))
+	})
+
 	It("needs exactly one target, and an http(s) issuer", func() {
 		run(2, "authserver")
 		s := run(2, "authserver", "--url", "ftp://example")

@@ -2,6 +2,7 @@ package main
 
 import (
 	"net/url"
+	"strings"
 
 	"github.com/spf13/cobra"
 
@@ -19,6 +20,8 @@ type authserverFlags struct {
 	reference                           bool
 	fault, liberty                      string
 	clientID, clientSecret, redirectURI string
+	approval                            []string
+	configPath                          string
 }
 
 // authserverJudgeCmd judges an OAuth authorization server (the one an MCP
@@ -58,6 +61,8 @@ Exit codes: 0 every judged check passed, 1 a check failed, 2 usage or setup erro
 	fl.StringVar(&f.clientID, "client-id", "", "a client registered with the server beforehand (else one is registered dynamically)")
 	fl.StringVar(&f.clientSecret, "client-secret", "", "that client's secret (a confidential client); a secret, redacted everywhere")
 	fl.StringVar(&f.redirectURI, "redirect-uri", "", "that client's registered redirect URI (default "+asside.DefaultRedirectURI+")")
+	fl.StringArrayVar(&f.approval, "approve-field", nil, "NAME=VALUE of the login or consent form the authorization endpoint shows (repeatable; values are secrets)")
+	fl.StringVar(&f.configPath, "config", "", "YAML file: approval.fields, the login form's fields (see README)")
 	f.runFlags.register(fl)
 	return cmd
 }
@@ -74,7 +79,25 @@ func runAuthserver(cmd *cobra.Command, f *authserverFlags) (int, error) {
 		return exitUsage, usageErr("--fault and --liberty go with --reference")
 	}
 	secret.Add(f.clientSecret)
-	target := asside.Target{Issuer: f.url, ClientID: f.clientID, ClientSecret: f.clientSecret, RedirectURI: f.redirectURI}
+	cfg, err := loadConfig(f.configPath)
+	if err != nil {
+		return exitUsage, usageErr("%v", err)
+	}
+	approval := map[string]string{}
+	for k, v := range cfg.Approval.Fields {
+		approval[k] = v
+	}
+	for _, kv := range f.approval {
+		k, v, ok := strings.Cut(kv, "=")
+		if !ok || k == "" {
+			return exitUsage, usageErr("--approve-field %q: want NAME=VALUE", kv)
+		}
+		approval[k] = v
+	}
+	for _, v := range approval {
+		secret.Add(v)
+	}
+	target := asside.Target{Issuer: f.url, ClientID: f.clientID, ClientSecret: f.clientSecret, RedirectURI: f.redirectURI, Approval: approval}
 	describe := target.String()
 	if f.reference {
 		v, err := findVariant(f.fault, f.liberty, authref.Faults(), authref.Liberties())
@@ -87,6 +110,9 @@ func runAuthserver(cmd *cobra.Command, f *authserverFlags) (int, error) {
 		}
 		defer as.Close()
 		target.Issuer, describe = as.Issuer(), "built-in reference authorization server"
+		if len(target.Approval) == 0 {
+			target.Approval = authref.LoginFields // its login form's, asked by as-login-form only
+		}
 		if v != nil {
 			describe += " with " + v.Kind() + " " + v.Name
 		}

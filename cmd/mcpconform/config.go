@@ -17,6 +17,10 @@ type configFile struct {
 	Auth     struct {
 		Tokens []string `yaml:"tokens"`
 	} `yaml:"auth"`
+	// Approval is how mcpconform authserver gets past a login form.
+	Approval struct {
+		Fields map[string]string `yaml:"fields"`
+	} `yaml:"approval"`
 }
 
 func loadConfig(path string) (*configFile, error) {

@@ -33,6 +33,7 @@ const (
 	PathAuthorize = "/authorize"
 	PathToken     = "/token"
 	PathRegister  = "/register"
+	PathLogin     = "/login"
 	tenantPath    = "/tenant1"
 	maxBody       = 64 << 10
 )
@@ -46,7 +47,8 @@ type Server struct {
 	mu      sync.Mutex
 	clients map[string]*client
 	codes   map[string]*code
-	refresh map[string]string // refresh token → client id
+	refresh map[string]string     // refresh token → client id
+	pending map[string]url.Values // login-form: authorization requests waiting for a login
 }
 
 type client struct {
@@ -66,7 +68,7 @@ func Start(v *fault.Fault) (*Server, error) {
 		return nil, err
 	}
 	s := &Server{v: v, origin: "http://" + ln.Addr().String(), clients: map[string]*client{}, codes: map[string]*code{},
-		refresh: map[string]string{}}
+		refresh: map[string]string{}, pending: map[string]url.Values{}}
 	s.srv = &http.Server{Handler: s, ReadHeaderTimeout: 10 * time.Second}
 	go func() { _ = s.srv.Serve(ln) }()
 	return s, nil
@@ -110,6 +112,8 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		s.authorize(w, r)
 	case s.prefix() + PathToken:
 		s.token(w, r)
+	case s.prefix() + PathLogin:
+		s.login(w, r)
 	default:
 		http.NotFound(w, r)
 	}
@@ -257,6 +261,10 @@ func (s *Server) authorize(w http.ResponseWriter, r *http.Request) {
 		return
 	case method != "S256" && method != "plain":
 		fail("invalid_request", "unknown code_challenge_method")
+		return
+	}
+	if s.is(LoginForm) && !s.loggedIn(r) {
+		s.loginPage(w, q)
 		return
 	}
 	cd := mint("code-")
@@ -444,4 +452,51 @@ func mint(prefix string) string {
 	v := prefix + hex.EncodeToString(b)
 	secret.Add(v)
 	return v
+}
+
+// loginPage shows the login form for a valid authorization request.
+func (s *Server) loginPage(w http.ResponseWriter, q url.Values) {
+	id := mint("request-")
+	s.mu.Lock()
+	s.pending[id] = q
+	s.mu.Unlock()
+	w.Header().Set("Content-Type", "text/html; charset=utf-8")
+	w.Header().Set("Cache-Control", "no-store")
+	_, _ = io.WriteString(w, `<!doctype html><title>Sign in</title><form method="post" action="`+s.prefix()+PathLogin+`">`+
+		`<input type="hidden" name="request" value="`+id+`"><label>User <input name="username"></label>`+
+		`<label>Password <input type="password" name="password"></label><button type="submit">Sign in</button></form>`)
+}
+
+// login checks the form's credentials and, with a session cookie, sends the
+// browser back to the authorization request it interrupted.
+func (s *Server) login(w http.ResponseWriter, r *http.Request) {
+	if r.Method != http.MethodPost || r.ParseForm() != nil {
+		http.Error(w, "POST the login form", http.StatusBadRequest)
+		return
+	}
+	s.mu.Lock()
+	q, ok := s.pending[r.PostForm.Get("request")]
+	delete(s.pending, r.PostForm.Get("request"))
+	s.mu.Unlock()
+	if !ok || r.PostForm.Get("username") != LoginFields["username"] || r.PostForm.Get("password") != LoginFields["password"] {
+		http.Error(w, "wrong credentials or an unknown request", http.StatusUnauthorized)
+		return
+	}
+	sess := mint("session-")
+	s.mu.Lock()
+	s.pending["session:"+sess] = url.Values{}
+	s.mu.Unlock()
+	http.SetCookie(w, &http.Cookie{Name: "mcpconform-session", Value: sess, Path: "/", HttpOnly: true})
+	http.Redirect(w, r, s.Issuer()+PathAuthorize+"?"+q.Encode(), http.StatusFound)
+}
+
+func (s *Server) loggedIn(r *http.Request) bool {
+	c, err := r.Cookie("mcpconform-session")
+	if err != nil {
+		return false
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	_, ok := s.pending["session:"+c.Value]
+	return ok
 }

@@ -69,6 +69,9 @@ var (
 	RefreshOfflineAccess = &fault.Fault{Name: "as-refresh-offline-access", Liberty: true, Transports: httpOnly,
 		Freedom:     `2026-07-28/basic/authorization/index.mdx, "Refresh Tokens": clients "MUST NOT assume refresh tokens will be issued; the AS retains discretion" and "MAY add offline_access to the scope parameter … when the Authorization Server metadata contains it in scopes_supported"`,
 		Description: "lists offline_access in scopes_supported and issues refresh tokens (rotated) only to grants that ask it"}
+	LoginForm = &fault.Fault{Name: "as-login-form", Liberty: true, Transports: httpOnly,
+		Freedom:     `RFC 6749 §4.1.1: "the authorization server authenticates the resource owner and obtains an authorization decision (by asking the resource owner or by establishing approval via other means)"`,
+		Description: "asks for a login (an HTML form: username, password, a hidden request id) before it approves, with a session cookie"}
 	PlainSupported = &fault.Fault{Name: "as-plain-supported", Liberty: true, Transports: httpOnly,
 		Freedom:     `RFC 7636 §4.2: "plain" is a code_challenge_method an authorization server may support; it advertises it in code_challenge_methods_supported (RFC 8414 §2)`,
 		Description: "advertises and accepts the plain code_challenge_method beside S256"}
@@ -78,8 +81,11 @@ var (
 	faults = fault.Set{MetadataNotJSON, IssuerMismatch, MetadataNoResponseTypes, NoPKCEAdvertised, StateDropped, RedirectElsewhere,
 		IssWrong, IssUnadvertised, IssOmitted, TokenCacheable, PKCEOptional, PlainAccepted, VerifierUnchecked, CodeReusable, RedirectPrefixAccepted,
 		TokenNoType, ErrorShapeWrong, RefreshNotRotated, OfflineRefreshNotRotated, RegistrationNoClientID}
-	liberties = fault.Set{IssuerWithPath, OpenIDOnly, NoRefreshToken, PlainSupported, RefreshOfflineAccess}
+	liberties = fault.Set{IssuerWithPath, OpenIDOnly, NoRefreshToken, PlainSupported, RefreshOfflineAccess, LoginForm}
 )
+
+// LoginFields are the credentials the as-login-form variant's form takes.
+var LoginFields = map[string]string{"username": "mcpconform-user", "password": "mcpconform-password-1234"}
 
 // Faults lists the reference authorization server's faults, sorted by name.
 func Faults() fault.Set { return slices.Clone(faults).Sorted() }

@@ -10,6 +10,7 @@
 package asside
 
 import (
+	"bytes"
 	"context"
 	"encoding/base64"
 	"encoding/json"
@@ -17,8 +18,11 @@ import (
 	"io"
 	"mime"
 	"net/http"
+	"net/http/cookiejar"
 	"net/url"
 	"strings"
+
+	"golang.org/x/net/html"
 
 	"github.com/mcpconform/mcpconform/internal/secret"
 	"github.com/mcpconform/mcpconform/scenarios"
@@ -33,6 +37,11 @@ type Target struct {
 	// it beforehand; without ClientID, clients are registered dynamically
 	// where the metadata offers registration.
 	ClientID, ClientSecret, RedirectURI string
+	// Approval, when set, are the fields of the login (and consent) forms
+	// the authorization endpoint shows before it approves: mcpconform fills
+	// them in, keeping every other field of the form, and follows the
+	// forms and redirects on the issuer's origin until the answer leaves it.
+	Approval map[string]string
 }
 
 func (t Target) String() string { return "authorization server: " + t.Issuer }
@@ -59,12 +68,15 @@ func Body(body func(t *T)) func(*scenarios.T) {
 		if !ok {
 			core.Abort("an authorization-server scenario needs an authorization server, not %T (a defect in mcpconform)", core.Env.Target)
 		}
-		body(&T{T: core, target: target, hc: transport.NewHTTPClient(nil)})
+		hc := transport.NewHTTPClient(nil)
+		hc.Jar, _ = cookiejar.New(nil) // a login's session, within the scenario
+		body(&T{T: core, target: target, hc: hc})
 	}
 }
 
 // Answer is one HTTP exchange's answer.
 type Answer struct {
+	URL      *url.URL // the request's
 	Status   int
 	Header   http.Header
 	Body     []byte
@@ -119,7 +131,7 @@ func (t *T) do(ctx context.Context, method, u string, header http.Header, body i
 	}
 	defer resp.Body.Close()
 	b, _ := io.ReadAll(io.LimitReader(resp.Body, 1<<20))
-	a := &Answer{Status: resp.StatusCode, Header: resp.Header, Body: b}
+	a := &Answer{URL: resp.Request.URL, Status: resp.StatusCode, Header: resp.Header, Body: b}
 	var obj map[string]any
 	if json.Unmarshal(b, &obj) == nil {
 		a.JSON = obj
@@ -275,7 +287,66 @@ func (t *T) Authorize(params url.Values) *Answer {
 	if err != nil {
 		t.Abort("authorization request: %v", err)
 	}
+	return t.approve(a)
+}
+
+// maxApprovalSteps bounds the forms and redirects of one approval.
+const maxApprovalSteps = 8
+
+// approve gets past a login or consent page with the target's Approval
+// fields: each HTML form on the issuer's origin is submitted and each
+// redirect on it followed, until an answer leaves the origin (the redirect
+// to the client) or is neither.
+func (t *T) approve(a *Answer) *Answer {
+	if len(t.target.Approval) == 0 {
+		return a
+	}
+	iss, err := url.Parse(t.target.Issuer)
+	if err != nil {
+		return a
+	}
+	for i := 0; i < maxApprovalSteps; i++ {
+		switch {
+		case a.Status/100 == 3 && a.Location != nil:
+			if !sameOrigin(a.Location, iss) {
+				return a
+			}
+			next, err := t.Do(http.MethodGet, a.Location.String(), nil, nil)
+			if err != nil {
+				t.Abort("approval: %v", err)
+			}
+			a = next
+		case a.Status == http.StatusOK && a.MediaType() == "text/html":
+			f, ok := firstForm(a.Body, a.URL)
+			if !ok || !sameOrigin(f.action, iss) {
+				return a
+			}
+			for k, v := range t.target.Approval {
+				f.values.Set(k, v)
+			}
+			t.Step("fill in the form of %s and submit it to %s", a.URL.Path, f.action.Path)
+			var next *Answer
+			if f.method == http.MethodGet {
+				u := *f.action
+				u.RawQuery = f.values.Encode()
+				next, err = t.Do(http.MethodGet, u.String(), nil, nil)
+			} else {
+				next, err = t.Do(http.MethodPost, f.action.String(), http.Header{"Content-Type": {"application/x-www-form-urlencoded"}},
+					strings.NewReader(f.values.Encode()))
+			}
+			if err != nil {
+				t.Abort("approval: %v", err)
+			}
+			a = next
+		default:
+			return a
+		}
+	}
 	return a
+}
+
+func sameOrigin(u, base *url.URL) bool {
+	return strings.EqualFold(u.Scheme, base.Scheme) && strings.EqualFold(u.Host, base.Host)
 }
 
 // Token sends a token request with the client's authentication: its
@@ -332,4 +403,73 @@ func mustHost(u string) string {
 // form-urlencoded first (RFC 6749 §2.3.1).
 func basic(id, secret string) string {
 	return base64.StdEncoding.EncodeToString([]byte(url.QueryEscape(id) + ":" + url.QueryEscape(secret)))
+}
+
+// form is an HTML form: where it goes, how, and its fields' values.
+type form struct {
+	action *url.URL
+	method string
+	values url.Values
+}
+
+// firstForm reads the first form of a page (golang.org/x/net/html): its
+// action resolved against the page's URL, its method, and the values its
+// inputs carry (hidden ones included; unchecked boxes left out).
+func firstForm(page []byte, base *url.URL) (form, bool) {
+	doc, err := html.Parse(bytes.NewReader(page))
+	if err != nil {
+		return form{}, false
+	}
+	var found *html.Node
+	var find func(n *html.Node)
+	find = func(n *html.Node) {
+		if found != nil {
+			return
+		}
+		if n.Type == html.ElementNode && n.Data == "form" {
+			found = n
+			return
+		}
+		for c := n.FirstChild; c != nil; c = c.NextSibling {
+			find(c)
+		}
+	}
+	find(doc)
+	if found == nil {
+		return form{}, false
+	}
+	attr := func(n *html.Node, key string) (string, bool) {
+		for _, a := range n.Attr {
+			if strings.EqualFold(a.Key, key) {
+				return a.Val, true
+			}
+		}
+		return "", false
+	}
+	f := form{method: http.MethodPost, values: url.Values{}}
+	if m, _ := attr(found, "method"); !strings.EqualFold(m, "post") {
+		f.method = http.MethodGet
+	}
+	action, _ := attr(found, "action")
+	if f.action, err = base.Parse(action); err != nil {
+		return form{}, false
+	}
+	var inputs func(n *html.Node)
+	inputs = func(n *html.Node) {
+		if n.Type == html.ElementNode && n.Data == "input" {
+			name, _ := attr(n, "name")
+			typ, _ := attr(n, "type")
+			value, _ := attr(n, "value")
+			_, checked := attr(n, "checked")
+			kind := strings.ToLower(typ)
+			if name != "" && kind != "submit" && kind != "button" && kind != "image" && ((kind != "checkbox" && kind != "radio") || checked) {
+				f.values.Add(name, value)
+			}
+		}
+		for c := n.FirstChild; c != nil; c = c.NextSibling {
+			inputs(c)
+		}
+	}
+	inputs(found)
+	return f, true
 }

@@ -73,7 +73,7 @@ var (
 		"the authorization response goes to exactly the redirect_uri of the request", faults(authref.RedirectElsewhere), authref.IssuerWithPath)
 	grantParams = check("authorization-code-grant/response-params", scenarios.Must, anchorOverview, quoteOAuth21,
 		"the authorization response carries one non-empty code, no error, and the request's state exactly once (RFC 6749 §4.1.2: "+
-			"state \"REQUIRED if the state parameter was present\")", faults(authref.StateDropped), authref.IssuerWithPath)
+			"state \"REQUIRED if the state parameter was present\")", faults(authref.StateDropped), authref.IssuerWithPath, authref.LoginForm)
 	grantIss = check("authorization-code-grant/iss-matches", scenarios.Must, anchorOverview, quoteOAuth21,
 		"an iss in the authorization response is identical to the issuer the request was sent to (RFC 9207 §2.4)", faults(authref.IssWrong))
 	grantIssAdvertised = &scenarios.Check{ID: "authorization-code-grant/iss-advertised", Level: scenarios.Must, Spec: issPage2026,
@@ -91,7 +91,7 @@ var (
 
 	pkceRequired = check("authserver-pkce/required", scenarios.Must, anchorOverview, quoteOAuth21,
 		"an authorization request without code_challenge gets no code (OAuth 2.1 §4.1.1: authorization servers MUST require PKCE "+
-			"of public clients)", faults(authref.PKCEOptional), authref.PlainSupported)
+			"of public clients)", faults(authref.PKCEOptional), authref.PlainSupported, authref.LoginForm)
 	pkcePlain = check("authserver-pkce/plain-refused", scenarios.Must, anchorCodeProt, quoteOIDCPKCE,
 		"a plain code_challenge_method gets no code from a server that does not list plain in code_challenge_methods_supported "+
 			"(a server that lists it may take it)", faults(authref.PlainAccepted), authref.PlainSupported)
@@ -100,7 +100,7 @@ var (
 
 	codeOnce = check("authserver-code-single-use/second-refused", scenarios.Must, anchorOverview, quoteOAuth21,
 		"a code exchanged once is refused the second time (OAuth 2.1 §4.1.3: the code must not have been used before; §7.5)",
-		faults(authref.CodeReusable), authref.NoRefreshToken)
+		faults(authref.CodeReusable), authref.NoRefreshToken, authref.LoginForm)
 
 	redirectExact = check("authserver-redirect-uri/exact-match", scenarios.Must, anchorOpenRedir, quoteRedirect,
 		"an authorization request whose redirect_uri only starts with the registered one is not redirected there", faults(authref.RedirectPrefixAccepted))
