@@ -36,7 +36,7 @@ var split = map[string]map[string][]struct {
 			{"basic/authorization/index.mdx", nil},
 			{"basic/authorization/authorization-server-discovery.mdx", []string{"authorization-server-location",
 				"protected-resource-metadata-discovery-requirements", "authorization-server-metadata-discovery"}},
-			{"basic/authorization/client-registration.mdx", []string{"client-id-metadata-documents", "preregistration",
+			{"basic/authorization/client-registration.mdx", []string{"client-id-metadata-documents", "implementation-requirements", "preregistration",
 				"pre-registration", "dynamic-client-registration"}},
 			{"basic/authorization/security-considerations.mdx", []string{"token-audience-binding-and-validation", "token-theft",
 				"communication-security", "authorization-code-protection", "open-redirection", "client-id-metadata-document-security"}},

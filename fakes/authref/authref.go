@@ -9,6 +9,7 @@
 package authref
 
 import (
+	"context"
 	"crypto/rand"
 	"crypto/subtle"
 	"encoding/hex"
@@ -26,6 +27,7 @@ import (
 
 	"github.com/mcpconform/mcpconform/fakes/fault"
 	"github.com/mcpconform/mcpconform/internal/secret"
+	"github.com/mcpconform/mcpconform/transport"
 )
 
 // Paths of its endpoints, below the issuer.
@@ -144,6 +146,8 @@ func (s *Server) metadata(w http.ResponseWriter) {
 		doc["grant_types_supported"] = []string{"authorization_code"}
 	case s.offlineOnly():
 		doc["scopes_supported"] = []string{"offline_access"}
+	case s.is(CIMD), s.is(CIMDUnvalidated):
+		doc["client_id_metadata_document_supported"] = true
 	case s.is(OpenIDOnly):
 		doc["subject_types_supported"] = []string{"public"}
 		doc["id_token_signing_alg_values_supported"] = []string{"ES256"}
@@ -212,6 +216,9 @@ func (s *Server) authorize(w http.ResponseWriter, r *http.Request) {
 	s.mu.Lock()
 	c := s.clients[q.Get("client_id")]
 	s.mu.Unlock()
+	if c == nil && (s.is(CIMD) || s.is(CIMDUnvalidated)) && strings.HasPrefix(q.Get("client_id"), "https://") {
+		c = s.documentClient(r, q.Get("client_id"))
+	}
 	if c == nil {
 		http.Error(w, "unknown client_id", http.StatusBadRequest)
 		return
@@ -499,4 +506,40 @@ func (s *Server) loggedIn(r *http.Request) bool {
 	defer s.mu.Unlock()
 	_, ok := s.pending["session:"+c.Value]
 	return ok
+}
+
+// documentClient reads a Client ID Metadata Document: fetched (no redirect
+// followed, bounded), valid JSON whose client_id is the URL exactly, with
+// redirect_uris; nil when any of it fails. as-cimd-unvalidated trusts the
+// URL without looking.
+func (s *Server) documentClient(r *http.Request, id string) *client {
+	redirect := r.URL.Query().Get("redirect_uri")
+	if s.is(CIMDUnvalidated) {
+		return &client{id: id, redirectURIs: []string{redirect}}
+	}
+	u, err := url.Parse(id)
+	if err != nil || u.Path == "" || u.Path == "/" {
+		return nil
+	}
+	ctx, cancel := context.WithTimeout(r.Context(), 3*time.Second)
+	defer cancel()
+	req, err := http.NewRequestWithContext(ctx, http.MethodGet, id, nil)
+	if err != nil {
+		return nil
+	}
+	resp, err := transport.NewHTTPClient(nil).Do(req)
+	if err != nil {
+		return nil
+	}
+	defer resp.Body.Close()
+	var doc struct {
+		ClientID     string   `json:"client_id"`
+		ClientName   string   `json:"client_name"`
+		RedirectURIs []string `json:"redirect_uris"`
+	}
+	if resp.StatusCode != http.StatusOK || json.NewDecoder(io.LimitReader(resp.Body, 64<<10)).Decode(&doc) != nil ||
+		doc.ClientID != id || doc.ClientName == "" || len(doc.RedirectURIs) == 0 {
+		return nil
+	}
+	return &client{id: id, redirectURIs: doc.RedirectURIs}
 }

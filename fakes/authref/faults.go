@@ -15,6 +15,8 @@ var (
 	httpOnly = []transport.Kind{transport.HTTP}
 	// RFC 9207's iss in the authorization response is named by 2026-07-28.
 	withIss = []string{protocol.V20260728}
+	// Client ID Metadata Documents came with 2025-11-25.
+	withCIMD = []string{protocol.V20251125, protocol.V20260728}
 
 	MetadataNotJSON = &fault.Fault{Name: "as-metadata-not-json", Transports: httpOnly,
 		Description: "serves its metadata as text/plain"}
@@ -54,6 +56,8 @@ var (
 		Description: "answers a public client's refresh with the same refresh token, which stays valid"}
 	OfflineRefreshNotRotated = &fault.Fault{Name: "as-offline-refresh-not-rotated", Transports: httpOnly,
 		Description: "issues refresh tokens only to a grant that asks offline_access, and does not rotate them"}
+	CIMDUnvalidated = &fault.Fault{Name: "as-cimd-unvalidated", Transports: httpOnly, Versions: withCIMD,
+		Description: "advertises Client ID Metadata Documents but approves a URL client_id without fetching or validating its document"}
 	RegistrationNoClientID = &fault.Fault{Name: "as-registration-no-client-id", Transports: httpOnly,
 		Description: "answers a dynamic registration with 201 and no client_id"}
 
@@ -69,6 +73,9 @@ var (
 	RefreshOfflineAccess = &fault.Fault{Name: "as-refresh-offline-access", Liberty: true, Transports: httpOnly,
 		Freedom:     `2026-07-28/basic/authorization/index.mdx, "Refresh Tokens": clients "MUST NOT assume refresh tokens will be issued; the AS retains discretion" and "MAY add offline_access to the scope parameter … when the Authorization Server metadata contains it in scopes_supported"`,
 		Description: "lists offline_access in scopes_supported and issues refresh tokens (rotated) only to grants that ask it"}
+	CIMD = &fault.Fault{Name: "as-cimd", Liberty: true, Transports: httpOnly, Versions: withCIMD,
+		Freedom:     `2025-11-25/basic/authorization.mdx, "Overview": "Authorization servers and MCP clients SHOULD support OAuth Client ID Metadata Documents"`,
+		Description: "supports Client ID Metadata Documents: an https client_id is fetched (no redirect followed) and validated before any approval"}
 	LoginForm = &fault.Fault{Name: "as-login-form", Liberty: true, Transports: httpOnly,
 		Freedom:     `RFC 6749 §4.1.1: "the authorization server authenticates the resource owner and obtains an authorization decision (by asking the resource owner or by establishing approval via other means)"`,
 		Description: "asks for a login (an HTML form: username, password, a hidden request id) before it approves, with a session cookie"}
@@ -80,8 +87,8 @@ var (
 var (
 	faults = fault.Set{MetadataNotJSON, IssuerMismatch, MetadataNoResponseTypes, NoPKCEAdvertised, StateDropped, RedirectElsewhere,
 		IssWrong, IssUnadvertised, IssOmitted, TokenCacheable, PKCEOptional, PlainAccepted, VerifierUnchecked, CodeReusable, RedirectPrefixAccepted,
-		TokenNoType, ErrorShapeWrong, RefreshNotRotated, OfflineRefreshNotRotated, RegistrationNoClientID}
-	liberties = fault.Set{IssuerWithPath, OpenIDOnly, NoRefreshToken, PlainSupported, RefreshOfflineAccess, LoginForm}
+		TokenNoType, ErrorShapeWrong, RefreshNotRotated, OfflineRefreshNotRotated, CIMDUnvalidated, RegistrationNoClientID}
+	liberties = fault.Set{IssuerWithPath, OpenIDOnly, NoRefreshToken, PlainSupported, RefreshOfflineAccess, LoginForm, CIMD}
 )
 
 // LoginFields are the credentials the as-login-form variant's form takes.

@@ -31,7 +31,7 @@ var (
 // Scenarios is the family's catalogue.
 func Scenarios() scenarios.Catalogue {
 	return scenarios.Catalogue{metadataScenario, grantScenario, pkceScenario, codeReuseScenario, redirectScenario, errorScenario,
-		refreshScenario, registrationScenario}
+		refreshScenario, registrationScenario, cimdScenario}
 }
 
 const (
@@ -113,6 +113,13 @@ var (
 		"a public client's refresh gets a new refresh token and the old one is refused afterwards (a server that issues no "+
 			"refresh token has none to rotate)", faults(authref.RefreshNotRotated, authref.OfflineRefreshNotRotated), authref.NoRefreshToken, authref.RefreshOfflineAccess)
 
+	cimdUnfetchable = &scenarios.Check{ID: "authserver-cimd/unfetchable-refused", Level: scenarios.Must,
+		Spec:  page + "#implementation-requirements",
+		Quote: "MUST validate the document structure is valid JSON and contains required fields",
+		Title: "a server that advertises Client ID Metadata Documents issues no code to a URL client_id whose document it cannot fetch " +
+			"(nothing to validate the client or its redirect_uri against; 2025-11-25 and after)",
+		Versions: []string{protocol.V20251125, protocol.V20260728},
+		Faults:   faults(authref.CIMDUnvalidated), Liberties: []*fault.Fault{authref.CIMD}}
 	registrationAnswer = check("authserver-registration/client-information", scenarios.Must, "#dynamic-client-registration", quoteRegister,
 		"where registration is offered, a valid request gets 201 and a JSON object with client_id (RFC 7591 §3.2.1)",
 		faults(authref.RegistrationNoClientID), authref.IssuerWithPath)

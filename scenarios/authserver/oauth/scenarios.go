@@ -284,4 +284,23 @@ var registrationScenario = func() *scenarios.Scenario {
 	return s
 }()
 
-var _ = protocol.V20251125
+// unreachableDocument is a client_id URL nothing serves: an address on the
+// loopback (127.0.0.2 plays another host) where nothing listens, so the
+// server's fetch fails on this machine and goes nowhere else.
+const unreachableDocument = "https://127.0.0.2:9/mcpconform-client.json"
+
+var cimdScenario = func() *scenarios.Scenario {
+	s := scenario("authserver-cimd", "Client ID Metadata Documents validated before any approval",
+		"Where the metadata sets client_id_metadata_document_supported, an authorization request whose client_id is the URL of "+
+			"a document nothing serves (on the loopback: the server's fetch fails here). A server that does not advertise "+
+			"the documents is not judged.", cimdUnfetchable)
+	s.Versions = []string{protocol.V20251125, protocol.V20260728}
+	s.Run = asside.Body(func(t *asside.T) {
+		if on, _ := t.Metadata().Doc()["client_id_metadata_document_supported"].(bool); !on {
+			t.SkipRest("the metadata does not set client_id_metadata_document_supported (the documents are a SHOULD)")
+		}
+		f := authorize(t, asside.Client{ID: unreachableDocument, RedirectURI: asside.DefaultRedirectURI}, nil)
+		t.Judge(cimdUnfetchable, refusedAuthorization(f.answer), "no code (an error page or an error redirect)", f.answer.String())
+	})
+	return s
+}()
