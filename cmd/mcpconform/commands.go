@@ -53,9 +53,11 @@ func listCmd() *cobra.Command {
 					printVariants(w, server.Faults(), catalogue.All().Killers(), "KILLS")
 					fmt.Fprintln(w)
 					printVariants(w, client.Faults(), catalogue.All().Killers(), "KILLS")
+					fmt.Fprintln(w)
+					printVariants(w, authref.Faults(), catalogue.All().Killers(), "KILLS")
 				}
 				if liberties {
-					printVariants(w, append(server.Liberties(), client.Liberties()...), catalogue.All().Exercisers(), "MUST PASS")
+					printVariants(w, append(append(server.Liberties(), client.Liberties()...), authref.Liberties()...), catalogue.All().Exercisers(), "MUST PASS")
 				}
 				return w.Flush()
 			}
