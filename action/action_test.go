@@ -405,21 +405,21 @@ var _ = Describe("action/run.sh", func() {
 	)
 })
 
-// readmeWorkflow is the example workflow of README.md's "GitHub Action".
+// readmeWorkflow is the example workflow of docs/ci.md's "GitHub Action".
 func readmeWorkflow() string {
 	GinkgoHelper()
-	raw, err := os.ReadFile(filepath.Join(root, "README.md"))
+	raw, err := os.ReadFile(filepath.Join(root, "docs", "ci.md"))
 	Expect(err).NotTo(HaveOccurred())
-	_, sec, ok := strings.Cut(string(raw), "\n### GitHub Action\n")
-	Expect(ok).To(BeTrue(), "README.md has no section \"GitHub Action\"")
+	_, sec, ok := strings.Cut(string(raw), "\n## GitHub Action\n")
+	Expect(ok).To(BeTrue(), "docs/ci.md has no section \"GitHub Action\"")
 	_, block, ok := strings.Cut(sec, "\n```yaml\n")
-	Expect(ok).To(BeTrue(), "no yaml block in README.md's \"GitHub Action\"")
+	Expect(ok).To(BeTrue(), "no yaml block in docs/ci.md's \"GitHub Action\"")
 	block, _, ok = strings.Cut(block, "\n```\n")
 	Expect(ok).To(BeTrue())
 	return block
 }
 
-var _ = Describe("README.md's example workflow", func() {
+var _ = Describe("docs/ci.md's example workflow", func() {
 	type step struct {
 		Uses string
 		Run  string
