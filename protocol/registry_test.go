@@ -10,7 +10,6 @@ import (
 	"github.com/mcpconform/mcpconform/protocol/codes"
 	"github.com/mcpconform/mcpconform/protocol/exttasks"
 	v1 "github.com/mcpconform/mcpconform/protocol/v20251125"
-	"github.com/mcpconform/mcpconform/transport"
 )
 
 var _ = Describe("protocol versions", func() {
@@ -93,12 +92,6 @@ var _ = Describe("names", func() {
 	It("spots notifications", func() {
 		Expect(protocol.IsNotification(protocol.NotificationTasksStatus)).To(BeTrue())
 		Expect(protocol.IsNotification(protocol.MethodTasksGet)).To(BeFalse())
-	})
-})
-
-var _ = Describe("the transports' own list of versions", func() {
-	It("is the version table's: the HTTP server accepts exactly the judged session versions", func() {
-		Expect(transport.DefaultSupportedVersions).To(Equal(protocol.JudgedStateful()))
 	})
 })
 

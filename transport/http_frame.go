@@ -11,6 +11,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/mcpconform/mcpconform/jsonrpc"
+	"github.com/mcpconform/mcpconform/protocol"
 )
 
 // Header names used by Streamable HTTP. Go canonicalises header keys, so
@@ -24,9 +25,17 @@ const (
 	HeaderLastEventID     = "Last-Event-ID"
 )
 
-// StatelessVersion is the protocol revision that runs Streamable HTTP
-// without sessions.
-const StatelessVersion = "2026-07-28"
+// StatelessVersion is the newest protocol revision that runs Streamable
+// HTTP without sessions, as the version table says.
+var StatelessVersion = newestStateless()
+
+func newestStateless() string {
+	vs := protocol.JudgedStateless()
+	if len(vs) == 0 {
+		panic("transport: the version table has no stateless version")
+	}
+	return vs[0]
+}
 
 // httpFrameInfo is what the HTTP transport needs to know about a frame. It is
 // derived leniently: a frame that does not parse is still carried.

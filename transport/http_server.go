@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/mcpconform/mcpconform/jsonrpc"
+	"github.com/mcpconform/mcpconform/protocol"
 )
 
 // HTTPServerOptions configure the server side of Streamable HTTP; every field
@@ -100,9 +101,9 @@ func (s *HTTPServer) bodyTypeName(kind, ct string) string {
 }
 
 // DefaultSupportedVersions are the session-mode protocol versions accepted
-// when HTTPServerOptions.SupportedVersions is empty: protocol.JudgedStateful,
-// which transport cannot import (a protocol test keeps the two equal).
-var DefaultSupportedVersions = []string{"2025-11-25", "2025-06-18", "2025-03-26"}
+// when HTTPServerOptions.SupportedVersions is empty: the version table's
+// judged stateful ones.
+var DefaultSupportedVersions = protocol.JudgedStateful()
 
 // HTTPServer is the server side of Streamable HTTP. It is an http.Handler
 // and a Listener: Accept yields one Conn per 2025-11-25 session (created by
@@ -181,7 +182,10 @@ func NewHTTPServer(opts HTTPServerOptions) *HTTPServer {
 	if opts.Path == "" {
 		opts.Path = "/mcp"
 	}
-	st := map[string]bool{StatelessVersion: true}
+	st := map[string]bool{}
+	for _, v := range protocol.JudgedStateless() {
+		st[v] = true
+	}
 	for _, v := range opts.StatelessVersions {
 		st[v] = true
 	}

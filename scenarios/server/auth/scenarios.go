@@ -54,7 +54,7 @@ var unauthenticatedScenario = &scenarios.Scenario{
 		ch, hasBearer := bearer(a.header)
 		t.Judge(unauthChallenge, hasBearer, `WWW-Authenticate: Bearer …`, a.String())
 		v := t.Env.Version
-		if v == protocol.V20250326 {
+		if !prmJSON.JudgedAt(v) {
 			for _, c := range []*scenarios.Check{challengeResourceMetadata, prmDiscoverable, prmJSON, prmAuthorizationServers, prmResource, challengeScope, noOfflineAccess} {
 				t.Skip(c, "2025-03-26 knows no Protected Resource Metadata (it came with 2025-06-18)")
 			}
@@ -95,17 +95,17 @@ var unauthenticatedScenario = &scenarios.Scenario{
 			}
 		}
 		switch {
-		case v == protocol.V20250618:
+		case challengeResourceMetadata.JudgedAt(v):
 			t.Judge(challengeResourceMetadata, named != "", "resource_metadata in the 401's WWW-Authenticate (2025-06-18 names no other way)", a.String())
 			t.Skip(prmDiscoverable, "2025-06-18 names one way to find the document, the challenge's resource_metadata")
 		case namedElsewhere:
 			t.PassWith(prmDiscoverable, fmt.Sprintf("resource_metadata names %s, on another origin: not fetched", named))
 		}
-		if v != protocol.V20250618 {
+		if !challengeResourceMetadata.JudgedAt(v) {
 			t.Skip(challengeResourceMetadata, "a rule of 2025-06-18; from 2025-11-25 the challenge is one of two ways to find the document")
 		}
 		switch {
-		case v == protocol.V20250618, namedElsewhere:
+		case challengeResourceMetadata.JudgedAt(v), namedElsewhere:
 		default:
 			t.Judge(prmDiscoverable, doc != nil, "the document at resource_metadata or at a well-known URI",
 				fmt.Sprintf("%s; %s", a, strings.Join(tried, "; ")))
@@ -129,7 +129,7 @@ var unauthenticatedScenario = &scenarios.Scenario{
 			supported, _ = doc.strings("scopes_supported")
 		}
 		challenged := strings.Fields(ch.params["scope"])
-		if v == protocol.V20250618 {
+		if !challengeScope.JudgedAt(v) {
 			t.Skip(challengeScope, "2025-06-18 asks no scope in the challenge (2025-11-25 does)")
 		} else {
 			switch {
@@ -141,7 +141,7 @@ var unauthenticatedScenario = &scenarios.Scenario{
 				t.PassWith(challengeScope, "the server names no scope anywhere: nothing to include")
 			}
 		}
-		if v != protocol.V20260728 {
+		if !noOfflineAccess.JudgedAt(v) {
 			t.Skip(noOfflineAccess, "a rule of 2026-07-28's page")
 		} else {
 			t.Judge(noOfflineAccess, !slices.Contains(challenged, "offline_access") && !slices.Contains(supported, "offline_access"),
@@ -271,7 +271,7 @@ var tokenScenario = &scenarios.Scenario{
 			defect issuer.Defect
 		}{{expiredRefused, issuer.Expired}, {notYetValidRefused, issuer.NotYetValid}, {audienceRefused, issuer.WrongAud},
 			{issuerRefused, issuer.WrongIssuer}, {signatureRefused, issuer.BadSignature}, {algNoneRefused, issuer.AlgNone}} {
-			if c.defect == issuer.WrongAud && t.Env.Version == protocol.V20250326 {
+			if !c.check.JudgedAt(t.Env.Version) {
 				t.Skip(c.check, "2025-03-26 asks no audience validation (it came with 2025-06-18)")
 				continue
 			}
