@@ -67,13 +67,17 @@ type Version struct {
 	TasksExtension bool // io.modelcontextprotocol/tasks (2026-07-28)
 	MRTR           bool // resultType "input_required" (2026-07-28)
 	Discover       bool // server/discover (2026-07-28)
+	// ElicitationModes: elicitation requests name a mode, form or url
+	// (2025-11-25 and after).
+	ElicitationModes bool
 }
 
 // versions lists every known version, newest first.
 var versions = []Version{
 	{Name: V20260728, Era: Stateless, Judged: true, Handshake: MethodServerDiscover, Probe: MethodServerDiscover, SchemaOf: V20260728,
-		TasksExtension: true, MRTR: true, Discover: true},
-	{Name: V20251125, Era: Stateful, Judged: true, Handshake: MethodInitialize, Probe: MethodPing, SchemaOf: V20251125, TasksV1: true},
+		TasksExtension: true, MRTR: true, Discover: true, ElicitationModes: true},
+	{Name: V20251125, Era: Stateful, Judged: true, Handshake: MethodInitialize, Probe: MethodPing, SchemaOf: V20251125, TasksV1: true,
+		ElicitationModes: true},
 	{Name: V20250618, Era: Stateful, Judged: true, Handshake: MethodInitialize, Probe: MethodPing, SchemaOf: V20250618},
 	{Name: V20250326, Era: Stateful, Judged: true, Handshake: MethodInitialize, Probe: MethodPing, SchemaOf: V20250326},
 	{Name: V20241105, Era: Stateful, Handshake: MethodInitialize, Probe: MethodPing, SchemaOf: V20251125},
@@ -87,6 +91,13 @@ func Lookup(version string) (Version, bool) {
 		}
 	}
 	return Version{}, false
+}
+
+// Features is the row of a version (the zero row, no feature, for an
+// unknown one).
+func Features(version string) Version {
+	v, _ := Lookup(version)
+	return v
 }
 
 // Supported returns the known protocol versions, newest first.

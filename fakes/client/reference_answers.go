@@ -51,7 +51,7 @@ func (rc *referenceRun) referenceCapabilities() map[string]any {
 	if rc.is(MRTRUndeclaredInput) || rc.is(MRTRNoSampling) {
 		delete(caps, "sampling")
 	}
-	if v == protocol.V20251125 && !rc.is(NoClientTasks) {
+	if protocol.Features(v).TasksV1 && !rc.is(NoClientTasks) {
 		// Client-hosted tasks exist at 2025-11-25 only (reference_tasks.go).
 		rc.tasks = newTaskReceiver(rc)
 		caps["tasks"] = rc.tasks.capability()

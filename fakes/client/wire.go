@@ -343,7 +343,7 @@ func (s *Session) judgeCapability(method, capability string, params json.RawMess
 		s.wire.add(RuleNegotiatedCapabilities, fmt.Sprintf("%s sent to a client that did not declare the %s capability", method, capability), frame)
 		return
 	}
-	if method != protocol.MethodElicitationCreate || s.opts.Version != protocol.V20251125 {
+	if f := protocol.Features(s.opts.Version); method != protocol.MethodElicitationCreate || !f.ElicitationModes || f.Era != protocol.Stateful {
 		return
 	}
 	var p struct {

@@ -378,7 +378,7 @@ func asciiJSONString(s string) jsonrpc.ID {
 // (2025-11-25/basic/utilities/tasks.mdx#server-capabilities).
 func (r *reference) capabilities(version string) map[string]any {
 	caps := map[string]any{"tools": map[string]any{"listChanged": false}}
-	if version == protocol.V20251125 {
+	if protocol.Features(version).TasksV1 {
 		caps["tasks"] = map[string]any{
 			"list": map[string]any{}, "cancel": map[string]any{},
 			"requests": map[string]any{"tools": map[string]any{"call": map[string]any{}}},

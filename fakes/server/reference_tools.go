@@ -196,9 +196,10 @@ func (r *reference) toolsCall(ctx context.Context, p *Peer, req *jsonrpc.Message
 		}
 		return nil, rpcError(codes.InvalidParams, "Unknown tool: "+params.Name, nil)
 	}
-	// Tasks exist only in sessions negotiated at 2025-11-25; elsewhere the
+	// Tasks exist only in sessions negotiated where the table has tasks v1; elsewhere the
 	// task field is ignored (tasks.mdx#task-support-and-handling).
-	tasksOn := !isModern(ctx) && p.Get("version") == protocol.V20251125
+	version, _ := p.Get("version").(string)
+	tasksOn := !isModern(ctx) && protocol.Features(version).TasksV1
 	asTask := tasksOn && params.Task != nil
 	switch {
 	case asTask && tool.taskSupport == "" || asTask && tool.taskSupport == taskForbidden:

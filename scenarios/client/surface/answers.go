@@ -98,14 +98,14 @@ var answersScenario = &scenarios.Scenario{
 					}
 					if _, ok := caps["elicitation"]; ok && hasElicitation {
 						params := map[string]any{"message": "Please fill in the form", "requestedSchema": answersForm}
-						if t.Env.Version == protocol.V20251125 {
+						if protocol.Features(t.Env.Version).ElicitationModes {
 							params["mode"] = "form"
 						}
 						a.ask(ctx, p, req, "elicitation", protocol.MethodElicitationCreate, params)
 					}
 					// At 2025-11-25 a request without mode is a form (the
 					// older versions have no mode at all).
-					if _, ok := caps["elicitation"]; ok && t.Env.Version == protocol.V20251125 && declaresFormMode(caps) {
+					if _, ok := caps["elicitation"]; ok && protocol.Features(t.Env.Version).ElicitationModes && declaresFormMode(caps) {
 						a.ask(ctx, p, req, "modeless", protocol.MethodElicitationCreate,
 							map[string]any{"message": "Please fill in the form (no mode given)", "requestedSchema": answersForm})
 					}
@@ -176,7 +176,7 @@ var answersScenario = &scenarios.Scenario{
 		}
 
 		switch x := a.get("modeless"); {
-		case t.Env.Version != protocol.V20251125:
+		case !protocol.Features(t.Env.Version).ElicitationModes:
 			t.Skip(answersModelessForm, t.Env.Version+" has no elicitation modes")
 		case x == nil:
 			t.Skip(answersModelessForm, "the client declares no form-mode elicitation")

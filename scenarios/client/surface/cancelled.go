@@ -58,7 +58,7 @@ var cancelledScenario = &scenarios.Scenario{
 		answerTo := func(m *jsonrpc.Message) bool { return m.IsResponse() && m.ID.Equal(cancelledID) }
 		params := map[string]any{"message": "Please confirm (this question will be withdrawn)", "requestedSchema": map[string]any{
 			"type": "object", "properties": map[string]any{"confirmed": map[string]any{"type": "boolean"}}, "required": []any{"confirmed"}}}
-		if t.Env.Version == protocol.V20251125 {
+		if protocol.Features(t.Env.Version).ElicitationModes {
 			params["mode"] = "form"
 		}
 		t.Serve(clientside.Script{

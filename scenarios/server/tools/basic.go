@@ -96,7 +96,7 @@ var elicitationScenario = &scenarios.Scenario{
 	Checks: []*scenarios.Check{elicitationMessage, elicitationResult},
 	Run: serverside.Body(func(t *serverside.T) {
 		caps := elicitationCaps()
-		if t.Env.Version != protocol.V20251125 {
+		if !protocol.Features(t.Env.Version).ElicitationModes {
 			caps = map[string]any{"elicitation": map[string]any{}}
 		}
 		rec := newRecorder()
