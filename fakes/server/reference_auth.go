@@ -6,7 +6,6 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
-	"net"
 	"net/http"
 	"net/url"
 	"slices"
@@ -65,51 +64,10 @@ func Scopes(v *fault.Fault) []string {
 // ListenProtected serves the reference's endpoint over kind (http, ws)
 // behind the resource-server front of variant v.
 func ListenProtected(ctx context.Context, kind transport.Kind, addr string, v *fault.Fault, p Protection, opts transport.Options) (transport.Listener, error) {
-	var lc net.ListenConfig
-	ln, err := lc.Listen(ctx, "tcp", addr)
-	if err != nil {
-		return nil, err
-	}
-	host, port, _ := net.SplitHostPort(ln.Addr().String())
-	origin := "http://" + net.JoinHostPort(host, port)
-	front := &authFront{v: v, p: p, events: opts.Transcript, label: opts.Session, origin: origin,
-		authorized: map[string]bool{}, hc: transport.NewHTTPClient(nil)}
-	mux := http.NewServeMux()
-	var inner transport.Listener
-	switch kind {
-	case transport.HTTP:
-		hs := transport.NewHTTPServer(transport.HTTPServerOptions{Transcript: opts.Transcript, Session: opts.Session})
-		mux.Handle("/mcp", hs)
-		inner, front.resource = hs, origin+"/mcp"
-	case transport.WS:
-		url := "ws://" + net.JoinHostPort(host, port) + transport.DefaultWSPath
-		ws := transport.NewWebSocketServer(transport.WSServerOptions{Options: opts, URL: url})
-		mux.Handle(transport.DefaultWSPath, ws)
-		inner, front.resource = ws, url
-	default:
-		_ = ln.Close()
-		return nil, fmt.Errorf("a protected reference is served over http or ws, not %s", kind)
-	}
-	front.next = mux
-	srv := &http.Server{Handler: front, ReadHeaderTimeout: 30 * time.Second}
-	go func() { _ = srv.Serve(ln) }()
-	return &protectedListener{Listener: inner, srv: srv, url: front.resource}, nil
-}
-
-type protectedListener struct {
-	transport.Listener
-	srv *http.Server
-	url string
-}
-
-func (l *protectedListener) Addr() string { return l.url }
-
-func (l *protectedListener) Close() error {
-	err := l.Listener.Close()
-	if cerr := l.srv.Close(); err == nil {
-		err = cerr
-	}
-	return err
+	return listenFront(ctx, kind, addr, opts, func(next http.Handler, origin, url string) http.Handler {
+		return &authFront{v: v, p: p, next: next, events: opts.Transcript, label: opts.Session, origin: origin, resource: url,
+			authorized: map[string]bool{}, hc: transport.NewHTTPClient(nil)}
+	})
 }
 
 // authFront is the resource server of one variant.

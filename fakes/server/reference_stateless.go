@@ -5,11 +5,9 @@ import (
 	"context"
 	"encoding/json"
 	"io"
-	"net"
 	"net/http"
 	"slices"
 	"strings"
-	"time"
 
 	"github.com/mcpconform/mcpconform/fakes/fault"
 	"github.com/mcpconform/mcpconform/jsonrpc"
@@ -357,28 +355,16 @@ func listenStateless(ctx context.Context, kind transport.Kind, addr string, v *f
 	if kind != transport.HTTP || !slices.Contains(statelessFront, v) {
 		return nil, false, nil
 	}
-	var lc net.ListenConfig
-	ln, err := lc.Listen(ctx, "tcp", addr)
-	if err != nil {
-		return nil, true, err
-	}
-	hs := transport.NewHTTPServer(transport.HTTPServerOptions{Transcript: opts.Transcript, Session: opts.Session})
-	front := &slFront{v: v, hs: hs, events: opts.Transcript, label: opts.Session}
-	mux := http.NewServeMux()
-	mux.Handle("/mcp", front)
-	srv := &http.Server{Handler: mux, ReadHeaderTimeout: 30 * time.Second}
-	host, port, _ := net.SplitHostPort(ln.Addr().String())
-	if ip := net.ParseIP(host); ip == nil || ip.IsUnspecified() {
-		host = "127.0.0.1"
-	}
-	go func() { _ = srv.Serve(ln) }()
-	return &trListener{HTTPServer: hs, srv: srv, url: "http://" + net.JoinHostPort(host, port) + "/mcp"}, true, nil
+	l, err = listenFront(ctx, kind, addr, opts, atEndpoint(func(next http.Handler) http.Handler {
+		return &slFront{v: v, next: next, events: opts.Transcript, label: opts.Session}
+	}))
+	return l, true, err
 }
 
 // slFront is the HTTP front of one stateless variant.
 type slFront struct {
 	v      *fault.Fault
-	hs     *transport.HTTPServer
+	next   http.Handler // the reference's endpoint
 	events *jsonrpc.Transcript
 	label  string
 }
@@ -403,7 +389,7 @@ func (f *slFront) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		w.WriteHeader(http.StatusMethodNotAllowed)
 		return
 	case r.Method != http.MethodPost:
-		f.hs.ServeHTTP(w, r)
+		f.next.ServeHTTP(w, r)
 		return
 	}
 	body, err := io.ReadAll(io.LimitReader(r.Body, 64<<20))
@@ -455,7 +441,7 @@ func (f *slFront) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 			r.Header.Set(transport.HeaderName, transport.EncodeHeaderValue(m.Params.Name))
 		}
 	}
-	f.hs.ServeHTTP(w, r)
+	f.next.ServeHTTP(w, r)
 }
 
 // surfaceFault bends a resources/read or prompts/get result of an official

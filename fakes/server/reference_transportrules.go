@@ -5,7 +5,6 @@ import (
 	"context"
 	"encoding/json"
 	"io"
-	"net"
 	"net/http"
 	"net/url"
 	"regexp"
@@ -58,38 +57,10 @@ func listenTransportRules(ctx context.Context, kind transport.Kind, addr string,
 	if kind != transport.HTTP || v == nil || (!slices.Contains(transportRulesFaults, v) && !slices.Contains(transportRulesLiberties, v)) || v == NoPrimingEvent {
 		return nil, false, nil
 	}
-	var lc net.ListenConfig
-	ln, err := lc.Listen(ctx, "tcp", addr)
-	if err != nil {
-		return nil, true, err
-	}
-	hs := transport.NewHTTPServer(transport.HTTPServerOptions{Transcript: opts.Transcript, Session: opts.Session})
-	front := &trFront{v: v, hs: hs, events: opts.Transcript, label: opts.Session, ended: map[string]bool{}, lists: map[string]time.Time{}}
-	mux := http.NewServeMux()
-	mux.Handle("/mcp", front)
-	srv := &http.Server{Handler: mux, ReadHeaderTimeout: 30 * time.Second}
-	host, port, _ := net.SplitHostPort(ln.Addr().String())
-	if ip := net.ParseIP(host); ip == nil || ip.IsUnspecified() {
-		host = "127.0.0.1"
-	}
-	go func() { _ = srv.Serve(ln) }()
-	return &trListener{HTTPServer: hs, srv: srv, url: "http://" + net.JoinHostPort(host, port) + "/mcp"}, true, nil
-}
-
-type trListener struct {
-	*transport.HTTPServer
-	srv *http.Server
-	url string
-}
-
-func (l *trListener) Addr() string { return l.url }
-
-func (l *trListener) Close() error {
-	err := l.HTTPServer.Close()
-	if cerr := l.srv.Close(); err == nil {
-		err = cerr
-	}
-	return err
+	l, err = listenFront(ctx, kind, addr, opts, atEndpoint(func(next http.Handler) http.Handler {
+		return &trFront{v: v, next: next, events: opts.Transcript, label: opts.Session, ended: map[string]bool{}, lists: map[string]time.Time{}}
+	}))
+	return l, true, err
 }
 
 // notASCIIPrefix makes session-id-not-ascii's ids break the charset.
@@ -104,7 +75,7 @@ var retryLine = regexp.MustCompile(`(?m)^retry: *[0-9]*\r?\n`)
 // trFront is the HTTP front of one variant.
 type trFront struct {
 	v      *fault.Fault
-	hs     *transport.HTTPServer
+	next   http.Handler // the reference's endpoint
 	events *jsonrpc.Transcript
 	label  string
 
@@ -224,7 +195,7 @@ func (f *trFront) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 			}
 		}
 	}
-	f.hs.ServeHTTP(w, r)
+	f.next.ServeHTTP(w, r)
 }
 
 // loopbackOrigin is the reference's own Origin policy (http(s) on a

@@ -5,10 +5,8 @@ import (
 	"context"
 	"encoding/json"
 	"io"
-	"net"
 	"net/http"
 	"slices"
-	"time"
 
 	"github.com/mcpconform/mcpconform/fakes/fault"
 	"github.com/mcpconform/mcpconform/jsonrpc"
@@ -108,39 +106,27 @@ const initializeEraBody = `{"jsonrpc":"2.0","error":{"code":-32000,"message":"Ba
 // carries the per-request _meta protocol version) gets initializeEraBody
 // with 400; everything else is the reference's session mode.
 func listenInitializeEra(ctx context.Context, addr string, opts transport.Options) (transport.Listener, error) {
-	var lc net.ListenConfig
-	ln, err := lc.Listen(ctx, "tcp", addr)
-	if err != nil {
-		return nil, err
-	}
-	hs := transport.NewHTTPServer(transport.HTTPServerOptions{Transcript: opts.Transcript, Session: opts.Session})
-	mux := http.NewServeMux()
-	mux.Handle("/mcp", http.HandlerFunc(func(w http.ResponseWriter, req *http.Request) {
-		if req.Method == http.MethodPost {
-			body, err := io.ReadAll(io.LimitReader(req.Body, 64<<20))
-			if err != nil {
-				http.Error(w, "cannot read body", http.StatusBadRequest)
-				return
+	return listenFront(ctx, transport.HTTP, addr, opts, atEndpoint(func(next http.Handler) http.Handler {
+		return http.HandlerFunc(func(w http.ResponseWriter, req *http.Request) {
+			if req.Method == http.MethodPost {
+				body, err := io.ReadAll(io.LimitReader(req.Body, 64<<20))
+				if err != nil {
+					http.Error(w, "cannot read body", http.StatusBadRequest)
+					return
+				}
+				req.Body = io.NopCloser(bytes.NewReader(body))
+				if req.Header.Get(transport.HeaderProtocolVersion) == protocol.V20260728 ||
+					(req.Header.Get(transport.HeaderSessionID) == "" && carriesModernMeta(body)) {
+					opts.Transcript.Eventf(opts.Session, "HTTP 400 POST: a 2026-07-28 request to an initialize-era server")
+					w.Header().Set("Content-Type", "application/json")
+					w.WriteHeader(http.StatusBadRequest)
+					_, _ = io.WriteString(w, initializeEraBody)
+					return
+				}
 			}
-			req.Body = io.NopCloser(bytes.NewReader(body))
-			if req.Header.Get(transport.HeaderProtocolVersion) == protocol.V20260728 ||
-				(req.Header.Get(transport.HeaderSessionID) == "" && carriesModernMeta(body)) {
-				opts.Transcript.Eventf(opts.Session, "HTTP 400 POST: a 2026-07-28 request to an initialize-era server")
-				w.Header().Set("Content-Type", "application/json")
-				w.WriteHeader(http.StatusBadRequest)
-				_, _ = io.WriteString(w, initializeEraBody)
-				return
-			}
-		}
-		hs.ServeHTTP(w, req)
+			next.ServeHTTP(w, req)
+		})
 	}))
-	srv := &http.Server{Handler: mux, ReadHeaderTimeout: 30 * time.Second}
-	host, port, _ := net.SplitHostPort(ln.Addr().String())
-	if ip := net.ParseIP(host); ip == nil || ip.IsUnspecified() {
-		host = "127.0.0.1"
-	}
-	go func() { _ = srv.Serve(ln) }()
-	return &initializeEraListener{HTTPServer: hs, srv: srv, url: "http://" + net.JoinHostPort(host, port) + "/mcp"}, nil
 }
 
 // carriesModernMeta reports a JSON-RPC message whose params._meta names a
@@ -156,22 +142,4 @@ func carriesModernMeta(body []byte) bool {
 	}
 	_, ok := m.Params.Meta[protocol.MetaProtocolVersion]
 	return ok
-}
-
-// initializeEraListener is the reference's HTTP server behind the
-// initialize-era front.
-type initializeEraListener struct {
-	*transport.HTTPServer
-	srv *http.Server
-	url string
-}
-
-func (l *initializeEraListener) Addr() string { return l.url }
-
-func (l *initializeEraListener) Close() error {
-	err := l.HTTPServer.Close()
-	if cerr := l.srv.Close(); err == nil {
-		err = cerr
-	}
-	return err
 }
