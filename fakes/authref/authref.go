@@ -10,9 +10,7 @@ package authref
 
 import (
 	"context"
-	"crypto/rand"
 	"crypto/subtle"
-	"encoding/hex"
 	"encoding/json"
 	"io"
 	"net"
@@ -184,7 +182,7 @@ func (s *Server) register(w http.ResponseWriter, r *http.Request) {
 		oauthError(w, http.StatusBadRequest, "invalid_redirect_uri", "redirect_uris is required")
 		return
 	}
-	c := &client{id: mint("client-"), redirectURIs: uris}
+	c := &client{id: secret.New("client-"), redirectURIs: uris}
 	method, _ := meta["token_endpoint_auth_method"].(string)
 	if method == "" {
 		method = "client_secret_basic" // RFC 7591 §2's default
@@ -193,7 +191,7 @@ func (s *Server) register(w http.ResponseWriter, r *http.Request) {
 		"grant_types": []string{"authorization_code", "refresh_token"}, "response_types": []string{"code"},
 		"client_id_issued_at": time.Now().Unix()}
 	if method != "none" {
-		c.secret = mint("secret-")
+		c.secret = secret.New("secret-")
 		answer["client_secret"], answer["client_secret_expires_at"] = c.secret, 0
 	}
 	if name, ok := meta["client_name"].(string); ok {
@@ -274,7 +272,7 @@ func (s *Server) authorize(w http.ResponseWriter, r *http.Request) {
 		s.loginPage(w, q)
 		return
 	}
-	cd := mint("code-")
+	cd := secret.New("code-")
 	s.mu.Lock()
 	s.codes[cd] = &code{clientID: c.id, redirectURI: redirect, challenge: q.Get("code_challenge"), method: method, scope: q.Get("scope")}
 	s.mu.Unlock()
@@ -389,7 +387,7 @@ func (s *Server) authenticate(r *http.Request) (*client, bool) {
 
 // issueRefreshed answers a refresh with a new refresh token (rotation).
 func (s *Server) issueRefreshed(w http.ResponseWriter, c *client, scope string) {
-	rt := mint("refresh-")
+	rt := secret.New("refresh-")
 	s.mu.Lock()
 	s.refresh[rt] = c.id
 	s.mu.Unlock()
@@ -405,7 +403,7 @@ func (s *Server) issue(w http.ResponseWriter, c *client, scope string) {
 	rt := ""
 	offline := slices.Contains(strings.Fields(scope), "offline_access")
 	if !s.is(NoRefreshToken) && (!s.offlineOnly() || offline) {
-		rt = mint("refresh-")
+		rt = secret.New("refresh-")
 		s.mu.Lock()
 		s.refresh[rt] = c.id
 		s.mu.Unlock()
@@ -414,7 +412,7 @@ func (s *Server) issue(w http.ResponseWriter, c *client, scope string) {
 }
 
 func (s *Server) answer(w http.ResponseWriter, _ *client, scope, refresh string) {
-	a := map[string]any{"access_token": mint("access-"), "token_type": "Bearer", "expires_in": 3600}
+	a := map[string]any{"access_token": secret.New("access-"), "token_type": "Bearer", "expires_in": 3600}
 	if s.is(TokenNoType) {
 		delete(a, "token_type")
 	}
@@ -452,18 +450,9 @@ func writeJSON(w http.ResponseWriter, status int, v any) {
 	_ = json.NewEncoder(w).Encode(v)
 }
 
-// mint is a fresh credential, registered as a secret.
-func mint(prefix string) string {
-	b := make([]byte, 16)
-	_, _ = rand.Read(b)
-	v := prefix + hex.EncodeToString(b)
-	secret.Add(v)
-	return v
-}
-
 // loginPage shows the login form for a valid authorization request.
 func (s *Server) loginPage(w http.ResponseWriter, q url.Values) {
-	id := mint("request-")
+	id := secret.New("request-")
 	s.mu.Lock()
 	s.pending[id] = q
 	s.mu.Unlock()
@@ -489,7 +478,7 @@ func (s *Server) login(w http.ResponseWriter, r *http.Request) {
 		http.Error(w, "wrong credentials or an unknown request", http.StatusUnauthorized)
 		return
 	}
-	sess := mint("session-")
+	sess := secret.New("session-")
 	s.mu.Lock()
 	s.pending["session:"+sess] = url.Values{}
 	s.mu.Unlock()

@@ -14,10 +14,8 @@
 package authserver
 
 import (
-	"crypto/rand"
 	"crypto/sha256"
 	"encoding/base64"
-	"encoding/hex"
 	"encoding/json"
 	"fmt"
 	"net/http"
@@ -332,7 +330,7 @@ func (s *Server) authorize(w http.ResponseWriter, x *Exchange) {
 		WriteJSON(w, http.StatusBadRequest, map[string]any{"error": "invalid_request", "error_description": "redirect_uri missing or not an absolute URL"})
 		return
 	}
-	c := &Code{Value: mint("mcpc-code-"), ClientID: q.Get("client_id"), RedirectURI: q.Get("redirect_uri"),
+	c := &Code{Value: secret.New("mcpc-code-"), ClientID: q.Get("client_id"), RedirectURI: q.Get("redirect_uri"),
 		Challenge: q.Get("code_challenge"), ChallengeMethod: q.Get("code_challenge_method"),
 		Scope: q.Get("scope"), Resource: q.Get("resource"), State: q.Get("state")}
 	s.mu.Lock()
@@ -365,7 +363,7 @@ func (s *Server) register(w http.ResponseWriter, x *Exchange) {
 		WriteJSON(w, http.StatusBadRequest, map[string]any{"error": "invalid_client_metadata", "error_description": "the body is not a JSON object"})
 		return
 	}
-	id := mint("mcpc-client-")
+	id := secret.New("mcpc-client-")
 	method, _ := x.JSON["token_endpoint_auth_method"].(string)
 	supported := metaStrings(s.Metadata(), "token_endpoint_auth_methods_supported")
 	if method == "" || !slices.Contains(supported, method) {
@@ -385,7 +383,7 @@ func (s *Server) register(w http.ResponseWriter, x *Exchange) {
 	answer["token_endpoint_auth_method"] = method
 	clientSecret := ""
 	if method != "none" {
-		clientSecret = mint("mcpc-secret-")
+		clientSecret = secret.New("mcpc-secret-")
 		answer["client_secret"] = clientSecret
 		answer["client_secret_expires_at"] = 0
 	}
@@ -498,7 +496,7 @@ func (s *Server) token(w http.ResponseWriter, r *http.Request, x *Exchange) {
 		g = extra
 	}
 	if g.Access == "" {
-		g.Access = mint("mcpc-at-")
+		g.Access = secret.New("mcpc-at-")
 	}
 	if bind.TokenType != "" {
 		g.TokenType, g.JKT = bind.TokenType, bind.JKT
@@ -519,7 +517,7 @@ func (s *Server) token(w http.ResponseWriter, r *http.Request, x *Exchange) {
 		answer["scope"] = strings.Join(g.Scopes, " ")
 	}
 	if slices.Contains(g.Scopes, "offline_access") && slices.Contains(metaStrings(s.Metadata(), "grant_types_supported"), "refresh_token") {
-		g.Refresh = mint("mcpc-rt-")
+		g.Refresh = secret.New("mcpc-rt-")
 		answer["refresh_token"] = g.Refresh
 	}
 	s.mu.Lock()
@@ -535,15 +533,6 @@ func (s *Server) token(w http.ResponseWriter, r *http.Request, x *Exchange) {
 func S256(verifier string) string {
 	sum := sha256.Sum256([]byte(verifier))
 	return base64.RawURLEncoding.EncodeToString(sum[:])
-}
-
-// mint is a fresh credential, registered as a secret.
-func mint(prefix string) string {
-	b := make([]byte, 16)
-	_, _ = rand.Read(b)
-	v := prefix + hex.EncodeToString(b)
-	secret.Add(v)
-	return v
 }
 
 func metaStrings(doc map[string]any, key string) []string {

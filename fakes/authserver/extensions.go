@@ -279,4 +279,4 @@ func DPoPBinder(nonce string) func(r *TokenRequest, req *http.Request) Binding {
 
 // Mint is a fresh credential with prefix, registered as a secret (for a
 // Grant hook that issues its own).
-func Mint(prefix string) string { return mint(prefix) }
+func Mint(prefix string) string { return secret.New(prefix) }

@@ -7,6 +7,8 @@
 package secret
 
 import (
+	"crypto/rand"
+	"encoding/hex"
 	"slices"
 	"strings"
 	"sync"
@@ -78,4 +80,13 @@ func Any() bool {
 	register.mu.RLock()
 	defer register.mu.RUnlock()
 	return len(register.values) > 0
+}
+
+// New is a fresh random credential (prefix and 32 hex digits), registered.
+func New(prefix string) string {
+	b := make([]byte, 16)
+	_, _ = rand.Read(b)
+	v := prefix + hex.EncodeToString(b)
+	Add(v)
+	return v
 }
