@@ -311,12 +311,15 @@ func splitList(list string) []string {
 	return out
 }
 
-// appendNew appends v unless it is empty or already present.
-func appendNew(list []string, v string) []string {
-	if v == "" || slices.Contains(list, v) {
-		return list
+// appendNew appends the values not yet in list, trimmed, leaving out
+// empty ones.
+func appendNew(list []string, values ...string) []string {
+	for _, v := range values {
+		if v = strings.TrimSpace(v); v != "" && !slices.Contains(list, v) {
+			list = append(list, v)
+		}
 	}
-	return append(list, v)
+	return list
 }
 
 func joinNonEmpty(sep string, parts ...string) string {
