@@ -436,7 +436,7 @@ func (a *authorizer) resourceMetadata(ctx context.Context, ch challenge) (prmDoc
 		}
 		return prm, nil
 	}
-	if a.rc.opts.Version == protocol.V20250326 {
+	if !protocol.Features(a.rc.opts.Version).ProtectedResourceMetadata {
 		// 2025-03-26/basic/authorization.mdx#server-metadata-discovery: the
 		// authorization base URL is the server's URL without its path.
 		return prmDoc{servers: []string{a.legacyBase(origin)}, legacy: true}, nil

@@ -284,7 +284,7 @@ func (s *Session) inspect(frame []byte) {
 	}
 	var fields map[string]json.RawMessage
 	if err := json.Unmarshal(trimmed, &fields); err != nil {
-		if trimmed[0] == '[' && s.opts.Version == protocol.V20250326 && isBatch(trimmed) {
+		if trimmed[0] == '[' && protocol.Features(s.opts.Version).Batches && isBatch(trimmed) {
 			return // a JSON-RPC batch, which 2025-03-26 allows
 		}
 		s.wire.add(RuleJSONRPCOnly, "JSON that is not a JSON-RPC message object", frame)

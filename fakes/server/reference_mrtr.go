@@ -60,7 +60,7 @@ func init() {
 		capabilities: func(_ *reference, version string, caps map[string]any) {
 			// The prompt that asks for input is served at 2026-07-28, so
 			// prompts are declared there too.
-			if version == protocol.V20260728 {
+			if protocol.Features(version).MRTR {
 				if _, ok := caps["prompts"]; !ok {
 					caps["prompts"] = map[string]any{"listChanged": false}
 				}

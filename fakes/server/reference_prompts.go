@@ -27,7 +27,7 @@ func init() {
 			}
 		},
 		capabilities: func(r *reference, version string, caps map[string]any) {
-			if version == protocol.V20260728 {
+			if protocol.IsStateless(version) {
 				return // the family judges the initialize-era versions only
 			}
 			caps["prompts"] = map[string]any{"listChanged": false}

@@ -66,7 +66,7 @@ func init() {
 		// subscriptions are gone and reads answer other codes (another
 		// family's concern), so nothing is declared there.
 		capabilities: func(_ *reference, version string, caps map[string]any) {
-			if version != protocol.V20260728 {
+			if !protocol.IsStateless(version) {
 				caps["resources"] = map[string]any{"subscribe": true, "listChanged": false}
 			}
 		},

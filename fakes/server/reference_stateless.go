@@ -26,7 +26,7 @@ import (
 func init() {
 	registerFamily(family{
 		capabilities: func(_ *reference, version string, caps map[string]any) {
-			if version != protocol.V20260728 {
+			if !protocol.IsStateless(version) {
 				return
 			}
 			// The other families serve these at 2026-07-28 too; the stateless

@@ -31,7 +31,7 @@ func init() {
 			return map[string]Handler{protocol.MethodSubscriptionsListen: r.listen}
 		},
 		capabilities: func(_ *reference, version string, caps map[string]any) {
-			if version != protocol.V20260728 {
+			if !protocol.IsStateless(version) {
 				return
 			}
 			// The trigger fixtures change the lists: the server says so.

@@ -28,7 +28,7 @@ func init() {
 		},
 		// logging/setLevel is gone at 2026-07-28 (the level travels in _meta).
 		capabilities: func(_ *reference, version string, caps map[string]any) {
-			if version != protocol.V20260728 {
+			if !protocol.IsStateless(version) {
 				caps["logging"] = map[string]any{}
 			}
 		},

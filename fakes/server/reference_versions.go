@@ -115,7 +115,7 @@ func listenInitializeEra(ctx context.Context, addr string, opts transport.Option
 					return
 				}
 				req.Body = io.NopCloser(bytes.NewReader(body))
-				if req.Header.Get(transport.HeaderProtocolVersion) == protocol.V20260728 ||
+				if protocol.IsStateless(req.Header.Get(transport.HeaderProtocolVersion)) ||
 					(req.Header.Get(transport.HeaderSessionID) == "" && carriesModernMeta(body)) {
 					opts.Transcript.Eventf(opts.Session, "HTTP 400 POST: a 2026-07-28 request to an initialize-era server")
 					w.Header().Set("Content-Type", "application/json")
