@@ -35,13 +35,19 @@ type Fault struct {
 	Transports []transport.Kind
 	// Versions where the fault is observable; empty means all.
 	Versions []string
-	// NotOn lists "transport@version" pairs where it cannot show even so
+	// NotOn lists the places (a transport at a version) where it cannot show even so
 	// (each stateless HTTP POST is a connection of its own, for example).
-	NotOn []string
+	NotOn []Place
 	// ShownBy names the scenarios whose traffic shows a fault that only a
 	// ledger judge's check names, when the handshake's and the judges' own
 	// traffic does not: the self-test runs them with the judges.
 	ShownBy []string
+}
+
+// Place is a transport at a protocol version.
+type Place struct {
+	Transport transport.Kind
+	Version   string
 }
 
 // Kind says "fault" or "liberty".
@@ -56,7 +62,7 @@ func (f *Fault) Kind() string {
 func (f *Fault) ObservableOn(kind transport.Kind, version string) bool {
 	return (len(f.Transports) == 0 || slices.Contains(f.Transports, kind)) &&
 		(len(f.Versions) == 0 || slices.Contains(f.Versions, version)) &&
-		!slices.Contains(f.NotOn, string(kind)+"@"+version)
+		!slices.Contains(f.NotOn, Place{kind, version})
 }
 
 // Set is the fault catalogue of one reference peer.

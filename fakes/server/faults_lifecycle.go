@@ -2,6 +2,7 @@ package server
 
 import (
 	"github.com/mcpconform/mcpconform/fakes/fault"
+	"github.com/mcpconform/mcpconform/protocol"
 	"github.com/mcpconform/mcpconform/transport"
 )
 
@@ -20,7 +21,7 @@ var (
 		Description: "serves tools/list before initialize"}
 	ParseErrorSilent = &fault.Fault{Name: "parse-error-silent", Transports: []transport.Kind{transport.Stdio, transport.WS},
 		Description: "drops malformed JSON without answering"}
-	CrashOnMalformedJson = &fault.Fault{Name: "crash-on-malformed-json", NotOn: []string{"http@2026-07-28"},
+	CrashOnMalformedJson = &fault.Fault{Name: "crash-on-malformed-json", NotOn: []fault.Place{{Transport: transport.HTTP, Version: protocol.V20260728}},
 		Description: "answers the parse error, then drops the connection (exits over stdio, ends the session over HTTP)"}
 	SilentBeforeInitialize = &fault.Fault{Name: "silent-before-initialize", Versions: legacy,
 		Transports:  []transport.Kind{transport.Stdio, transport.WS},
@@ -41,7 +42,8 @@ var (
 		// Over 2025 Streamable HTTP our own server transport routes a
 		// response to its POST by id, so the mis-echoed answer never
 		// reaches the client and response-id cannot see it.
-		NotOn: []string{"http@2025-11-25", "http@2025-06-18", "http@2025-03-26"}}
+		NotOn: []fault.Place{{Transport: transport.HTTP, Version: protocol.V20251125}, {Transport: transport.HTTP, Version: protocol.V20250618},
+			{Transport: transport.HTTP, Version: protocol.V20250326}}}
 	AnswersNotifications = &fault.Fault{Name: "answers-notifications", // Streamable HTTP answers a notification POST with 202 before the
 		// engine sees it, so the stray answer has nowhere to go.
 		Transports:  []transport.Kind{transport.Stdio, transport.WS},
