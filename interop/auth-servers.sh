@@ -110,11 +110,7 @@ run() {
     echo "auth-servers.sh: mcpconform judged nothing of $name (see $out/summary.md and $log)" >&2
     code=2
   fi
-  node -e '
-    for (const s of require(process.argv[1]).scenarios) for (const c of s.checks)
-      if (["failed", "warning", "errored"].includes(c.status))
-        console.log(`  ${c.status.toUpperCase()} ${s.specVersion} ${c.level} ${c.id}: ${(c.message || "").split("\n").join(" / ").slice(0, 240)}`);
-  ' "$root/$out/results.json" 2>/dev/null || true
+  node "$root/interop/summarize-results.mjs" "$root/$out/results.json" 2>/dev/null || true
   codes+=("$code")
 }
 
