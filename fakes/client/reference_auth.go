@@ -18,6 +18,7 @@ import (
 	"golang.org/x/oauth2"
 
 	"github.com/mcpconform/mcpconform/fakes/fault"
+	"github.com/mcpconform/mcpconform/internal/wwwauth"
 	"github.com/mcpconform/mcpconform/protocol"
 	"github.com/mcpconform/mcpconform/transport"
 )
@@ -204,75 +205,23 @@ func readChallenge(resp *http.Response) (challenge, bool) {
 	return ch, true
 }
 
-// parseChallenge reads the Bearer challenge's auth-params (RFC 9110 §11.6.1).
+// parseChallenge reads the Bearer (or DPoP) challenges' auth-params (RFC
+// 9110 §11.6.1); a later one's param overrides an earlier one's.
 func parseChallenge(values []string) challenge {
 	var ch challenge
-	for _, v := range values {
-		scheme, rest, _ := strings.Cut(strings.TrimSpace(v), " ")
-		if !strings.EqualFold(scheme, "Bearer") && !strings.EqualFold(scheme, "DPoP") {
+	all, _ := wwwauth.Parse(values)
+	for _, c := range all {
+		if !strings.EqualFold(c.Scheme, "Bearer") && !strings.EqualFold(c.Scheme, "DPoP") {
 			continue
 		}
 		ch.scheme = "Bearer"
-		for _, p := range splitParams(rest) {
-			k, val, ok := strings.Cut(p, "=")
-			if !ok {
-				continue
-			}
-			val = strings.TrimSpace(val)
-			if uq, err := unquote(val); err == nil {
-				val = uq
-			}
-			switch strings.ToLower(strings.TrimSpace(k)) {
-			case "error":
-				ch.errCode = val
-			case "scope":
-				ch.scope = val
-			case "resource_metadata":
-				ch.resourceMetadata = val
+		for key, field := range map[string]*string{"error": &ch.errCode, "scope": &ch.scope, "resource_metadata": &ch.resourceMetadata} {
+			if v, ok := c.Params[key]; ok {
+				*field = v
 			}
 		}
 	}
 	return ch
-}
-
-// splitParams splits auth-params on commas outside quoted strings.
-func splitParams(s string) []string {
-	var out []string
-	var cur strings.Builder
-	quoted, escaped := false, false
-	for _, r := range s {
-		switch {
-		case escaped:
-			escaped = false
-		case r == '\\' && quoted:
-			escaped = true
-		case r == '"':
-			quoted = !quoted
-		case r == ',' && !quoted:
-			out = append(out, cur.String())
-			cur.Reset()
-			continue
-		}
-		cur.WriteRune(r)
-	}
-	return append(out, cur.String())
-}
-
-func unquote(s string) (string, error) {
-	if len(s) < 2 || s[0] != '"' || s[len(s)-1] != '"' {
-		return "", errors.New("not quoted")
-	}
-	var b strings.Builder
-	escaped := false
-	for _, r := range s[1 : len(s)-1] {
-		if !escaped && r == '\\' {
-			escaped = true
-			continue
-		}
-		escaped = false
-		b.WriteRune(r)
-	}
-	return b.String(), nil
 }
 
 // authorize runs the whole flow once: discovery, registration, the

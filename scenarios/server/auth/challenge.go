@@ -11,112 +11,15 @@ import (
 	"strings"
 	"time"
 
+	"github.com/mcpconform/mcpconform/internal/wwwauth"
 	"github.com/mcpconform/mcpconform/transport"
 )
 
-// challenge is one challenge of a WWW-Authenticate header (RFC 9110
-// §11.6.1): its scheme and auth-params, names lowercased.
-type challenge struct {
-	scheme string
-	params map[string]string
-}
-
-// parseChallenges reads every challenge of the header's values, and says
-// what breaks RFC 9110's grammar (§11.6.1: auth-param = token BWS "=" BWS
-// ( token / quoted-string ), challenges and params separated by commas),
-// such as an unescaped quote inside a quoted-string. What it read up to
-// the break is kept, so a judge can still look at it.
-func parseChallenges(values []string) ([]challenge, error) {
-	var out []challenge
-	var bad error
-	for _, v := range values {
-		s := v
-		var cur *challenge
-		for {
-			s = strings.TrimLeft(s, " \t,")
-			if s == "" {
-				break
-			}
-			name := takeToken(&s)
-			if name == "" {
-				bad = fmt.Errorf("%q: no token where a scheme or a parameter starts (at %q)", v, s)
-				break
-			}
-			rest := strings.TrimLeft(s, " \t")
-			if cur != nil && strings.HasPrefix(rest, "=") && !strings.HasPrefix(strings.TrimLeft(rest[1:], " \t"), "=") {
-				s = strings.TrimLeft(rest[1:], " \t")
-				value, err := takeValue(&s)
-				cur.params[strings.ToLower(name)] = value
-				if err == nil {
-					if after := strings.TrimLeft(s, " \t"); after != "" && !strings.HasPrefix(after, ",") {
-						err = fmt.Errorf("parameter %s is followed by %q, not a comma", name, after)
-					}
-				}
-				if err != nil {
-					bad = fmt.Errorf("%q: %v", v, err)
-					break
-				}
-				continue
-			}
-			if strings.HasPrefix(rest, "=") {
-				// token68 of a new challenge's scheme (not a param of ours)
-				s = strings.TrimLeft(rest, "=")
-				continue
-			}
-			out = append(out, challenge{scheme: name, params: map[string]string{}})
-			cur = &out[len(out)-1]
-			s = rest
-		}
-	}
-	return out, bad
-}
-
-func takeToken(s *string) string {
-	i := 0
-	for i < len(*s) && strings.IndexByte(" \t,=\"", (*s)[i]) < 0 {
-		i++
-	}
-	tok := (*s)[:i]
-	*s = (*s)[i:]
-	return tok
-}
-
-func takeValue(s *string) (string, error) {
-	if !strings.HasPrefix(*s, `"`) {
-		v := takeToken(s)
-		if v == "" {
-			return "", fmt.Errorf("a parameter without a value")
-		}
-		return v, nil
-	}
-	var b strings.Builder
-	for i := 1; i < len(*s); i++ {
-		c := (*s)[i]
-		switch {
-		case c == '\\' && i+1 < len(*s):
-			i++
-			b.WriteByte((*s)[i])
-		case c == '"':
-			*s = (*s)[i+1:]
-			return b.String(), nil
-		default:
-			b.WriteByte(c)
-		}
-	}
-	*s = ""
-	return b.String(), fmt.Errorf("a quoted-string without its closing quote")
-}
+// challenge is a WWW-Authenticate challenge.
+type challenge = wwwauth.Challenge
 
 // bearer is the Bearer challenge of a response, if it has one.
-func bearer(h http.Header) (challenge, bool) {
-	all, _ := parseChallenges(h.Values("WWW-Authenticate"))
-	for _, c := range all {
-		if strings.EqualFold(c.scheme, "Bearer") {
-			return c, true
-		}
-	}
-	return challenge{}, false
-}
+func bearer(h http.Header) (challenge, bool) { return wwwauth.Find(h, "Bearer") }
 
 // sameOrigin reports whether u is on the origin of base (scheme, host and
 // port; ws and wss count as http and https): mcpconform fetches nothing a

@@ -98,8 +98,8 @@ func (p *prober) findPRM(refusal *answer) *prmDoc {
 		return nil
 	}
 	var places []string
-	if ch, ok := bearer(refusal.header); ok && ch.params["resource_metadata"] != "" {
-		if u, err := url.Parse(ch.params["resource_metadata"]); err == nil && u.IsAbs() && sameOrigin(u, endpoint) {
+	if ch, ok := bearer(refusal.header); ok && ch.Params["resource_metadata"] != "" {
+		if u, err := url.Parse(ch.Params["resource_metadata"]); err == nil && u.IsAbs() && sameOrigin(u, endpoint) {
 			places = append(places, u.String())
 		}
 	}

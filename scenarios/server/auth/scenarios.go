@@ -3,6 +3,7 @@ package auth
 import (
 	"errors"
 	"fmt"
+	"github.com/mcpconform/mcpconform/internal/wwwauth"
 	"net/http"
 	"net/url"
 	"slices"
@@ -64,7 +65,7 @@ var unauthenticatedScenario = &scenarios.Scenario{
 		if err != nil {
 			t.Abort("the target's URL %q does not parse: %v", p.target.URL, err)
 		}
-		named := ch.params["resource_metadata"]
+		named := ch.Params["resource_metadata"]
 		t.Step("find the Protected Resource Metadata (resource_metadata %q, then the well-known URIs)", named)
 		var doc *prmDoc
 		var namedElsewhere bool
@@ -128,7 +129,7 @@ var unauthenticatedScenario = &scenarios.Scenario{
 		if doc != nil {
 			supported, _ = doc.strings("scopes_supported")
 		}
-		challenged := strings.Fields(ch.params["scope"])
+		challenged := strings.Fields(ch.Params["scope"])
 		if !challengeScope.JudgedAt(v) {
 			t.Skip(challengeScope, "2025-06-18 asks no scope in the challenge (2025-11-25 does)")
 		} else {
@@ -282,11 +283,11 @@ var tokenScenario = &scenarios.Scenario{
 				t.Abort("no HTTP answer: %v", err)
 			}
 			t.Judge(c.check, ans.status == http.StatusUnauthorized, "HTTP 401", ans.String())
-			if _, err := parseChallenges(ans.header.Values("WWW-Authenticate")); err != nil {
+			if _, err := wwwauth.Parse(ans.header.Values("WWW-Authenticate")); err != nil {
 				malformed = append(malformed, fmt.Sprintf("a token %s: %v", c.defect, err))
 			}
 			if ans.status == http.StatusUnauthorized {
-				if ch, ok := bearer(ans.header); !ok || ch.params["error"] != "invalid_token" {
+				if ch, ok := bearer(ans.header); !ok || ch.Params["error"] != "invalid_token" {
 					missingError = append(missingError, fmt.Sprintf("a token %s: %s", c.defect, ans))
 				}
 			}
@@ -371,7 +372,7 @@ var scopeScenario = &scenarios.Scenario{
 			return
 		}
 		ch, ok := bearer(header)
-		t.Judge(scopeChallenge, ok && ch.params["error"] == "insufficient_scope" && ch.params["scope"] != "",
+		t.Judge(scopeChallenge, ok && ch.Params["error"] == "insufficient_scope" && ch.Params["scope"] != "",
 			`WWW-Authenticate: Bearer error="insufficient_scope", scope="…"`, actual)
 	}),
 }
