@@ -25,7 +25,6 @@ import (
 	"net/http"
 	"os"
 	"strings"
-	"sync"
 	"time"
 
 	"github.com/go-jose/go-jose/v4"
@@ -107,16 +106,6 @@ type Issuer struct {
 	url   string
 	key   jose.JSONWebKey // private, ES256
 	other jose.JSONWebKey // another private key under the same kid (BadSignature)
-
-	mu       sync.Mutex
-	requests []Request
-}
-
-// Request is one request a target made to the issuer (which endpoint,
-// when): the introspection and JWKS fetches a report can show.
-type Request struct {
-	At   time.Time
-	Path string
 }
 
 // New makes an issuer at url (an origin, "http://127.0.0.1:9400") with a
@@ -324,22 +313,10 @@ func Verify(token string, keys jose.JSONWebKeySet, issuer string, now time.Time)
 	return c, nil
 }
 
-// Requests lists the requests targets made to the issuer.
-func (i *Issuer) Requests() []Request {
-	i.mu.Lock()
-	defer i.mu.Unlock()
-	return append([]Request(nil), i.requests...)
-}
-
 // ServeHTTP serves the issuer's metadata (RFC 8414 and OpenID Connect
 // Discovery, for libraries that look up jwks_uri by either), its JWKS and
 // its introspection endpoint.
 func (i *Issuer) ServeHTTP(w http.ResponseWriter, r *http.Request) {
-	i.mu.Lock()
-	if len(i.requests) < 1000 {
-		i.requests = append(i.requests, Request{At: time.Now(), Path: r.URL.Path})
-	}
-	i.mu.Unlock()
 	switch r.URL.Path {
 	case WellKnownOAuth, WellKnownOpenID:
 		writeJSON(w, http.StatusOK, i.metadata())

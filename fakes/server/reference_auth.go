@@ -268,7 +268,7 @@ func (f *authFront) validate(ctx context.Context, token string) (scopes []string
 		return scopes, false, why
 	}
 	now := time.Now()
-	c, err := f.claims(token)
+	c, err := f.claims(ctx, token)
 	if err != nil {
 		return nil, false, err.Error()
 	}
@@ -294,57 +294,67 @@ func (f *authFront) validate(ctx context.Context, token string) (scopes []string
 
 // claims reads a JWT: verified with the issuer's keys (ES256 only), or,
 // for the faults that skip it, unverified.
-func (f *authFront) claims(token string) (issuer.Claims, error) {
+func (f *authFront) claims(ctx context.Context, token string) (issuer.Claims, error) {
 	var c issuer.Claims
-	if f.is(AlgNoneAccepted) || f.is(SignatureUnchecked) {
-		if parts := strings.Split(token, "."); len(parts) == 3 {
-			head, _ := base64.RawURLEncoding.DecodeString(parts[0])
-			var h struct {
-				Alg string `json:"alg"`
+	if parts := strings.Split(token, "."); len(parts) == 3 && (f.is(AlgNoneAccepted) || f.is(SignatureUnchecked)) {
+		head, _ := base64.RawURLEncoding.DecodeString(parts[0])
+		var h struct {
+			Alg string `json:"alg"`
+		}
+		_ = json.Unmarshal(head, &h)
+		// alg-none-accepted reads an unsigned token unverified,
+		// signature-unchecked a signed one.
+		if (h.Alg == "none") == f.is(AlgNoneAccepted) {
+			payload, err := base64.RawURLEncoding.DecodeString(parts[1])
+			if err != nil {
+				return c, err
 			}
-			_ = json.Unmarshal(head, &h)
-			if (h.Alg == "none") == f.is(AlgNoneAccepted) || f.is(SignatureUnchecked) && h.Alg != "none" {
-				payload, err := base64.RawURLEncoding.DecodeString(parts[1])
-				if err != nil {
-					return c, err
-				}
-				return c, json.Unmarshal(payload, &c)
-			}
+			return c, json.Unmarshal(payload, &c)
 		}
 	}
 	tok, err := jwt.ParseSigned(token, []jose.SignatureAlgorithm{jose.ES256})
 	if err != nil {
 		return c, fmt.Errorf("not a JWT of ours: %v", err)
 	}
-	if err := tok.Claims(f.keys(tok), &c); err != nil {
+	if err := tok.Claims(f.keys(ctx, tok), &c); err != nil {
 		return c, fmt.Errorf("signature: %v", err)
 	}
 	return c, nil
 }
 
-// keys are the issuer's public keys, fetched from its JWKS when none were
-// given or the token names a kid the set lacks.
-func (f *authFront) keys(tok *jwt.JSONWebToken) jose.JSONWebKeySet {
-	f.mu.Lock()
-	defer f.mu.Unlock()
+// keys are the issuer's public keys, fetched from its JWKS (once) when none
+// were given or the token names a kid the set lacks; the fetch holds no
+// lock and ends with the request.
+func (f *authFront) keys(ctx context.Context, tok *jwt.JSONWebToken) jose.JSONWebKeySet {
 	kid := ""
 	if len(tok.Headers) > 0 {
 		kid = tok.Headers[0].KeyID
 	}
-	if len(f.p.Keys.Keys) > 0 && (kid == "" || len(f.p.Keys.Key(kid)) > 0 || f.fetched) {
-		return f.p.Keys
+	f.mu.Lock()
+	keys, fetched := f.p.Keys, f.fetched
+	f.mu.Unlock()
+	if fetched || len(keys.Keys) > 0 && (kid == "" || len(keys.Key(kid)) > 0) {
+		return keys
 	}
-	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+	ctx, cancel := context.WithTimeout(ctx, 5*time.Second)
 	defer cancel()
-	req, _ := http.NewRequestWithContext(ctx, http.MethodGet, f.p.Issuer+issuer.PathJWKS, nil)
-	if resp, err := f.hc.Do(req); err == nil {
-		var set jose.JSONWebKeySet
-		if resp.StatusCode == http.StatusOK && json.NewDecoder(io.LimitReader(resp.Body, 1<<20)).Decode(&set) == nil {
-			f.p.Keys, f.fetched = set, true
-		}
-		resp.Body.Close()
+	req, err := http.NewRequestWithContext(ctx, http.MethodGet, f.p.Issuer+issuer.PathJWKS, nil)
+	if err != nil {
+		return keys
 	}
-	return f.p.Keys
+	resp, err := f.hc.Do(req)
+	if err != nil {
+		return keys
+	}
+	defer resp.Body.Close()
+	var set jose.JSONWebKeySet
+	if resp.StatusCode != http.StatusOK || json.NewDecoder(io.LimitReader(resp.Body, 1<<20)).Decode(&set) != nil {
+		return keys
+	}
+	f.mu.Lock()
+	f.p.Keys, f.fetched = set, true
+	f.mu.Unlock()
+	return set
 }
 
 // introspect asks the issuer (RFC 7662 §2.1) and checks the audience.
