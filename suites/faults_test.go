@@ -45,10 +45,6 @@ func selfTestAhead(key string, side scenarios.Side, variants fault.Set, opts fun
 		parts = append(parts, ahead.AddPart(pool, key, part.name, part.weight, func(ctx context.Context) selfTestRun {
 			o := opts()
 			o.Faults = part.variants
-			// Two self-tests and the suite's other work share two cores:
-			// a check that times out under that load is judged in a run of
-			// its own (retried runs are named on the spec's output).
-			o.RetryUnjudged = true
 			report, err := suites.SelfTest(ctx, o)
 			return selfTestRun{report, err}
 		}).First())
@@ -83,7 +79,6 @@ func partReports(parts []ahead.Work[selfTestRun]) []*suites.SelfTestReport {
 	for _, part := range parts {
 		r := part.Get()
 		Expect(r.err).NotTo(HaveOccurred())
-		noteRetried(r.report)
 		out = append(out, r.report)
 	}
 	return out
@@ -125,7 +120,7 @@ var _ = Describe(faultCatalogue, func() {
 			killsRun = append(killsRun, ahead.AddPart(pool, faultCatalogue+" "+kills, "other versions", 1, func(ctx context.Context) selfTestRun {
 				report, err := suites.SelfTest(ctx, suites.SelfTestOptions{
 					Exe: exe, Transports: transports, Versions: protocol.Judged(), SkipReference: true, Parallel: 32, Faults: others,
-					RetryUnjudged: true, Timing: scenarios.Timing{ResponseTimeout: 5 * time.Second, QuietWindow: time.Second},
+					Timing: scenarios.Timing{ResponseTimeout: 5 * time.Second, QuietWindow: time.Second},
 				})
 				return selfTestRun{report, err}
 			}).First())
@@ -197,11 +192,4 @@ func outsideVersions(set fault.Set) []string {
 		}
 	}
 	return out
-}
-
-// noteRetried names the runs a self-test ran again on the spec's output.
-func noteRetried(report *suites.SelfTestReport) {
-	for _, r := range report.Retried {
-		AddReportEntry("run again alone, a check not judged", r)
-	}
 }

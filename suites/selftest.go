@@ -13,6 +13,7 @@ import (
 	"github.com/mcpconform/mcpconform/fakes/authref"
 	"github.com/mcpconform/mcpconform/fakes/fault"
 	"github.com/mcpconform/mcpconform/fakes/server"
+	"github.com/mcpconform/mcpconform/internal/runner"
 	"github.com/mcpconform/mcpconform/protocol"
 	"github.com/mcpconform/mcpconform/scenarios"
 	"github.com/mcpconform/mcpconform/scenarios/asside"
@@ -30,7 +31,8 @@ type SelfTestOptions struct {
 	Versions      []string
 	Faults        []string // empty: every fault
 	SkipReference bool     // judge only the faults
-	Parallel      int
+	// Parallel bounds the scenarios running at once, over every run.
+	Parallel int
 	// Sweep runs the whole catalogue against every variant, proving a fault
 	// fails nothing but its own checks anywhere and a liberty passes every
 	// check. Without it a variant's run holds the scenarios of the checks
@@ -41,15 +43,9 @@ type SelfTestOptions struct {
 	// Timing is the run's; a zero ScenarioTimeout means 30s here.
 	Timing   scenarios.Timing
 	Progress io.Writer
-	// Durations orders the runs, longest first (Durations.Estimate); nil:
-	// the recorded table.
+	// Durations orders the scenarios of the runs, longest first; nil: the
+	// recorded table.
 	Durations *Durations
-	// RetryUnjudged runs a run with a check that could not be judged
-	// (errored: a timeout on a machine the other runs keep busy) once
-	// more, alone, after the others; its second outcome is judged, and
-	// Retried names the first. A check that errors again still fails the
-	// self-test.
-	RetryUnjudged bool
 }
 
 // Run identifies one pass of the catalogue.
@@ -83,7 +79,6 @@ type RunOutcome struct {
 type SelfTestReport struct {
 	Outcomes []RunOutcome
 	Problems []string
-	Retried  []string // runs run again (RetryUnjudged), with what they could not judge the first time
 }
 
 // OK reports whether the reference passed everything and every fault killed
@@ -133,51 +128,50 @@ func SelfTest(ctx context.Context, opts SelfTestOptions) (*SelfTestReport, error
 		}
 		runs = append(refs, runs...)
 	}
-	report := &SelfTestReport{Outcomes: make([]RunOutcome, len(runs))}
-	sem := make(chan struct{}, opts.Parallel)
-	var wg sync.WaitGroup
-	var progressMu sync.Mutex
-	// The longest runs start first (the table's records): a run that waits
-	// out timeouts, started last, would end the self-test long after the
-	// others. The report keeps the runs' order.
 	table := opts.Durations
 	if table == nil {
 		recorded := RecordedDurations()
 		table = &recorded
 	}
-	for _, i := range longestFirst(runs, opts.Sweep, *table) {
-		run := runs[i]
-		wg.Add(1)
-		sem <- struct{}{}
-		go func() {
-			defer wg.Done()
-			defer func() { <-sem }()
-			started := time.Now()
-			out := runOnce(ctx, run, opts)
-			out.Duration = time.Since(started)
-			report.Outcomes[i] = out
-			if opts.Progress != nil {
-				progressMu.Lock()
-				word := "ok"
-				if len(out.Problems) > 0 {
-					word = "PROBLEM"
-				}
-				fmt.Fprintf(opts.Progress, "%-7s %s\n", word, run)
-				progressMu.Unlock()
+	// One runner for every run's scenarios: they mostly wait on their
+	// reference (answer deadlines, poll intervals, quiet windows), so many
+	// go at once, the longest first; each run keeps its handshake first and
+	// its ledger judges last, and its reference lives from its first
+	// scenario to its last.
+	passes := make([]*selfTestPass, len(runs))
+	var jobs []runner.Job[struct{}]
+	var progressMu sync.Mutex
+	for i, run := range runs {
+		p := newSelfTestPass(run, opts, *table)
+		passes[i] = p
+		p.done = func(out RunOutcome) {
+			if opts.Progress == nil {
+				return
 			}
-		}()
-	}
-	wg.Wait()
-	if opts.RetryUnjudged {
-		for i, o := range report.Outcomes {
-			if len(o.Errored) == 0 || ctx.Err() != nil {
-				continue
+			progressMu.Lock()
+			defer progressMu.Unlock()
+			word := "ok"
+			if len(out.Problems) > 0 {
+				word = "PROBLEM"
 			}
-			report.Retried = append(report.Retried, fmt.Sprintf("%s: %s", o.Run, strings.Join(o.Errored, "; ")))
-			started := time.Now()
-			report.Outcomes[i] = runOnce(ctx, o.Run, opts)
-			report.Outcomes[i].Duration = time.Since(started)
+			fmt.Fprintf(opts.Progress, "%-7s %s\n", word, run)
 		}
+		jobs = append(jobs, p.jobs(fmt.Sprint(i))...)
+	}
+	r := runner.Start(jobs, runner.Limits{Width: opts.Parallel})
+	stopped := make(chan struct{})
+	go func() {
+		select {
+		case <-ctx.Done():
+			r.Stop()
+		case <-stopped:
+		}
+	}()
+	r.Wait()
+	close(stopped)
+	report := &SelfTestReport{Outcomes: make([]RunOutcome, len(runs))}
+	for i, p := range passes {
+		report.Outcomes[i] = p.finish()
 	}
 	for _, o := range report.Outcomes {
 		report.Problems = append(report.Problems, o.Problems...)
@@ -208,19 +202,112 @@ func SelfTest(ctx context.Context, opts SelfTestOptions) (*SelfTestReport, error
 	return report, nil
 }
 
-func runOnce(ctx context.Context, run Run, opts SelfTestOptions) RunOutcome {
-	out := RunOutcome{Run: run}
-	target, stop, own, auth, err := referenceTarget(ctx, run, opts.Exe)
-	if err != nil {
-		out.Problems = append(out.Problems, fmt.Sprintf("%s: could not start: %v", run, err))
-		return out
+// selfTestPass is one run of the self-test: its reference, started by its
+// first scenario and stopped after its last, and its scenarios' results.
+type selfTestPass struct {
+	run       Run
+	opts      SelfTestOptions
+	cfg       Config
+	scenarios []*scenarios.Scenario
+	estimates []time.Duration
+	done      func(RunOutcome) // told the outcome when the last scenario ends
+
+	mu       sync.Mutex
+	started  bool
+	startErr error
+	stop     func()
+	own      func() []string
+	results  []*scenarios.Result
+	left     int
+	began    time.Time
+	ended    time.Time
+	outcome  *RunOutcome
+	stopOnce sync.Once
+}
+
+func newSelfTestPass(run Run, opts SelfTestOptions, table Durations) *selfTestPass {
+	p := &selfTestPass{run: run, opts: opts, cfg: run.config(opts.Sweep)}
+	p.scenarios = p.cfg.Applicable()
+	p.results = make([]*scenarios.Result, len(p.scenarios))
+	p.left = len(p.scenarios)
+	// A variant's wait beyond the reference's (a fault left unanswered
+	// costs a response timeout) is spent in the scenarios that show it.
+	extra := table.Estimate(run, opts.Sweep) - table.scenariosOf(p.cfg, run.Transport, run.Version)
+	own := func(*scenarios.Scenario) bool { return false }
+	if run.Fault != nil {
+		own = variantScenarios(run.Fault)
 	}
-	defer stop()
-	timing := opts.Timing
+	for _, s := range p.scenarios {
+		est := table.Of(Unit{Scenario: s.ID, Transport: run.Transport, Version: run.Version})
+		if own(s) {
+			est += max(0, extra)
+		}
+		p.estimates = append(p.estimates, est)
+	}
+	return p
+}
+
+// jobs are the run's scenarios as jobs of group key.
+func (p *selfTestPass) jobs(key string) []runner.Job[struct{}] {
+	var out []runner.Job[struct{}]
+	for i, s := range p.scenarios {
+		out = append(out, runner.Job[struct{}]{
+			Key: key + "|" + s.ID, Group: key, Phase: phaseOf(s), Estimate: p.estimates[i],
+			Process: p.run.Transport == transport.Stdio || p.run.Side == scenarios.ClientSide,
+			Run: func(ctx context.Context, _ func(string)) struct{} {
+				p.runScenario(ctx, i)
+				return struct{}{}
+			},
+		})
+	}
+	return out
+}
+
+// runScenario runs the run's scenario i, starting the reference first if
+// it is the run's first.
+func (p *selfTestPass) runScenario(ctx context.Context, i int) {
+	if env, ok := p.begin(ctx); ok {
+		timeout := env.Timing.OrDefaults().ScenarioTimeout
+		sctx, cancel := context.WithTimeout(ctx, timeout)
+		res := scenarios.Execute(sctx, p.scenarios[i], env)
+		cancel()
+		p.mu.Lock()
+		p.results[i] = res
+		p.mu.Unlock()
+	}
+	p.mu.Lock()
+	p.left--
+	last := p.left == 0
+	p.mu.Unlock()
+	if last {
+		p.done(p.finish())
+	}
+}
+
+// begin starts the run's reference once, and returns the environment its
+// scenarios run in; ok is false when it could not start.
+func (p *selfTestPass) begin(ctx context.Context) (scenarios.Env, bool) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if !p.started {
+		p.started, p.began = true, time.Now()
+		var target scenarios.Target
+		var auth *Reference
+		target, p.stop, p.own, auth, p.startErr = referenceTarget(ctx, p.run, p.opts.Exe)
+		if p.startErr == nil {
+			p.configure(target, auth)
+		}
+	}
+	return p.cfg.Env, p.startErr == nil
+}
+
+// configure completes the run's environment once its reference runs.
+func (p *selfTestPass) configure(target scenarios.Target, auth *Reference) {
+	run, cfg := p.run, &p.cfg
+	timing := p.opts.Timing
 	if timing.ScenarioTimeout == 0 {
 		timing.ScenarioTimeout = 30 * time.Second
 	}
-	cfg := run.config(opts.Sweep)
 	cfg.Env.Target, cfg.Env.Timing, cfg.Env.Gate, cfg.Env.Wire = target, timing, &scenarios.Gate{}, &scenarios.WireLedger{}
 	if run.Side == scenarios.ServerSide && protocol.IsStateless(run.Version) && run.Transport != transport.Stdio {
 		// Two authorization contexts, so the tasks extension's binding
@@ -249,12 +336,46 @@ func runOnce(ctx context.Context, run Run, opts SelfTestOptions) RunOutcome {
 			}
 		}
 	}
-	timeout := timing.OrDefaults().ScenarioTimeout
+}
+
+// finish stops the run's reference (once) and judges what its scenarios
+// concluded, once.
+func (p *selfTestPass) finish() RunOutcome {
+	p.stopOnce.Do(func() {
+		p.mu.Lock()
+		stop := p.stop
+		p.ended = time.Now()
+		p.mu.Unlock()
+		if stop != nil {
+			stop()
+		}
+	})
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if p.outcome == nil {
+		out := p.judge()
+		p.outcome = &out
+	}
+	return *p.outcome
+}
+
+// judge is the run's outcome from its scenarios' results; p.mu is held.
+func (p *selfTestPass) judge() RunOutcome {
+	run := p.run
+	out := RunOutcome{Run: run}
+	if !p.began.IsZero() {
+		out.Duration = p.ended.Sub(p.began)
+	}
+	if p.startErr != nil {
+		out.Problems = append(out.Problems, fmt.Sprintf("%s: could not start: %v", run, p.startErr))
+		return out
+	}
 	why := map[string]string{} // the reference's failures, for the report
-	for _, s := range cfg.Applicable() {
-		sctx, cancel := context.WithTimeout(ctx, timeout)
-		res := scenarios.Execute(sctx, s, cfg.Env)
-		cancel()
+	for i, res := range p.results {
+		if res == nil {
+			out.Problems = append(out.Problems, fmt.Sprintf("%s: %s did not run: the self-test was stopped", run, p.scenarios[i].ID))
+			continue
+		}
 		for _, v := range res.Verdicts {
 			switch v.Outcome {
 			case scenarios.Pass:
@@ -278,10 +399,12 @@ func runOnce(ctx context.Context, run Run, opts SelfTestOptions) RunOutcome {
 	for _, e := range out.Errored {
 		out.Problems = append(out.Problems, fmt.Sprintf("%s: %s", run, e))
 	}
-	for _, o := range own() {
-		// An in-process reference's own invalid message (fakes/peer's
-		// guard); a reference process's is a harness error, above.
-		out.Problems = append(out.Problems, fmt.Sprintf("%s: harness error: %s", run, o))
+	if p.own != nil {
+		for _, o := range p.own() {
+			// An in-process reference's own invalid message (fakes/peer's
+			// guard); a reference process's is a harness error, above.
+			out.Problems = append(out.Problems, fmt.Sprintf("%s: harness error: %s", run, o))
+		}
 	}
 	if run.Fault == nil || run.Fault.Liberty {
 		what := "the reference"

@@ -1,8 +1,6 @@
 package suites
 
 import (
-	"cmp"
-	"slices"
 	"time"
 
 	"github.com/mcpconform/mcpconform/transport"
@@ -41,18 +39,6 @@ func (d Durations) scenariosOf(cfg Config, kind transport.Kind, version string) 
 		sum += d.Of(Unit{Scenario: s.ID, Transport: kind, Version: version})
 	}
 	return sum
-}
-
-// longestFirst is the order to start runs in: by estimated duration,
-// longest first; equal estimates keep the runs' order.
-func longestFirst(runs []Run, sweep bool, d Durations) []int {
-	order := make([]int, len(runs))
-	est := make([]time.Duration, len(runs))
-	for i, r := range runs {
-		order[i], est[i] = i, d.Estimate(r, sweep)
-	}
-	slices.SortStableFunc(order, func(a, b int) int { return cmp.Compare(est[b], est[a]) })
-	return order
 }
 
 // RecordSelfTest adds the durations of a self-test's runs to the table:

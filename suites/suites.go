@@ -6,7 +6,6 @@
 package suites
 
 import (
-	"context"
 	"fmt"
 	"io"
 	"slices"
@@ -18,6 +17,7 @@ import (
 	. "github.com/onsi/ginkgo/v2"
 	"github.com/onsi/ginkgo/v2/types"
 
+	"github.com/mcpconform/mcpconform/internal/runner"
 	"github.com/mcpconform/mcpconform/jsonrpc"
 	"github.com/mcpconform/mcpconform/protocol"
 	"github.com/mcpconform/mcpconform/reports"
@@ -39,12 +39,9 @@ type Config struct {
 	Select func(*scenarios.Scenario) bool
 	// Progress receives one line per scenario; nil for none.
 	Progress io.Writer
-	// LabelFilter is the run's Ginkgo label filter, so that an interrupted
-	// run reports as unjudged only the checks it would have judged.
+	// LabelFilter is the run's Ginkgo label filter: Plan runs the checks
+	// it keeps, and only those are reported (unjudged, when interrupted).
 	LabelFilter string
-	// Parallel is how many of the config's scenarios run at once (ahead of
-	// their specs; the reports keep the plan's order). 0 or 1: one at a time.
-	Parallel int
 }
 
 // Applicable lists the scenarios this config runs.
@@ -93,6 +90,7 @@ type Collector struct {
 	order     []string
 	noticed   map[string]bool
 	planned   []plannedScenario
+	plannedAt map[string]int // key → index in planned
 }
 
 // plannedScenario is a scenario the run selected, with the checks it would
@@ -106,6 +104,10 @@ type plannedScenario struct {
 func (c *Collector) plan(key string, s reports.Scenario) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
+	if c.plannedAt == nil {
+		c.plannedAt = map[string]int{}
+	}
+	c.plannedAt[key] = len(c.planned)
 	c.planned = append(c.planned, plannedScenario{key: key, scenario: s})
 }
 
@@ -277,73 +279,92 @@ func CheckLabels(s *scenarios.Scenario, c *scenarios.Check, version string, kind
 	)
 }
 
-// Defined is what Define registered.
-type Defined struct {
-	pf    *prefetcher
-	first string
+// Define shows the execution's scenario runs as Ginkgo specs: one
+// container per scenario, one spec per check the plan selected, Skip for
+// checks the target cannot be judged on, the transcript attached to
+// failures. The specs schedule nothing: each container reads its
+// scenario's run from the execution (waiting for it, or running it then
+// when the run has not begun). Call it at tree-construction time.
+func (e *Execution) Define() {
+	e.viewing()
+	// Ordered, so Ginkgo keeps the plan's order (it sorts specs defined on
+	// the same lines by their text otherwise); ContinueOnFailure, so a
+	// failed check does not skip the checks after it.
+	Describe("mcpconform", Ordered, ContinueOnFailure, func() {
+		for i := 0; i < len(e.planned); {
+			cfg := e.planned[i].cfg
+			j := i
+			for j < len(e.planned) && e.planned[j].cfg.Name == cfg.Name {
+				j++
+			}
+			runs := e.planned[i:j]
+			Describe(cfg.Name, func() {
+				for _, p := range runs {
+					e.defineScenario(p)
+				}
+			})
+			i = j
+		}
+	})
 }
 
-// FirstSpec is the text of the first spec Define registered, below the
+// FirstSpec is the text of the first spec Define registers, below the
 // caller's containers ("mcpconform <config> <scenario> <check>"); empty
-// when it registered none.
-func (d *Defined) FirstSpec() string { return d.first }
-
-// Prefetch starts the planned scenario runs, as the first of their specs
-// would, and waits until every one has finished or ctx ends: a suite that
-// has other work to wait on starts them before their specs' turn.
-func (d *Defined) Prefetch(ctx context.Context) { d.pf.prefetch(ctx) }
-
-// Define registers the specs of every config. Call it at tree-construction
-// time (top level of a _test file, or before RunSpecs).
-func Define(configs []Config, col *Collector) *Defined {
-	filters := map[string]types.LabelFilter{}
-	// One top-level container: Ginkgo shuffles only top-level containers,
-	// so runs keep the catalogue's order and reports compare across runs.
-	order := 0
-	parallel := 0
-	for _, cfg := range configs {
-		parallel = max(parallel, cfg.Parallel)
+// when the plan holds none.
+func (e *Execution) FirstSpec() string {
+	if len(e.planned) == 0 {
+		return ""
 	}
-	pf := newPrefetcher(parallel)
-	defined := &Defined{pf: pf}
-	Describe("mcpconform", func() {
-		for _, cfg := range configs {
-			if cfg.Env.Gate == nil {
-				// One gate per transport and version: a target that cannot
-				// complete the handshake there is given up on once.
-				cfg.Env.Gate = &scenarios.Gate{}
+	p := e.planned[0]
+	return strings.Join([]string{"mcpconform", p.cfg.Name, p.scenario.ID, e.col.plannedChecks(p.key)[0]}, " ")
+}
+
+// defineScenario defines one scenario's specs.
+func (e *Execution) defineScenario(p plannedRun) {
+	s, cfg, key := p.scenario, p.cfg, p.key
+	Describe(s.ID, func() {
+		var run runner.Result[scenarioRun]
+		transcriptShown := "" // the check whose failure shows the transcript
+		BeforeAll(func(ctx SpecContext) {
+			run = e.result(ctx, key)
+			for _, text := range run.Steps {
+				By(text)
 			}
-			if cfg.Env.Wire == nil {
-				cfg.Env.Wire = &scenarios.WireLedger{}
-			}
-			filter, ok := filters[cfg.LabelFilter]
-			if !ok {
-				// A filter Ginkgo refuses fails the run anyway; here it
-				// selects everything.
-				filter, _ = types.ParseLabelFilter(cfg.LabelFilter)
-				filters[cfg.LabelFilter] = filter
-			}
-			Describe(cfg.Name, func() {
-				for _, s := range cfg.Applicable() {
-					order++
-					if planScenario(cfg, s, col, filter) {
-						pf.add(cfg.Name, scenarioKey(cfg, s), s, func(ctx context.Context, step func(string)) (time.Time, *scenarios.Result) {
-							return runScenario(ctx, cfg, s, step)
-						})
-					}
-					defineScenario(cfg, s, col, order, pf)
-					if defined.first == "" && len(s.Checks) > 0 {
-						defined.first = strings.Join([]string{"mcpconform", cfg.Name, s.ID, s.Checks[0].ID}, " ")
-					}
+		})
+		for _, id := range e.col.plannedChecks(key) {
+			i := slices.IndexFunc(s.Checks, func(c *scenarios.Check) bool { return c.ID == id })
+			c := s.Checks[i]
+			It(c.ID, CheckLabels(s, c, cfg.Env.Version, cfg.Env.Transport), func() {
+				if !run.Ran || run.Value.interrupted {
+					Skip("the run was stopped before this check was judged")
+				}
+				res := run.Value.result
+				v := res.Verdicts[i]
+				status := Status(v, cfg.Strict)
+				msg := ReportText(v.Message) // Ginkgo's report holds it for the whole run
+				switch status {
+				case reports.Passed:
+				case reports.Warning:
+					AddReportEntry("warning", fmt.Sprintf("%s (%s %s)\n%s", c.Title, c.Level, c.Spec, msg))
+				case reports.Skipped:
+					Skip(msg)
+				case reports.Errored:
+					addTranscriptEntry(res.Transcript, c.ID, &transcriptShown)
+					Fail(fmt.Sprintf("harness error, check not judged: %s", msg))
+				default:
+					addTranscriptEntry(res.Transcript, c.ID, &transcriptShown)
+					Fail(fmt.Sprintf("%s [%s %s]\n%s", c.Title, c.Level, c.Spec, msg))
 				}
 			})
 		}
+		AfterAll(func() {
+			// This closure lives as long as the spec tree: it lets go of
+			// the result, and tells the execution it may too.
+			run = runner.Result[scenarioRun]{}
+			e.release(key)
+		})
 	})
-	return defined
 }
-
-// scenarioKey names one scenario run in the collector.
-func scenarioKey(cfg Config, s *scenarios.Scenario) string { return cfg.Name + "|" + s.ID }
 
 // checkReport is what the reports say of check c of a scenario run by cfg,
 // before its verdict.
@@ -372,81 +393,6 @@ func planScenario(cfg Config, s *scenarios.Scenario, col *Collector, filter type
 	}
 	col.plan(scenarioKey(cfg, s), p)
 	return true
-}
-
-// runScenario runs s with cfg's environment under the scenario's deadline.
-func runScenario(ctx context.Context, cfg Config, s *scenarios.Scenario, step func(string)) (time.Time, *scenarios.Result) {
-	env := cfg.Env
-	env.Step = step
-	if cfg.Resolve != nil {
-		cfg.Resolve(&env)
-	}
-	started := time.Now()
-	// The deadline is the scenario's own, so a slow target yields error
-	// verdicts in the report rather than an abandoned node.
-	runCtx, cancel := context.WithTimeout(ctx, cfg.Env.Timing.OrDefaults().ScenarioTimeout)
-	defer cancel()
-	return started, scenarios.Execute(runCtx, s, env)
-}
-
-// defineScenario defines one scenario's specs. Ginkgo orders specs by code
-// location, and every scenario is defined on the same lines here, so each
-// gets a location of its own, numbered in plan order: the handshake's
-// scenario must run first on its transport and version.
-func defineScenario(cfg Config, s *scenarios.Scenario, col *Collector, order int, pf *prefetcher) {
-	at := types.CodeLocation{FileName: "mcpconform plan", LineNumber: order}
-	key := scenarioKey(cfg, s)
-	Describe(s.ID, Ordered, ContinueOnFailure, at, func() {
-		var res *scenarios.Result
-		var started time.Time
-		transcriptShown := "" // the check whose failure shows the transcript
-		BeforeAll(func(ctx SpecContext) {
-			started, res = pf.result(ctx, key, func(text string) { By(text) }, func(ctx context.Context, step func(string)) (time.Time, *scenarios.Result) {
-				return runScenario(ctx, cfg, s, step)
-			})
-			col.scenario(key, func() *reports.Scenario {
-				return &reports.Scenario{
-					ID: s.ID, Title: s.Title, Family: s.Family, Side: string(s.Side),
-					Transport: string(cfg.Env.Transport), SpecVersion: cfg.Env.Version,
-					Started: started, Duration: res.Duration, Transcript: res.Transcript, Stderr: res.Stderr,
-				}
-			})
-		})
-
-		for i, c := range s.Checks {
-			It(c.ID, CheckLabels(s, c, cfg.Env.Version, cfg.Env.Transport), at, func() {
-				v := res.Verdicts[i]
-				status := Status(v, cfg.Strict)
-				rc := checkReport(cfg, c)
-				rc.Level, rc.Status, rc.Message, rc.Duration = string(v.Check.Level), status, v.Message, v.At
-				col.addCheck(key, rc)
-				msg := ReportText(v.Message) // Ginkgo's report holds it for the whole run
-				switch status {
-				case reports.Passed:
-				case reports.Warning:
-					AddReportEntry("warning", fmt.Sprintf("%s (%s %s)\n%s", c.Title, c.Level, c.Spec, msg))
-				case reports.Skipped:
-					Skip(msg)
-				case reports.Errored:
-					addTranscriptEntry(res.Transcript, c.ID, &transcriptShown)
-					Fail(fmt.Sprintf("harness error, check not judged: %s", msg))
-				default:
-					addTranscriptEntry(res.Transcript, c.ID, &transcriptShown)
-					Fail(fmt.Sprintf("%s [%s %s]\n%s", c.Title, c.Level, c.Spec, msg))
-				}
-			})
-		}
-
-		AfterAll(func() {
-			// Every check is reported: the collector holds what the
-			// reports need, and this closure, which lives as long as the
-			// spec tree, lets go of the transcript.
-			res = nil
-			if cfg.Progress != nil {
-				progressDone(cfg, col, key)
-			}
-		})
-	})
 }
 
 // TranscriptEntryBytes bounds the transcript a failing check attaches to
@@ -541,4 +487,20 @@ func statusWord(s reports.Status) string {
 	default:
 		return "ERROR"
 	}
+}
+
+// plannedChecks are the ids of the checks of the scenario run under key
+// that the plan selected, in the scenario's order.
+func (c *Collector) plannedChecks(key string) []string {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	i, ok := c.plannedAt[key]
+	if !ok {
+		return nil
+	}
+	ids := make([]string, len(c.planned[i].scenario.Checks))
+	for j, ch := range c.planned[i].scenario.Checks {
+		ids[j] = ch.ID
+	}
+	return ids
 }

@@ -110,12 +110,12 @@ var _ = Describe(referenceServerCatalogue, func() {
 			configs = append(configs, suites.Config{
 				Name:     string(tr) + " " + v,
 				Env:      scenarios.Env{Version: v, Transport: tr, Timing: scenarios.Timing{ResponseTimeout: 5 * time.Second, ScenarioTimeout: 30 * time.Second}},
-				Resolve:  func(env *scenarios.Env) { env.Target = references[tr].Target },
-				Parallel: 4, // across configs: scenarios mostly wait on the target
+				Resolve: func(env *scenarios.Env) { env.Target = references[tr].Target },
 			})
 		}
 	}
-	serverCatalogue = suites.Define(configs, suites.NewCollector())
+	serverCatalogue = suites.Plan(configs, suites.NewCollector(), catalogueLimits)
+	serverCatalogue.Define()
 	catalogueAhead(referenceServerCatalogue, &serverCatalogue)
 })
 
@@ -132,24 +132,31 @@ var _ = Describe(referenceClientCatalogue, func() {
 				Resolve: func(env *scenarios.Env) {
 					env.Target = clientside.Target{Argv: []string{exe, "fake-client"}, RelayExe: exe}
 				},
-				Parallel: 4,
 			})
 		}
 	}
-	clientCatalogue = suites.Define(configs, suites.NewCollector())
+	clientCatalogue = suites.Plan(configs, suites.NewCollector(), catalogueLimits)
+	clientCatalogue.Define()
 	catalogueAhead(referenceClientCatalogue, &clientCatalogue)
 })
 
-// The catalogues' scenario runs start ahead of their specs, four at a
-// time, beside the pool's other work (internal/ahead); the first spec of
-// each takes the runs. Ginkgo builds the tree twice (a preview, then the
-// run), and only the last build's specs run: the work reads the catalogue
-// that build defined.
-var serverCatalogue, clientCatalogue *suites.Defined
+// The catalogues' scenario runs start ahead of their specs, beside the
+// pool's other work (internal/ahead), at most catalogueLimits at a time;
+// the specs read the runs. Ginkgo builds the tree twice (a preview, then
+// the run), and only the last build's specs run: the work runs the
+// execution that build planned.
+var serverCatalogue, clientCatalogue *suites.Execution
 
-func catalogueAhead(container string, defined **suites.Defined) {
-	ahead.Add(pool, container+" "+(*defined).FirstSpec(), catalogueWeight, func(ctx context.Context) struct{} {
-		(*defined).Prefetch(ctx)
+// catalogueLimits leave room for the suite's other work ahead.
+var catalogueLimits = suites.Limits(8)
+
+func catalogueAhead(container string, planned **suites.Execution) {
+	ahead.Add(pool, container+" "+(*planned).FirstSpec(), catalogueWeight, func(ctx context.Context) struct{} {
+		(*planned).Begin()
+		(*planned).Wait(ctx)
+		if ctx.Err() != nil {
+			(*planned).Stop()
+		}
 		return struct{}{}
 	})
 }

@@ -3,7 +3,6 @@ package main
 import (
 	"fmt"
 	"io"
-	"runtime"
 	"slices"
 	"strings"
 	"time"
@@ -15,6 +14,7 @@ import (
 	"github.com/spf13/pflag"
 
 	"github.com/mcpconform/mcpconform/fakes/fault"
+	"github.com/mcpconform/mcpconform/internal/runner"
 	"github.com/mcpconform/mcpconform/protocol"
 	"github.com/mcpconform/mcpconform/reports"
 	"github.com/mcpconform/mcpconform/scenarios"
@@ -78,7 +78,8 @@ func (f *runFlags) register(fl *pflag.FlagSet) {
 		"optionally per transport and specVersion; 'mcpconform baseline' writes one): they do not fail the run, an entry whose checks now pass does")
 	fl.StringSliceVar(&f.profiles, "profile", nil, "enable an opt-in profile of checks no spec sentence asks of every peer (repeatable; 'mcpconform list' names them)")
 	f.timing.register(fl, scenarios.DefaultTiming().ScenarioTimeout)
-	fl.IntVar(&f.parallel, "parallel", runtime.NumCPU(), "scenarios that run at once, across transports and versions (1: one at a time); on each transport and version "+
+	fl.IntVar(&f.parallel, "parallel", runner.DefaultWidth, "scenarios that run at once, across transports and versions (1: one at a time; they mostly wait on the target); "+
+		"those that start target processes (stdio, the client side) are held to fewer; on each transport and version "+
 		"the handshake's scenario runs first, those judging the others' traffic last, and the reports keep the catalogue's order")
 	fl.Var(&f.shard, "shard", "run shard K of N: a slice of the run's scenarios × transports × versions, balanced by their recorded durations (combine the shards with 'mcpconform report merge')")
 	f.progress = progressAuto
@@ -215,7 +216,6 @@ func (p *plan) wholeConfigs(progress io.Writer) []suites.Config {
 				Strict:      p.flags.strict,
 				Progress:    progress,
 				LabelFilter: p.flags.labelFilter,
-				Parallel:    p.flags.parallel,
 			}
 			if ids := p.flags.scenarioIDs; len(ids) > 0 {
 				cfg.Select = func(s *scenarios.Scenario) bool { return slices.Contains(ids, s.ID) }
@@ -240,9 +240,25 @@ func (p *plan) execute(cmd *cobra.Command) (int, error) {
 	if b := p.flags.baseline; b != nil {
 		progress = &expectedProgress{next: progress, baseline: b, side: string(p.side)}
 	}
-	ginkgoSaw := runGinkgo(p.configs(progress), col, p.flags.labelFilter, p.flags.verbose, cmd.ErrOrStderr())
+	limits := suites.Limits(p.flags.parallel)
+	limits.Grace = runGrace
+	exec := suites.Plan(p.configs(progress), col, limits)
+	sigs.stops(exec.Stop, exec.GiveUp)
+	exec.Begin()
+	if p.flags.verbose {
+		// Ginkgo shows the run spec by spec while the collector takes it.
+		collected := make(chan struct{})
+		go func() {
+			defer close(collected)
+			exec.Collect(p.flags.strict)
+		}()
+		runView(exec, cmd.ErrOrStderr())
+		<-collected
+	} else {
+		exec.Collect(p.flags.strict)
+	}
 	progressDone()
-	interruptedBy := sigs.interruptedBy(ginkgoSaw)
+	interruptedBy := sigs.interruptedBy(exec.Stopped())
 	// Whatever a scenario left running (one abandoned by a second signal,
 	// or one that never closed its target) is stopped before the report.
 	if n := transport.StopAll(sigs.stopGrace()); n > 0 {
@@ -339,35 +355,21 @@ type ginkgoT struct{ failed bool }
 
 func (t *ginkgoT) Fail() { t.failed = true }
 
-// runGinkgo runs the specs in-process. Ginkgo's own console reporter is
-// silenced unless --verbose (then it goes to stderr); mcpconform prints its
-// own progress lines. It reports whether the run was interrupted.
-func runGinkgo(configs []suites.Config, col *suites.Collector, labelFilter string, verbose bool, stderr io.Writer) bool {
+// runView shows a run through Ginkgo (--verbose): its steps, its checks
+// and the transcripts of failures, on stderr (which cleans what it prints:
+// they quote the target). The specs read the execution's results; the
+// label filter was applied when the run was planned.
+func runView(exec *suites.Execution, stderr io.Writer) {
 	suiteConfig, reporterConfig := ginkgo.GinkgoConfiguration()
-	suiteConfig.LabelFilter = labelFilter
 	suiteConfig.Timeout = 24 * time.Hour // scenarios carry their own deadlines
-	// Ginkgo's default of 30 s is how long an interrupted scenario that does
-	// not unwind would hold a SIGTERM; the run stops the targets itself.
-	suiteConfig.GracePeriod = ginkgoGrace
+	// Ginkgo's default of 30 s is how long an interrupted view would hold a
+	// SIGTERM; the run stops the targets itself.
+	suiteConfig.GracePeriod = runGrace
 	reporterConfig.NoColor = true
-	if verbose {
-		// stderr cleans what it prints: the steps, failures and
-		// transcripts quote the target.
-		formatter.ColorableStdOut = stderr
-		reporterConfig.Verbose = true
-	} else {
-		formatter.ColorableStdOut = io.Discard
-		reporterConfig.Succinct = true
-	}
-	suites.Define(configs, col)
-	var interrupted bool
-	ginkgo.ReportAfterSuite("mcpconform", func(r ginkgo.Report) {
-		interrupted = r.SpecialSuiteFailureReasons != nil && slices.ContainsFunc(r.SpecialSuiteFailureReasons, func(s string) bool {
-			return strings.Contains(strings.ToLower(s), "interrupt")
-		})
-	})
+	reporterConfig.Verbose = true
+	formatter.ColorableStdOut = stderr
+	exec.Define()
 	ginkgo.RunSpecs(&ginkgoT{}, "mcpconform", suiteConfig, reporterConfig)
-	return interrupted
 }
 
 func firstError(run *reports.Run) string { return firstOf(run, reports.Errored) }

@@ -12,31 +12,30 @@ import (
 	"github.com/mcpconform/mcpconform/transport"
 )
 
-// Grace periods of an interrupted run. Ginkgo waits ginkgoGrace for the
-// scenario in flight to unwind (its targets are closed on the way, with
+// Grace periods of an interrupted run. The run waits runGrace for the
+// scenarios in flight to unwind (its targets are closed on the way, with
 // the short waits of transport.Hurry); whatever is still running then is
 // stopped by transport.StopAll with stopGrace (hurriedStopGrace after a
 // second signal) between SIGTERM and SIGKILL. All in all a run is gone a few
 // seconds after SIGTERM, well inside the `timeout -k 5` of a CI job.
 const (
-	ginkgoGrace      = 2 * time.Second
+	runGrace         = 2 * time.Second
 	stopGrace        = time.Second
 	hurriedStopGrace = 100 * time.Millisecond
 	// signalSeenWait bounds how long the run waits to learn which signal
-	// Ginkgo's own handler reacted to.
+	// stopped it, should another handler (Ginkgo's, with -v) have acted
+	// before this one.
 	signalSeenWait = time.Second
 )
 
 // runSignals watches SIGINT, SIGTERM and SIGHUP for a whole judging run.
 // SIGHUP (the terminal or the ssh session went away) ends a run as SIGTERM
 // does: by default it would kill mcpconform at once, with no report and
-// the targets' setsid children left running. Ginkgo has
-// a handler of its own, which stops the specs (the first signal cancels
-// the scenario in flight; a second abandons it and skips cleanup nodes, a
-// third skips reporting): none of that may skip stopping the targets or
-// writing the report, so the run does both itself after the specs, and
-// keeps catching the signals until it exits, so a repeated signal cannot
-// kill it half-way.
+// the targets' setsid children left running. The first signal stops the
+// run (the scenarios in flight see their context end, the rest never
+// start), a second stops waiting for them; the targets are stopped and the
+// report written after either, and the signals are caught until the
+// process exits, so a repeated signal cannot kill it half-way.
 type runSignals struct {
 	ch     chan os.Signal
 	stderr io.Writer
@@ -45,9 +44,17 @@ type runSignals struct {
 	mu    sync.Mutex
 	first string
 	count int
-	// relayed counts the SIGTERMs sent to this process in place of a
-	// SIGHUP, which are not signals of their own.
-	relayed int
+	// stop is called on the first signal, giveUp on the second.
+	stop, giveUp func()
+}
+
+// stops sets what the signals stop: the first stops the run (stop), a
+// second stops waiting for what still runs (giveUp). They run apart, so
+// that later signals are still caught while the run unwinds.
+func (s *runSignals) stops(stop, giveUp func()) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.stop, s.giveUp = stop, giveUp
 }
 
 func catchSignals(stderr io.Writer) *runSignals {
@@ -73,26 +80,20 @@ func (s *runSignals) loop() {
 	for sig := range s.ch {
 		name := signalName(sig)
 		s.mu.Lock()
-		if sig == syscall.SIGTERM && s.relayed > 0 {
-			s.relayed--
-			s.mu.Unlock()
-			continue
-		}
-		if sig == syscall.SIGHUP {
-			// Ginkgo's handler stops the specs on SIGINT and SIGTERM
-			// only: it is told with a SIGTERM, which this loop then
-			// takes for the relay it is, not for a second signal.
-			if self, err := os.FindProcess(os.Getpid()); err == nil && self.Signal(syscall.SIGTERM) == nil {
-				s.relayed++
-			}
-		}
 		s.count++
 		n := s.count
+		stop, giveUp := s.stop, s.giveUp
 		if n == 1 {
 			s.first = name
 			close(s.seen)
 		}
 		s.mu.Unlock()
+		switch {
+		case n == 1 && stop != nil:
+			go stop()
+		case n == 2 && giveUp != nil:
+			giveUp()
+		}
 		// Nothing more will be judged: every shutdown wait shrinks.
 		transport.Hurry()
 		switch n {
@@ -105,10 +106,10 @@ func (s *runSignals) loop() {
 }
 
 // interruptedBy names the first signal the run received, or "" if none
-// arrived. ginkgoSaw says Ginkgo reported an interrupt: then the signal is
-// waited for briefly, should Ginkgo's handler have run before ours.
-func (s *runSignals) interruptedBy(ginkgoSaw bool) string {
-	if ginkgoSaw {
+// arrived. stopped says the run was stopped: then the signal is waited for
+// briefly, should another handler have acted before this one.
+func (s *runSignals) interruptedBy(stopped bool) string {
+	if stopped {
 		t := time.NewTimer(signalSeenWait)
 		defer t.Stop()
 		select {

@@ -18,8 +18,9 @@
 //
 // Work starts when the suite calls Begin (from BeforeSuite, once what the
 // work needs is built), in the order the specs will run (work marked First
-// before the rest), at most Width units of weight at a time. A spec that
-// reads work not yet started runs it itself, at once.
+// before the rest), at most Width units of weight at a time: the pool is
+// a plan of mcpconform's one runner (internal/runner). A spec that reads
+// work not yet started runs it itself, at once.
 package ahead
 
 import (
@@ -32,6 +33,8 @@ import (
 
 	"github.com/onsi/ginkgo/v2"
 	"github.com/onsi/ginkgo/v2/types"
+
+	"github.com/mcpconform/mcpconform/internal/runner"
 )
 
 // Closer is implemented by a result that holds something to release
@@ -44,29 +47,21 @@ type Pool struct {
 	// Width bounds the weight of the work running at once.
 	Width int
 
-	mu      sync.Mutex
-	cond    *sync.Cond
-	jobs    []*job
-	byKey   map[string]*job
-	ctx     context.Context
-	cancel  context.CancelFunc
-	began   bool
-	ended   bool
-	running int // weight of the work running now
-	all     sync.WaitGroup
+	mu    sync.Mutex
+	jobs  []*job
+	byKey map[string]*job
+	run   *runner.Run[any] // the plan, made by Begin or the first Get
+	ended bool
 }
 
 type job struct {
-	spec    string // the full text of the spec that reads it
-	key     string // spec, and the part's name
-	weight  int
-	run     func(context.Context) any
-	rank    int  // the spec's place in the run order; -1: it will not run
-	first   bool // starts before the rest (long work, which ends the suite if it starts last)
-	started bool // under Pool.mu
-	read    bool // under Pool.mu: a spec took the value
-	done    chan struct{}
-	val     any
+	spec   string // the full text of the spec that reads it
+	key    string // spec, and the part's name
+	weight int
+	run    func(context.Context) any
+	rank   int  // the spec's place in the run order; -1: it will not run
+	first  bool // starts before the rest (long work, which ends the suite if it starts last)
+	read   bool // under Pool.mu: a spec took the value
 }
 
 // Work is the handle a spec reads its value from.
@@ -77,10 +72,7 @@ type Work[T any] struct {
 
 // New returns a pool that runs at most width units of weight at once.
 func New(width int) *Pool {
-	p := &Pool{Width: max(width, 1), byKey: map[string]*job{}}
-	p.cond = sync.NewCond(&p.mu)
-	p.ctx, p.cancel = context.WithCancel(context.Background())
-	return p
+	return &Pool{Width: max(width, 1), byKey: map[string]*job{}}
 }
 
 // Add registers work for the spec whose full text is key (containers and
@@ -102,7 +94,7 @@ func AddPart[T any](p *Pool, spec, part string, weight int, run func(context.Con
 	if j, again := p.byKey[key]; again {
 		return Work[T]{pool: p, job: j}
 	}
-	j := &job{spec: spec, key: key, weight: min(max(weight, 1), p.Width), rank: -1, done: make(chan struct{}),
+	j := &job{spec: spec, key: key, weight: weight, rank: -1,
 		run: func(ctx context.Context) any { return run(ctx) }}
 	p.jobs = append(p.jobs, j)
 	p.byKey[key] = j
@@ -131,62 +123,33 @@ func (p *Pool) Plan(will []string, known map[string]bool) (unknown []string) {
 	return unknown
 }
 
+// planLocked makes the runner's plan of the work of the specs that will
+// run, once: in run order (the parts of one spec in the order they were
+// registered), long work (First) ahead of the rest. p.mu is held.
+func (p *Pool) planLocked() *runner.Run[any] {
+	if p.run != nil {
+		return p.run
+	}
+	queue := slices.DeleteFunc(slices.Clone(p.jobs), func(j *job) bool { return j.rank < 0 })
+	slices.SortStableFunc(queue, func(a, b *job) int { return cmp.Compare(a.rank, b.rank) })
+	jobs := make([]runner.Job[any], len(queue))
+	for i, j := range queue {
+		jobs[i] = runner.Job[any]{Key: j.key, Weight: j.weight, Run: func(ctx context.Context, _ func(string)) any { return j.run(ctx) }}
+		if j.first {
+			jobs[i].Estimate = 1 // ahead of the rest, in run order among themselves
+		}
+	}
+	p.run = runner.New(jobs, runner.Limits{Width: p.Width})
+	return p.run
+}
+
 // Begin starts the work of the specs that will run, in their order. Call
 // it once what the work needs exists (from BeforeSuite).
 func (p *Pool) Begin() {
 	p.mu.Lock()
-	if p.began {
-		p.mu.Unlock()
-		return
-	}
-	p.began = true
-	// In run order, long work (First) ahead of the rest; the parts of one
-	// spec in the order they were registered.
-	queue := slices.DeleteFunc(slices.Clone(p.jobs), func(j *job) bool { return j.rank < 0 })
-	slices.SortStableFunc(queue, func(a, b *job) int {
-		if a.first != b.first {
-			if a.first {
-				return -1
-			}
-			return 1
-		}
-		return cmp.Compare(a.rank, b.rank)
-	})
+	run := p.planLocked()
 	p.mu.Unlock()
-	p.all.Add(1)
-	go func() {
-		defer p.all.Done()
-		for _, j := range queue {
-			p.mu.Lock()
-			for p.running+j.weight > p.Width && !j.started && p.ctx.Err() == nil {
-				p.cond.Wait()
-			}
-			if j.started || p.ctx.Err() != nil {
-				p.mu.Unlock()
-				if p.ctx.Err() != nil {
-					return
-				}
-				continue
-			}
-			j.started = true
-			p.running += j.weight
-			p.mu.Unlock()
-			p.all.Add(1)
-			go func() {
-				defer p.all.Done()
-				p.execute(j)
-				p.mu.Lock()
-				p.running -= j.weight
-				p.cond.Broadcast()
-				p.mu.Unlock()
-			}()
-		}
-	}()
-}
-
-func (p *Pool) execute(j *job) {
-	defer close(j.done)
-	j.val = j.run(p.ctx)
+	run.Begin()
 }
 
 // First starts the work before the work of specs that come earlier: work
@@ -205,15 +168,15 @@ func (w Work[T]) Get() T {
 	p, j := w.pool, w.job
 	p.mu.Lock()
 	j.read = true
-	mine := !j.started
-	j.started = true
-	p.cond.Broadcast()
+	run := p.planLocked()
 	p.mu.Unlock()
-	if mine {
-		p.execute(j)
+	res, planned := run.Result(context.Background(), j.key)
+	if !planned {
+		// Work of a spec the preview did not expect to run.
+		v, _ := j.run(context.Background()).(T)
+		return v
 	}
-	<-j.done
-	v, _ := j.val.(T)
+	v, _ := res.Value.(T)
 	return v
 }
 
@@ -221,20 +184,23 @@ func (w Work[T]) Get() T {
 // values no spec read. Calls after the first do nothing.
 func (p *Pool) End() {
 	p.mu.Lock()
-	if p.ended {
+	if p.ended || p.run == nil {
+		p.ended = true
 		p.mu.Unlock()
 		return
 	}
 	p.ended = true
-	p.cancel()
-	p.cond.Broadcast()
+	run := p.run
 	p.mu.Unlock()
-	p.all.Wait()
+	run.Stop()
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	for _, j := range p.jobs {
-		if j.started && !j.read {
-			if c, ok := j.val.(Closer); ok {
+		if j.read || j.rank < 0 {
+			continue
+		}
+		if res, _ := run.Result(context.Background(), j.key); res.Ran {
+			if c, ok := res.Value.(Closer); ok {
 				c.Close()
 			}
 		}
