@@ -108,8 +108,8 @@ var _ = Describe(referenceServerCatalogue, func() {
 	for _, tr := range transports {
 		for _, v := range catalogueVersions {
 			configs = append(configs, suites.Config{
-				Name:     string(tr) + " " + v,
-				Env:      scenarios.Env{Version: v, Transport: tr, Timing: scenarios.Timing{ResponseTimeout: 5 * time.Second, ScenarioTimeout: 30 * time.Second}},
+				Name:    string(tr) + " " + v,
+				Env:     scenarios.Env{Version: v, Transport: tr, Timing: scenarios.Timing{ResponseTimeout: 5 * time.Second, ScenarioTimeout: 30 * time.Second}},
 				Resolve: func(env *scenarios.Env) { env.Target = references[tr].Target },
 			})
 		}

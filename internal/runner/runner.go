@@ -103,7 +103,7 @@ type job[T any] struct {
 // group is the order state of one group: its jobs of each phase and how
 // many of its First and Middle jobs have not finished.
 type group[T any] struct {
-	first, middle, last    []*job[T]
+	first, middle, last   []*job[T]
 	firstLeft, middleLeft int
 }
 
