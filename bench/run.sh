@@ -8,6 +8,9 @@
 #   BENCH_RUNS=3 bench/run.sh # each command three times
 #
 #   BENCH_COMMANDS="server client" bench/run.sh   # leave selftest out
+#   BENCH_COMMANDS=gosdk bench/run.sh            # go-sdk v1.8.0's everything-server
+#                             # over Streamable HTTP at every version (built
+#                             # as interop/go-sdk-everything.sh builds it)
 #
 # Peak RSS is GNU time's maximum resident set size: that of the largest
 # process of the run (mcpconform itself; the stdio reference processes it
@@ -61,6 +64,26 @@ for c in ${BENCH_COMMANDS:-server client selftest}; do
 		measure "$c --reference --transport all --spec-version all" $c --reference --transport all --spec-version all -o "$work/reports"
 		;;
 	selftest) measure selftest selftest ;;
-	*) echo "bench/run.sh: unknown command $c in BENCH_COMMANDS (server, client, selftest)" >&2; exit 2 ;;
+	gosdk)
+		gosdk=${MCPCONFORM_INTEROP_DIR:-${TMPDIR:-/tmp}/mcpconform-interop}/go-sdk-v1.8.0
+		if [ ! -x "$gosdk/everything-server" ]; then
+			mkdir -p "$gosdk"
+			(cd "$gosdk" && { [ -f go.mod ] || go mod init interop.local/gosdk >/dev/null; } &&
+				go get github.com/modelcontextprotocol/go-sdk/conformance/everything-server@v1.8.0 >/dev/null 2>&1 &&
+				go build -o everything-server github.com/modelcontextprotocol/go-sdk/conformance/everything-server)
+		fi
+		port=$((20000 + RANDOM % 20000))
+		"$gosdk/everything-server" -http "127.0.0.1:$port" >/dev/null 2>&1 &
+		server=$!
+		deadline=$((SECONDS + 20))
+		until (exec 3<>"/dev/tcp/127.0.0.1/$port") 2>/dev/null; do
+			((SECONDS < deadline)) || { echo "bench/run.sh: everything-server did not listen within 20 s" >&2; kill "$server"; exit 2; }
+			sleep 0.1
+		done
+		measure "go-sdk everything-server over HTTP, --spec-version all" server --url "http://127.0.0.1:$port/" --spec-version all -o "$work/reports"
+		kill "$server" 2>/dev/null || true
+		wait "$server" 2>/dev/null || true
+		;;
+	*) echo "bench/run.sh: unknown command $c in BENCH_COMMANDS (server, client, selftest, gosdk)" >&2; exit 2 ;;
 	esac
 done
