@@ -86,6 +86,11 @@ type Scenario struct {
 	// Last marks a scenario that judges what the others saw (every message
 	// of every session): it runs last on each transport and version.
 	Last bool
+	// ChangesTarget marks a scenario that changes what the target lists
+	// (a fixture that adds a tool or a prompt): it runs after the other
+	// scenarios of its target, at every version, so none of them sees the
+	// change.
+	ChangesTarget bool
 	// Versions the scenario applies to.
 	Versions []string
 	// Transports it applies to; empty means every transport.

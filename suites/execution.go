@@ -98,6 +98,10 @@ func Plan(configs []Config, col *Collector, limits runner.Limits) *Execution {
 		e.byKey[e.planned[i].key] = &e.planned[i]
 		e.readers[e.planned[i].key] = 1 // Collect
 	}
+	afterReaders(jobs, func(i int) (string, *scenarios.Scenario) {
+		p := e.planned[i]
+		return string(p.cfg.Env.Transport), p.scenario
+	})
 	e.run = runner.New(jobs, limits)
 	return e
 }
@@ -225,5 +229,32 @@ func (e *Execution) Wait(ctx context.Context) {
 	select {
 	case <-done:
 	case <-ctx.Done():
+	}
+}
+
+// afterReaders makes each job of a scenario that changes its target start
+// after the other jobs of that target (every version of one transport's
+// target) that are neither ledger judges nor such scenarios themselves,
+// one after another. of gives job i's target and scenario.
+func afterReaders[T any](jobs []runner.Job[T], of func(i int) (target string, s *scenarios.Scenario)) {
+	readers := map[string][]string{}
+	var changers []int
+	for i := range jobs {
+		target, s := of(i)
+		switch {
+		case s.ChangesTarget:
+			changers = append(changers, i)
+		case !s.Last:
+			readers[target] = append(readers[target], jobs[i].Key)
+		}
+	}
+	previous := map[string]string{}
+	for _, i := range changers {
+		target, _ := of(i)
+		jobs[i].After = append(jobs[i].After, readers[target]...)
+		if p, ok := previous[target]; ok {
+			jobs[i].After = append(jobs[i].After, p)
+		}
+		previous[target] = jobs[i].Key
 	}
 }

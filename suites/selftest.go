@@ -156,7 +156,9 @@ func SelfTest(ctx context.Context, opts SelfTestOptions) (*SelfTestReport, error
 			}
 			fmt.Fprintf(opts.Progress, "%-7s %s\n", word, run)
 		}
-		jobs = append(jobs, p.jobs(fmt.Sprint(i))...)
+		own := p.jobs(fmt.Sprint(i))
+		afterReaders(own, func(k int) (string, *scenarios.Scenario) { return "", p.scenarios[k] })
+		jobs = append(jobs, own...)
 	}
 	r := runner.Start(jobs, runner.Limits{Width: opts.Parallel})
 	stopped := make(chan struct{})

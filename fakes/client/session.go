@@ -405,6 +405,21 @@ type headerSender interface {
 	SendWithHeaders(ctx context.Context, frame []byte, h http.Header) error
 }
 
+// RequestFrame is the frame of request c as the session would send it
+// (with the per-request _meta of its version), for SendRaw: a scenario
+// that sends a request itself speaks the session's era all the same.
+func (s *Session) RequestFrame(c Call) ([]byte, error) {
+	params, err := s.paramsWithMeta(c)
+	if err != nil {
+		return nil, err
+	}
+	req, err := jsonrpc.NewRequest(c.ID, c.Method, params)
+	if err != nil {
+		return nil, err
+	}
+	return req.Encode()
+}
+
 // RequestMeta is the per-request _meta a stateless session sends.
 func (s *Session) RequestMeta() map[string]any {
 	return map[string]any{

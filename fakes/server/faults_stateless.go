@@ -75,14 +75,6 @@ var (
 		Description: "answers resources/read of test://static-binary with a blob that is not base64"}
 	ModernTemplateNotSubstituted = &fault.Fault{Name: "modern-template-not-substituted", Versions: modern,
 		Description: "reads test://template/{id}/data without substituting the id"}
-	ModernPromptSimpleEmpty = &fault.Fault{Name: "modern-prompt-simple-empty", Versions: modern,
-		Description: "answers prompts/get test_simple_prompt with no messages"}
-	ModernPromptArgsIgnored = &fault.Fault{Name: "modern-prompt-args-ignored", Versions: modern,
-		Description: "answers prompts/get test_prompt_with_arguments with a text that ignores the arguments"}
-	ModernPromptEmbeddedMissing = &fault.Fault{Name: "modern-prompt-embedded-missing", Versions: modern,
-		Description: "answers prompts/get test_prompt_with_embedded_resource without the embedded resource"}
-	ModernPromptImageNotBase64 = &fault.Fault{Name: "modern-prompt-image-not-base64", Versions: modern,
-		Description: "answers prompts/get test_prompt_with_image with image data that is not base64"}
 )
 
 // Capabilities served but not declared in server/discover.
@@ -107,20 +99,9 @@ var (
 		Description: "test_tool_with_progress sends its last progress notification under a token the client never gave"}
 )
 
-// Completion at 2026-07-28.
-var (
-	ModernCompletionError = &fault.Fault{Name: "modern-completion-error", Versions: modern,
-		Description: "declares completions but answers every completion/complete with -32603"}
-	ModernCompletionUnknownEmpty = &fault.Fault{Name: "modern-completion-unknown-empty", Versions: modern,
-		Description: "answers completion/complete for a prompt it does not have with empty values instead of -32602"}
-)
 
 // Pagination of the lists at 2026-07-28.
 var (
-	ModernPromptsCursorLoops = &fault.Fault{Name: "modern-prompts-cursor-loops", Versions: modern,
-		Description: "gives the last page of prompts/list a nextCursor that leads to the same page again"}
-	ModernPromptsInvalidCursorAccepted = &fault.Fault{Name: "modern-prompts-invalid-cursor-accepted", Versions: modern,
-		Description: "answers prompts/list with a cursor it never gave with the first page"}
 	ModernResourcesCursorLoops = &fault.Fault{Name: "modern-resources-cursor-loops", Versions: modern,
 		Description: "gives the last page of resources/list a nextCursor that leads to the same page again"}
 	ModernResourcesInvalidCursorAccepted = &fault.Fault{Name: "modern-resources-invalid-cursor-accepted", Versions: modern,
@@ -141,10 +122,9 @@ var RemembersCapabilities = &fault.Fault{Name: "remembers-capabilities", Version
 var InvalidXMcpHeader = &fault.Fault{Name: "invalid-x-mcp-header", Versions: modern,
 	Description: `lists a tool test_invalid_x_mcp_header whose string property carries "x-mcp-header": "" (empty)`}
 
-var statelessFaults = fault.Set{InvalidXMcpHeader, RemembersCapabilities, ModernPromptsCursorLoops, ModernPromptsInvalidCursorAccepted, ModernResourcesCursorLoops,
-	ModernResourcesInvalidCursorAccepted, ModernTemplatesCursorLoops, ModernTemplatesInvalidCursorAccepted, ModernCompletionError, ModernCompletionUnknownEmpty, ModernProgressBackwards, ModernProgressForeignToken, IndependentRequestOnStream, ModernPromptsUndeclared, ModernResourcesUndeclared, ModernLoggingUndeclared,
+var statelessFaults = fault.Set{InvalidXMcpHeader, RemembersCapabilities, ModernResourcesCursorLoops,
+	ModernResourcesInvalidCursorAccepted, ModernTemplatesCursorLoops, ModernTemplatesInvalidCursorAccepted, ModernProgressBackwards, ModernProgressForeignToken, IndependentRequestOnStream, ModernPromptsUndeclared, ModernResourcesUndeclared, ModernLoggingUndeclared,
 	ModernStaticTextError, ModernBlobNotBase64, ModernTemplateNotSubstituted,
-	ModernPromptSimpleEmpty, ModernPromptArgsIgnored, ModernPromptEmbeddedMissing, ModernPromptImageNotBase64,
 	CachingHintsMissing, CachingTTLNegative, CachingScopeInvalid, CachingScopeVaries,
 	ResultNoServerInfo, LogsWithoutLevel, LogLevelUnchecked,
 	ModernMissingResourceEmpty, ModernMissingResourceLegacyCode, ModernMissingResourceInternal,

@@ -26,10 +26,7 @@ func init() {
 				"completion/complete":      r.complete,
 			}
 		},
-		capabilities: func(r *reference, version string, caps map[string]any) {
-			if protocol.IsStateless(version) {
-				return // the family judges the initialize-era versions only
-			}
+		capabilities: func(r *reference, _ string, caps map[string]any) {
 			caps["prompts"] = map[string]any{"listChanged": false}
 			if !r.is(CompletionUndeclaredServed) {
 				caps["completions"] = map[string]any{}
@@ -96,7 +93,11 @@ var referencePrompts = []refPrompt{
 			if r.is(PromptImageMissing) {
 				return []any{text}, nil
 			}
-			return []any{map[string]any{"role": "user", "content": map[string]any{"type": "image", "data": refPNG, "mimeType": "image/png"}}, text}, nil
+			data := refPNG
+			if r.is(PromptImageNotBase64) {
+				data = "PNG raw bytes!"
+			}
+			return []any{map[string]any{"role": "user", "content": map[string]any{"type": "image", "data": data, "mimeType": "image/png"}}, text}, nil
 		}},
 	{name: "test_prompt_error", description: "A prompt whose handler always fails.",
 		render: func(r *reference, _ map[string]string) ([]any, *jsonrpc.Error) {
@@ -234,6 +235,9 @@ func (r *reference) complete(ctx context.Context, _ *Peer, req *jsonrpc.Message)
 	}
 	if err := json.Unmarshal(req.Params, &params); err != nil || params.Ref.Type == "" {
 		return nil, rpcError(codes.InvalidParams, "completion/complete needs ref and argument", nil)
+	}
+	if r.is(CompletionError) && params.Ref.Type == "ref/prompt" && params.Ref.Name == "test_prompt_with_arguments" {
+		return nil, rpcError(codes.InternalError, "Internal error", nil)
 	}
 	words := completionWords
 	switch {

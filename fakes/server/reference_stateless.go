@@ -31,8 +31,9 @@ func init() {
 			}
 			// The other families serve these at 2026-07-28 too; the stateless
 			// family judges their modern rules (caching, resources not found,
-			// logging by request).
-			for _, c := range []string{"resources", "prompts", "logging", "completions"} {
+			// logging by request). Prompts and completion declare themselves
+			// at every version.
+			for _, c := range []string{"resources", "logging"} {
 				if _, ok := caps[c]; !ok {
 					caps[c] = map[string]any{}
 				}
@@ -239,9 +240,6 @@ func (r *reference) statelessLayer(next Handler) Handler {
 			}
 		}
 		result, rerr := next(ctx, p, req)
-		if req.Method == protocol.MethodCompletionComplete {
-			result, rerr = r.completionFault(ctx, result, rerr)
-		}
 		result, rerr = r.pagingFault(ctx, p, req, next, result, rerr)
 		if rerr != nil {
 			if req.Method != protocol.MethodResourcesRead || rerr.Code != codes.ResourceNotFound {
@@ -444,8 +442,8 @@ func (f *slFront) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	f.next.ServeHTTP(w, r)
 }
 
-// surfaceFault bends a resources/read or prompts/get result of an official
-// fixture as the family's surface faults do; nil keeps it.
+// surfaceFault bends a resources/read result of an official fixture as the
+// family's surface faults do; nil keeps it.
 func (r *reference) surfaceFault(req *jsonrpc.Message, m map[string]any) *jsonrpc.Error {
 	switch req.Method {
 	case protocol.MethodResourcesRead:
@@ -463,33 +461,8 @@ func (r *reference) surfaceFault(req *jsonrpc.Message, m map[string]any) *jsonrp
 		case r.is(ModernTemplateNotSubstituted) && templateURI.MatchString(uri) && item != nil:
 			item["text"] = `{"id":"{id}","templateTest":true}`
 		}
-	case protocol.MethodPromptsGet:
-		msgs, _ := m["messages"].([]any)
-		switch name := nameOf(req); {
-		case r.is(ModernPromptSimpleEmpty) && name == "test_simple_prompt":
-			m["messages"] = []any{}
-		case r.is(ModernPromptArgsIgnored) && name == "test_prompt_with_arguments":
-			m["messages"] = []any{textMessage("user", "Prompt with arguments.")}
-		case r.is(ModernPromptEmbeddedMissing) && name == "test_prompt_with_embedded_resource":
-			m["messages"] = slices.DeleteFunc(msgs, func(x any) bool { return contentType(x) == "resource" })
-		case r.is(ModernPromptImageNotBase64) && name == "test_prompt_with_image":
-			for _, x := range msgs {
-				if contentType(x) == "image" {
-					x.(map[string]any)["content"].(map[string]any)["data"] = "PNG raw bytes!"
-				}
-			}
-		}
 	}
 	return nil
-}
-
-// contentType is the content type of a prompt message built by the
-// reference (a map with a content map).
-func contentType(msg any) string {
-	m, _ := msg.(map[string]any)
-	c, _ := m["content"].(map[string]any)
-	t, _ := c["type"].(string)
-	return t
 }
 
 // discoverFaults bends the DiscoverResult as the family's variants do: the
@@ -506,24 +479,11 @@ func (r *reference) discoverFaults(m map[string]any) {
 	}
 }
 
-// completionFault is the answer of the family's completion faults.
-func (r *reference) completionFault(ctx context.Context, result any, rerr *jsonrpc.Error) (any, *jsonrpc.Error) {
-	switch {
-	case r.is(ModernCompletionError) && rerr == nil:
-		return nil, rpcError(codes.InternalError, "Internal error", nil)
-	case r.is(ModernCompletionUnknownEmpty) && rerr != nil && rerr.Code == codes.InvalidParams:
-		return complete(ctx, map[string]any{"completion": map[string]any{"values": []string{}}}), nil
-	}
-	return result, rerr
-}
-
-// pagingFault is the answer of the family's pagination faults to prompts/list
-// and resources/list.
+// pagingFault is the answer of the family's pagination faults to
+// resources/list and resources/templates/list.
 func (r *reference) pagingFault(ctx context.Context, p *Peer, req *jsonrpc.Message, next Handler, result any, rerr *jsonrpc.Error) (any, *jsonrpc.Error) {
 	var loops, accepts bool
 	switch req.Method {
-	case protocol.MethodPromptsList:
-		loops, accepts = r.is(ModernPromptsCursorLoops), r.is(ModernPromptsInvalidCursorAccepted)
 	case protocol.MethodResourcesList:
 		loops, accepts = r.is(ModernResourcesCursorLoops), r.is(ModernResourcesInvalidCursorAccepted)
 	case protocol.MethodResourcesTemplatesList:

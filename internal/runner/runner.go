@@ -8,9 +8,11 @@
 // of one target), its First jobs finish before any other of it starts (the
 // handshake decides the gate the others consult) and its Last jobs start
 // only when every other of it has finished (they judge the traffic the
-// others left in a ledger). Among the jobs ready, those of phase First go
-// ahead, then the longest expected (Estimate), then the plan's order: a long
-// job started last would end the run on its own.
+// others left in a ledger); a job may also name jobs it starts after
+// (After: a scenario that changes what its target lists runs when the
+// others that read it are done). Among the jobs ready, those of phase First
+// go ahead, then the longest expected (Estimate), then the plan's order: a
+// long job started last would end the run on its own.
 //
 // The width bounds the weight running at once (most jobs weigh 1: they
 // wait); Processes bounds, apart, the jobs that hold a target process of
@@ -52,6 +54,9 @@ type Job[T any] struct {
 	Process bool
 	// Estimate is how long the job is expected to take.
 	Estimate time.Duration
+	// After names jobs of the plan this one starts after, beyond its
+	// group's order (keys the plan does not hold are ignored).
+	After []string
 	// Run does the work. step receives the steps it wants shown (they
 	// are kept with the result). ctx ends when the run is stopped.
 	Run func(ctx context.Context, step func(string)) T
@@ -90,21 +95,15 @@ type Result[T any] struct {
 
 type job[T any] struct {
 	Job[T]
-	index   int
-	group   *group[T]
-	deps    []*job[T] // what a reader that runs the job itself waits for
-	started bool      // under Run.mu
+	index      int
+	deps       []*job[T] // the jobs it starts after
+	dependents []*job[T] // the jobs that start after it
+	waiting    int       // its deps not finished, under Run.mu
+	started    bool      // under Run.mu
 	done    chan struct{}
 
 	mu     sync.Mutex // guards result.Steps while the job runs
 	result Result[T]
-}
-
-// group is the order state of one group: its jobs of each phase and how
-// many of its First and Middle jobs have not finished.
-type group[T any] struct {
-	first, middle, last   []*job[T]
-	firstLeft, middleLeft int
 }
 
 // queue is a heap of ready jobs, the one to start first on top.
@@ -167,70 +166,57 @@ func New[T any](jobs []Job[T], limits Limits) *Run[T] {
 	ctx, stop := context.WithCancel(context.Background())
 	r := &Run[T]{limits: limits, ctx: ctx, stop: stop, gaveUp: make(chan struct{}), byKey: map[string]*job[T]{}, unstarted: len(jobs)}
 	r.wake = sync.NewCond(&r.mu)
-	groups := map[string]*group[T]{}
+	type group struct{ first, middle, last []*job[T] }
+	groups := map[string]*group{}
 	for i, jb := range jobs {
 		j := &job[T]{Job: jb, index: i, done: make(chan struct{})}
 		j.Weight = min(max(j.Weight, 1), limits.Width)
 		r.jobs = append(r.jobs, j)
 		r.byKey[j.Key] = j
 		if j.Group == "" {
-			r.push(j)
 			continue
 		}
 		g := groups[j.Group]
 		if g == nil {
-			g = &group[T]{}
+			g = &group{}
 			groups[j.Group] = g
 		}
-		j.group = g
 		switch j.Phase {
 		case First:
 			g.first = append(g.first, j)
-			g.firstLeft++
 		case Middle:
 			g.middle = append(g.middle, j)
-			g.middleLeft++
 		case Last:
 			g.last = append(g.last, j)
 		}
 	}
+	// A group's order is dependencies: its Middle jobs start after its
+	// First, its Last after both.
 	for _, g := range groups {
 		for _, j := range g.middle {
-			j.deps = g.first
+			j.deps = append(j.deps, g.first...)
 		}
-		all := append(slices.Clone(g.first), g.middle...)
 		for _, j := range g.last {
-			j.deps = all
+			j.deps = append(append(j.deps, g.first...), g.middle...)
 		}
-		r.pushReady(g, -1)
+	}
+	for _, j := range r.jobs {
+		for _, key := range j.After {
+			if d := r.byKey[key]; d != nil && d != j {
+				j.deps = append(j.deps, d)
+			}
+		}
+		j.waiting = len(j.deps)
+		for _, d := range j.deps {
+			d.dependents = append(d.dependents, j)
+		}
+	}
+	for _, j := range r.jobs {
+		if j.waiting == 0 {
+			r.push(j)
+		}
 	}
 	return r
-}
-
-// pushReady queues the jobs of g its order now allows, once each: its
-// First jobs at the start, its Middle jobs when the First have finished,
-// its Last jobs when the Middle have too. r.mu is held (or the run is
-// being built); after is the phase of the job that just finished, or
-// -1 at the start.
-func (r *Run[T]) pushReady(g *group[T], after Phase) {
-	if after < 0 {
-		for _, j := range g.first {
-			r.push(j)
-		}
-	}
-	if g.firstLeft > 0 {
-		return
-	}
-	if after < 0 || after == First {
-		for _, j := range g.middle {
-			r.push(j)
-		}
-	}
-	if g.middleLeft == 0 && (after < 0 || after != Last) {
-		for _, j := range g.last {
-			r.push(j)
-		}
-	}
 }
 
 func (r *Run[T]) push(j *job[T]) {
@@ -345,15 +331,9 @@ func (r *Run[T]) execute(j *job[T]) {
 		r.processes--
 	}
 	close(j.done)
-	if g := j.group; g != nil {
-		switch j.Phase {
-		case First:
-			g.firstLeft--
-		case Middle:
-			g.middleLeft--
-		}
-		if j.Phase != Last {
-			r.pushReady(g, j.Phase)
+	for _, d := range j.dependents {
+		if d.waiting--; d.waiting == 0 {
+			r.push(d)
 		}
 	}
 	r.wake.Broadcast()

@@ -231,3 +231,19 @@ var _ = Describe("a stopped run", func() {
 		Expect(ran).To(Equal([]bool{false}))
 	})
 })
+
+var _ = Describe("a job with After", func() {
+	It("starts when the jobs it names have finished, and its group's Last jobs wait for it", func() {
+		l := &log{}
+		jobs := []runner.Job[string]{
+			{Key: "changes", Group: "a", After: []string{"a-read", "b-read", "no-such-job"}, Estimate: time.Hour, Run: l.job("changes", false, nil)},
+			{Key: "a-read", Group: "a", Run: l.job("a-read", false, nil)},
+			{Key: "b-read", Group: "b", Run: l.job("b-read", false, nil)},
+			{Key: "a-ledger", Group: "a", Phase: runner.Last, Run: l.job("a-ledger", false, nil)},
+		}
+		runner.Start(jobs, runner.Limits{Width: 4}).Wait()
+		Expect(l.index("end a-read")).To(BeNumerically("<", l.index("start changes")))
+		Expect(l.index("end b-read")).To(BeNumerically("<", l.index("start changes")))
+		Expect(l.index("end changes")).To(BeNumerically("<", l.index("start a-ledger")))
+	})
+})

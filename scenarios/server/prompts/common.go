@@ -19,9 +19,10 @@ const (
 	methodComplete = "completion/complete"
 )
 
-// The family judges the initialize-era versions: at 2026-07-28 the
-// per-request _meta and input_required results belong to another family.
-var versions = protocol.JudgedStateful()
+// The family judges every version: the driver speaks each era (initialize,
+// or _meta on every request), and a rule of one version alone is a check
+// judged at that version (scenarios.Check.Versions).
+var versions = protocol.Judged()
 
 type promptArg struct {
 	Name     string `json:"name"`
@@ -78,11 +79,7 @@ func raw(t *serverside.T, s *client.Session, id, method string, params any) (*js
 // ("" for a valid one).
 func rawAs(t *serverside.T, s *client.Session, id, method string, params any, invalid string) (*jsonrpc.Message, error) {
 	rid := jsonrpc.StringID(id)
-	req, err := jsonrpc.NewRequest(rid, method, params)
-	if err != nil {
-		t.Abort("%v", err)
-	}
-	frame, err := req.Encode()
+	frame, err := s.RequestFrame(client.Call{ID: rid, Method: method, Params: params})
 	if err != nil {
 		t.Abort("%v", err)
 	}

@@ -17,7 +17,7 @@ import (
 
 var (
 	completeMax = liberties(faults(check("completion-complete/values-max-100", "completion/complete for argument arg1 of test_prompt_with_arguments (value \"test\") answers completion.values with at most 100 strings",
-		scenarios.Must, completionPage+"#completion-results", "Maximum 100 items per response"), server.CompletionTooManyValues), server.CompletionNoValues)
+		scenarios.Must, completionPage+"#completion-results", "Maximum 100 items per response"), server.CompletionTooManyValues, server.CompletionError), server.CompletionNoValues)
 	completeTotal = liberties(faults(check("completion-complete/total-consistent", "total, when given, is at least the number of values, and hasMore is true when total exceeds it",
 		scenarios.Must, completionPage+"#completion-results", "Optional total number of available matches"), server.CompletionTotalInconsistent), server.CompletionNoValues)
 	completeUnknown = faults(check("completion-complete/unknown-prompt", "completion/complete with a ref/prompt the target does not list is answered with -32602",

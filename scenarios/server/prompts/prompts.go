@@ -2,6 +2,7 @@
 package prompts
 
 import (
+	"encoding/base64"
 	"encoding/json"
 	"fmt"
 	"strings"
@@ -264,8 +265,8 @@ var (
 		scenarios.Must, promptsPage+"#getting-a-prompt", "To retrieve a specific prompt, clients send a prompts/get request."), server.PromptArgsIgnored)
 	embeddedCheck = faults(check("prompts-get-embedded-resource/resource", "test_prompt_with_embedded_resource answers a message embedding the resource at the URI given, with text or blob",
 		scenarios.Must, promptsPage+"#embedded-resources", "Resources can contain either text or binary (blob) data and **MUST** include:"), server.PromptEmbeddedMissing)
-	imageCheck = faults(check("prompts-get-with-image/image", "test_prompt_with_image answers an image message with data and a MIME type",
-		scenarios.Must, promptsPage+"#image-content", "The image data **MUST** be base64-encoded and include a valid MIME type."), server.PromptImageMissing)
+	imageCheck = faults(check("prompts-get-with-image/image", "test_prompt_with_image answers an image message whose data is base64 and whose mimeType is an image type",
+		scenarios.Must, promptsPage+"#image-content", "The image data **MUST** be base64-encoded and include a valid MIME type."), server.PromptImageMissing, server.PromptImageNotBase64)
 )
 
 var (
@@ -302,10 +303,17 @@ var (
 	imageScenario = fixtureScenario("prompts-get-with-image", "a prompt carries an image", "test_prompt_with_image", map[string]any{}, imageCheck,
 		func(msgs []message) string {
 			for _, m := range msgs {
-				if m.Content.Type == "image" && m.Content.Data != "" && m.Content.MimeType != "" {
-					return ""
+				if m.Content.Type != "image" {
+					continue
 				}
+				if _, err := base64.StdEncoding.DecodeString(m.Content.Data); err != nil || m.Content.Data == "" {
+					return "image data that is not base64"
+				}
+				if !strings.HasPrefix(m.Content.MimeType, "image/") {
+					return fmt.Sprintf("image mimeType %q", m.Content.MimeType)
+				}
+				return ""
 			}
-			return "no image block with data and mimeType"
+			return "no image block"
 		})
 )

@@ -1,7 +1,8 @@
 // Package stateless is the stateless protocol of 2026-07-28 on the server (scenarios.md S6/S8): caching hints,
 // serverInfo in every result's _meta, logging only by request, resources not found, over Streamable HTTP the
 // methods of earlier revisions, the standard request headers and the Mcp-Param headers, and the official
-// resources and prompts fixtures judged again at 2026-07-28.
+// resources fixtures and progress judged again at 2026-07-28 (prompts and completion are the prompts family's at
+// every version).
 package stateless
 
 import (
@@ -68,18 +69,13 @@ import (
 //	(streamable-http.mdx, earlier revisions)       stateless-http-methods/get-405, delete-405, session-id-ignored
 //
 // The official 2026-07-28 server scenarios of the 2025-11-25 surface, judged
-// again at 2026-07-28 (their families judge the session versions):
+// again at 2026-07-28 (their families judge the session versions; the
+// prompts family, completion included, judges every version itself):
 //
 //	resources-read-text                            stateless-resources-read-text/content
 //	resources-read-binary                          stateless-resources-read-binary/blob-base64
 //	resources-templates-read                       stateless-resources-templates-read/substituted
-//	prompts-get-simple                             stateless-prompts-get-simple/messages
-//	prompts-get-with-args                          stateless-prompts-get-with-args/values-used
-//	prompts-get-embedded-resource                  stateless-prompts-get-embedded-resource/resource
-//	prompts-get-with-image                         stateless-prompts-get-with-image/image
 //	tools-call-with-progress                       stateless-tools-call-with-progress/token-matches, increasing
-//	completion-complete                            stateless-completion-complete/prompt-argument, unknown-prompt
-//	prompts-list                                   stateless-prompts-list/pages-end, invalid-cursor
 //	resources-list                                 stateless-resources-list/pages-end, invalid-cursor
 //
 //	(index.mdx, "Statelessness": no context from prior requests; the observable consequence the official list
@@ -115,6 +111,7 @@ const (
 	resourceSpec = "2026-07-28/server/resources.mdx"
 	httpSpec     = "2026-07-28/basic/transports/streamable-http.mdx"
 	metaSpec     = "2026-07-28/basic/index.mdx#meta"
+	promptsSpec  = "2026-07-28/server/prompts.mdx"
 )
 
 // Scenarios is the family's catalogue.
@@ -122,8 +119,7 @@ func Scenarios() scenarios.Catalogue {
 	return scenarios.Catalogue{cachingScenario, serverInfoScenario, loggingScenario, resourceNotFoundScenario,
 		httpMethodsScenario, httpHeadersScenario, customHeadersScenario, toolHeadersScenario, streamingScenario,
 		capabilitiesScenario, connectionStateScenario, subscriptionsScenario, readTextScenario, readBinaryScenario, readTemplateScenario,
-		promptSimpleScenario, promptArgsScenario, promptEmbeddedScenario, promptImageScenario,
-		progressScenario, completionScenario, promptsListScenario, resourcesListScenario, templatesListScenario}
+		progressScenario, resourcesListScenario, templatesListScenario}
 }
 
 var versions = protocol.JudgedStateless()

@@ -60,6 +60,9 @@ var subscriptionsScenario = &scenarios.Scenario{
 	Side:     scenarios.ServerSide,
 	Versions: versions,
 	Needs:    []string{"tool test_trigger_tool_change and/or test_trigger_prompt_change (change the lists)"},
+	// The triggers change the lists every other scenario reads (go-sdk's
+	// adds a prompt whose prompts/get result is not valid).
+	ChangesTarget: true,
 	Purpose: "Two subscriptions/listen requests stay open: T asks for toolsListChanged, P for promptsListChanged. Each must be " +
 		"acknowledged first. Then the trigger fixtures change the tool and the prompt list: T must hear of tools only, P of " +
 		"prompts only (a SHOULD where the server declares listChanged; the MUST NOT of the filter holds always, watched for a " +

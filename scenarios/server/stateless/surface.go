@@ -9,7 +9,6 @@ import (
 	"github.com/mcpconform/mcpconform/fakes/client"
 	"github.com/mcpconform/mcpconform/fakes/fault"
 	"github.com/mcpconform/mcpconform/fakes/server"
-	"github.com/mcpconform/mcpconform/jsonrpc"
 	"github.com/mcpconform/mcpconform/protocol"
 	"github.com/mcpconform/mcpconform/scenarios"
 	"github.com/mcpconform/mcpconform/scenarios/judge"
@@ -20,8 +19,6 @@ import (
 // official suite at this revision too): the rules of the 2025-11-25 surface
 // that stand in the same words on the 2026-07-28 pages, judged on stateless
 // requests. The resources and prompts families judge the session versions.
-
-const promptsSpec = "2026-07-28/server/prompts.mdx"
 
 // Fixture URIs and prompts of the official suite (fixtures.md §1f, §1g).
 const (
@@ -132,117 +129,6 @@ func requireListed(t *serverside.T, s *client.Session, method, key, field, fixtu
 	t.SkipRest(fmt.Sprintf("the target lists no %s (the official fixture this scenario reads)", fixture))
 }
 
-var (
-	promptSimple = &scenarios.Check{ID: "stateless-prompts-get-simple/messages", Level: scenarios.Must, Spec: promptsSpec + "#getting-a-prompt",
-		Quote:  "To retrieve a specific prompt, clients send a `prompts/get` request.",
-		Title:  "test_simple_prompt answers at least one message",
-		Faults: []*fault.Fault{server.ModernPromptSimpleEmpty}}
-	promptArgs = &scenarios.Check{ID: "stateless-prompts-get-with-args/values-used", Level: scenarios.Must, Spec: promptsSpec + "#getting-a-prompt",
-		Quote:  "To retrieve a specific prompt, clients send a `prompts/get` request.",
-		Title:  "test_prompt_with_arguments (arg1 testValue1, arg2 testValue2) answers text containing both values",
-		Faults: []*fault.Fault{server.ModernPromptArgsIgnored}}
-	promptEmbedded = &scenarios.Check{ID: "stateless-prompts-get-embedded-resource/resource", Level: scenarios.Must, Spec: promptsSpec + "#embedded-resources",
-		Quote:  "Resources can contain either text or binary (blob) data and **MUST** include:",
-		Title:  "test_prompt_with_embedded_resource answers a message embedding the resource at the URI given, with text or blob",
-		Faults: []*fault.Fault{server.ModernPromptEmbeddedMissing}}
-	promptImage = &scenarios.Check{ID: "stateless-prompts-get-with-image/image", Level: scenarios.Must, Spec: promptsSpec + "#image-content",
-		Quote:  "The image data **MUST** be base64-encoded and include a valid MIME type.",
-		Title:  "test_prompt_with_image answers an image message whose data is base64 and whose mimeType is an image type",
-		Faults: []*fault.Fault{server.ModernPromptImageNotBase64}}
-)
-
-type message struct {
-	Role    string `json:"role"`
-	Content struct {
-		Type     string `json:"type"`
-		Text     string `json:"text"`
-		Data     string `json:"data"`
-		MimeType string `json:"mimeType"`
-		Resource struct {
-			URI  string  `json:"uri"`
-			Text *string `json:"text"`
-			Blob *string `json:"blob"`
-		} `json:"resource"`
-	} `json:"content"`
-}
-
-// promptScenario is one official prompts-get-* scenario at 2026-07-28: its
-// fixture prompt called with the official arguments, the result judged.
-func promptScenario(id, official, title, fixture string, args map[string]any, c *scenarios.Check, problem func([]message) string) *scenarios.Scenario {
-	return &scenarios.Scenario{
-		ID: id, Official: official, Title: title, Family: family, Side: scenarios.ServerSide, Versions: versions,
-		Needs: []string{"prompt " + fixture}, Checks: []*scenarios.Check{c},
-		Run: serverside.Body(func(t *serverside.T) {
-			s := t.Open("A", client.Options{})
-			if !s.HasCapability("prompts") {
-				t.SkipRest("the server does not declare the prompts capability")
-			}
-			requireListed(t, s, protocol.MethodPromptsList, "prompts", "name", fixture)
-			t.Step("send prompts/get %s", fixture)
-			resp, err := t.Do(s, client.Call{ID: jsonrpc.StringID("mcpconform-prompt-1"), Method: protocol.MethodPromptsGet,
-				Params: map[string]any{"name": fixture, "arguments": args}})
-			skipIfVersionRefused(t, resp, err)
-			if err != nil || resp.Error != nil {
-				t.Fail(c, "a GetPromptResult", judge.Describe(resp, err))
-				return
-			}
-			var r struct {
-				Messages []message `json:"messages"`
-			}
-			_ = json.Unmarshal(resp.Result, &r)
-			why := problem(r.Messages)
-			t.Judge(c, why == "", title, why+": "+judge.Describe(resp, err))
-		}),
-	}
-}
-
-var (
-	promptSimpleScenario = promptScenario("stateless-prompts-get-simple", "prompts-get-simple", "a prompt without arguments answers messages",
-		"test_simple_prompt", map[string]any{}, promptSimple, func(msgs []message) string {
-			if len(msgs) == 0 {
-				return "no messages"
-			}
-			return ""
-		})
-	promptArgsScenario = promptScenario("stateless-prompts-get-with-args", "prompts-get-with-args", "a prompt uses the argument values it is given",
-		"test_prompt_with_arguments", map[string]any{"arg1": "testValue1", "arg2": "testValue2"}, promptArgs, func(msgs []message) string {
-			var all strings.Builder
-			for _, m := range msgs {
-				all.WriteString(m.Content.Text)
-			}
-			if !strings.Contains(all.String(), "testValue1") || !strings.Contains(all.String(), "testValue2") {
-				return "the text lacks testValue1 or testValue2"
-			}
-			return ""
-		})
-	promptEmbeddedScenario = promptScenario("stateless-prompts-get-embedded-resource", "prompts-get-embedded-resource", "a prompt embeds a resource",
-		"test_prompt_with_embedded_resource", map[string]any{"resourceUri": exampleResource}, promptEmbedded, func(msgs []message) string {
-			for _, m := range msgs {
-				r := m.Content.Resource
-				if m.Content.Type == "resource" && r.URI == exampleResource && (r.Text != nil || r.Blob != nil) {
-					return ""
-				}
-			}
-			return "no resource block with uri " + exampleResource + " and text or blob"
-		})
-	promptImageScenario = promptScenario("stateless-prompts-get-with-image", "prompts-get-with-image", "a prompt carries an image",
-		"test_prompt_with_image", map[string]any{}, promptImage, func(msgs []message) string {
-			for _, m := range msgs {
-				if m.Content.Type != "image" {
-					continue
-				}
-				if _, err := base64.StdEncoding.DecodeString(m.Content.Data); err != nil || m.Content.Data == "" {
-					return "image data that is not base64"
-				}
-				if !strings.HasPrefix(m.Content.MimeType, "image/") {
-					return "image mimeType " + fmt.Sprintf("%q", m.Content.MimeType)
-				}
-				return ""
-			}
-			return "no image block"
-		})
-)
-
 const paginationSpec = "2026-07-28/server/utilities/pagination.mdx"
 
 // listScenario is the official prompts-list or resources-list at
@@ -287,9 +173,7 @@ func listChecks(id string, loops, accepts *fault.Fault) (ends, invalid *scenario
 }
 
 var (
-	promptsListEnds, promptsListInvalid     = listChecks("stateless-prompts-list", server.ModernPromptsCursorLoops, server.ModernPromptsInvalidCursorAccepted)
 	resourcesListEnds, resourcesListInvalid = listChecks("stateless-resources-list", server.ModernResourcesCursorLoops, server.ModernResourcesInvalidCursorAccepted)
-	promptsListScenario                     = listScenario("stateless-prompts-list", "prompts-list", "prompts", protocol.MethodPromptsList, promptsListEnds, promptsListInvalid)
 	resourcesListScenario                   = listScenario("stateless-resources-list", "resources-list", "resources", protocol.MethodResourcesList, resourcesListEnds, resourcesListInvalid)
 	// resources/templates/list pages as the others do (pagination.mdx,
 	// "Operations Supporting Pagination"); the official suite has no

@@ -10,9 +10,7 @@ import (
 	"github.com/mcpconform/mcpconform/fakes/server"
 	"github.com/mcpconform/mcpconform/jsonrpc"
 	"github.com/mcpconform/mcpconform/protocol"
-	"github.com/mcpconform/mcpconform/protocol/codes"
 	"github.com/mcpconform/mcpconform/scenarios"
-	"github.com/mcpconform/mcpconform/scenarios/judge"
 	"github.com/mcpconform/mcpconform/scenarios/serverside"
 )
 
@@ -20,8 +18,7 @@ import (
 // and completion-complete scenarios, on stateless requests.
 
 const (
-	progressSpec   = "2026-07-28/basic/patterns/progress.mdx"
-	completionSpec = "2026-07-28/server/utilities/completion.mdx"
+	progressSpec = "2026-07-28/basic/patterns/progress.mdx"
 )
 
 var (
@@ -81,59 +78,5 @@ var progressScenario = &scenarios.Scenario{
 		t.Judge(progressTokenMatches, len(foreign) == 0, "progressToken \""+token+"\" on every notifications/progress",
 			"other tokens: "+strings.Join(foreign, ", "))
 		t.Judge(progressIncreasing, increasing, "strictly increasing progress", "progress "+strings.Join(values, ", "))
-	}),
-}
-
-var (
-	completionPromptArgument = &scenarios.Check{ID: "stateless-completion-complete/prompt-argument", Level: scenarios.Must, Spec: completionSpec + "#completion-results",
-		Quote: "Servers return an array of completion values ranked by relevance, with:",
-		Title: "completion/complete for argument arg1 of test_prompt_with_arguments answers a CompleteResult: values an array of at most " +
-			"100 strings, total (when given) no less than their number",
-		Faults: []*fault.Fault{server.ModernCompletionError}}
-	completionUnknownPrompt = &scenarios.Check{ID: "stateless-completion-complete/unknown-prompt", Level: scenarios.Should, Spec: completionSpec + "#error-handling",
-		Quote:  "Servers **SHOULD** return standard JSON-RPC errors for common failure cases:",
-		Title:  "completion/complete for a prompt the server does not have is answered with -32602 (Invalid prompt name)",
-		Faults: []*fault.Fault{server.ModernCompletionUnknownEmpty}}
-)
-
-var completionScenario = &scenarios.Scenario{
-	ID:       "stateless-completion-complete",
-	Official: "completion-complete",
-	Title:    "argument completion of a prompt",
-	Family:   family,
-	Side:     scenarios.ServerSide,
-	Versions: versions,
-	Needs:    []string{"capability completions", "prompt test_prompt_with_arguments"},
-	Purpose:  "With completions declared, completion/complete for arg1 of test_prompt_with_arguments, then for a prompt no server has.",
-	Checks:   []*scenarios.Check{completionPromptArgument, completionUnknownPrompt},
-	Run: serverside.Body(func(t *serverside.T) {
-		s := t.Open("A", client.Options{})
-		if !s.HasCapability("completions") {
-			t.SkipRest("the server does not declare the completions capability")
-		}
-		if !s.HasCapability("prompts") {
-			t.SkipRest("the server does not declare the prompts capability")
-		}
-		requireListed(t, s, protocol.MethodPromptsList, "prompts", "name", "test_prompt_with_arguments")
-		ask := func(prompt string) (*jsonrpc.Message, error) {
-			t.Step("send completion/complete for arg1 of %s", prompt)
-			resp, err := t.Request(s, protocol.MethodCompletionComplete, map[string]any{
-				"ref": map[string]any{"type": "ref/prompt", "name": prompt}, "argument": map[string]any{"name": "arg1", "value": ""}})
-			skipIfVersionRefused(t, resp, err)
-			return resp, err
-		}
-		resp, err := ask("test_prompt_with_arguments")
-		var r struct {
-			Completion struct {
-				Values []string `json:"values"`
-				Total  *int     `json:"total"`
-			} `json:"completion"`
-		}
-		ok := err == nil && resp.Error == nil && json.Unmarshal(resp.Result, &r) == nil
-		ok = ok && r.Completion.Values != nil && len(r.Completion.Values) <= 100 && (r.Completion.Total == nil || *r.Completion.Total >= len(r.Completion.Values))
-		t.Judge(completionPromptArgument, ok, "a CompleteResult with at most 100 values and a consistent total", judge.Describe(resp, err))
-
-		resp, err = ask("mcpconform_no_such_prompt")
-		t.Judge(completionUnknownPrompt, err == nil && judge.IsErrorCode(resp, codes.InvalidParams), "error -32602", judge.Describe(resp, err))
 	}),
 }
