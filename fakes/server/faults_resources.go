@@ -5,11 +5,11 @@ import "github.com/mcpconform/mcpconform/fakes/fault"
 // Faults and liberties of the resources and utilities families (resources,
 // logging, pagination). Each fault breaks one rule of those pages.
 var (
-	StaticTextError = &fault.Fault{Name: "static-text-error", Versions: legacy,
+	StaticTextError = &fault.Fault{Name: "static-text-error",
 		Description: "lists test://static-text but answers resources/read of it with -32603"}
-	BlobNotBase64 = &fault.Fault{Name: "blob-not-base64", Versions: legacy,
+	BlobNotBase64 = &fault.Fault{Name: "blob-not-base64",
 		Description: "answers resources/read of test://static-binary with a blob that is not base64 (raw bytes as text)"}
-	TemplateNotSubstituted = &fault.Fault{Name: "template-not-substituted", Versions: legacy,
+	TemplateNotSubstituted = &fault.Fault{Name: "template-not-substituted",
 		Description: "reads test://template/{id}/data without substituting the id: the text names no id"}
 	ReadURINotEchoed = &fault.Fault{Name: "read-uri-not-echoed",
 		Description: "answers resources/read of test://watched-resource with an item whose uri is test://another-resource"}

@@ -66,17 +66,6 @@ var (
 		Description: "compares a Base64-encoded Mcp-Name (=?base64?…?=) with the body without decoding it, and refuses it with -32020"}
 )
 
-// The 2025-11-25 surface at 2026-07-28: the official resources and prompts
-// fixtures, judged again under the stateless rules.
-var (
-	ModernStaticTextError = &fault.Fault{Name: "modern-static-text-error", Versions: modern,
-		Description: "lists test://static-text but answers resources/read of it with -32603"}
-	ModernBlobNotBase64 = &fault.Fault{Name: "modern-blob-not-base64", Versions: modern,
-		Description: "answers resources/read of test://static-binary with a blob that is not base64"}
-	ModernTemplateNotSubstituted = &fault.Fault{Name: "modern-template-not-substituted", Versions: modern,
-		Description: "reads test://template/{id}/data without substituting the id"}
-)
-
 // Capabilities served but not declared in server/discover.
 var (
 	ModernPromptsUndeclared = &fault.Fault{Name: "modern-prompts-undeclared", Versions: modern,
@@ -90,15 +79,6 @@ var (
 // IndependentRequestOnStream asks the client on a response stream.
 var IndependentRequestOnStream = &fault.Fault{Name: "independent-request-on-stream", Versions: modern, Transports: httpOnly,
 	Description: "test_streaming_elicitation sends an elicitation/create request on its response stream before it answers"}
-
-// Progress at 2026-07-28 (test_tool_with_progress).
-var (
-	ModernProgressBackwards = &fault.Fault{Name: "modern-progress-backwards", Versions: modern,
-		Description: "test_tool_with_progress reports progress 0, 50, then 40"}
-	ModernProgressForeignToken = &fault.Fault{Name: "modern-progress-foreign-token", Versions: modern,
-		Description: "test_tool_with_progress sends its last progress notification under a token the client never gave"}
-)
-
 
 // Pagination of the lists at 2026-07-28.
 var (
@@ -123,8 +103,7 @@ var InvalidXMcpHeader = &fault.Fault{Name: "invalid-x-mcp-header", Versions: mod
 	Description: `lists a tool test_invalid_x_mcp_header whose string property carries "x-mcp-header": "" (empty)`}
 
 var statelessFaults = fault.Set{InvalidXMcpHeader, RemembersCapabilities, ModernResourcesCursorLoops,
-	ModernResourcesInvalidCursorAccepted, ModernTemplatesCursorLoops, ModernTemplatesInvalidCursorAccepted, ModernProgressBackwards, ModernProgressForeignToken, IndependentRequestOnStream, ModernPromptsUndeclared, ModernResourcesUndeclared, ModernLoggingUndeclared,
-	ModernStaticTextError, ModernBlobNotBase64, ModernTemplateNotSubstituted,
+	ModernResourcesInvalidCursorAccepted, ModernTemplatesCursorLoops, ModernTemplatesInvalidCursorAccepted, IndependentRequestOnStream, ModernPromptsUndeclared, ModernResourcesUndeclared, ModernLoggingUndeclared,
 	CachingHintsMissing, CachingTTLNegative, CachingScopeInvalid, CachingScopeVaries,
 	ResultNoServerInfo, LogsWithoutLevel, LogLevelUnchecked,
 	ModernMissingResourceEmpty, ModernMissingResourceLegacyCode, ModernMissingResourceInternal,

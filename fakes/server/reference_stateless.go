@@ -259,9 +259,6 @@ func (r *reference) statelessLayer(next Handler) Handler {
 				"inputSchema": map[string]any{"type": "object", "properties": map[string]any{
 					"region": map[string]any{"type": "string", "x-mcp-header": ""}}}})
 		}
-		if rerr := r.surfaceFault(req, m); rerr != nil {
-			return nil, rerr
-		}
 		r.cachingHints(req, m)
 		r.resultServerInfo(req, m)
 		if req.Method == protocol.MethodServerDiscover {
@@ -440,29 +437,6 @@ func (f *slFront) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		}
 	}
 	f.next.ServeHTTP(w, r)
-}
-
-// surfaceFault bends a resources/read result of an official fixture as the
-// family's surface faults do; nil keeps it.
-func (r *reference) surfaceFault(req *jsonrpc.Message, m map[string]any) *jsonrpc.Error {
-	switch req.Method {
-	case protocol.MethodResourcesRead:
-		uri := uriParam(req)
-		items, _ := m["contents"].([]any)
-		if len(items) == 0 {
-			return nil
-		}
-		item, _ := items[0].(map[string]any)
-		switch {
-		case r.is(ModernStaticTextError) && uri == resStaticText:
-			return rpcError(codes.InternalError, "Internal error", nil)
-		case r.is(ModernBlobNotBase64) && uri == resStaticBinary && item != nil:
-			item["blob"] = "PNG raw bytes!"
-		case r.is(ModernTemplateNotSubstituted) && templateURI.MatchString(uri) && item != nil:
-			item["text"] = `{"id":"{id}","templateTest":true}`
-		}
-	}
-	return nil
 }
 
 // discoverFaults bends the DiscoverResult as the family's variants do: the

@@ -113,7 +113,7 @@ func callProgress(r *reference, ctx context.Context, p *Peer, req *jsonrpc.Messa
 	if ok {
 		steps := []any{0, 50, 100}
 		switch {
-		case r.is(ProgressBackwards), r.is(ModernProgressBackwards) && isModern(ctx):
+		case r.is(ProgressBackwards):
 			steps = []any{0, 50, 40}
 		case r.is(ProgressFloats):
 			steps = []any{0.5, 1.25, 2.75}
@@ -124,7 +124,7 @@ func callProgress(r *reference, ctx context.Context, p *Peer, req *jsonrpc.Messa
 			if !r.is(ProgressFloats) {
 				params["total"] = 100
 			}
-			if i == len(steps)-1 && (r.is(ProgressForeignToken) || r.is(ModernProgressForeignToken) && isModern(ctx)) {
+			if i == len(steps)-1 && r.is(ProgressForeignToken) {
 				params["progressToken"] = "mcpconform-someone-else"
 			}
 			_ = p.Notify(nctx, protocol.NotificationProgress, params)

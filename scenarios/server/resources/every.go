@@ -40,7 +40,7 @@ var (
 	everyBlobBase64 = &scenarios.Check{ID: "resources-read-every/blob-base64", Level: scenarios.Must, Spec: resourcesSpec + "#security-considerations",
 		Quote:  "Binary data MUST be properly encoded",
 		Title:  "every blob of every read is valid base64 (RFC 4648, with padding)",
-		Faults: []*fault.Fault{server.BlobNotBase64, server.ModernBlobNotBase64}}
+		Faults: []*fault.Fault{server.BlobNotBase64}}
 )
 
 var everyScenario = &scenarios.Scenario{

@@ -27,9 +27,11 @@ func Scenarios() scenarios.Catalogue {
 
 const resourcesSpec = "2025-11-25/server/resources.mdx"
 
-// The rules judged here stand, in the same words, on the resources page of
-// every session version; 2026-07-28 changed reads and removed
-// subscriptions (another family judges it).
+// The rules of subscriptions and of a resource not found here are those of
+// the session versions (2026-07-28 removed resources/subscribe and answers
+// a missing resource with -32602: the stateless family judges those);
+// reading a text, a binary and a template resource is judged at every
+// version.
 var versions = []string{protocol.V20251125, protocol.V20250618, protocol.V20250326}
 
 // Fixture URIs of the official suite (fixtures.md §1f).
@@ -126,7 +128,7 @@ var readTextContent = &scenarios.Check{ID: "resources-read-text/content", Level:
 
 var readTextScenario = &scenarios.Scenario{
 	ID: "resources-read-text", Title: "a listed text resource reads as text", Family: "resources", Side: scenarios.ServerSide,
-	Versions: versions, Needs: []string{"resource " + uriStaticText + " (text)"},
+	Versions: protocol.Judged(), Needs: []string{"resource " + uriStaticText + " (text)"},
 	Checks: []*scenarios.Check{readTextContent},
 	Run: serverside.Body(func(t *serverside.T) {
 		s := openResources(t)
@@ -145,7 +147,7 @@ var readBinaryBase64 = &scenarios.Check{ID: "resources-read-binary/blob-base64",
 
 var readBinaryScenario = &scenarios.Scenario{
 	ID: "resources-read-binary", Title: "a listed binary resource reads as base64", Family: "resources", Side: scenarios.ServerSide,
-	Versions: versions, Needs: []string{"resource " + uriStaticBinary + " (binary)"},
+	Versions: protocol.Judged(), Needs: []string{"resource " + uriStaticBinary + " (binary)"},
 	Checks: []*scenarios.Check{readBinaryBase64},
 	Run: serverside.Body(func(t *serverside.T) {
 		s := openResources(t)
@@ -169,7 +171,7 @@ var templatesReadSubstituted = &scenarios.Check{ID: "resources-templates-read/su
 
 var templatesReadScenario = &scenarios.Scenario{
 	ID: "resources-templates-read", Title: "a resource template is listed and read with its variable filled in", Family: "resources", Side: scenarios.ServerSide,
-	Versions: versions, Needs: []string{"resource template " + uriTemplate},
+	Versions: protocol.Judged(), Needs: []string{"resource template " + uriTemplate},
 	Checks: []*scenarios.Check{templatesReadSubstituted},
 	Run: serverside.Body(func(t *serverside.T) {
 		s := openResources(t)

@@ -1,8 +1,8 @@
 // Package stateless is the stateless protocol of 2026-07-28 on the server (scenarios.md S6/S8): caching hints,
 // serverInfo in every result's _meta, logging only by request, resources not found, over Streamable HTTP the
 // methods of earlier revisions, the standard request headers and the Mcp-Param headers, and the official
-// resources fixtures and progress judged again at 2026-07-28 (prompts and completion are the prompts family's at
-// every version).
+// resource lists judged again at 2026-07-28 (prompts, completion, resource reads and progress are their families'
+// at every version).
 package stateless
 
 import (
@@ -70,12 +70,9 @@ import (
 //
 // The official 2026-07-28 server scenarios of the 2025-11-25 surface, judged
 // again at 2026-07-28 (their families judge the session versions; the
-// prompts family, completion included, judges every version itself):
+// prompts family, completion included, the resources family's reads and
+// the tools family's progress judge every version themselves):
 //
-//	resources-read-text                            stateless-resources-read-text/content
-//	resources-read-binary                          stateless-resources-read-binary/blob-base64
-//	resources-templates-read                       stateless-resources-templates-read/substituted
-//	tools-call-with-progress                       stateless-tools-call-with-progress/token-matches, increasing
 //	resources-list                                 stateless-resources-list/pages-end, invalid-cursor
 //
 //	(index.mdx, "Statelessness": no context from prior requests; the observable consequence the official list
@@ -118,8 +115,8 @@ const (
 func Scenarios() scenarios.Catalogue {
 	return scenarios.Catalogue{cachingScenario, serverInfoScenario, loggingScenario, resourceNotFoundScenario,
 		httpMethodsScenario, httpHeadersScenario, customHeadersScenario, toolHeadersScenario, streamingScenario,
-		capabilitiesScenario, connectionStateScenario, subscriptionsScenario, readTextScenario, readBinaryScenario, readTemplateScenario,
-		progressScenario, resourcesListScenario, templatesListScenario}
+		capabilitiesScenario, connectionStateScenario, subscriptionsScenario,
+		resourcesListScenario, templatesListScenario}
 }
 
 var versions = protocol.JudgedStateless()

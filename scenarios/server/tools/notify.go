@@ -41,7 +41,7 @@ var (
 
 var progressScenario = &scenarios.Scenario{
 	ID: "tools-call-with-progress", Title: "progress notifications of a tool call", Family: "tools", Side: scenarios.ServerSide,
-	Versions: stateful, Needs: []string{"tool test_tool_with_progress (no arguments; notifies progress for the call's progressToken)"},
+	Versions: protocol.Judged(), Needs: []string{"tool test_tool_with_progress (no arguments; notifies progress for the call's progressToken)"},
 	Purpose: "Calls the progress fixture with _meta.progressToken and reads every notifications/progress that arrived before a " +
 		"barrier after the answer. Sending none is allowed (receivers MAY choose not to): then only the silence after the answer " +
 		"is judged. Counting from the barrier, not the answer, spares a notification sent before the answer on another HTTP stream.",
