@@ -31,20 +31,20 @@ var (
 		Description: `answers logging/setLevel with level "verbose" (no syslog level) with an empty result`}
 	SetLevelIgnored = &fault.Fault{Name: "set-level-ignored", Versions: legacy,
 		Description: "accepts logging/setLevel but keeps logging below the level set"}
-	InvalidCursorAccepted = &fault.Fault{Name: "invalid-cursor-accepted", Versions: legacy,
+	InvalidCursorAccepted = &fault.Fault{Name: "invalid-cursor-accepted",
 		Description: "answers resources/list with an invalid cursor with the first page"}
 	ListChangedUndeclared = &fault.Fault{Name: "list-changed-undeclared", Versions: legacy,
 		Description: "declares resources.listChanged false but sends notifications/resources/list_changed while it answers resources/list"}
-	LastPageNeverEnds = &fault.Fault{Name: "last-page-never-ends", Versions: legacy,
+	LastPageNeverEnds = &fault.Fault{Name: "last-page-never-ends",
 		Description: "gives the last page of resources/list a nextCursor that leads to the same page again"}
 )
 
 // Liberties of the same families.
 var (
-	ResourcePagesOfOne = &fault.Fault{Name: "resource-pages-of-one", Liberty: true, Versions: legacy,
+	ResourcePagesOfOne = &fault.Fault{Name: "resource-pages-of-one", Liberty: true,
 		Description: "pages resources/list and resources/templates/list one item at a time, with cursors of another form",
 		Freedom:     "Page size is determined by the server, and clients MUST NOT assume a fixed page size"}
-	ResourcesUnpaginated = &fault.Fault{Name: "resources-unpaginated", Liberty: true, Versions: legacy,
+	ResourcesUnpaginated = &fault.Fault{Name: "resources-unpaginated", Liberty: true,
 		Description: "answers resources/list in one page (no nextCursor) and refuses any cursor with -32602",
 		Freedom:     "An optional nextCursor field if more results exist"}
 	NoResourceUpdates = &fault.Fault{Name: "no-resource-updates", Liberty: true, Versions: legacy,

@@ -80,18 +80,6 @@ var (
 var IndependentRequestOnStream = &fault.Fault{Name: "independent-request-on-stream", Versions: modern, Transports: httpOnly,
 	Description: "test_streaming_elicitation sends an elicitation/create request on its response stream before it answers"}
 
-// Pagination of the lists at 2026-07-28.
-var (
-	ModernResourcesCursorLoops = &fault.Fault{Name: "modern-resources-cursor-loops", Versions: modern,
-		Description: "gives the last page of resources/list a nextCursor that leads to the same page again"}
-	ModernResourcesInvalidCursorAccepted = &fault.Fault{Name: "modern-resources-invalid-cursor-accepted", Versions: modern,
-		Description: "answers resources/list with a cursor it never gave with the first page"}
-	ModernTemplatesCursorLoops = &fault.Fault{Name: "modern-templates-cursor-loops", Versions: modern,
-		Description: "gives every resources/templates/list page the nextCursor templates-again, which leads to the first page again"}
-	ModernTemplatesInvalidCursorAccepted = &fault.Fault{Name: "modern-templates-invalid-cursor-accepted", Versions: modern,
-		Description: "answers resources/templates/list with a cursor it never gave with the first page"}
-)
-
 // RemembersCapabilities keeps the sampling capability a client declared on
 // a connection and lends it to its later requests.
 var RemembersCapabilities = &fault.Fault{Name: "remembers-capabilities", Versions: modern,
@@ -102,8 +90,8 @@ var RemembersCapabilities = &fault.Fault{Name: "remembers-capabilities", Version
 var InvalidXMcpHeader = &fault.Fault{Name: "invalid-x-mcp-header", Versions: modern,
 	Description: `lists a tool test_invalid_x_mcp_header whose string property carries "x-mcp-header": "" (empty)`}
 
-var statelessFaults = fault.Set{InvalidXMcpHeader, RemembersCapabilities, ModernResourcesCursorLoops,
-	ModernResourcesInvalidCursorAccepted, ModernTemplatesCursorLoops, ModernTemplatesInvalidCursorAccepted, IndependentRequestOnStream, ModernPromptsUndeclared, ModernResourcesUndeclared, ModernLoggingUndeclared,
+var statelessFaults = fault.Set{InvalidXMcpHeader, RemembersCapabilities,
+	IndependentRequestOnStream, ModernPromptsUndeclared, ModernResourcesUndeclared, ModernLoggingUndeclared,
 	CachingHintsMissing, CachingTTLNegative, CachingScopeInvalid, CachingScopeVaries,
 	ResultNoServerInfo, LogsWithoutLevel, LogLevelUnchecked,
 	ModernMissingResourceEmpty, ModernMissingResourceLegacyCode, ModernMissingResourceInternal,

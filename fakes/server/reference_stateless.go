@@ -240,7 +240,6 @@ func (r *reference) statelessLayer(next Handler) Handler {
 			}
 		}
 		result, rerr := next(ctx, p, req)
-		result, rerr = r.pagingFault(ctx, p, req, next, result, rerr)
 		if rerr != nil {
 			if req.Method != protocol.MethodResourcesRead || rerr.Code != codes.ResourceNotFound {
 				return nil, rerr
@@ -451,60 +450,6 @@ func (r *reference) discoverFaults(m map[string]any) {
 			delete(caps, c)
 		}
 	}
-}
-
-// pagingFault is the answer of the family's pagination faults to
-// resources/list and resources/templates/list.
-func (r *reference) pagingFault(ctx context.Context, p *Peer, req *jsonrpc.Message, next Handler, result any, rerr *jsonrpc.Error) (any, *jsonrpc.Error) {
-	var loops, accepts bool
-	switch req.Method {
-	case protocol.MethodResourcesList:
-		loops, accepts = r.is(ModernResourcesCursorLoops), r.is(ModernResourcesInvalidCursorAccepted)
-	case protocol.MethodResourcesTemplatesList:
-		accepts = r.is(ModernTemplatesInvalidCursorAccepted)
-		if r.is(ModernTemplatesCursorLoops) {
-			return r.templatesLoop(ctx, p, req, next, result, rerr)
-		}
-	default:
-		return result, rerr
-	}
-	var params map[string]json.RawMessage
-	_ = json.Unmarshal(req.Params, &params)
-	cursor, hasCursor := params["cursor"]
-	switch m, _ := result.(map[string]any); {
-	case accepts && rerr != nil && rerr.Code == codes.InvalidParams && hasCursor:
-		delete(params, "cursor") // the first page, as if no cursor had come
-		first := *req
-		first.Params, _ = json.Marshal(params)
-		return next(ctx, p, &first)
-	case loops && m != nil && hasCursor && m["nextCursor"] == nil:
-		var c string
-		_ = json.Unmarshal(cursor, &c)
-		m["nextCursor"] = c // the same last page again, for ever
-	}
-	return result, rerr
-}
-
-// templatesAgain is the one cursor of ModernTemplatesCursorLoops.
-const templatesAgain = "templates-again"
-
-// templatesLoop answers resources/templates/list as ModernTemplatesCursorLoops
-// does: templatesAgain is the first page, and every page's nextCursor.
-func (r *reference) templatesLoop(ctx context.Context, p *Peer, req *jsonrpc.Message, next Handler, result any, rerr *jsonrpc.Error) (any, *jsonrpc.Error) {
-	var params map[string]json.RawMessage
-	_ = json.Unmarshal(req.Params, &params)
-	var cursor string
-	_ = json.Unmarshal(params["cursor"], &cursor)
-	if cursor == templatesAgain {
-		delete(params, "cursor")
-		first := *req
-		first.Params, _ = json.Marshal(params)
-		result, rerr = next(ctx, p, &first)
-	}
-	if m, ok := result.(map[string]any); ok && rerr == nil {
-		m["nextCursor"] = templatesAgain
-	}
-	return result, rerr
 }
 
 // rememberCapabilities is the fault remembers-capabilities: the request as

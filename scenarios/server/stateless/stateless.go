@@ -1,8 +1,7 @@
 // Package stateless is the stateless protocol of 2026-07-28 on the server (scenarios.md S6/S8): caching hints,
 // serverInfo in every result's _meta, logging only by request, resources not found, over Streamable HTTP the
-// methods of earlier revisions, the standard request headers and the Mcp-Param headers, and the official
-// resource lists judged again at 2026-07-28 (prompts, completion, resource reads and progress are their families'
-// at every version).
+// methods of earlier revisions, the standard request headers and the Mcp-Param headers: the rules that exist at
+// 2026-07-28 alone. Prompts, completion, resources and progress are their families' at every version.
 package stateless
 
 import (
@@ -68,12 +67,9 @@ import (
 //	                                               is the client suite's)
 //	(streamable-http.mdx, earlier revisions)       stateless-http-methods/get-405, delete-405, session-id-ignored
 //
-// The official 2026-07-28 server scenarios of the 2025-11-25 surface, judged
-// again at 2026-07-28 (their families judge the session versions; the
-// prompts family, completion included, the resources family's reads and
-// the tools family's progress judge every version themselves):
-//
-//	resources-list                                 stateless-resources-list/pages-end, invalid-cursor
+// The official 2026-07-28 server scenarios of the 2025-11-25 surface
+// (prompts, completion, resource reads and lists, progress) are judged by
+// their families, which judge every version.
 //
 //	(index.mdx, "Statelessness": no context from prior requests; the observable consequence the official list
 //	names for its excluded sentence)               stateless-connection-state/capabilities-per-request
@@ -115,8 +111,7 @@ const (
 func Scenarios() scenarios.Catalogue {
 	return scenarios.Catalogue{cachingScenario, serverInfoScenario, loggingScenario, resourceNotFoundScenario,
 		httpMethodsScenario, httpHeadersScenario, customHeadersScenario, toolHeadersScenario, streamingScenario,
-		capabilitiesScenario, connectionStateScenario, subscriptionsScenario,
-		resourcesListScenario, templatesListScenario}
+		capabilitiesScenario, connectionStateScenario, subscriptionsScenario}
 }
 
 var versions = protocol.JudgedStateless()
