@@ -128,6 +128,17 @@ func Judged() []string {
 		Where(func(v Version) bool { return v.Judged && v.Era == Stateless })...)
 }
 
+// DefaultVersion is the version a run judges when none is named: the
+// newest with the initialize handshake, which most implementations serve.
+const DefaultVersion = V20251125
+
+// From lists the judged versions from first on (version names are dates),
+// in Judged's order: a rule that came with first and stands after it, so a
+// newer version inherits it without a word here.
+func From(first string) []string {
+	return slices.DeleteFunc(Judged(), func(v string) bool { return v < first })
+}
+
 // JudgedStateful lists the judged versions with the initialize handshake.
 func JudgedStateful() []string {
 	return Where(func(v Version) bool { return v.Judged && v.Era == Stateful })

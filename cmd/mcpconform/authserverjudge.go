@@ -68,7 +68,7 @@ Exit codes: 0 every judged check passed, 1 a check failed, 2 usage or setup erro
 }
 
 func runAuthserver(cmd *cobra.Command, f *authserverFlags) (int, error) {
-	versions, err := f.runFlags.versions([]string{protocol.V20251125})
+	versions, err := f.runFlags.versions([]string{protocol.DefaultVersion})
 	if err != nil {
 		return exitUsage, usageErr("%v", err)
 	}

@@ -59,7 +59,7 @@ func runClient(cmd *cobra.Command, f *clientFlags, args []string) (int, error) {
 	if f.maxRounds < 1 {
 		return exitUsage, usageErr("--max-rounds must be at least 1, got %d", f.maxRounds)
 	}
-	versions, err := f.versions([]string{protocol.V20251125, protocol.V20260728})
+	versions, err := f.versions(protocol.From(protocol.DefaultVersion))
 	if err != nil {
 		return exitUsage, usageErr("%v", err)
 	}

@@ -68,7 +68,7 @@ type runFlags struct {
 }
 
 func (f *runFlags) register(fl *pflag.FlagSet) {
-	fl.StringVar(&f.specVersion, "spec-version", "", "protocol version(s) to judge, comma-separated, or all (default "+protocol.V20251125+"; with --reference "+protocol.V20251125+","+protocol.V20260728+")")
+	fl.StringVar(&f.specVersion, "spec-version", "", "protocol version(s) to judge, comma-separated, or all (default "+protocol.DefaultVersion+"; with --reference "+strings.Join(protocol.From(protocol.DefaultVersion), ",")+")")
 	fl.StringSliceVar(&f.scenarioIDs, "scenario", nil, "run only these scenario ids (repeatable)")
 	fl.StringVar(&f.labelFilter, "label-filter", "", "Ginkgo label filter, e.g. 'family: containsAny lifecycle && level: containsAny MUST'")
 	fl.StringVarP(&f.outDir, "output", "o", "mcpconform-results", "directory for junit.xml, results.json, summary.md and report.html")

@@ -77,9 +77,9 @@ Exit codes: 0 every judged check passed (SHOULD warnings allowed unless --strict
 }
 
 func (f *serverFlags) versions() ([]string, error) {
-	defaults := []string{protocol.V20251125}
+	defaults := []string{protocol.DefaultVersion}
 	if f.reference {
-		defaults = []string{protocol.V20251125, protocol.V20260728}
+		defaults = protocol.From(protocol.DefaultVersion)
 	}
 	return f.runFlags.versions(defaults)
 }

@@ -14,9 +14,9 @@ import (
 var (
 	httpOnly = []transport.Kind{transport.HTTP}
 	// RFC 9207's iss in the authorization response is named by 2026-07-28.
-	withIss = []string{protocol.V20260728}
+	withIss = protocol.From(protocol.V20260728)
 	// Client ID Metadata Documents came with 2025-11-25.
-	withCIMD = []string{protocol.V20251125, protocol.V20260728}
+	withCIMD = protocol.From(protocol.V20251125)
 
 	MetadataNotJSON = &fault.Fault{Name: "as-metadata-not-json", Transports: httpOnly,
 		Description: "serves its metadata as text/plain"}

@@ -13,7 +13,7 @@ var (
 	// authVersions are those at which the family's scenarios run; a fault
 	// is run by the self-test at each of its versions, so they must be
 	// those of the scenarios whose checks name it.
-	authVersions = []string{protocol.V20251125, protocol.V20260728}
+	authVersions = protocol.From(protocol.V20251125)
 
 	// AuthSkipsPKCE breaks "MCP clients MUST implement PKCE".
 	AuthSkipsPKCE = &fault.Fault{Name: "auth-skips-pkce", Transports: httpOnly, Versions: authVersions,
@@ -36,11 +36,11 @@ var (
 	// AuthRetriesForever breaks the retry limits a client SHOULD have and
 	// the robustness bound of a loop: it authorizes again after every
 	// refusal.
-	AuthRetriesForever = &fault.Fault{Name: "auth-retries-forever", Transports: httpOnly, Versions: []string{protocol.V20251125, protocol.V20260728},
+	AuthRetriesForever = &fault.Fault{Name: "auth-retries-forever", Transports: httpOnly, Versions: protocol.From(protocol.V20251125),
 		Description: "authorizes again after every 401 or 403 insufficient_scope, without limit"}
 	// AuthIgnoresChallengeScope breaks "Clients MUST treat the scopes
 	// provided in the challenge as authoritative".
-	AuthIgnoresChallengeScope = &fault.Fault{Name: "auth-ignores-challenge-scope", Transports: httpOnly, Versions: []string{protocol.V20251125, protocol.V20260728},
+	AuthIgnoresChallengeScope = &fault.Fault{Name: "auth-ignores-challenge-scope", Transports: httpOnly, Versions: protocol.From(protocol.V20251125),
 		Description: "asks for scopes_supported even when the challenge names a scope"}
 	// AuthAcceptsResourceMismatch breaks RFC 9728 §3.3: it uses metadata
 	// whose resource is not the server it is accessing.
@@ -52,16 +52,16 @@ var (
 		Description: "uses authorization server metadata whose issuer is not the one it asked for"}
 	// AuthAcceptsWrongIss breaks RFC 9207 §2.4: it takes a code from a
 	// response whose iss is missing or another server's.
-	AuthAcceptsWrongIss = &fault.Fault{Name: "auth-accepts-wrong-iss", Transports: httpOnly, Versions: []string{protocol.V20260728},
+	AuthAcceptsWrongIss = &fault.Fault{Name: "auth-accepts-wrong-iss", Transports: httpOnly, Versions: protocol.From(protocol.V20260728),
 		Description: "takes the code from an authorization response whatever its iss says"}
 	// AuthReusesCredentials breaks "no reuse of credentials across
 	// authorization servers" (SEP-2352).
 	// Its scenario (authorization-server-migration) runs at 2026-07-28 only.
-	AuthReusesCredentials = &fault.Fault{Name: "auth-reuses-credentials", Transports: httpOnly, Versions: []string{protocol.V20260728},
+	AuthReusesCredentials = &fault.Fault{Name: "auth-reuses-credentials", Transports: httpOnly, Versions: protocol.From(protocol.V20260728),
 		Description: "uses the client id registered at one authorization server at another"}
 	// AuthNoApplicationType breaks SEP-837's "MUST specify an appropriate
 	// application_type" in dynamic registration.
-	AuthNoApplicationType = &fault.Fault{Name: "auth-no-application-type", Transports: httpOnly, Versions: []string{protocol.V20260728},
+	AuthNoApplicationType = &fault.Fault{Name: "auth-no-application-type", Transports: httpOnly, Versions: protocol.From(protocol.V20260728),
 		Description: "registers without application_type"}
 )
 

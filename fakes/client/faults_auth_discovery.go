@@ -13,14 +13,14 @@ var (
 	// well-known endpoints": it asks the RFC 8414 locations only, never
 	// OpenID Connect Discovery.
 	AuthOAuthMetadataOnly = &fault.Fault{Name: "auth-oauth-metadata-only", Transports: httpOnly,
-		Versions:    []string{protocol.V20251125, protocol.V20260728},
+		Versions:    protocol.From(protocol.V20251125),
 		Description: "asks for the authorization server metadata at the RFC 8414 well-known URI only, never at OpenID Connect Discovery's",
 		Why:         "a server that publishes only an OpenID configuration then has no endpoints for it, so it never authorizes"}
 	// AuthOpenIDFirst breaks the pages' order of the authorization server
 	// metadata locations: it tries OpenID Connect Discovery (appending
 	// first, for an issuer with a path) before RFC 8414.
 	AuthOpenIDFirst = &fault.Fault{Name: "auth-openid-first", Transports: httpOnly,
-		Versions:    []string{protocol.V20251125, protocol.V20260728},
+		Versions:    protocol.From(protocol.V20251125),
 		Description: "asks for the authorization server metadata at the OpenID Connect locations, path appended first, before the RFC 8414 one"}
 	// AuthResourceTrailingSlash compares the protected resource metadata's
 	// resource with the server's URL with trailing slashes trimmed, as some

@@ -9,7 +9,7 @@ import (
 // (reference_auth_ext.go): client credentials (SEP-1046), enterprise-managed
 // authorization (SEP-990), DPoP (SEP-1932) and workload identity federation
 // (SEP-1933). Each acts in its extension's scenarios only.
-var extVersions = []string{protocol.V20251125, protocol.V20260728}
+var extVersions = protocol.From(protocol.V20251125)
 
 var (
 	// AuthCCWrongAudience breaks RFC 7523 §3's aud: the assertion names

@@ -13,23 +13,23 @@ import (
 var (
 	// refreshVersions are those whose page has the refresh token rules
 	// (SEP-2207) and the authorization server binding (SEP-2352).
-	refreshVersions = []string{protocol.V20260728}
+	refreshVersions = protocol.From(protocol.V20260728)
 	// tokenAuthVersions are those of the official token endpoint
 	// authentication scenarios (from 2025-06-18).
-	tokenAuthVersions = []string{protocol.V20250618, protocol.V20251125, protocol.V20260728}
+	tokenAuthVersions = protocol.From(protocol.V20250618)
 
 	// AuthPrefersDCR breaks the registration priority order: it registers
 	// dynamically although the server takes client ID metadata documents.
-	AuthPrefersDCR = &fault.Fault{Name: "auth-prefers-dcr", Transports: httpOnly, Versions: []string{protocol.V20251125, protocol.V20260728},
+	AuthPrefersDCR = &fault.Fault{Name: "auth-prefers-dcr", Transports: httpOnly, Versions: protocol.From(protocol.V20251125),
 		Description: "registers dynamically although the authorization server advertises client_id_metadata_document_supported"}
 	// AuthCIMDHTTPURL breaks "The client_id URL MUST use the "https"
 	// scheme and contain a path component".
-	AuthCIMDHTTPURL = &fault.Fault{Name: "auth-cimd-http-url", Transports: httpOnly, Versions: []string{protocol.V20251125, protocol.V20260728},
+	AuthCIMDHTTPURL = &fault.Fault{Name: "auth-cimd-http-url", Transports: httpOnly, Versions: protocol.From(protocol.V20251125),
 		Description: "uses " + cimdHTTPURL + " (http, not https) as its client ID metadata document URL"}
 	// AuthIgnoresPreRegistration breaks "MCP clients SHOULD support an
 	// option for static client credentials": it never uses the client_id
 	// and client_secret it was given.
-	AuthIgnoresPreRegistration = &fault.Fault{Name: "auth-ignores-pre-registration", Transports: httpOnly, Versions: []string{protocol.V20251125, protocol.V20260728},
+	AuthIgnoresPreRegistration = &fault.Fault{Name: "auth-ignores-pre-registration", Transports: httpOnly, Versions: protocol.From(protocol.V20251125),
 		Description: "ignores the pre-registered client_id and client_secret of $MCP_CONFORMANCE_CONTEXT",
 		Why:         "where the authorization server has no registration endpoint and takes no client ID metadata document, a client without its pre-registered credentials has no client id and cannot authorize at all"}
 	// AuthWrongAuthMethod breaks RFC 8414 / RFC 7591's token endpoint
@@ -41,7 +41,7 @@ var (
 	// credentials (the pre-registration scenario is younger than the token
 	// endpoint ones): client_secret_post where only client_secret_basic is
 	// offered.
-	AuthPreRegisteredPost = &fault.Fault{Name: "auth-pre-registered-post", Transports: httpOnly, Versions: []string{protocol.V20251125, protocol.V20260728},
+	AuthPreRegisteredPost = &fault.Fault{Name: "auth-pre-registered-post", Transports: httpOnly, Versions: protocol.From(protocol.V20251125),
 		Description: "sends its pre-registered client_secret in the token request body (client_secret_post) where the server supports client_secret_basic only"}
 	// AuthNoRefreshGrantType breaks "SHOULD include refresh_token in their
 	// grant_types client metadata": it registers for authorization_code

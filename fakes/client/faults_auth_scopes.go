@@ -10,8 +10,8 @@ import (
 // 9207 iss): the auth/scope-*, auth/iss-* scenarios and mcpconform's own
 // state and refused-token ones.
 var (
-	scopeVersions = []string{protocol.V20251125, protocol.V20260728}
-	issVersions   = []string{protocol.V20260728}
+	scopeVersions = protocol.From(protocol.V20251125)
+	issVersions   = protocol.From(protocol.V20260728)
 
 	// AuthWidensChallengeScope breaks the priority order of the scope
 	// selection strategy without breaking the challenge's authority: it
@@ -41,7 +41,7 @@ var (
 	// AuthDropsGrantedScopes breaks 2026-07-28's "When re-authorizing,
 	// clients SHOULD include these scopes alongside any previously granted
 	// scopes": its step-up asks for the challenge's scope alone.
-	AuthDropsGrantedScopes = &fault.Fault{Name: "auth-drops-granted-scopes", Transports: httpOnly, Versions: []string{protocol.V20260728},
+	AuthDropsGrantedScopes = &fault.Fault{Name: "auth-drops-granted-scopes", Transports: httpOnly, Versions: protocol.From(protocol.V20260728),
 		Description: "re-authorizes for the 403 challenge's scope alone, dropping the scopes it was granted"}
 	// AuthHighRetryLimit breaks the retry limit without looping for ever:
 	// it authorizes up to six times for one request.

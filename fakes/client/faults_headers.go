@@ -13,7 +13,7 @@ import (
 // change a request's body or headers on the way out are HTTP only: that is
 // where the reference client can reach the wire of every request.
 var (
-	headerVersions = []string{protocol.V20260728}
+	headerVersions = protocol.From(protocol.V20260728)
 	httpOnly       = []transport.Kind{transport.HTTP}
 )
 

@@ -8,7 +8,7 @@ import (
 // Faults and liberties of the reference client's MRTR loop
 // (2026-07-28/basic/patterns/mrtr.mdx, "Client Requirements"). Each fault
 // breaks one rule; the loop only exists at 2026-07-28.
-var mrtrVersions = []string{protocol.V20260728}
+var mrtrVersions = protocol.From(protocol.V20260728)
 
 var (
 	// MRTRReusesID breaks "The JSON-RPC id MUST be different between the

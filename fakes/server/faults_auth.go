@@ -18,10 +18,10 @@ var (
 	// WebSocket handshake.
 	authTransports = []transport.Kind{transport.HTTP, transport.WS}
 	// Protected Resource Metadata came with 2025-06-18.
-	withPRM = []string{protocol.V20250618, protocol.V20251125, protocol.V20260728}
+	withPRM = protocol.From(protocol.V20250618)
 	// 2025-11-25 made the challenge's resource_metadata one of two ways
 	// to find the document, and asked for scope in the challenge.
-	withDiscoveryChoice = []string{protocol.V20251125, protocol.V20260728}
+	withDiscoveryChoice = protocol.From(protocol.V20251125)
 
 	Protected = &fault.Fault{Name: "protected", Liberty: true, Transports: authTransports,
 		Freedom:     `2025-11-25/basic/authorization.mdx, "Introduction": "Authorization is OPTIONAL for MCP implementations."`,
@@ -92,7 +92,7 @@ var (
 		Description: "refuses a valid token that lacks its scope with 401 instead of 403"}
 	ScopeNoChallenge = &fault.Fault{Name: "insufficient-scope-no-challenge", Transports: authTransports, Versions: withDiscoveryChoice,
 		Description: `refuses a valid token that lacks its scope with 403 and a challenge without error="insufficient_scope" or scope`}
-	OfflineAccessAdvertised = &fault.Fault{Name: "offline-access-advertised", Transports: authTransports, Versions: []string{protocol.V20260728},
+	OfflineAccessAdvertised = &fault.Fault{Name: "offline-access-advertised", Transports: authTransports, Versions: protocol.From(protocol.V20260728),
 		Description: "lists offline_access in its scopes_supported and its challenge's scope"}
 )
 

@@ -13,7 +13,7 @@ var (
 	since0326    = protocol.Where(func(v protocol.Version) bool { return v.Judged && v.Name >= protocol.V20250326 })
 	stateful1125 = []string{protocol.V20251125}
 	// The tool-name rules of tools.mdx came with 2025-11-25.
-	toolNameRules = []string{protocol.V20251125, protocol.V20260728}
+	toolNameRules = protocol.From(protocol.V20251125)
 	since0618     = protocol.Where(func(v protocol.Version) bool { return v.Judged && v.Name >= protocol.V20250618 })
 
 	ImageBadBase64 = &fault.Fault{Name: "image-bad-base64", Versions: since0326,

@@ -19,7 +19,7 @@ var (
 	only20251125 = []string{protocol.V20251125}
 	// 403 for a foreign Origin: 2025-11-25 and 2026-07-28; the older pages
 	// ask for validation only.
-	withOrigin403         = []string{protocol.V20251125, protocol.V20260728}
+	withOrigin403         = protocol.From(protocol.V20251125)
 	withOrigin403OrLegacy = append(slices.Clone(legacy), protocol.V20260728)
 	// The MCP-Protocol-Version header exists since 2025-06-18.
 	withVersionHeader = []string{protocol.V20251125, protocol.V20250618}

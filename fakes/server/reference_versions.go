@@ -31,7 +31,7 @@ var (
 		Description: "implements 2025-11-25, 2025-06-18 and 2025-03-26 only; refuses 2026-07-28 with -32022, server/discover included"}
 	// DiscoverVersionRefused is StatefulOnly judged where the user named
 	// 2026-07-28: the target does not implement the version asked for.
-	DiscoverVersionRefused = &fault.Fault{Name: "refuses-2026-07-28", Versions: []string{protocol.V20260728},
+	DiscoverVersionRefused = &fault.Fault{Name: "refuses-2026-07-28", Versions: protocol.From(protocol.V20260728),
 		Description: "refuses every 2026-07-28 request with -32022 although 2026-07-28 was asked for"}
 	// InitializeEraHTTP is an initialize-era Streamable HTTP server, as the
 	// TypeScript SDK's (@modelcontextprotocol/server-everything): a
@@ -45,7 +45,7 @@ var (
 			`server/discover included, gets HTTP 400 {"code":-32000,"message":"Bad Request: Server not initialized"} with id null`}
 	// LegacyHTTPRefused is InitializeEraHTTP judged where the user named
 	// 2026-07-28.
-	LegacyHTTPRefused = &fault.Fault{Name: "initialize-era-http-at-2026-07-28", Versions: []string{protocol.V20260728},
+	LegacyHTTPRefused = &fault.Fault{Name: "initialize-era-http-at-2026-07-28", Versions: protocol.From(protocol.V20260728),
 		Transports:  []transport.Kind{transport.HTTP},
 		Description: "answers 2026-07-28 requests as an initialize-era HTTP server does (400, -32000, id null) although 2026-07-28 was asked for"}
 	// DiscoverListsOlderVersions answers server/discover with a
@@ -59,7 +59,7 @@ var (
 			"and every other 2026-07-28 request with -32022, as go-sdk's stateful server does"}
 	// DiscoverOmitsVersion is DiscoverListsOlderVersions judged where the
 	// user named 2026-07-28.
-	DiscoverOmitsVersion = &fault.Fault{Name: "discover-omits-2026-07-28", Versions: []string{protocol.V20260728},
+	DiscoverOmitsVersion = &fault.Fault{Name: "discover-omits-2026-07-28", Versions: protocol.From(protocol.V20260728),
 		Description: "lists only the 2025 versions in server/discover, and refuses the rest of 2026-07-28, although 2026-07-28 was asked for"}
 	// InitUnknownVersion answers initialize with a string that is no MCP
 	// revision at all.

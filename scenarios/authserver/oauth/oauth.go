@@ -25,7 +25,7 @@ var (
 	httpOnly = []transport.Kind{transport.HTTP}
 	// The pages ask authorization server metadata from 2025-06-18 (2025-03-26
 	// lets the server fall back to default endpoints).
-	versions = []string{protocol.V20250618, protocol.V20251125, protocol.V20260728}
+	versions = protocol.From(protocol.V20250618)
 )
 
 // Scenarios is the family's catalogue.
@@ -78,11 +78,11 @@ var (
 		"an iss in the authorization response is identical to the issuer the request was sent to (RFC 9207 §2.4)", faults(authref.IssWrong))
 	grantIssAdvertised = &scenarios.Check{ID: "authorization-code-grant/iss-advertised", Level: scenarios.Must, Spec: issPage2026,
 		Quote: quoteIssAdvert, Title: "a server whose authorization responses carry iss sets authorization_response_iss_parameter_supported (2026-07-28)",
-		Versions: []string{protocol.V20260728}, Faults: faults(authref.IssUnadvertised), Liberties: []*fault.Fault{authref.IssuerWithPath}}
+		Versions: protocol.From(protocol.V20260728), Faults: faults(authref.IssUnadvertised), Liberties: []*fault.Fault{authref.IssuerWithPath}}
 	grantIssSent = &scenarios.Check{ID: "authorization-code-grant/iss-sent", Level: scenarios.Should, Spec: issPage2026,
 		Quote:    "MCP authorization servers SHOULD include the iss parameter in authorization responses, including error responses, as defined in RFC9207 Section 2.",
 		Title:    "the authorization response carries iss, the approval's and an error's alike (2026-07-28)",
-		Versions: []string{protocol.V20260728}, Faults: faults(authref.IssOmitted), Liberties: []*fault.Fault{authref.IssuerWithPath}}
+		Versions: protocol.From(protocol.V20260728), Faults: faults(authref.IssOmitted), Liberties: []*fault.Fault{authref.IssuerWithPath}}
 	grantToken = check("authorization-code-grant/token-response", scenarios.Must, anchorOverview, quoteOAuth21,
 		"the code and its verifier get 200, application/json, with access_token and token_type (RFC 6749 §5.1)",
 		faults(authref.TokenNoType), authref.NoRefreshToken)
@@ -118,7 +118,7 @@ var (
 		Quote: "MUST validate the document structure is valid JSON and contains required fields",
 		Title: "a server that advertises Client ID Metadata Documents issues no code to a URL client_id whose document it cannot fetch " +
 			"(nothing to validate the client or its redirect_uri against; 2025-11-25 and after)",
-		Versions: []string{protocol.V20251125, protocol.V20260728},
+		Versions: protocol.From(protocol.V20251125),
 		Faults:   faults(authref.CIMDUnvalidated), Liberties: []*fault.Fault{authref.CIMD}}
 	registrationAnswer = check("authserver-registration/client-information", scenarios.Must, "#dynamic-client-registration", quoteRegister,
 		"where registration is offered, a valid request gets 201 and a JSON object with client_id (RFC 7591 §3.2.1)",

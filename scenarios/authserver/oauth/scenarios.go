@@ -294,7 +294,7 @@ var cimdScenario = func() *scenarios.Scenario {
 		"Where the metadata sets client_id_metadata_document_supported, an authorization request whose client_id is the URL of "+
 			"a document nothing serves (on the loopback: the server's fetch fails here). A server that does not advertise "+
 			"the documents is not judged.", cimdUnfetchable)
-	s.Versions = []string{protocol.V20251125, protocol.V20260728}
+	s.Versions = protocol.From(protocol.V20251125)
 	s.Run = asside.Body(func(t *asside.T) {
 		if on, _ := t.Metadata().Doc()["client_id_metadata_document_supported"].(bool); !on {
 			t.SkipRest("the metadata does not set client_id_metadata_document_supported (the documents are a SHOULD)")

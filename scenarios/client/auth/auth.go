@@ -39,7 +39,7 @@ const (
 // The versions the official scenarios run at: those introduced in
 // 2025-11-25 run at it and after.
 var (
-	fromNovember = []string{protocol.V20251125, protocol.V20260728}
+	fromNovember = protocol.From(protocol.V20251125)
 	httpOnly     = []transport.Kind{transport.HTTP}
 )
 

@@ -103,7 +103,7 @@ var resourceMismatch = &scenarios.Scenario{
 	Title:      "OAuth discovery: protected resource metadata for another resource is refused",
 	Family:     family,
 	Side:       scenarios.ClientSide,
-	Versions:   []string{protocol.V20260728},
+	Versions:   protocol.From(protocol.V20260728),
 	Transports: httpOnly,
 	Purpose: "The fake server answers 401 naming its metadata, which says resource " + foreignResource + " and names a working authorization server. " +
 		"The client must see that the metadata is not its server's and go no further: no registration, authorization or token request there. It may exit with an error.",
@@ -174,7 +174,7 @@ var metadataIssuerMismatch = &scenarios.Scenario{
 	Title:      "OAuth discovery: authorization server metadata for another issuer is refused",
 	Family:     family,
 	Side:       scenarios.ClientSide,
-	Versions:   []string{protocol.V20260728},
+	Versions:   protocol.From(protocol.V20260728),
 	Transports: httpOnly,
 	Purpose: "The protected resource metadata names the authorization server; the metadata at its " + authserver.WellKnownOAuth +
 		" says issuer " + authserver.WrongIssuer + " and names the server's own working endpoints. The client must refuse the document " +

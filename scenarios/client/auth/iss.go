@@ -27,7 +27,7 @@ const (
 		"(RFC 3986 Sections 6.2.2-6.2.3) before comparison."
 )
 
-var issOnly = []string{protocol.V20260728}
+var issOnly = protocol.From(protocol.V20260728)
 
 // unadvertised removes the iss flag from the metadata (RFC 9207 §3: absent
 // means false).

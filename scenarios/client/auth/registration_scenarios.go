@@ -24,10 +24,10 @@ var (
 	// fromJune: the token endpoint authentication scenarios are the
 	// official suite's from 2025-06-18, the first version with protected
 	// resource metadata.
-	fromJune = []string{protocol.V20250618, protocol.V20251125, protocol.V20260728}
+	fromJune = protocol.From(protocol.V20250618)
 	// only2026: SEP-2207 (refresh tokens) and SEP-2352 (authorization
 	// server binding) stand on the 2026-07-28 pages only.
-	only2026 = []string{protocol.V20260728}
+	only2026 = protocol.From(protocol.V20260728)
 )
 
 // RegistrationScenarios are this file's scenarios, in Scenarios' order.

@@ -396,7 +396,7 @@ var scopeStepUpUnion = &scenarios.Scenario{
 	Title:      "OAuth step-up at 2026-07-28: the new authorization keeps the scopes granted before",
 	Family:     family,
 	Side:       scenarios.ClientSide,
-	Versions:   []string{protocol.V20260728},
+	Versions:   protocol.From(protocol.V20260728),
 	Transports: httpOnly,
 	Purpose: "As auth/scope-step-up: the 401 names " + scopeBasic + ", tools/call is refused 403 naming " + scopeWrite + " alone. " +
 		"Re-authorizing, the client must ask for both, so that the requests needing " + scopeBasic + " keep working.",

@@ -53,7 +53,7 @@ func Scenarios() scenarios.Catalogue {
 }
 
 var (
-	versions = []string{protocol.V20260728}
+	versions = protocol.From(protocol.V20260728)
 	httpOnly = []transport.Kind{transport.HTTP}
 )
 

@@ -46,7 +46,7 @@ func Scenarios() scenarios.Catalogue {
 	return scenarios.Catalogue{requestStateScenario, roundsScenario, maxRoundsScenario, undeclaredScenario, otherMethodsScenario}
 }
 
-var versions = []string{protocol.V20260728}
+var versions = protocol.From(protocol.V20260728)
 
 // question is one input request of an InputRequiredResult.
 type question struct {

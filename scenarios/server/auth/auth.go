@@ -30,12 +30,12 @@ const (
 
 var (
 	transports = []transport.Kind{transport.HTTP, transport.WS}
-	versions   = []string{protocol.V20250326, protocol.V20250618, protocol.V20251125, protocol.V20260728}
+	versions   = protocol.From(protocol.V20250326)
 	// Protected Resource Metadata and audience validation came with
 	// 2025-06-18; 2025-11-25 made the challenge one of two ways to find
 	// the document and asked for scope in it.
-	withPRM         = versions[1:]
-	discoveryChoice = versions[2:]
+	withPRM         = protocol.Where(func(v protocol.Version) bool { return v.Judged && v.ProtectedResourceMetadata })
+	discoveryChoice = protocol.From(protocol.V20251125)
 )
 
 // Scenarios is the family's catalogue.
@@ -101,7 +101,7 @@ var (
 		Spec:     "2026-07-28/basic/authorization/index.mdx#refresh-tokens",
 		Quote:    "MCP Servers (Protected Resources) SHOULD NOT include offline_access in WWW-Authenticate scope or Protected Resource Metadata scopes_supported, as refresh tokens are not a resource requirement.",
 		Title:    "neither the challenge's scope nor scopes_supported lists offline_access (2026-07-28)",
-		Versions: []string{protocol.V20260728},
+		Versions: protocol.From(protocol.V20260728),
 		Faults:   []*fault.Fault{server.OfflineAccessAdvertised}, Liberties: []*fault.Fault{server.Protected}}
 
 	malformedRefused = &scenarios.Check{ID: "auth-malformed-credentials/malformed-refused", Level: scenarios.Must, Spec: page + "#error-handling",

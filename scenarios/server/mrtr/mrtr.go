@@ -65,7 +65,7 @@ const (
 	finalQuote  = "Server determines it has sufficient information to complete the operation, and responds with the final result."
 )
 
-var versions = []string{protocol.V20260728}
+var versions = protocol.From(protocol.V20260728)
 
 // Scenarios is the family's catalogue, in the order a reader meets them.
 func Scenarios() scenarios.Catalogue {
