@@ -100,7 +100,7 @@ type job[T any] struct {
 	dependents []*job[T] // the jobs that start after it
 	waiting    int       // its deps not finished, under Run.mu
 	started    bool      // under Run.mu
-	done    chan struct{}
+	done       chan struct{}
 
 	mu     sync.Mutex // guards result.Steps while the job runs
 	result Result[T]
