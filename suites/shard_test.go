@@ -309,8 +309,8 @@ var _ = Describe("sharding a run", func() {
 				Expect(ms).To(BeNumerically(">=", 1))
 			}
 		}
-		variants := map[string]*fault.Fault{"server reference": nil, "client reference": nil}
-		for _, side := range []scenarios.Side{scenarios.ServerSide, scenarios.ClientSide} {
+		variants := map[string]*fault.Fault{"server reference": nil, "client reference": nil, "authserver reference": nil}
+		for _, side := range []scenarios.Side{scenarios.ServerSide, scenarios.ClientSide, scenarios.AuthServerSide} {
 			for _, f := range append(append(fault.Set(nil), catalogue.Faults()[side]...), catalogue.Liberties()[side]...) {
 				variants[suites.Run{Side: side, Fault: f}.VariantKey()] = f
 			}
