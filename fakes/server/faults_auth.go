@@ -104,9 +104,7 @@ var (
 		AlgNoneAccepted, InvalidTokenNoError, ChallengeUnescapedQuote, DPoPProofUnchecked, SessionTrustsInitialize, Scope401, ScopeNoChallenge, OfflineAccessAdvertised}
 )
 
-func init() {
-	registerFamily(family{faults: authFaults, liberties: authLiberties})
-}
+var authFamily = family{faults: authFaults, liberties: authLiberties}
 
 // IsProtected reports whether the variant is served behind the
 // resource-server front: the auth family's faults and liberties.

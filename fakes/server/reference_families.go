@@ -3,16 +3,18 @@ package server
 import (
 	"context"
 	"encoding/json"
+	"slices"
 
 	"github.com/mcpconform/mcpconform/fakes/fault"
 	"github.com/mcpconform/mcpconform/jsonrpc"
 )
 
 // The reference server's surface grows by family (prompts, tools,
-// resources, utilities, transport rules), each in files of its own that
-// register here from init: its request handlers, the capabilities it
-// declares, its fixture tools, and its faults and liberties. The core
-// (reference.go) merges them, so a family never edits another's files.
+// resources, utilities, transport rules), each in files of its own: its
+// request handlers, the capabilities it declares, its fixture tools, and
+// its faults and liberties. referenceFamilies lists them, in the one order
+// that matters; the core (reference.go) merges them, so a family never
+// edits another's files.
 
 // family is one family's contribution to the reference server.
 type family struct {
@@ -35,17 +37,28 @@ type family struct {
 	wrap func(r *reference, method string, next Handler) Handler
 }
 
-var families []family
+// referenceFamilies are the reference server's families. Their order is
+// the order their wraps apply in (each wraps the handlers as the ones
+// before it left them: the MRTR family answers its prompt and resource in
+// front of the prompts and resources families, the tasks extension in
+// front of the tools) and the order their fixture tools are listed in,
+// after the core's.
+var referenceFamilies = []family{authFamily, mrtrFamily, promptsFamily, resourcesFamily, statelessFamily,
+	subscriptionsFamily, tasksExtensionFamily, toolFixturesFamily, transportRulesFamily, utilitiesFamily}
 
-// registerFamily adds a family; call it from init.
-func registerFamily(f family) {
-	families = append(families, f)
-	referenceTools = append(referenceTools, f.tools...)
-}
+// referenceTools are the fixture tools the reference server lists: the
+// core's, then each family's.
+var referenceTools = func() []refTool {
+	tools := slices.Clone(coreTools)
+	for _, f := range referenceFamilies {
+		tools = append(tools, f.tools...)
+	}
+	return tools
+}()
 
 // familyHandlers merges the families' handlers into the core's.
 func (r *reference) familyHandlers(core map[string]Handler) {
-	for _, f := range families {
+	for _, f := range referenceFamilies {
 		if f.handlers == nil {
 			continue
 		}
@@ -55,7 +68,7 @@ func (r *reference) familyHandlers(core map[string]Handler) {
 			}
 		}
 	}
-	for _, f := range families {
+	for _, f := range referenceFamilies {
 		if f.modern == nil {
 			continue
 		}
@@ -72,7 +85,7 @@ func (r *reference) familyHandlers(core map[string]Handler) {
 			}
 		}
 	}
-	for _, f := range families {
+	for _, f := range referenceFamilies {
 		if f.wrap == nil {
 			continue
 		}
@@ -84,7 +97,7 @@ func (r *reference) familyHandlers(core map[string]Handler) {
 
 // familyCapabilities lets each family add what it declares.
 func (r *reference) familyCapabilities(version string, caps map[string]any) {
-	for _, f := range families {
+	for _, f := range referenceFamilies {
 		if f.capabilities != nil {
 			f.capabilities(r, version, caps)
 		}
@@ -92,7 +105,7 @@ func (r *reference) familyCapabilities(version string, caps map[string]any) {
 }
 
 func familyFaults() (faults, liberties fault.Set) {
-	for _, f := range families {
+	for _, f := range referenceFamilies {
 		faults = append(faults, f.faults...)
 		liberties = append(liberties, f.liberties...)
 	}

@@ -45,31 +45,29 @@ var mrtrKey = func() []byte {
 	return b
 }()
 
-func init() {
-	registerFamily(family{
-		tools: []refTool{
-			{name: "test_input_required_result_elicitation", description: "Asks the user's name (elicitation, key user_name), then greets them.", call: mrtrTool},
-			{name: "test_input_required_result_sampling", description: "Asks the client's model the capital of France (sampling, key capital_question).", call: mrtrTool},
-			{name: "test_input_required_result_list_roots", description: "Asks for the client's roots (key client_roots), then lists them.", call: mrtrTool},
-			{name: "test_input_required_result_request_state", description: "Asks for a confirmation (key confirm) and carries its progress in requestState.", call: mrtrTool},
-			{name: "test_input_required_result_multiple_inputs", description: "Asks for a name, a sampled greeting and the roots at once.", call: mrtrTool},
-			{name: "test_input_required_result_multi_round", description: "Asks for a name, then a colour, one round each.", call: mrtrTool},
-			{name: "test_input_required_result_tampered_state", description: "Asks for a confirmation; refuses a requestState that fails verification.", call: mrtrTool},
-			{name: "test_input_required_result_capabilities", description: "Asks for input only of a kind the client declares.", call: mrtrTool},
-		},
-		capabilities: func(_ *reference, version string, caps map[string]any) {
-			// The prompt that asks for input is served at 2026-07-28, so
-			// prompts are declared there too.
-			if protocol.Features(version).MRTR {
-				if _, ok := caps["prompts"]; !ok {
-					caps["prompts"] = map[string]any{"listChanged": false}
-				}
+var mrtrFamily = family{
+	tools: []refTool{
+		{name: "test_input_required_result_elicitation", description: "Asks the user's name (elicitation, key user_name), then greets them.", call: mrtrTool},
+		{name: "test_input_required_result_sampling", description: "Asks the client's model the capital of France (sampling, key capital_question).", call: mrtrTool},
+		{name: "test_input_required_result_list_roots", description: "Asks for the client's roots (key client_roots), then lists them.", call: mrtrTool},
+		{name: "test_input_required_result_request_state", description: "Asks for a confirmation (key confirm) and carries its progress in requestState.", call: mrtrTool},
+		{name: "test_input_required_result_multiple_inputs", description: "Asks for a name, a sampled greeting and the roots at once.", call: mrtrTool},
+		{name: "test_input_required_result_multi_round", description: "Asks for a name, then a colour, one round each.", call: mrtrTool},
+		{name: "test_input_required_result_tampered_state", description: "Asks for a confirmation; refuses a requestState that fails verification.", call: mrtrTool},
+		{name: "test_input_required_result_capabilities", description: "Asks for input only of a kind the client declares.", call: mrtrTool},
+	},
+	capabilities: func(_ *reference, version string, caps map[string]any) {
+		// The prompt that asks for input is served at 2026-07-28, so
+		// prompts are declared there too.
+		if protocol.Features(version).MRTR {
+			if _, ok := caps["prompts"]; !ok {
+				caps["prompts"] = map[string]any{"listChanged": false}
 			}
-		},
-		wrap:      wrapMRTR,
-		faults:    mrtrFaults,
-		liberties: mrtrLiberties,
-	})
+		}
+	},
+	wrap:      wrapMRTR,
+	faults:    mrtrFaults,
+	liberties: mrtrLiberties,
 }
 
 // wrapMRTR serves the MRTR prompt and resource in front of their families'

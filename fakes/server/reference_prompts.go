@@ -17,24 +17,22 @@ import (
 // test_prompt_with_image); test_prompt_error, a handler that fails, is
 // mcpconform's own.
 
-func init() {
-	registerFamily(family{
-		handlers: func(r *reference) map[string]Handler {
-			return map[string]Handler{
-				protocol.MethodPromptsList: r.promptsList,
-				protocol.MethodPromptsGet:  r.promptsGet,
-				"completion/complete":      r.complete,
-			}
-		},
-		capabilities: func(r *reference, _ string, caps map[string]any) {
-			caps["prompts"] = map[string]any{"listChanged": false}
-			if !r.is(CompletionUndeclaredServed) {
-				caps["completions"] = map[string]any{}
-			}
-		},
-		faults:    promptFaults,
-		liberties: promptLiberties,
-	})
+var promptsFamily = family{
+	handlers: func(r *reference) map[string]Handler {
+		return map[string]Handler{
+			protocol.MethodPromptsList: r.promptsList,
+			protocol.MethodPromptsGet:  r.promptsGet,
+			"completion/complete":      r.complete,
+		}
+	},
+	capabilities: func(r *reference, _ string, caps map[string]any) {
+		caps["prompts"] = map[string]any{"listChanged": false}
+		if !r.is(CompletionUndeclaredServed) {
+			caps["completions"] = map[string]any{}
+		}
+	},
+	faults:    promptFaults,
+	liberties: promptLiberties,
 }
 
 type refPrompt struct {

@@ -51,28 +51,26 @@ func referenceTemplates() []map[string]any {
 	}
 }
 
-func init() {
-	registerFamily(family{
-		handlers: func(r *reference) map[string]Handler {
-			return map[string]Handler{
-				protocol.MethodResourcesList:          r.resourcesList,
-				protocol.MethodResourcesTemplatesList: r.resourcesTemplatesList,
-				protocol.MethodResourcesRead:          r.resourcesRead,
-				protocol.MethodResourcesSubscribe:     r.resourcesSubscribe,
-				protocol.MethodResourcesUnsubscribe:   r.resourcesUnsubscribe,
-			}
-		},
-		// Resources are judged at the session versions only: at 2026-07-28
-		// subscriptions are gone and reads answer other codes (another
-		// family's concern), so nothing is declared there.
-		capabilities: func(_ *reference, version string, caps map[string]any) {
-			if !protocol.IsStateless(version) {
-				caps["resources"] = map[string]any{"subscribe": true, "listChanged": false}
-			}
-		},
-		faults:    resourceFaults,
-		liberties: resourceLiberties,
-	})
+var resourcesFamily = family{
+	handlers: func(r *reference) map[string]Handler {
+		return map[string]Handler{
+			protocol.MethodResourcesList:          r.resourcesList,
+			protocol.MethodResourcesTemplatesList: r.resourcesTemplatesList,
+			protocol.MethodResourcesRead:          r.resourcesRead,
+			protocol.MethodResourcesSubscribe:     r.resourcesSubscribe,
+			protocol.MethodResourcesUnsubscribe:   r.resourcesUnsubscribe,
+		}
+	},
+	// Resources are judged at the session versions only: at 2026-07-28
+	// subscriptions are gone and reads answer other codes (another
+	// family's concern), so nothing is declared there.
+	capabilities: func(_ *reference, version string, caps map[string]any) {
+		if !protocol.IsStateless(version) {
+			caps["resources"] = map[string]any{"subscribe": true, "listChanged": false}
+		}
+	},
+	faults:    resourceFaults,
+	liberties: resourceLiberties,
 }
 
 // page cuts items at cursor; the cursor is opaque to the client. An

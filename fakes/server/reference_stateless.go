@@ -23,34 +23,32 @@ import (
 // logging capabilities at 2026-07-28, and for the HTTP faults and liberties
 // a front that bends one rule of the reference's Streamable HTTP server.
 
-func init() {
-	registerFamily(family{
-		capabilities: func(_ *reference, version string, caps map[string]any) {
-			if !protocol.IsStateless(version) {
-				return
+var statelessFamily = family{
+	capabilities: func(_ *reference, version string, caps map[string]any) {
+		if !protocol.IsStateless(version) {
+			return
+		}
+		// The other families serve these at 2026-07-28 too; the stateless
+		// family judges their modern rules (caching, resources not found,
+		// logging by request). Prompts and completion declare themselves
+		// at every version.
+		for _, c := range []string{"resources", "logging"} {
+			if _, ok := caps[c]; !ok {
+				caps[c] = map[string]any{}
 			}
-			// The other families serve these at 2026-07-28 too; the stateless
-			// family judges their modern rules (caching, resources not found,
-			// logging by request). Prompts and completion declare themselves
-			// at every version.
-			for _, c := range []string{"resources", "logging"} {
-				if _, ok := caps[c]; !ok {
-					caps[c] = map[string]any{}
-				}
-			}
-		},
-		tools: []refTool{{name: fixtureXMcpHeader,
-			description: "Echoes its region; over Streamable HTTP at 2026-07-28 the client mirrors region into Mcp-Param-Region (x-mcp-header).",
-			schema: map[string]any{"type": "object", "properties": map[string]any{
-				"region": map[string]any{"type": "string", "description": "A region name", "x-mcp-header": "Region"}}},
-			call: (*reference).xMcpHeader},
-			{name: fixtureLoggingTool, description: "Logs two info messages while it runs, when the request asks for logs (logLevel in _meta at 2026-07-28).",
-				call: (*reference).loggingTool},
-			{name: fixtureStreamingElicitation, description: "Answers on a response stream without asking the client anything on it (2026-07-28: questions travel in an input_required result).",
-				call: (*reference).streamingElicitation}},
-		faults:    statelessFaults,
-		liberties: statelessLiberties,
-	})
+		}
+	},
+	tools: []refTool{{name: fixtureXMcpHeader,
+		description: "Echoes its region; over Streamable HTTP at 2026-07-28 the client mirrors region into Mcp-Param-Region (x-mcp-header).",
+		schema: map[string]any{"type": "object", "properties": map[string]any{
+			"region": map[string]any{"type": "string", "description": "A region name", "x-mcp-header": "Region"}}},
+		call: (*reference).xMcpHeader},
+		{name: fixtureLoggingTool, description: "Logs two info messages while it runs, when the request asks for logs (logLevel in _meta at 2026-07-28).",
+			call: (*reference).loggingTool},
+		{name: fixtureStreamingElicitation, description: "Answers on a response stream without asking the client anything on it (2026-07-28: questions travel in an input_required result).",
+			call: (*reference).streamingElicitation}},
+	faults:    statelessFaults,
+	liberties: statelessLiberties,
 }
 
 // The official server-stateless scenario's fixtures (fixtures.md §1h).

@@ -25,39 +25,37 @@ const (
 	fixtureTriggerPrompt     = "test_trigger_prompt_change"
 )
 
-func init() {
-	registerFamily(family{
-		handlers: func(r *reference) map[string]Handler {
-			return map[string]Handler{protocol.MethodSubscriptionsListen: r.listen}
-		},
-		capabilities: func(_ *reference, version string, caps map[string]any) {
-			if !protocol.IsStateless(version) {
-				return
+var subscriptionsFamily = family{
+	handlers: func(r *reference) map[string]Handler {
+		return map[string]Handler{protocol.MethodSubscriptionsListen: r.listen}
+	},
+	capabilities: func(_ *reference, version string, caps map[string]any) {
+		if !protocol.IsStateless(version) {
+			return
+		}
+		// The trigger fixtures change the lists: the server says so.
+		for _, c := range []string{"tools", "prompts"} {
+			m, ok := caps[c].(map[string]any)
+			if !ok {
+				m = map[string]any{}
+				caps[c] = m
 			}
-			// The trigger fixtures change the lists: the server says so.
-			for _, c := range []string{"tools", "prompts"} {
-				m, ok := caps[c].(map[string]any)
-				if !ok {
-					m = map[string]any{}
-					caps[c] = m
-				}
-				m["listChanged"] = true
-			}
-		},
-		tools: []refTool{
-			{name: fixtureTriggerToolChange, description: "Announces a change of the tool list to every open subscriptions/listen stream that asked for it.",
-				call: func(r *reference, ctx context.Context, _ *Peer, _ *jsonrpc.Message, _ json.RawMessage) (any, *jsonrpc.Error) {
-					r.announce(protocol.NotificationToolsListChanged)
-					return textResult(ctx, "Tool list changed.", false), nil
-				}},
-			{name: fixtureTriggerPrompt, description: "Announces a change of the prompt list to every open subscriptions/listen stream that asked for it.",
-				call: func(r *reference, ctx context.Context, _ *Peer, _ *jsonrpc.Message, _ json.RawMessage) (any, *jsonrpc.Error) {
-					r.announce(protocol.NotificationPromptsListChanged)
-					return textResult(ctx, "Prompt list changed.", false), nil
-				}},
-		},
-		faults: subscriptionFaults,
-	})
+			m["listChanged"] = true
+		}
+	},
+	tools: []refTool{
+		{name: fixtureTriggerToolChange, description: "Announces a change of the tool list to every open subscriptions/listen stream that asked for it.",
+			call: func(r *reference, ctx context.Context, _ *Peer, _ *jsonrpc.Message, _ json.RawMessage) (any, *jsonrpc.Error) {
+				r.announce(protocol.NotificationToolsListChanged)
+				return textResult(ctx, "Tool list changed.", false), nil
+			}},
+		{name: fixtureTriggerPrompt, description: "Announces a change of the prompt list to every open subscriptions/listen stream that asked for it.",
+			call: func(r *reference, ctx context.Context, _ *Peer, _ *jsonrpc.Message, _ json.RawMessage) (any, *jsonrpc.Error) {
+				r.announce(protocol.NotificationPromptsListChanged)
+				return textResult(ctx, "Prompt list changed.", false), nil
+			}},
+	},
+	faults: subscriptionFaults,
 }
 
 // subscription is one open subscriptions/listen request.

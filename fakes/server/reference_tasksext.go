@@ -84,80 +84,78 @@ func (r *reference) ext() *extStore {
 	return s.(*extStore)
 }
 
-func init() {
-	registerFamily(family{
-		handlers: func(r *reference) map[string]Handler {
-			return map[string]Handler{
-				protocol.MethodTasksUpdate:         r.ext().update,
-				protocol.MethodSubscriptionsListen: r.ext().listen,
+var tasksExtensionFamily = family{
+	handlers: func(r *reference) map[string]Handler {
+		return map[string]Handler{
+			protocol.MethodTasksUpdate:         r.ext().update,
+			protocol.MethodSubscriptionsListen: r.ext().listen,
+		}
+	},
+	modern: func(r *reference) map[string]Handler {
+		return map[string]Handler{
+			protocol.MethodTasksGet:    r.ext().get,
+			protocol.MethodTasksCancel: r.ext().cancel,
+			protocol.MethodTasksResult: r.ext().removed,
+			protocol.MethodTasksList:   r.ext().removed,
+		}
+	},
+	capabilities: func(r *reference, version string, caps map[string]any) {
+		if !protocol.IsStateless(version) {
+			return
+		}
+		ext, _ := caps["extensions"].(map[string]any)
+		if ext == nil {
+			ext = map[string]any{}
+		}
+		ext[protocol.ExtensionTasks] = map[string]any{}
+		caps["extensions"] = ext
+		if r.is(LegacyTasksCapabilityAdvertised) {
+			caps["tasks"] = map[string]any{"list": map[string]any{}, "cancel": map[string]any{},
+				"requests": map[string]any{"tools": map[string]any{"call": map[string]any{}}}}
+		}
+	},
+	tools: []refTool{
+		{name: "greet", description: "Answers Hello, <name>! at once, never as a task.",
+			properties: map[string]any{"name": map[string]any{"type": "string"}}, call: extGreet},
+		{name: "slow_compute", description: "Works for `seconds` (default 1), as a task when the client declares the tasks extension.",
+			properties: map[string]any{"seconds": map[string]any{"type": "number"}, "label": map[string]any{"type": "string"}},
+			call:       extSlowCompute},
+		{name: "failing_job", description: "Needs the tasks extension; the task completes with a tool error (isError).",
+			call: extFixture("failing_job")},
+		{name: "protocol_error_job", description: "As a task, fails with a JSON-RPC error.",
+			call: extFixture("protocol_error_job")},
+		{name: "confirm_delete", description: "As a task, asks for confirmation (input_required) before it deletes `filename`.",
+			properties: map[string]any{"filename": map[string]any{"type": "string"}}, call: extFixture("confirm_delete")},
+		{name: "multi_input", description: "As a task, asks two questions at once and completes when both are answered.",
+			call: extFixture("multi_input")},
+	},
+	// Another family may serve subscriptions/listen for its own
+	// filters: a listen asking for task ids is answered here all the
+	// same (wrap runs after every family added its handlers).
+	wrap: func(r *reference, method string, next Handler) Handler {
+		if method != protocol.MethodSubscriptionsListen {
+			return next
+		}
+		return func(ctx context.Context, p *Peer, req *jsonrpc.Message) (any, *jsonrpc.Error) {
+			filter, ok := listenFilter(req)
+			if !ok || !isModern(ctx) {
+				return next(ctx, p, req)
 			}
-		},
-		modern: func(r *reference) map[string]Handler {
-			return map[string]Handler{
-				protocol.MethodTasksGet:    r.ext().get,
-				protocol.MethodTasksCancel: r.ext().cancel,
-				protocol.MethodTasksResult: r.ext().removed,
-				protocol.MethodTasksList:   r.ext().removed,
-			}
-		},
-		capabilities: func(r *reference, version string, caps map[string]any) {
-			if !protocol.IsStateless(version) {
-				return
-			}
-			ext, _ := caps["extensions"].(map[string]any)
-			if ext == nil {
-				ext = map[string]any{}
-			}
-			ext[protocol.ExtensionTasks] = map[string]any{}
-			caps["extensions"] = ext
-			if r.is(LegacyTasksCapabilityAdvertised) {
-				caps["tasks"] = map[string]any{"list": map[string]any{}, "cancel": map[string]any{},
-					"requests": map[string]any{"tools": map[string]any{"call": map[string]any{}}}}
-			}
-		},
-		tools: []refTool{
-			{name: "greet", description: "Answers Hello, <name>! at once, never as a task.",
-				properties: map[string]any{"name": map[string]any{"type": "string"}}, call: extGreet},
-			{name: "slow_compute", description: "Works for `seconds` (default 1), as a task when the client declares the tasks extension.",
-				properties: map[string]any{"seconds": map[string]any{"type": "number"}, "label": map[string]any{"type": "string"}},
-				call:       extSlowCompute},
-			{name: "failing_job", description: "Needs the tasks extension; the task completes with a tool error (isError).",
-				call: extFixture("failing_job")},
-			{name: "protocol_error_job", description: "As a task, fails with a JSON-RPC error.",
-				call: extFixture("protocol_error_job")},
-			{name: "confirm_delete", description: "As a task, asks for confirmation (input_required) before it deletes `filename`.",
-				properties: map[string]any{"filename": map[string]any{"type": "string"}}, call: extFixture("confirm_delete")},
-			{name: "multi_input", description: "As a task, asks two questions at once and completes when both are answered.",
-				call: extFixture("multi_input")},
-		},
-		// Another family may serve subscriptions/listen for its own
-		// filters: a listen asking for task ids is answered here all the
-		// same (wrap runs after every family added its handlers).
-		wrap: func(r *reference, method string, next Handler) Handler {
-			if method != protocol.MethodSubscriptionsListen {
-				return next
-			}
-			return func(ctx context.Context, p *Peer, req *jsonrpc.Message) (any, *jsonrpc.Error) {
-				filter, ok := listenFilter(req)
-				if !ok || !isModern(ctx) {
-					return next(ctx, p, req)
+			if len(filter) > 1 {
+				// Task ids beside other filters: the other family
+				// acknowledges and holds the stream, the task updates
+				// share it.
+				if !r.extDeclared(req) && !r.is(ListenServesUndeclared) {
+					return nil, missingExtension()
 				}
-				if len(filter) > 1 {
-					// Task ids beside other filters: the other family
-					// acknowledges and holds the stream, the task updates
-					// share it.
-					if !r.extDeclared(req) && !r.is(ListenServesUndeclared) {
-						return nil, missingExtension()
-					}
-					go r.ext().follow(ctx, p, req)
-					return next(ctx, p, req)
-				}
-				return r.ext().listen(ctx, p, req)
+				go r.ext().follow(ctx, p, req)
+				return next(ctx, p, req)
 			}
-		},
-		faults:    append(slices.Clone(tasksExtFaults), tasksExtIsolationFaults...),
-		liberties: append(slices.Clone(tasksExtLiberties), ForeignTaskForbidden),
-	})
+			return r.ext().listen(ctx, p, req)
+		}
+	},
+	faults:    append(slices.Clone(tasksExtFaults), tasksExtIsolationFaults...),
+	liberties: append(slices.Clone(tasksExtLiberties), ForeignTaskForbidden),
 }
 
 // listenFilter reads the notifications filter of a subscriptions/listen;

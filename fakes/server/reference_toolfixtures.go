@@ -24,29 +24,30 @@ const (
 	silentWAV = "UklGRiQAAABXQVZFZm10IBAAAAABAAEAQB8AAIA+AAACABAAZGF0YQAAAAA="
 )
 
+var toolFixturesFamily = family{
+	tools: []refTool{
+		{name: "test_image_content", description: "Returns a PNG image.", call: callImage},
+		{name: "test_audio_content", description: "Returns a WAV audio clip.", call: callAudio},
+		{name: "test_embedded_resource", description: "Returns an embedded text resource.", call: callEmbedded},
+		{name: "test_multiple_content_types", description: "Returns text, an image and an embedded resource.", call: callMixed},
+		{name: "test_error_handling", description: "Always fails with a tool error.", call: callError},
+		{name: "test_tool_with_progress", description: "Reports progress 0, 50, 100 of 100, then answers.", call: callProgress},
+		{name: "test_tool_with_logging", description: "Logs three info messages, then answers.", call: callLogging},
+		{name: "test_sampling", description: "Asks the client's model to answer the prompt.",
+			properties: map[string]any{"prompt": map[string]any{"type": "string"}}, required: []string{"prompt"}, call: callSampling},
+		{name: "test_elicitation_sep1034_defaults", description: "Asks the user through a form whose fields have defaults.", call: callDefaults},
+		{name: "test_elicitation_sep1330_enums", description: "Asks the user through a form with every enum shape.", call: callEnums},
+		{name: "test_structured_content", description: "Returns the weather as structured content.", listed: listedStructured,
+			call: callStructured},
+		{name: "json_schema_2020_12_tool", description: "Takes a contact described by a JSON Schema 2020-12 input schema.",
+			schema: schema2020(), call: callSchema2020, listed: listedSchema2020},
+	},
+	faults:    toolFixtureFaults,
+	liberties: toolFixtureLiberties,
+}
+
 func init() {
 	unknownToolHook = unknownTool
-	registerFamily(family{
-		tools: []refTool{
-			{name: "test_image_content", description: "Returns a PNG image.", call: callImage},
-			{name: "test_audio_content", description: "Returns a WAV audio clip.", call: callAudio},
-			{name: "test_embedded_resource", description: "Returns an embedded text resource.", call: callEmbedded},
-			{name: "test_multiple_content_types", description: "Returns text, an image and an embedded resource.", call: callMixed},
-			{name: "test_error_handling", description: "Always fails with a tool error.", call: callError},
-			{name: "test_tool_with_progress", description: "Reports progress 0, 50, 100 of 100, then answers.", call: callProgress},
-			{name: "test_tool_with_logging", description: "Logs three info messages, then answers.", call: callLogging},
-			{name: "test_sampling", description: "Asks the client's model to answer the prompt.",
-				properties: map[string]any{"prompt": map[string]any{"type": "string"}}, required: []string{"prompt"}, call: callSampling},
-			{name: "test_elicitation_sep1034_defaults", description: "Asks the user through a form whose fields have defaults.", call: callDefaults},
-			{name: "test_elicitation_sep1330_enums", description: "Asks the user through a form with every enum shape.", call: callEnums},
-			{name: "test_structured_content", description: "Returns the weather as structured content.", listed: listedStructured,
-				call: callStructured},
-			{name: "json_schema_2020_12_tool", description: "Takes a contact described by a JSON Schema 2020-12 input schema.",
-				schema: schema2020(), call: callSchema2020, listed: listedSchema2020},
-		},
-		faults:    toolFixtureFaults,
-		liberties: toolFixtureLiberties,
-	})
 }
 
 func contentResult(ctx context.Context, isError bool, items ...any) map[string]any {

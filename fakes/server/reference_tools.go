@@ -53,7 +53,7 @@ type refTool struct {
 // in its own way (a fault); ok false leaves it to the core.
 var unknownToolHook func(r *reference, ctx context.Context, name string) (res any, rpcErr *jsonrpc.Error, ok bool)
 
-var referenceTools = []refTool{
+var coreTools = []refTool{
 	{name: "test_simple_text", description: "Returns a fixed text."},
 	{name: "test_missing_capability", description: "Needs the client's sampling capability."},
 	{name: "test_elicitation", description: "Asks the user through elicitation/create and echoes the answer.",

@@ -27,14 +27,12 @@ import (
 // (the official suite's sse-retry uses 500 ms too).
 const reconnectionRetry = 500 * time.Millisecond
 
-func init() {
-	registerFamily(family{
-		tools: []refTool{{name: "test_reconnection",
-			description: "Over Streamable HTTP, closes its SSE stream after a priming event and answers once the client resumes with GET and Last-Event-ID.",
-			call:        (*reference).reconnection}},
-		faults:    transportRulesFaults,
-		liberties: transportRulesLiberties,
-	})
+var transportRulesFamily = family{
+	tools: []refTool{{name: "test_reconnection",
+		description: "Over Streamable HTTP, closes its SSE stream after a priming event and answers once the client resumes with GET and Last-Event-ID.",
+		call:        (*reference).reconnection}},
+	faults:    transportRulesFaults,
+	liberties: transportRulesLiberties,
 }
 
 // reconnection defers its answer to a resumed stream where the transport

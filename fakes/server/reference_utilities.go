@@ -21,21 +21,19 @@ var logLevels = []string{"debug", "info", "notice", "warning", "error", "critica
 // warning and error, each only at or above the level the client set.
 const fixtureLoggingLevels = "test_logging_levels"
 
-func init() {
-	registerFamily(family{
-		handlers: func(r *reference) map[string]Handler {
-			return map[string]Handler{protocol.MethodLoggingSetLevel: r.setLevel}
-		},
-		// logging/setLevel is gone at 2026-07-28 (the level travels in _meta).
-		capabilities: func(_ *reference, version string, caps map[string]any) {
-			if !protocol.IsStateless(version) {
-				caps["logging"] = map[string]any{}
-			}
-		},
-		tools: []refTool{{name: fixtureLoggingLevels,
-			description: "Logs one message at each of debug, info, warning and error (those the level set allows), then answers.",
-			call:        (*reference).callLoggingLevels}},
-	})
+var utilitiesFamily = family{
+	handlers: func(r *reference) map[string]Handler {
+		return map[string]Handler{protocol.MethodLoggingSetLevel: r.setLevel}
+	},
+	// logging/setLevel is gone at 2026-07-28 (the level travels in _meta).
+	capabilities: func(_ *reference, version string, caps map[string]any) {
+		if !protocol.IsStateless(version) {
+			caps["logging"] = map[string]any{}
+		}
+	},
+	tools: []refTool{{name: fixtureLoggingLevels,
+		description: "Logs one message at each of debug, info, warning and error (those the level set allows), then answers.",
+		call:        (*reference).callLoggingLevels}},
 }
 
 func (r *reference) setLevel(_ context.Context, p *Peer, req *jsonrpc.Message) (any, *jsonrpc.Error) {
