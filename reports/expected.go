@@ -308,6 +308,23 @@ func (b *Baseline) Expects(side, scenario, transport, specVersion, checkID strin
 	return false
 }
 
+// Mark marks check c of scenario s, as it is collected, an expected
+// failure when it failed and an entry covers it (the rule Apply follows for
+// a whole run); side is the run's. It reports whether it marked c.
+func (b *Baseline) Mark(side string, s *Scenario, c *Check) bool {
+	if b == nil || c.Status != Failed {
+		return false
+	}
+	r := &Run{Side: side}
+	for k := range b.Entries {
+		if e := &b.Entries[k]; e.matches(r, s, c) {
+			c.Expected, c.ExpectedBy = true, e.String()+" ("+b.where(e)+")"
+			return true
+		}
+	}
+	return false
+}
+
 // matches reports whether e covers check c of scenario s in run r.
 func (e *BaselineEntry) matches(r *Run, s *Scenario, c *Check) bool {
 	if e.IsCheck() && e.ID != c.ID {

@@ -85,6 +85,11 @@ func (c Config) side() scenarios.Side {
 // knows every scenario and check the plan selected, so that an interrupted
 // run reports the ones it never judged (Interrupted).
 type Collector struct {
+	// Baseline, when set, marks each failed check it expects as it is
+	// collected (the progress shows it as XFAIL); Side is the run's side.
+	Baseline *reports.Baseline
+	Side     string
+
 	mu        sync.Mutex
 	scenarios map[string]*reports.Scenario
 	order     []string
@@ -170,6 +175,7 @@ func (c *Collector) addCheck(key string, check reports.Check) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	s := c.scenarios[key]
+	c.Baseline.Mark(c.Side, s, &check)
 	s.Checks = append(s.Checks, check)
 	if check.Message != "" {
 		c.trimLocked()
@@ -482,6 +488,8 @@ func statusWord(s reports.Status) string {
 		return "FAIL"
 	case reports.Warning:
 		return "WARN"
+	case reports.ExpectedFailure:
+		return "XFAIL"
 	case reports.Skipped:
 		return "SKIP"
 	default:

@@ -235,11 +235,9 @@ func (p *plan) execute(cmd *cobra.Command) (int, error) {
 	fmt.Fprintf(out, "mcpconform %s: judging %s at %s\n", toolVersion, p.describe, strings.Join(p.versions, ", "))
 	started := time.Now()
 	col := suites.NewCollector()
+	col.Baseline, col.Side = p.flags.baseline, string(p.side)
 	progress, messages, progressDone := runProgress(out, cmd.ErrOrStderr(), p.flags.progress, p.flags.verbose, col)
 	sigs := catchSignals(messages)
-	if b := p.flags.baseline; b != nil {
-		progress = &expectedProgress{next: progress, baseline: b, side: string(p.side)}
-	}
 	limits := suites.Limits(p.flags.parallel)
 	limits.Grace = runGrace
 	exec := suites.Plan(p.configs(progress), col, limits)

@@ -4,7 +4,6 @@ import (
 	"fmt"
 	"io"
 	"os"
-	"slices"
 	"strings"
 	"sync"
 	"time"
@@ -277,34 +276,4 @@ func runProgress(out, errOut io.Writer, mode progressMode, verbose bool, col *su
 	}
 	p := newLiveProgress(out, width, col.PlannedScenarios, time.Now, time.Second)
 	return p, p.Above(errOut), p.close
-}
-
-// expectedProgress shows, as the run goes, a scenario whose every failed
-// check the baseline expects as XFAIL, not FAIL, and leaves it out of the
-// failures so far: the baseline is applied to the whole run only at its end.
-type expectedProgress struct {
-	next     io.Writer // a suites.ProgressSink, or plain lines
-	baseline *reports.Baseline
-	side     string
-}
-
-func (p *expectedProgress) Write(b []byte) (int, error) { return p.next.Write(b) }
-
-func (p *expectedProgress) ScenarioDone(ev suites.ScenarioDone) {
-	if ev.Word == "FAIL" && len(ev.Failed) > 0 && !slices.ContainsFunc(ev.Failed, func(id string) bool {
-		return !p.baseline.Expects(p.side, ev.Scenario, string(ev.Transport), ev.Version, id)
-	}) {
-		ev.Word = "XFAIL"
-		ev.Counts.Failed = 0
-		if rest, ok := strings.CutPrefix(ev.Line, "FAIL "); ok {
-			ev.Line = "XFAIL" + rest
-		}
-	}
-	if sink, ok := p.next.(suites.ProgressSink); ok {
-		sink.ScenarioDone(ev)
-		return
-	}
-	if ev.Line != "" {
-		fmt.Fprintln(p.next, ev.Line)
-	}
 }
