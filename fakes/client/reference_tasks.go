@@ -180,7 +180,7 @@ func (t *clientTask) wire() map[string]any {
 	return m
 }
 
-func terminalStatus(s string) bool { return s == "completed" || s == "failed" || s == "cancelled" }
+func terminalStatus(s string) bool { return protocol.TaskStatus(s).Terminal() }
 
 // create accepts a task-augmented request: the CreateTaskResult goes out
 // at once, the question is answered in the background.

@@ -206,7 +206,6 @@ type TaskError struct {
 
 func (e *TaskError) Error() string { return fmt.Sprintf("tasks/get: error %d %s", e.Code, e.Message) }
 
-// IsTerminal reports completed, failed and cancelled.
-func IsTerminal(status string) bool {
-	return status == "completed" || status == "failed" || status == "cancelled"
-}
+// IsTerminal reports completed, failed and cancelled, for a status as the
+// wire gives it (protocol.TaskStatus.Terminal).
+func IsTerminal(status string) bool { return protocol.TaskStatus(status).Terminal() }

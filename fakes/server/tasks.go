@@ -23,18 +23,17 @@ import (
 // notifications to the owning session only, related-task _meta, blocking
 // tasks/result, paginated listing and ttl expiry.
 
-// Task statuses.
+// Task statuses, as the reference keeps them (strings on the wire): the
+// protocol's.
 const (
-	statusWorking       = "working"
-	statusInputRequired = "input_required"
-	statusCompleted     = "completed"
-	statusFailed        = "failed"
-	statusCancelled     = "cancelled"
+	statusWorking       = string(protocol.TaskWorking)
+	statusInputRequired = string(protocol.TaskInputRequired)
+	statusCompleted     = string(protocol.TaskCompleted)
+	statusFailed        = string(protocol.TaskFailed)
+	statusCancelled     = string(protocol.TaskCancelled)
 )
 
-func terminal(status string) bool {
-	return status == statusCompleted || status == statusFailed || status == statusCancelled
-}
+func terminal(status string) bool { return protocol.TaskStatus(status).Terminal() }
 
 // Reference limits.
 const (

@@ -4,24 +4,13 @@ import (
 	"fmt"
 	"strings"
 
-	"github.com/mcpconform/mcpconform/fakes/client"
+	"github.com/mcpconform/mcpconform/protocol"
 )
 
-// The task status graph, 2025-11-25/basic/utilities/tasks.mdx#task-status-lifecycle
-// (the same graph governs the 2026-07-28 tasks extension).
-
-// LegalNext is the task status graph (tasks.mdx#task-status-lifecycle).
+// LegalNext is the task status graph (protocol.TaskTransitionLegal), for
+// statuses as the wire gives them.
 func LegalNext(from, to string) bool {
-	if from == to {
-		return true // seeing the same status again is no transition
-	}
-	switch from {
-	case "working":
-		return to == "input_required" || client.IsTerminal(to)
-	case "input_required":
-		return to == "working" || client.IsTerminal(to)
-	}
-	return false // terminal statuses never change
+	return protocol.TaskTransitionLegal(protocol.TaskStatus(from), protocol.TaskStatus(to))
 }
 
 // IllegalStep finds the first illegal step in a sequence of statuses.
