@@ -24,8 +24,11 @@ import (
 	"cmp"
 	"container/heap"
 	"context"
+	"fmt"
+	"os"
 	"runtime"
 	"slices"
+	"strings"
 	"sync"
 	"time"
 )
@@ -80,9 +83,38 @@ type Limits struct {
 const DefaultWidth = 32
 
 // DefaultProcesses bounds the jobs that start target processes: each is a
-// program of its own in memory, and it competes for the cores with the
-// rest of the run.
-func DefaultProcesses() int { return max(8, 4*runtime.NumCPU()) }
+// program of its own in memory (processBudget is what one is given), and it
+// competes for the cores with the rest of the run. At least one.
+func DefaultProcesses() int {
+	n := max(8, 4*runtime.NumCPU())
+	if avail, ok := availableMemory(); ok {
+		n = min(n, int(avail/processBudget))
+	}
+	return max(n, 1)
+}
+
+// processBudget is the memory a target process is allowed for in
+// DefaultProcesses: a Node.js or Python MCP server takes some 50–100 MB.
+const processBudget = 128 << 20
+
+// availableMemory is the memory the system can give without swapping
+// (Linux's MemAvailable); ok is false where it cannot be read.
+func availableMemory() (bytes uint64, ok bool) {
+	b, err := os.ReadFile("/proc/meminfo")
+	if err != nil {
+		return 0, false
+	}
+	for line := range strings.Lines(string(b)) {
+		if rest, found := strings.CutPrefix(line, "MemAvailable:"); found {
+			var kb uint64
+			if _, err := fmt.Sscanf(strings.TrimSpace(rest), "%d kB", &kb); err != nil {
+				return 0, false
+			}
+			return kb << 10, true
+		}
+	}
+	return 0, false
+}
 
 // Result is what a job produced.
 type Result[T any] struct {

@@ -3,6 +3,7 @@ package runner_test
 import (
 	"context"
 	"fmt"
+	"runtime"
 	"sync"
 	"time"
 
@@ -245,5 +246,13 @@ var _ = Describe("a job with After", func() {
 		Expect(l.index("end a-read")).To(BeNumerically("<", l.index("start changes")))
 		Expect(l.index("end b-read")).To(BeNumerically("<", l.index("start changes")))
 		Expect(l.index("end changes")).To(BeNumerically("<", l.index("start a-ledger")))
+	})
+})
+
+var _ = Describe("the default bound on target processes", func() {
+	It("is at least one, and no more than the cores allow", func() {
+		n := runner.DefaultProcesses()
+		Expect(n).To(BeNumerically(">=", 1))
+		Expect(n).To(BeNumerically("<=", max(8, 4*runtime.NumCPU())))
 	})
 })
