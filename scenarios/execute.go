@@ -27,6 +27,10 @@ type Verdict struct {
 	// Check as judged: its level may have been raised for this run.
 	Check   Check
 	Outcome Outcome
+	// Why is the kind of reason of a skip or an error: NotJudged when what
+	// the check judges never happened (the target gave nothing to judge it
+	// on), "" otherwise.
+	Why Why
 	// Message: "Expected: …\nActual: …" for failures, the reason otherwise.
 	Message string
 	At      time.Duration
@@ -67,7 +71,19 @@ type T struct {
 type abort struct {
 	outcome Outcome
 	reason  string
+	why     Why
 }
+
+// Why is the kind of reason a verdict that is no pass or fail gives.
+type Why string
+
+// NotJudged: what the check judges never happened (the target refused the
+// version, blocked on a prerequisite, was lost, or answered without what
+// the check needs), so it was not judged. Its message starts "not judged: ".
+const NotJudged Why = "not judged"
+
+// notJudged is the message of a check NotJudged for reason.
+func notJudged(reason string) string { return string(NotJudged) + ": " + reason }
 
 // Execute runs one scenario body and returns a verdict for every check. It
 // never panics and never outlives ctx by more than its cleanups.
@@ -83,15 +99,15 @@ func Execute(ctx context.Context, s *Scenario, env Env) *Result {
 	}
 	rest := abort{outcome: Errored, reason: "the scenario ended without judging this check (a defect in mcpconform)"}
 	if reason, closed := env.Gate.Closed(); closed {
-		rest = abort{Errored, "not judged: " + reason}
+		rest = abort{Errored, notJudged(reason), NotJudged}
 		if env.Gate.Unsupported() {
 			rest.outcome = Skip
 		}
 	} else {
 		rest = t.runBounded(rest)
 	}
-	if ctx.Err() != nil && rest.outcome != Skip && !strings.HasPrefix(rest.reason, "not judged: ") {
-		rest = abort{Errored, "the scenario deadline passed before this check was judged (raise --timeout?)"}
+	if ctx.Err() != nil && rest.outcome != Skip && rest.why != NotJudged {
+		rest = abort{outcome: Errored, reason: "the scenario deadline passed before this check was judged (raise --timeout?)"}
 	}
 	res := &Result{Scenario: s, Duration: time.Since(t.start)}
 	t.mu.Lock()
@@ -105,7 +121,7 @@ func Execute(ctx context.Context, s *Scenario, env Env) *Result {
 			v.Check.Level = l
 		}
 		if !ok {
-			v = Verdict{Check: judged, Outcome: rest.outcome, Message: rest.reason, At: time.Since(t.start)}
+			v = Verdict{Check: judged, Outcome: rest.outcome, Message: rest.reason, Why: rest.why, At: time.Since(t.start)}
 		}
 		if len(t.harness) > 0 {
 			v = Verdict{Check: judged, Outcome: Errored, At: v.At, Message: t.harnessMessage(v)}
@@ -137,8 +153,8 @@ func (t *T) runBounded(rest abort) abort {
 	go func() { body <- t.runBody(rest) }()
 	out, finished := waitBounded(t.Ctx, body)
 	if !finished {
-		out = abort{Errored, fmt.Sprintf("not judged: the scenario was still running %s after its deadline, stuck waiting on the target "+
-			"(step: %s); it was abandoned", OverrunGrace, t.LastStep())}
+		out = abort{Errored, notJudged(fmt.Sprintf("the scenario was still running %s after its deadline, stuck waiting on the target "+
+			"(step: %s); it was abandoned", OverrunGrace, t.LastStep())), NotJudged}
 	}
 	cleaned := make(chan abort, 1)
 	go func() { t.runCleanups(); cleaned <- abort{} }()
@@ -173,7 +189,7 @@ func (t *T) runBody(rest abort) (out abort) {
 				out = a
 				return
 			}
-			out = abort{Errored, fmt.Sprintf("panic in scenario: %v\n%s", r, debug.Stack())}
+			out = abort{outcome: Errored, reason: fmt.Sprintf("panic in scenario: %v\n%s", r, debug.Stack())}
 		}
 	}()
 	t.scenario.Run(t)
@@ -276,7 +292,7 @@ func (t *T) Scenario() *Scenario { return t.scenario }
 
 func (t *T) own(c *Check) {
 	if !slices.Contains(t.scenario.Checks, c) {
-		panic(abort{Errored, fmt.Sprintf("scenario %s judged check %s, which is not its own (a defect in mcpconform)", t.scenario.ID, c.ID)})
+		panic(abort{outcome: Errored, reason: fmt.Sprintf("scenario %s judged check %s, which is not its own (a defect in mcpconform)", t.scenario.ID, c.ID)})
 	}
 }
 
@@ -293,7 +309,10 @@ func (t *T) Escalate(c *Check, level Level, why string) {
 	t.transcript.Eventf("", "%s judged at %s: %s", c.ID, level, why)
 }
 
-func (t *T) record(c *Check, o Outcome, msg string) {
+func (t *T) record(c *Check, o Outcome, msg string) { t.recordWhy(c, o, msg, "") }
+
+// recordWhy is record with the kind of reason of a skip or an error.
+func (t *T) recordWhy(c *Check, o Outcome, msg string, why Why) {
 	t.own(c)
 	if o == Fail && t.Ctx.Err() != nil {
 		// Past the scenario's deadline a missing answer proves nothing.
@@ -311,7 +330,7 @@ func (t *T) record(c *Check, o Outcome, msg string) {
 	if prev, ok := t.verdicts[c]; ok && prev.Outcome == Fail {
 		return // the first failure stands
 	}
-	t.verdicts[c] = Verdict{Check: judged, Outcome: o, Message: msg, At: time.Since(t.start)}
+	t.verdicts[c] = Verdict{Check: judged, Outcome: o, Message: msg, Why: why, At: time.Since(t.start)}
 }
 
 // Pass records that the check held.
@@ -340,14 +359,20 @@ func (t *T) Judge(c *Check, ok bool, expected, actual string) bool {
 func (t *T) Skip(c *Check, reason string) { t.record(c, Skip, reason) }
 
 // SkipRest stops the body: every check not yet judged is skipped with reason.
-func (t *T) SkipRest(reason string) { panic(abort{Skip, reason}) }
+func (t *T) SkipRest(reason string) { panic(abort{outcome: Skip, reason: reason}) }
+
+// NotJudged skips c because what it judges never happened: the target
+// answered without what the check needs (NotJudged, "not judged: reason").
+func (t *T) NotJudged(c *Check, reason string) { t.recordWhy(c, Skip, notJudged(reason), NotJudged) }
+
+// NotJudgedRest stops the body as NotJudged does for every check not yet
+// judged.
+func (t *T) NotJudgedRest(reason string) { panic(abort{Skip, notJudged(reason), NotJudged}) }
 
 // Blocked stops the body because the target failed a prerequisite: the
 // checks not yet judged cannot be judged and are skipped, saying why. (The
 // prerequisite's own check carries the failure.)
-func (t *T) Blocked(format string, args ...any) {
-	panic(abort{Skip, "not judged: " + fmt.Sprintf(format, args...)})
-}
+func (t *T) Blocked(format string, args ...any) { t.NotJudgedRest(fmt.Sprintf(format, args...)) }
 
 // Unreachable stops the body because the target could not complete even
 // the handshake: the check that was running fails (see Lost), and the rest
@@ -371,7 +396,7 @@ func (t *T) Lost(expected, actual string) {
 	if c := t.running(); c != nil {
 		t.Fail(c, expected, actual)
 	}
-	panic(abort{Errored, "not judged: " + actual})
+	panic(abort{Errored, notJudged(actual), NotJudged})
 }
 
 // running is the check a body was working towards when it stopped: the
@@ -411,13 +436,13 @@ func (t *T) NotImplemented(c *Check, evidence string) {
 		t.Skip(c, what+" ("+evidence+"); judged only when --spec-version names it")
 	}
 	t.Env.Gate.CloseUnsupported(what + " (" + evidence + ")")
-	panic(abort{Skip, "not judged: " + what + " (" + evidence + ")"})
+	t.NotJudgedRest(what + " (" + evidence + ")")
 }
 
 // Abort stops the body on a harness problem (could not start or reach the
 // target): the checks not yet judged are errors, not failures.
 func (t *T) Abort(format string, args ...any) {
-	panic(abort{Errored, fmt.Sprintf(format, args...)})
+	panic(abort{outcome: Errored, reason: fmt.Sprintf(format, args...)})
 }
 
 // Wait is a context for one wait on the target.

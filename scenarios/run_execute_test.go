@@ -628,3 +628,21 @@ var _ = g.Describe("Harness errors", func() {
 		Expect(r.Transcript).To(ContainSubstring("harness error: mcpconform's own result of tools/list"))
 	})
 })
+
+var _ = g.Describe("the kind of a reason", func() {
+	g.It("marks a check whose subject never happened NotJudged, and a plain skip not", func(ctx g.SpecContext) {
+		a := &Check{ID: "why/a", Level: Must}
+		b := &Check{ID: "why/b", Level: Must}
+		rest := &Check{ID: "why/rest", Level: Must}
+		res := Execute(ctx, &Scenario{ID: "why", Checks: []*Check{a, b, rest}, Run: func(t *T) {
+			t.NotJudged(a, "the target answered without a task")
+			t.Skip(b, "the target lists no such fixture")
+			t.Blocked("the prerequisite failed")
+		}}, Env{})
+		Expect(res.Verdicts[0].Why).To(Equal(NotJudged))
+		Expect(res.Verdicts[0].Message).To(Equal("not judged: the target answered without a task"))
+		Expect(res.Verdicts[1].Why).To(BeEmpty())
+		Expect(res.Verdicts[2].Why).To(Equal(NotJudged))
+		Expect(res.Verdicts[2].Outcome).To(Equal(Skip))
+	})
+})

@@ -72,7 +72,7 @@ var toolsCallScenario = &scenarios.Scenario{
 		req := calls[0].Msg
 		if err := protocol.ValidateParams(t.Env.Version, protocol.MethodToolsCall, req.Params); err != nil {
 			t.Fail(toolsCallRequestValid, "tools/call params valid at "+t.Env.Version, err.Error())
-			t.Skip(toolsCallArgumentsMatch, "not judged: the request itself is invalid (client-tools-call/request-valid)")
+			t.NotJudged(toolsCallArgumentsMatch, "the request itself is invalid (client-tools-call/request-valid)")
 			return
 		}
 		t.Pass(toolsCallRequestValid)

@@ -132,7 +132,7 @@ var beforeInitializeScenario = &scenarios.Scenario{
 		}
 		if err != nil {
 			t.Fail(beforeInitializeAnswered, "a response: a result or a JSON-RPC error", judge.Describe(resp, err))
-			t.Skip(beforeInitializeRequestRejected, "not judged: the request was not answered at all (see "+beforeInitializeAnswered.ID+")")
+			t.NotJudged(beforeInitializeRequestRejected, "the request was not answered at all (see "+beforeInitializeAnswered.ID+")")
 			return
 		}
 		t.Pass(beforeInitializeAnswered)

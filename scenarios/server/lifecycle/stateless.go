@@ -225,7 +225,7 @@ func rawRequest(t *serverside.T, s *client.Session, id jsonrpc.ID, method string
 // asks, and whether it must implement it is the handshake's verdict.
 func skipIfVersionRefused(t *serverside.T, resp *jsonrpc.Message, err error) {
 	if err == nil && judge.IsErrorCode(resp, codes.UnsupportedProtocolVersion) {
-		t.SkipRest(fmt.Sprintf("not judged: the target refuses %s itself (%s), so it cannot be judged on what %s asks",
+		t.NotJudgedRest(fmt.Sprintf("the target refuses %s itself (%s), so it cannot be judged on what %s asks",
 			t.Env.Version, judge.Describe(resp, err), t.Env.Version))
 	}
 }

@@ -161,7 +161,7 @@ func (x *exchange) settle(r reply) {
 		x.t.Lost("an answer to "+x.what, r.err.Error())
 	}
 	if r.isError() && r.msg.Error.Code == codes.UnsupportedProtocolVersion {
-		x.t.SkipRest(fmt.Sprintf("not judged: the target refuses %s itself (%s)", x.t.Env.Version, r))
+		x.t.NotJudgedRest(fmt.Sprintf("the target refuses %s itself (%s)", x.t.Env.Version, r))
 	}
 }
 

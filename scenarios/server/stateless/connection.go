@@ -46,7 +46,7 @@ var connectionStateScenario = &scenarios.Scenario{
 		}
 		t.Step("call %s declaring no capabilities", tool)
 		if resp, err := call("1", map[string]any{}); err != nil || !judge.IsErrorCode(resp, codes.MissingRequiredClientCapability) {
-			t.SkipRest("not judged: the first call without sampling was not refused with -32021 (" + judge.Describe(resp, err) +
+			t.NotJudgedRest("the first call without sampling was not refused with -32021 (" + judge.Describe(resp, err) +
 				"); lifecycle-missing-capability judges that")
 		}
 		t.Step("call %s declaring sampling", tool)

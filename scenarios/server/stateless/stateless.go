@@ -121,7 +121,7 @@ var versions = protocol.JudgedStateless()
 // the lifecycle family's handshake judges.
 func skipIfVersionRefused(t *serverside.T, resp *jsonrpc.Message, err error) {
 	if err == nil && judge.IsErrorCode(resp, codes.UnsupportedProtocolVersion) {
-		t.SkipRest(fmt.Sprintf("not judged: the target refuses %s itself (%s)", t.Env.Version, judge.Describe(resp, err)))
+		t.NotJudgedRest(fmt.Sprintf("the target refuses %s itself (%s)", t.Env.Version, judge.Describe(resp, err)))
 	}
 }
 

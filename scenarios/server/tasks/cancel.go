@@ -104,7 +104,7 @@ var cancelDuringElicitationScenario = &scenarios.Scenario{
 		})
 		final, err := getTask(t, a, id)
 		if serverside.Gone(a, err) {
-			t.Skip(cancelDuringElicitationStaysCancelled, "not judged: the session ended after the late answer ("+judge.Describe(final, err)+")")
+			t.NotJudged(cancelDuringElicitationStaysCancelled, "the session ended after the late answer ("+judge.Describe(final, err)+")")
 		} else {
 			t.Judge(cancelDuringElicitationStaysCancelled, staysCancelled(final),
 				"status cancelled, or -32602 for a task the server deleted (tasks.mdx: receivers MAY delete cancelled tasks, including immediately after cancellation)",
@@ -341,7 +341,7 @@ func runCancelLongRunning(t *serverside.T) {
 			return answer(m) || m.Method == protocol.NotificationProgress && strings.Contains(string(m.Params), longRunningProgressToken)
 		})
 		if first != nil && answer(first) {
-			t.SkipRest("not judged: the call was answered before it could be cancelled (give the fixture a longer run: argument ms)")
+			t.NotJudgedRest("the call was answered before it could be cancelled (give the fixture a longer run: argument ms)")
 		}
 	}()
 	t.Step("send notifications/cancelled for %s", id)

@@ -127,7 +127,7 @@ func runIsolation(t *serverside.T) {
 			t.Escalate(c, scenarios.Must, "two authorization contexts were given")
 		}
 	case sessionless(a.Conn()):
-		judged, why = false, "not judged: the server keeps no sessions (it assigned no Mcp-Session-Id) and no authorization "+
+		judged, why = false, "the server keeps no sessions (it assigned no Mcp-Session-Id) and no authorization "+
 			"contexts were given (--auth-token twice), so there is nothing to bind tasks to (SEP-1686 §8.1: \""+noteBind+"\"); "+
 			"unguessable-ids judges such a server"
 	}
@@ -135,7 +135,7 @@ func runIsolation(t *serverside.T) {
 		if judged {
 			t.Judge(c, ok, expected, actual)
 		} else {
-			t.Skip(c, why)
+			t.NotJudged(c, why)
 		}
 	}
 	fx := requireTaskTool(t, a, fixtureTaskWorking, map[string]any{"ms": 1000}, "optional", "required")
@@ -176,7 +176,7 @@ func runIsolation(t *serverside.T) {
 	unknown, errUnknown := getTask(t, b, never)
 	switch {
 	case !getRejected:
-		t.Skip(isolationIndistinguishableErrors, "not judged: B's tasks/get for A's task was not rejected")
+		t.NotJudged(isolationIndistinguishableErrors, "B's tasks/get for A's task was not rejected")
 	case errGet != nil || errUnknown != nil:
 		t.Judge(isolationIndistinguishableErrors, judge.Describe(foreignGet, errGet) == judge.Describe(unknown, errUnknown),
 			"the same rejection for both", fmt.Sprintf("foreign: %s; never existed: %s", judge.Describe(foreignGet, errGet), judge.Describe(unknown, errUnknown)))
@@ -192,7 +192,7 @@ func runIsolation(t *serverside.T) {
 	case !serverTasksCapability(b, "list"):
 		t.Skip(isolationListExcludesForeign, "the server does not declare capabilities.tasks.list")
 	case !judged:
-		t.Skip(isolationListExcludesForeign, why)
+		t.NotJudged(isolationListExcludesForeign, why)
 	default:
 		t.Step("session B: tasks/list")
 		ids, err := listAll(t, b)
@@ -226,7 +226,7 @@ func runIsolation(t *serverside.T) {
 	}
 	switch {
 	case !judged:
-		t.Skip(isolationForeignCancelNoEffect, why)
+		t.NotJudged(isolationForeignCancelNoEffect, why)
 	case final.Status != "cancelled":
 		t.Pass(isolationForeignCancelNoEffect)
 	default:
@@ -238,7 +238,7 @@ func runIsolation(t *serverside.T) {
 		case err != nil:
 			t.Blocked("A's second task did not finish: %v", err)
 		case ctl.Status == "cancelled":
-			t.Skip(isolationForeignCancelNoEffect, "not judged: a task nobody cancelled ended cancelled too, so B's "+
+			t.NotJudged(isolationForeignCancelNoEffect, "a task nobody cancelled ended cancelled too, so B's "+
 				"tasks/cancel cannot be told apart (tasks-result/completes-uncancelled judges that)")
 		default:
 			t.Fail(isolationForeignCancelNoEffect, "completed (or failed), as if B had never asked",

@@ -162,7 +162,7 @@ func runTaskResult(t *serverside.T) {
 		"status completed, and tasks/result returns the tool's result", fmt.Sprintf("status %s; tasks/result: %s", ended, judge.Describe(res, nil)))
 
 	if res.Error != nil {
-		t.Skip(resultRelatedTaskMeta, "not judged: tasks/result answered a JSON-RPC error ("+judge.Describe(res, nil)+")")
+		t.NotJudged(resultRelatedTaskMeta, "tasks/result answered a JSON-RPC error ("+judge.Describe(res, nil)+")")
 	} else {
 		rt, has := relatedTaskID(res.Result)
 		t.Judge(resultRelatedTaskMeta, has && rt == id, "_meta related-task.taskId = "+id, fmt.Sprintf("present=%v taskId=%q", has, rt))
@@ -170,7 +170,7 @@ func runTaskResult(t *serverside.T) {
 
 	switch {
 	case ended != "completed" || res.Error != nil:
-		t.Skip(resultExactResult, fmt.Sprintf("not judged: the task ended %s (tasks/result: %s), so there is no tool result to compare", ended, judge.Describe(res, nil)))
+		t.NotJudged(resultExactResult, fmt.Sprintf("the task ended %s (tasks/result: %s), so there is no tool result to compare", ended, judge.Describe(res, nil)))
 		return
 	case !optional:
 		t.Skip(resultExactResult, "tool "+fx.Tool+" is taskSupport required, so there is no plain call to compare with")
@@ -289,7 +289,7 @@ var failingTaskScenario = &scenarios.Scenario{
 		if statusOf(final) == "cancelled" {
 			// Nobody cancelled it: the tool never ran to its error.
 			// tasks-result/completes-uncancelled judges such a server.
-			t.SkipRest("not judged: the task ended cancelled though nobody cancelled it, so the tool never returned its error")
+			t.NotJudgedRest("the task ended cancelled though nobody cancelled it, so the tool never returned its error")
 		}
 		isErr := err == nil && res.Error == nil && isErrorResult(res.Result)
 		t.Judge(failingResultIsError, isErr, "a CallToolResult with isError: true", judge.Describe(res, err))

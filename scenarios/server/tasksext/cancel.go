@@ -117,17 +117,17 @@ func judgeStays(t *serverside.T, s *client.Session, task client.ExtTask, c *scen
 	t.Step("poll %s until terminal", task.TaskID)
 	polls, err := waitTask(t, s, task, 0, terminal)
 	if err != nil {
-		t.Skip(c, fmt.Sprintf("not judged: the task did not end soon after the cancel (%v); cancellation is cooperative "+
+		t.NotJudged(c, fmt.Sprintf("the task did not end soon after the cancel (%v); cancellation is cooperative "+
 			"(ext-tasks/tasks.md#task-cancellation)", err))
 		return
 	}
 	end := polls[len(polls)-1]
 	switch {
 	case end.Resp.Error != nil:
-		t.Skip(c, "not judged: the task was purged before it read terminal ("+judge.Describe(end.Resp, nil)+")")
+		t.NotJudged(c, "the task was purged before it read terminal ("+judge.Describe(end.Resp, nil)+")")
 		return
 	case end.Task.Status != "cancelled":
-		t.Skip(c, "not judged: the task ended "+end.Task.Status+", which a cancel that came too late allows")
+		t.NotJudged(c, "the task ended "+end.Task.Status+", which a cancel that came too late allows")
 		return
 	}
 	if then != nil {

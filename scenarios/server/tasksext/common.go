@@ -98,7 +98,7 @@ func createTask(t *serverside.T, s *client.Session, fx scenarios.Fixture) (clien
 		t.Blocked("tools/call of %s failed: %s", fx.Tool, judge.Describe(resp, err))
 	}
 	if !isTask(resp) {
-		t.SkipRest(fmt.Sprintf("not judged: %s was answered without a task (resultType %q), as a server may "+
+		t.NotJudgedRest(fmt.Sprintf("%s was answered without a task (resultType %q), as a server may "+
 			"(ext-tasks/tasks.md#capability-negotiation: the server is the sole decider)", fx.Tool, judge.StringField(resp.Result, "resultType")))
 	}
 	task, _ := client.ReadExtTask(resp.Result)

@@ -75,8 +75,8 @@ func runInput(t *serverside.T) {
 	fx := t.Env.Fixture(fixtureConfirmDelete, map[string]any{"filename": "notes.txt"})
 	if _, ok := tools[fx.Tool]; !ok {
 		t.Skip(inputRequestsListed, fmt.Sprintf("the target lists no tool %q for the fixture %s", fx.Tool, fixtureConfirmDelete))
-		t.Skip(inputUnknownKeyIgnored, "not judged: no confirm_delete")
-		t.Skip(inputUpdateAckEmpty, "not judged: no confirm_delete")
+		t.NotJudged(inputUnknownKeyIgnored, "no confirm_delete")
+		t.NotJudged(inputUpdateAckEmpty, "no confirm_delete")
 	} else {
 		runConfirmDelete(t, s, fx)
 	}

@@ -97,10 +97,10 @@ func runIsolation(t *serverside.T) {
 	why := ""
 	switch {
 	case len(t.Env.AuthTokens) != 2:
-		why = "not judged: no two authorization contexts were given (--auth-token twice); at 2026-07-28 there are no " +
+		why = "no two authorization contexts were given (--auth-token twice); at 2026-07-28 there are no " +
 			"sessions, so without them there is nothing to bind a task to"
 	case t.Env.Transport == transport.Stdio:
-		why = "not judged: stdio carries no Authorization header, so the two bearer tokens cannot be presented"
+		why = "stdio carries no Authorization header, so the two bearer tokens cannot be presented"
 	}
 	bound := why == ""
 	a := openAs(t, "A", 0, bound)
@@ -114,7 +114,7 @@ func runIsolation(t *serverside.T) {
 	switch {
 	case !bound:
 		for _, c := range bindingChecks {
-			t.Skip(c, why)
+			t.NotJudged(c, why)
 		}
 	case !haveConfirm:
 		for _, c := range bindingChecks {
@@ -176,7 +176,7 @@ func judgeBinding(t *serverside.T, a *client.Session, confirm scenarios.Fixture)
 		cancel()
 		if err != nil || now.Error != nil {
 			// Purged: nothing B did shows, and a server may purge.
-			t.Skip(isolationNoEffect, "not judged: A's task could no longer be read ("+judge.Describe(now, err)+")")
+			t.NotJudged(isolationNoEffect, "A's task could no longer be read ("+judge.Describe(now, err)+")")
 		} else {
 			cur, _ := client.ReadExtTask(now.Result)
 			t.Judge(isolationNoEffect, cur.Status == "input_required", "status input_required", describeTask(now, nil))
@@ -204,7 +204,7 @@ func judgeAck(t *serverside.T, c *scenarios.Check, resp *jsonrpc.Message, err er
 	t.Step("B's request was acknowledged: the same request for an id that never existed")
 	u, uerr := unknown()
 	if !rejected(u, uerr) {
-		t.Skip(c, "not judged: the server acknowledges the request for an id that never existed as well ("+
+		t.NotJudged(c, "the server acknowledges the request for an id that never existed as well ("+
 			judge.Describe(u, uerr)+"), so the acknowledgement grants B nothing; foreign-no-effect judges whether it reached A's task")
 		return
 	}

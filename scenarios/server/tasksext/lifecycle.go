@@ -95,7 +95,7 @@ func runLifecycle(t *serverside.T) {
 	resultType := judge.StringField(resp.Result, "resultType")
 	if !isTask(resp) {
 		t.Judge(lifecycleResultTypeTask, resultType != "task", "a result that is no task does not say resultType \"task\"", "resultType "+resultType)
-		t.SkipRest(fmt.Sprintf("not judged: %s was answered without a task, as a server may (ext-tasks/tasks.md#capability-negotiation)", fx.Tool))
+		t.NotJudgedRest(fmt.Sprintf("%s was answered without a task, as a server may (ext-tasks/tasks.md#capability-negotiation)", fx.Tool))
 	}
 	t.Judge(lifecycleResultTypeTask, resultType == "task", "resultType \"task\" on a result carrying taskId and status", fmt.Sprintf("resultType %q", resultType))
 	task, _ := client.ReadExtTask(resp.Result)
@@ -240,7 +240,7 @@ var protocolErrorScenario = &scenarios.Scenario{
 		t.Judge(protocolErrorFailed, ok, "status failed with error {code, message} and no result",
 			fmt.Sprintf("%s; error %s; result %s", describeTask(end.Resp, nil), string(end.Task.Error), string(end.Task.Result)))
 		if end.Task.Status != "failed" {
-			t.Skip(protocolErrorStatusMessage, "not judged: the task did not end failed")
+			t.NotJudged(protocolErrorStatusMessage, "the task did not end failed")
 			return
 		}
 		t.Judge(protocolErrorStatusMessage, end.Task.StatusMessage != nil && *end.Task.StatusMessage != "", "a statusMessage", "none")

@@ -124,7 +124,7 @@ func runNegotiation(t *serverside.T) {
 		}
 		t.Judge(negotiationRequired32021, ok, want, describeTask(resp, err)+note)
 		if err != nil || !judge.IsErrorCode(resp, codes.MissingRequiredClientCapability) {
-			t.Skip(negotiationRequiredNamesExtension, "not judged: the answer was not -32021")
+			t.NotJudged(negotiationRequiredNamesExtension, "the answer was not -32021")
 		} else {
 			var data struct {
 				Required struct {

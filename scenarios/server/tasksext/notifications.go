@@ -100,7 +100,7 @@ func runNotifications(t *serverside.T) {
 
 	notes := s.Inbox().Matching(mark, isOurs)
 	if len(notes) == 0 {
-		t.Skip(notificationsSubscriptionID, fmt.Sprintf("not judged: no notifications/tasks arrived for the task (it read %s by polling); "+
+		t.NotJudged(notificationsSubscriptionID, fmt.Sprintf("no notifications/tasks arrived for the task (it read %s by polling); "+
 			"servers MAY push them", end.Task.Status))
 	} else {
 		var bad []string
@@ -154,7 +154,7 @@ func awaitAck(t *serverside.T, s *client.Session, l *client.Listening, mark int)
 	case <-acked:
 	case <-l.Done():
 		resp, err := l.Response()
-		t.SkipRest("not judged: subscriptions/listen for the task was answered at once (" + judge.Describe(resp, err) +
+		t.NotJudgedRest("subscriptions/listen for the task was answered at once (" + judge.Describe(resp, err) +
 			"), so the server offers no task notifications on it")
 	case <-ctx.Done():
 		t.Blocked("subscriptions/listen for the task was neither acknowledged nor answered within %s", t.Env.Timing.ResponseTimeout)
