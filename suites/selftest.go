@@ -372,7 +372,8 @@ func (p *selfTestPass) judge() RunOutcome {
 		out.Problems = append(out.Problems, fmt.Sprintf("%s: could not start: %v", run, p.startErr))
 		return out
 	}
-	why := map[string]string{} // the reference's failures, for the report
+	why := map[string]string{}     // the reference's failures, for the report
+	skipped := map[string]string{} // why a check was skipped, for a fault that did not fail it
 	for i, res := range p.results {
 		if res == nil {
 			out.Problems = append(out.Problems, fmt.Sprintf("%s: %s did not run: the self-test was stopped", run, p.scenarios[i].ID))
@@ -394,6 +395,7 @@ func (p *selfTestPass) judge() RunOutcome {
 				// session, so id entropy is not judged); the fault that
 				// kills such a check proves it still works.
 				out.Skipped = append(out.Skipped, v.Check.ID)
+				skipped[v.Check.ID] = firstLine(v.Message)
 			}
 		}
 	}
@@ -421,7 +423,11 @@ func (p *selfTestPass) judge() RunOutcome {
 	kills := KillsOn(run.Fault, run.Transport, run.Version)
 	for _, want := range kills {
 		if !slices.Contains(out.Failed, want) {
-			out.Problems = append(out.Problems, fmt.Sprintf("%s: does not fail %s, its check", run, want))
+			problem := fmt.Sprintf("%s: does not fail %s, its check", run, want)
+			if msg, ok := skipped[want]; ok {
+				problem += " (skipped: " + msg + ")"
+			}
+			out.Problems = append(out.Problems, problem)
 		}
 	}
 	for _, id := range out.Failed {
