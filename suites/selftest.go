@@ -424,8 +424,11 @@ func (p *selfTestPass) judge() RunOutcome {
 	for _, want := range kills {
 		if !slices.Contains(out.Failed, want) {
 			problem := fmt.Sprintf("%s: does not fail %s, its check", run, want)
-			if msg, ok := skipped[want]; ok {
+			switch msg, ok := skipped[want]; {
+			case ok:
 				problem += " (skipped: " + msg + ")"
+			case slices.Contains(out.Passed, want):
+				problem += " (it passed)"
 			}
 			out.Problems = append(out.Problems, problem)
 		}
