@@ -211,7 +211,7 @@ type selfTestPass struct {
 	opts      SelfTestOptions
 	cfg       Config
 	scenarios []*scenarios.Scenario
-	estimates []time.Duration
+	estimate  time.Duration
 	done      func(RunOutcome) // told the outcome when the last scenario ends
 
 	mu       sync.Mutex
@@ -219,7 +219,7 @@ type selfTestPass struct {
 	startErr error
 	stop     func()
 	own      func() []string
-	results  []*scenarios.Result
+	results  [][]scenarios.Verdict // per scenario; nil until it ran
 	left     int
 	began    time.Time
 	ended    time.Time
@@ -230,22 +230,12 @@ type selfTestPass struct {
 func newSelfTestPass(run Run, opts SelfTestOptions, table Durations) *selfTestPass {
 	p := &selfTestPass{run: run, opts: opts, cfg: run.config(opts.Sweep)}
 	p.scenarios = p.cfg.Applicable()
-	p.results = make([]*scenarios.Result, len(p.scenarios))
+	p.results = make([][]scenarios.Verdict, len(p.scenarios))
 	p.left = len(p.scenarios)
-	// A variant's wait beyond the reference's (a fault left unanswered
-	// costs a response timeout) is spent in the scenarios that show it.
-	extra := table.Estimate(run, opts.Sweep) - table.scenariosOf(p.cfg, run.Transport, run.Version)
-	own := func(*scenarios.Scenario) bool { return false }
-	if run.Fault != nil {
-		own = variantScenarios(run.Fault)
-	}
-	for _, s := range p.scenarios {
-		est := table.Of(Unit{Scenario: s.ID, Transport: run.Transport, Version: run.Version})
-		if own(s) {
-			est += max(0, extra)
-		}
-		p.estimates = append(p.estimates, est)
-	}
+	// Every scenario of a run carries the run's estimate: the runs go
+	// longest first, and a run's scenarios together, so its reference
+	// lives no longer than they take.
+	p.estimate = table.Estimate(run, opts.Sweep)
 	return p
 }
 
@@ -254,7 +244,7 @@ func (p *selfTestPass) jobs(key string) []runner.Job[struct{}] {
 	var out []runner.Job[struct{}]
 	for i, s := range p.scenarios {
 		out = append(out, runner.Job[struct{}]{
-			Key: key + "|" + s.ID, Group: key, Phase: phaseOf(s), Estimate: p.estimates[i],
+			Key: key + "|" + s.ID, Group: key, Phase: phaseOf(s), Estimate: p.estimate,
 			Process: p.run.Transport == transport.Stdio || p.run.Side == scenarios.ClientSide,
 			Run: func(ctx context.Context, _ func(string)) struct{} {
 				p.runScenario(ctx, i)
@@ -274,7 +264,7 @@ func (p *selfTestPass) runScenario(ctx context.Context, i int) {
 		res := scenarios.Execute(sctx, p.scenarios[i], env)
 		cancel()
 		p.mu.Lock()
-		p.results[i] = res
+		p.results[i] = res.Verdicts // the transcript is let go at once
 		p.mu.Unlock()
 	}
 	p.mu.Lock()
@@ -356,7 +346,7 @@ func (p *selfTestPass) finish() RunOutcome {
 	defer p.mu.Unlock()
 	if p.outcome == nil {
 		out := p.judge()
-		p.outcome = &out
+		p.outcome, p.results = &out, nil
 	}
 	return *p.outcome
 }
@@ -374,12 +364,12 @@ func (p *selfTestPass) judge() RunOutcome {
 	}
 	why := map[string]string{}     // the reference's failures, for the report
 	skipped := map[string]string{} // why a check was skipped, for a fault that did not fail it
-	for i, res := range p.results {
-		if res == nil {
+	for i, verdicts := range p.results {
+		if verdicts == nil {
 			out.Problems = append(out.Problems, fmt.Sprintf("%s: %s did not run: the self-test was stopped", run, p.scenarios[i].ID))
 			continue
 		}
-		for _, v := range res.Verdicts {
+		for _, v := range verdicts {
 			switch v.Outcome {
 			case scenarios.Pass:
 				out.Passed = append(out.Passed, v.Check.ID)

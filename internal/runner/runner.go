@@ -10,9 +10,11 @@
 // only when every other of it has finished (they judge the traffic the
 // others left in a ledger); a job may also name jobs it starts after
 // (After: a scenario that changes what its target lists runs when the
-// others that read it are done). Among the jobs ready, those of phase First
-// go ahead, then the longest expected (Estimate), then the plan's order: a
-// long job started last would end the run on its own.
+// others that read it are done). Among the jobs ready, the one with the
+// most at stake starts first: its own Estimate, or that of the longest job
+// waiting for it (a handshake holds back its group's longest scenario),
+// then the plan's order. A long job started last would end the run on its
+// own.
 //
 // The width bounds the weight running at once (most jobs weigh 1: they
 // wait); Processes bounds, apart, the jobs that hold a target process of
@@ -128,10 +130,11 @@ type Result[T any] struct {
 type job[T any] struct {
 	Job[T]
 	index      int
-	deps       []*job[T] // the jobs it starts after
-	dependents []*job[T] // the jobs that start after it
-	waiting    int       // its deps not finished, under Run.mu
-	started    bool      // under Run.mu
+	priority   time.Duration // its Estimate, or the longest of the jobs waiting for it
+	deps       []*job[T]     // the jobs it starts after
+	dependents []*job[T]     // the jobs that start after it
+	waiting    int           // its deps not finished, under Run.mu
+	started    bool          // under Run.mu
 	done       chan struct{}
 
 	mu     sync.Mutex // guards result.Steps while the job runs
@@ -244,6 +247,12 @@ func New[T any](jobs []Job[T], limits Limits) *Run[T] {
 		}
 	}
 	for _, j := range r.jobs {
+		j.priority = max(j.priority, j.Estimate)
+		for _, d := range j.deps {
+			d.priority = max(d.priority, j.Estimate)
+		}
+	}
+	for _, j := range r.jobs {
 		if j.waiting == 0 {
 			r.push(j)
 		}
@@ -316,13 +325,10 @@ func (r *Run[T]) pickLocked() *job[T] {
 	return next
 }
 
-// before orders two ready jobs: First ahead, then the longer, then the
-// plan's order.
+// before orders two ready jobs: the more at stake first (priority), then
+// the plan's order.
 func before[T any](a, b *job[T]) bool {
-	if (a.Phase == First) != (b.Phase == First) {
-		return a.Phase == First
-	}
-	if c := cmp.Compare(b.Estimate, a.Estimate); c != 0 {
+	if c := cmp.Compare(b.priority, a.priority); c != 0 {
 		return c < 0
 	}
 	return a.index < b.index

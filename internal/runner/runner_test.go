@@ -256,3 +256,16 @@ var _ = Describe("the default bound on target processes", func() {
 		Expect(n).To(BeNumerically("<=", max(8, 4*runtime.NumCPU())))
 	})
 })
+
+var _ = Describe("the order of ready jobs", func() {
+	It("starts a First job that holds back a long job before a longer job of its own weight elsewhere", func() {
+		l := &log{}
+		jobs := []runner.Job[string]{
+			{Key: "medium", Estimate: 50 * time.Millisecond, Run: l.job("medium", false, nil)},
+			{Key: "handshake", Group: "g", Phase: runner.First, Estimate: time.Millisecond, Run: l.job("handshake", false, nil)},
+			{Key: "long", Group: "g", Estimate: time.Second, Run: l.job("long", false, nil)},
+		}
+		runner.Start(jobs, runner.Limits{Width: 1}).Wait()
+		Expect(l.events).To(Equal([]string{"start handshake", "end handshake", "start long", "end long", "start medium", "end medium"}))
+	})
+})
