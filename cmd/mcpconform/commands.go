@@ -281,6 +281,11 @@ proving a fault fails nothing else anywhere (many times longer).`,
 					return usageErr("%v", err)
 				}
 			}
+			if sweep && !cmd.Flags().Changed("parallel") {
+				// A sweep runs the whole catalogue in every run: its scenarios
+				// keep the cores busy, where a targeted run's mostly wait.
+				parallel = sweepParallel()
+			}
 			opts := suites.SelfTestOptions{Exe: exe, Transports: kinds, Versions: vs, Faults: faultNames,
 				Parallel: parallel, Timing: timing.get(), Sweep: sweep}
 			if !quiet {
@@ -304,8 +309,13 @@ proving a fault fails nothing else anywhere (many times longer).`,
 	fl.StringSliceVar(&faultNames, "fault", nil, "only these faults or liberties")
 	// Runs mostly wait on the reference (answer deadlines, poll intervals,
 	// quiet windows): many go at once per core.
-	fl.IntVar(&parallel, "parallel", min(32*runtime.NumCPU(), 128), "runs at once")
+	fl.IntVar(&parallel, "parallel", min(32*runtime.NumCPU(), 128), "scenarios that run at once, over every run (with --sweep the default is 6 per core)")
 	fl.BoolVar(&sweep, "sweep", false, "run every scenario against every fault and liberty, not only the scenarios of the checks that name it")
 	fl.BoolVarP(&quiet, "quiet", "q", false, "print only the matrix")
 	return cmd
 }
+
+// sweepParallel is the width of a sweep when none is asked for: 6 scenarios
+// per core. A sweep keeps the cores busy: at 64 on two cores its answers came
+// late enough to fail checks.
+func sweepParallel() int { return 6 * runtime.NumCPU() }
