@@ -559,12 +559,3 @@ func (r *Run[T]) Forget(key string) {
 
 // Stopped reports whether Stop was called.
 func (r *Run[T]) Stopped() bool { return r.ctx.Err() != nil }
-
-// Keys lists the plan's keys in order.
-func (r *Run[T]) Keys() []string {
-	out := make([]string, len(r.jobs))
-	for i, j := range r.jobs {
-		out[i] = j.Key
-	}
-	return out
-}

@@ -196,17 +196,24 @@ var _ = Describe("a run", func() {
 	})
 })
 
+// startStuck starts one job, "stuck", that ignores its context and returns
+// only when the spec ends, and waits until it runs.
+func startStuck(limits runner.Limits) *runner.Run[string] {
+	stuck := make(chan struct{})
+	DeferCleanup(func() { close(stuck) })
+	started := make(chan struct{})
+	r := runner.Start([]runner.Job[string]{{Key: "stuck", Run: func(context.Context, func(string)) string {
+		close(started)
+		<-stuck
+		return "late"
+	}}}, limits)
+	<-started
+	return r
+}
+
 var _ = Describe("a stopped run", func() {
 	It("gives up a job that does not return within the grace", func() {
-		stuck := make(chan struct{}) // a job that ignores its context
-		DeferCleanup(func() { close(stuck) })
-		started := make(chan struct{})
-		r := runner.Start([]runner.Job[string]{{Key: "stuck", Run: func(context.Context, func(string)) string {
-			close(started)
-			<-stuck
-			return "late"
-		}}}, runner.Limits{Width: 1, Grace: 10 * time.Millisecond})
-		<-started
+		r := startStuck(runner.Limits{Width: 1, Grace: 10 * time.Millisecond})
 		r.Stop()
 		res, ok := r.Result(context.Background(), "stuck")
 		Expect(ok).To(BeTrue())
@@ -214,15 +221,7 @@ var _ = Describe("a stopped run", func() {
 	})
 
 	It("gives up at once when told to", func() {
-		stuck := make(chan struct{})
-		DeferCleanup(func() { close(stuck) })
-		started := make(chan struct{})
-		r := runner.Start([]runner.Job[string]{{Key: "stuck", Run: func(context.Context, func(string)) string {
-			close(started)
-			<-stuck
-			return "late"
-		}}}, runner.Limits{Width: 1})
-		<-started
+		r := startStuck(runner.Limits{Width: 1})
 		stopped := make(chan struct{})
 		go func() { r.Stop(); close(stopped) }()
 		r.GiveUp()
