@@ -129,9 +129,6 @@ func (e *Execution) GiveUp() { e.run.GiveUp() }
 // Stopped reports whether the run was stopped.
 func (e *Execution) Stopped() bool { return e.run.Stopped() }
 
-// Scenarios is how many scenario runs the plan holds.
-func (e *Execution) Scenarios() int { return len(e.planned) }
-
 // Collect hands each scenario's verdicts to the collector, and its line to
 // its config's progress, in plan order as the runs finish; it returns when
 // every run has finished or the run was stopped. A scenario the stop cut
