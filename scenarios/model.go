@@ -14,6 +14,7 @@ import (
 	"strings"
 
 	"github.com/mcpconform/mcpconform/fakes/fault"
+	"github.com/mcpconform/mcpconform/fixtures"
 	"github.com/mcpconform/mcpconform/transport"
 )
 
@@ -95,11 +96,80 @@ type Scenario struct {
 	Versions []string
 	// Transports it applies to; empty means every transport.
 	Transports []transport.Kind
-	// Needs names what the target must offer (fixtures, capabilities); shown in `list`.
-	Needs  []string
+	// Needs are what the target must offer: capabilities the side driver
+	// gates the scenario on, fixtures of the contract, other needs in
+	// words; shown in `list` and held to the fixtures table by Validate.
+	Needs  []Need
 	Checks []*Check
 	// Run is the body, usually made by a side driver (serverside.Body).
 	Run func(t *T)
+}
+
+// Need is one thing a scenario needs of its target. Exactly one of
+// Capability, Fixture and Other is set; Note may qualify the first two.
+type Need struct {
+	// Capability is a capability the target declares, as a dotted path
+	// ("tools", "tasks.list"). The side driver skips the scenario, before
+	// its body judges anything, when the target does not declare it.
+	Capability string
+	// Fixture is a name of the fixtures contract (package fixtures) the
+	// scenario uses; a body that asks for a fixture its scenario does not
+	// name is a harness error.
+	Fixture string
+	// Other is a need the catalogue cannot type (a second session, an
+	// issuer the target trusts), in words.
+	Other string
+	// Note says what the capability or fixture must do here.
+	Note string
+}
+
+// NeedsCapability is the need of a declared capability (a dotted path).
+func NeedsCapability(path string, note ...string) Need {
+	return Need{Capability: path, Note: strings.Join(note, "; ")}
+}
+
+// NeedsFixture is the need of a fixture of the contract.
+func NeedsFixture(name string, note ...string) Need {
+	return Need{Fixture: name, Note: strings.Join(note, "; ")}
+}
+
+// NeedsOther is a need in words.
+func NeedsOther(text string) Need { return Need{Other: text} }
+
+// String is how `list` and the docs show the need.
+func (n Need) String() string {
+	var s string
+	switch {
+	case n.Capability != "":
+		s = "capability " + n.Capability
+	case n.Fixture != "":
+		s = "fixture " + n.Fixture
+		if f, ok := fixtures.Find(n.Fixture); ok {
+			s = string(f.Kind) + " " + n.Fixture
+		}
+	default:
+		return n.Other
+	}
+	if n.Note != "" {
+		s += " (" + n.Note + ")"
+	}
+	return s
+}
+
+// Capabilities are the capability paths the scenario needs.
+func (s *Scenario) Capabilities() []string {
+	var out []string
+	for _, n := range s.Needs {
+		if n.Capability != "" {
+			out = append(out, n.Capability)
+		}
+	}
+	return out
+}
+
+// NeedsFixtureNamed reports whether the scenario names fixture name among its needs.
+func (s *Scenario) NeedsFixtureNamed(name string) bool {
+	return slices.ContainsFunc(s.Needs, func(n Need) bool { return n.Fixture == name })
 }
 
 // AppliesTo reports whether the scenario runs at this version on this transport.
@@ -237,6 +307,9 @@ func (c Catalogue) Validate(variants map[Side]fault.Set) error {
 		if s.Side != ServerSide && s.Side != ClientSide && s.Side != AuthServerSide {
 			return fmt.Errorf("scenario %s has no side", s.ID)
 		}
+		if err := s.validateNeeds(); err != nil {
+			return err
+		}
 		for _, ch := range s.Checks {
 			name, ok := strings.CutPrefix(ch.ID, s.ID+"/")
 			if !ok || !kebab.MatchString(name) {
@@ -286,6 +359,41 @@ func (c Catalogue) Validate(variants map[Side]fault.Set) error {
 		for _, v := range set {
 			if v.Liberty && len(c.Side(side)) > 0 && len(exercised[v]) == 0 {
 				return fmt.Errorf("liberty %s is exercised by no check", v.Name)
+			}
+		}
+	}
+	return nil
+}
+
+var capabilityPath = regexp.MustCompile(`^[a-zA-Z][a-zA-Z0-9/._-]*$`)
+
+// validateNeeds holds each need to one kind, a capability to a path, and a
+// fixture to the contract, on the side that offers it.
+func (s *Scenario) validateNeeds() error {
+	offeredBy := fixtures.ByServer
+	if s.Side == ClientSide {
+		offeredBy = fixtures.ToClient
+	}
+	for _, n := range s.Needs {
+		set := 0
+		for _, v := range []string{n.Capability, n.Fixture, n.Other} {
+			if v != "" {
+				set++
+			}
+		}
+		if set != 1 || (n.Other != "" && n.Note != "") {
+			return fmt.Errorf("scenario %s has a need that is not exactly one of capability, fixture or words: %+v", s.ID, n)
+		}
+		if n.Capability != "" && !capabilityPath.MatchString(n.Capability) {
+			return fmt.Errorf("scenario %s needs capability %q, which is no dotted path", s.ID, n.Capability)
+		}
+		if n.Fixture != "" {
+			f, ok := fixtures.Find(n.Fixture)
+			if !ok {
+				return fmt.Errorf("scenario %s needs fixture %q, which the fixtures table does not list", s.ID, n.Fixture)
+			}
+			if f.Side != offeredBy {
+				return fmt.Errorf("scenario %s needs fixture %s, which is offered by the %s side's peer", s.ID, n.Fixture, f.Side)
 			}
 		}
 	}

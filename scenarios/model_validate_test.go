@@ -226,5 +226,36 @@ var _ = g.Describe("Validate", func() {
 			a.Side = ""
 			Expect(Catalogue{a}.Validate(syntheticFaults)).To(MatchError("scenario alpha has no side"))
 		})
+
+		g.DescribeTable("needs",
+			func(side Side, needs []Need, problem string) {
+				a := validScenario("alpha", "one")
+				a.Side, a.Needs = side, needs
+				if problem == "" {
+					Expect(Catalogue{a}.Validate(syntheticFaults)).To(Succeed())
+					return
+				}
+				Expect(Catalogue{a}.Validate(syntheticFaults)).To(MatchError(ContainSubstring(problem)))
+			},
+			g.Entry("a capability path, a server fixture and words", ServerSide,
+				[]Need{NeedsCapability("tasks.list"), NeedsFixture("test_simple_text", "answers"), NeedsOther("two sessions")}, ""),
+			g.Entry("a client fixture on the client side", ClientSide, []Need{NeedsFixture("test_headers")}, ""),
+			g.Entry("a fixture the table lacks", ServerSide, []Need{NeedsFixture("test_nonesuch")}, "which the fixtures table does not list"),
+			g.Entry("a client fixture on the server side", ServerSide, []Need{NeedsFixture("test_headers")}, "offered by the client side's peer"),
+			g.Entry("a capability that is no path", ServerSide, []Need{NeedsCapability("tools list")}, "which is no dotted path"),
+			g.Entry("two kinds at once", ServerSide, []Need{{Capability: "tools", Fixture: "test_simple_text"}}, "not exactly one of"),
+			g.Entry("nothing", ServerSide, []Need{{}}, "not exactly one of"),
+		)
+
+		g.It("shows each need in words", func() {
+			Expect(NeedsCapability("logging").String()).To(Equal("capability logging"))
+			Expect(NeedsFixture("test_simple_text", "answers a text").String()).To(Equal("tool test_simple_text (answers a text)"))
+			Expect(NeedsFixture("test://static-text").String()).To(Equal("resource test://static-text"))
+			Expect(NeedsOther("two sessions").String()).To(Equal("two sessions"))
+			s := &Scenario{Needs: []Need{NeedsCapability("tools"), NeedsFixture("test_simple_text"), NeedsCapability("tasks.list")}}
+			Expect(s.Capabilities()).To(HaveExactElements("tools", "tasks.list"))
+			Expect(s.NeedsFixtureNamed("test_simple_text")).To(BeTrue())
+			Expect(s.NeedsFixtureNamed("test_image_content")).To(BeFalse())
+		})
 	})
 })

@@ -9,6 +9,7 @@ import (
 	"errors"
 	"fmt"
 	"net"
+	"strings"
 
 	"github.com/mcpconform/mcpconform/fakes/client"
 	"github.com/mcpconform/mcpconform/fakes/peer"
@@ -23,6 +24,9 @@ type T struct {
 	*scenarios.T
 	target   client.Target
 	sessions []*client.Session
+	// gated: the scenario's capability needs were held to a session's
+	// handshake (the first Open that completed one).
+	gated bool
 }
 
 // Body adapts a server-side body to the verdict core.
@@ -101,7 +105,38 @@ func (t *T) Open(label string, opts client.Options) *client.Session {
 		// is a failure here too: the target cannot be judged past it.
 		t.lose(fmt.Sprintf("the %s handshake failed: %v", t.Version().Handshake, err), "the handshake failed")
 	}
+	if !t.gated {
+		t.gated = true
+		t.gateCapabilities(s)
+	}
 	return s
+}
+
+// gateCapabilities skips the scenario, before its body judged anything,
+// when the target's handshake declares none of a capability the scenario
+// needs: what the check judges is the target's to offer or not.
+func (t *T) gateCapabilities(s *client.Session) {
+	for _, path := range t.Scenario().Capabilities() {
+		if !Declares(s.ServerCapabilities, path) {
+			t.SkipRest(fmt.Sprintf("the target does not declare the %s capability, which this scenario needs", path))
+		}
+	}
+}
+
+// Declares reports whether the capabilities hold the dotted path ("tools",
+// "tasks.list"): each part present, whatever its value.
+func Declares(caps map[string]any, path string) bool {
+	var at any = caps
+	for part := range strings.SplitSeq(path, ".") {
+		m, ok := at.(map[string]any)
+		if !ok {
+			return false
+		}
+		if at, ok = m[part]; !ok {
+			return false
+		}
+	}
+	return true
 }
 
 // ownInvalid turns a message of the fake client's own that its schema

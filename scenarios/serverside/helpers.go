@@ -60,12 +60,22 @@ func (t *T) ListTools(s *client.Session) (map[string]ToolInfo, error) {
 	return out, nil
 }
 
+// Fixture is the target's tool and arguments for a fixture the scenario
+// names among its needs (a fixture it does not name is a harness error, so
+// the needs `list` shows are the ones the body uses).
+func (t *T) Fixture(fixture string, defaults map[string]any) scenarios.Fixture {
+	if !t.Scenario().NeedsFixtureNamed(fixture) {
+		t.HarnessError("the scenario uses the fixture %s without naming it in its needs (a defect in mcpconform)", fixture)
+	}
+	return t.Env.Fixture(fixture, defaults)
+}
+
 // RequireTool resolves a fixture to the target's tool and skips the rest of
 // the scenario when the target does not list it.
 func (t *T) RequireTool(s *client.Session, fixture string, defaults map[string]any) scenarios.Fixture {
+	fx := t.Fixture(fixture, defaults)
 	t.Step("list tools to find the fixture %s", fixture)
 	tools, err := t.ListTools(s)
-	fx := t.Env.Fixture(fixture, defaults)
 	if _, found := tools[fx.Tool]; found && errors.Is(err, client.ErrPagingBudget) {
 		return fx // on a page read before the listing was stopped
 	}

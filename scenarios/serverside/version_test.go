@@ -49,3 +49,16 @@ var _ = Describe("NotImplementedAnswer", func() {
 		Entry("a DiscoverResult with it", modern, result(map[string]any{"supportedVersions": []string{"2026-07-28"}}), nil, false),
 	)
 })
+
+var _ = Describe("Declares", func() {
+	caps := map[string]any{"tools": map[string]any{}, "tasks": map[string]any{"list": map[string]any{}, "cancel": true}}
+	DescribeTable("follows a dotted path through the declared capabilities",
+		func(path string, declared bool) { Expect(serverside.Declares(caps, path)).To(Equal(declared)) },
+		Entry("a top-level capability", "tools", true),
+		Entry("a nested one", "tasks.list", true),
+		Entry("a nested one whose value is no object", "tasks.cancel", true),
+		Entry("below a value that is no object", "tasks.cancel.x", false),
+		Entry("an absent top-level one", "prompts", false),
+		Entry("an absent nested one", "tasks.requests", false),
+	)
+})

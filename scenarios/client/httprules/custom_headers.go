@@ -118,7 +118,7 @@ var customHeadersScenario = &scenarios.Scenario{
 	Side:       scenarios.ClientSide,
 	Versions:   versions,
 	Transports: httpOnly,
-	Needs:      []string{"the client lists tools, then makes the toolCalls of $MCP_CONFORMANCE_CONTEXT with their exact arguments"},
+	Needs:      []scenarios.Need{scenarios.NeedsOther("the client lists tools, then makes the toolCalls of $MCP_CONFORMANCE_CONTEXT with their exact arguments")},
 	Purpose: "The fake server offers the official scenario's " + customTool + " and " + customNullTool + " (priority typed integer, " +
 		"as the spec allows no number; no float_val; a nested and a sentinel-like parameter added); the context lists a call of each. " +
 		"Each call's Mcp-Param-* headers are compared with the arguments it carries.",

@@ -34,7 +34,7 @@ var headerMismatchScenario = &scenarios.Scenario{
 	Side:       scenarios.ClientSide,
 	Versions:   versions,
 	Transports: httpOnly,
-	Needs:      []string{"the client lists tools, then makes the toolCalls of $MCP_CONFORMANCE_CONTEXT (" + mismatchTool + ")"},
+	Needs:      []scenarios.Need{scenarios.NeedsOther("the client lists tools, then makes the toolCalls of $MCP_CONFORMANCE_CONTEXT (" + mismatchTool + ")")},
 	Purpose: "The fake server first lists " + mismatchTool + " with a plain region parameter; once called, its inputSchema marks region " +
 		"with x-mcp-header Region, and every call without Mcp-Param-Region: " + mismatchRegion + " is refused with -32020 " +
 		"HeaderMismatch (400), as a server whose tools changed refuses it.",

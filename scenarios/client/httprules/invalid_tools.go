@@ -85,7 +85,7 @@ var invalidToolsScenario = &scenarios.Scenario{
 	Side:       scenarios.ClientSide,
 	Versions:   versions,
 	Transports: httpOnly,
-	Needs:      []string{"the client lists tools and calls " + validTool},
+	Needs:      []scenarios.Need{scenarios.NeedsOther("the client lists tools and calls " + validTool)},
 	Purpose: "The fake server lists " + validTool + " (a string region mirrored as Region) and fourteen invalid_* tools, each breaking " +
 		"one x-mcp-header constraint of server/tools.mdx. A client calling any invalid tool did not exclude it; a client that exits " +
 		"with an error is allowed, as in the official scenario.",

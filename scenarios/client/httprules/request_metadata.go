@@ -66,8 +66,8 @@ var requestMetadataScenario = &scenarios.Scenario{
 		"and empty lists). The context's " + client.ContextFirstProtocolVersion + " (" + firstProtocolVersion + ") asks the " +
 		"client to open with that version, which the fake does not implement, and then negotiate. Every request is judged for its _meta and, " +
 		"over HTTP, its MCP-Protocol-Version header; the request after the first refusal for the retry.",
-	Needs: []string{"the client opens with the firstProtocolVersion of $MCP_CONFORMANCE_CONTEXT (" + firstProtocolVersion + ") and negotiates; " +
-		"a client that ignores it and opens at the version judged is never refused, and retry-supported-version is skipped, saying so"},
+	Needs: []scenarios.Need{scenarios.NeedsOther("the client opens with the firstProtocolVersion of $MCP_CONFORMANCE_CONTEXT (" + firstProtocolVersion + ") and negotiates; " +
+		"a client that ignores it and opens at the version judged is never refused, and retry-supported-version is skipped, saying so")},
 	Checks: []*scenarios.Check{metaRequired, metaClientInfo, metaCapabilitiesValid, metaVersionHeader, metaVersionMatches, metaRetry, metaStdioProbe},
 	Run: clientside.Body(func(t *clientside.T) {
 		version := t.Env.Version

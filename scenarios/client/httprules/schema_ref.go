@@ -31,7 +31,7 @@ var schemaRefScenario = &scenarios.Scenario{
 	Family:   family,
 	Side:     scenarios.ClientSide,
 	Versions: versions,
-	Needs:    []string{"the client lists tools"},
+	Needs:    []scenarios.Need{scenarios.NeedsOther("the client lists tools")},
 	Purpose: "The fake server lists " + refTool + ", whose inputSchema has a same-document $ref and a $ref to a canary URL served " +
 		"on loopback by mcpconform (apart from the fake server, so it applies on every transport). Any request to the canary, until " +
 		"the client exits or a quiet window after its last move, fails.",

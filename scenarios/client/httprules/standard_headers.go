@@ -54,7 +54,7 @@ var standardHeadersScenario = &scenarios.Scenario{
 	Side:       scenarios.ClientSide,
 	Versions:   versions,
 	Transports: httpOnly,
-	Needs:      []string{"the client calls the tools, reads the resources and gets the prompt the fake server lists"},
+	Needs:      []scenarios.Need{scenarios.NeedsOther("the client calls the tools, reads the resources and gets the prompt the fake server lists")},
 	Purpose: "The fake server offers the official scenario's tools " + headersTool + " and " + hyphenatedTool + ", resources " +
 		spacedResource + " and " + queryResource + ", and prompt " + headersPrompt + ". Every request's Mcp-Method is judged, " +
 		"and the Mcp-Name of each tools/call, resources/read and prompts/get the client makes.",

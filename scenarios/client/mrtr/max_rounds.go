@@ -35,7 +35,7 @@ var maxRoundsScenario = &scenarios.Scenario{
 	Family:   family,
 	Side:     scenarios.ClientSide,
 	Versions: versions,
-	Needs:    []string{"the client makes the toolCalls of $MCP_CONFORMANCE_CONTEXT (" + endlessTool + ")"},
+	Needs:    []scenarios.Need{scenarios.NeedsOther("the client makes the toolCalls of $MCP_CONFORMANCE_CONTEXT (" + endlessTool + ")")},
 	Purpose: "The fake server answers every call of " + endlessTool + " with input_required (a new key and requestState each " +
 		"round) and counts the client's retries until it stops, exits, or reaches ten times the limit.",
 	Checks: []*scenarios.Check{maxRoundsStops},

@@ -36,7 +36,7 @@ var otherMethodsScenario = &scenarios.Scenario{
 	Family:   family,
 	Side:     scenarios.ClientSide,
 	Versions: versions,
-	Needs:    []string{"the client makes the promptGets and resourceReads of $MCP_CONFORMANCE_CONTEXT"},
+	Needs:    []scenarios.Need{scenarios.NeedsOther("the client makes the promptGets and resourceReads of $MCP_CONFORMANCE_CONTEXT")},
 	Purpose: "The fake server answers prompts/get of " + mrtrPrompt + " and resources/read of " + mrtrResource +
 		" with one round of input_required each (an elicitation and a requestState), then with their results.",
 	Checks: []*scenarios.Check{otherPromptRetried, otherReadRetried},

@@ -52,7 +52,7 @@ var requestStateScenario = &scenarios.Scenario{
 	Family:   family,
 	Side:     scenarios.ClientSide,
 	Versions: versions,
-	Needs:    []string{"the client calls " + echoStateTool + ", " + noStateTool + ", " + unrelatedTool + " and " + noResultTypeTool},
+	Needs:    []scenarios.Need{scenarios.NeedsOther("the client calls " + echoStateTool + ", " + noStateTool + ", " + unrelatedTool + " and " + noResultTypeTool)},
 	Purpose: "The fake server offers the official scenario's four tools. " + echoStateTool + " answers input_required with one " +
 		"elicitation (key confirm) and a requestState, " + noStateTool + " the same without requestState; both complete on the retry. " +
 		unrelatedTool + " completes at once and " + noResultTypeTool + " answers a result without resultType.",

@@ -49,7 +49,7 @@ var roundsScenario = &scenarios.Scenario{
 	Family:   family,
 	Side:     scenarios.ClientSide,
 	Versions: versions,
-	Needs:    []string{"the client makes the toolCalls of $MCP_CONFORMANCE_CONTEXT (" + roundsTool + ")"},
+	Needs:    []scenarios.Need{scenarios.NeedsOther("the client makes the toolCalls of $MCP_CONFORMANCE_CONTEXT (" + roundsTool + ")")},
 	Purpose: "The fake server answers " + roundsTool + " three times with input_required, each round with other keys " +
 		"(dots, slashes, non-ASCII) and another requestState (64 KiB long; unicode with characters JSON escapes; base64 with " +
 		"padding), asking only for the input types the request's _meta declares, then completes.",

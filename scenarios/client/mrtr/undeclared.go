@@ -28,7 +28,7 @@ var undeclaredScenario = &scenarios.Scenario{
 	Family:   family,
 	Side:     scenarios.ClientSide,
 	Versions: versions,
-	Needs:    []string{"the client makes the toolCalls of $MCP_CONFORMANCE_CONTEXT (" + undeclaredTool + ")"},
+	Needs:    []scenarios.Need{scenarios.NeedsOther("the client makes the toolCalls of $MCP_CONFORMANCE_CONTEXT (" + undeclaredTool + ")")},
 	Purpose: "The fake server breaks a server rule on purpose: its input_required asks for all three input types even when " +
 		"the request's _meta leaves one out. A client may stop, or retry without the answers it cannot give; it must not " +
 		"answer a type it did not declare.",

@@ -72,8 +72,8 @@ var answersScenario = &scenarios.Scenario{
 	Family:   family,
 	Side:     scenarios.ClientSide,
 	Versions: stateful,
-	Needs: []string{"the client makes the toolCalls of $MCP_CONFORMANCE_CONTEXT (" + answersTool + ")",
-		"the roots, sampling or elicitation capability (each judged only when declared)"},
+	Needs: []scenarios.Need{scenarios.NeedsOther("the client makes the toolCalls of $MCP_CONFORMANCE_CONTEXT (" + answersTool + ")"),
+		scenarios.NeedsOther("the roots, sampling or elicitation capability (each judged only when declared)")},
 	Purpose: "The fake server's " + answersTool + " asks, on its call's stream, for what the client declared: roots/list, " +
 		"a sampling/createMessage, and (from 2025-06-18) a form with four required fields of different types.",
 	Checks: []*scenarios.Check{answersSamplingValid, answersRootsValid, answersRootsFileURI, answersElicitationValid, answersModelessForm},

@@ -49,8 +49,8 @@ var cancelRacesScenario = &scenarios.Scenario{
 	Family:   family,
 	Side:     scenarios.ClientSide,
 	Versions: stateful,
-	Needs: []string{"the client makes the toolCalls of $MCP_CONFORMANCE_CONTEXT, in order (" + lateCancelTool + ", " +
-		unknownCancelTool + ", " + stillThereTool + ")"},
+	Needs: []scenarios.Need{scenarios.NeedsOther("the client makes the toolCalls of $MCP_CONFORMANCE_CONTEXT, in order (" + lateCancelTool + ", " +
+		unknownCancelTool + ", " + stillThereTool + ")")},
 	Purpose: "The fake server's " + lateCancelTool + " pings the client on its call's stream and, once answered, sends " +
 		"notifications/cancelled for that ping; " + unknownCancelTool + " sends notifications/cancelled for an id it never used; " +
 		stillThereTool + " just answers. Each tool answers after its cancellation.",

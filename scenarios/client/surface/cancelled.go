@@ -38,8 +38,8 @@ var cancelledScenario = &scenarios.Scenario{
 	Family:   family,
 	Side:     scenarios.ClientSide,
 	Versions: withElicitation,
-	Needs: []string{"the client makes the toolCalls of $MCP_CONFORMANCE_CONTEXT (" + cancelledTool + ")",
-		"the elicitation capability", "a user (or harness) that takes longer than the quiet window to answer a form"},
+	Needs: []scenarios.Need{scenarios.NeedsOther("the client makes the toolCalls of $MCP_CONFORMANCE_CONTEXT (" + cancelledTool + ")"),
+		scenarios.NeedsOther("the elicitation capability"), scenarios.NeedsOther("a user (or harness) that takes longer than the quiet window to answer a form")},
 	Purpose: "The fake server's " + cancelledTool + " sends elicitation/create on its call's stream, waits the quiet window for " +
 		"an answer, then sends notifications/cancelled for it and watches another quiet window for an answer that should not come.",
 	Checks: []*scenarios.Check{cancelledNoAnswer},

@@ -56,7 +56,7 @@ var defaultsScenario = &scenarios.Scenario{
 	Family:   family,
 	Side:     scenarios.ClientSide,
 	Versions: withModes,
-	Needs:    []string{"the client calls " + defaultsTool + " and accepts the form it asks for", "the elicitation capability"},
+	Needs:    []scenarios.Need{scenarios.NeedsOther("the client calls " + defaultsTool + " and accepts the form it asks for"), scenarios.NeedsOther("the elicitation capability")},
 	Purpose: "The fake server's " + defaultsTool + " sends elicitation/create with a form of five optional fields (string, integer, " +
 		"number, enum, boolean), each with a default, and keeps the answer. A client that declares no elicitation is not judged.",
 	Checks: []*scenarios.Check{defaultsApplied, defaultsContentValid},

@@ -86,7 +86,7 @@ var schemaScenario = &scenarios.Scenario{
 	Family:   family,
 	Side:     scenarios.ClientSide,
 	Versions: withModes,
-	Needs:    []string{"the client calls " + echoTool + " with schema = the inputSchema of " + focalTool + " as it keeps it"},
+	Needs:    []scenarios.Need{scenarios.NeedsOther("the client calls " + echoTool + " with schema = the inputSchema of " + focalTool + " as it keeps it")},
 	Purpose: "The fake server lists " + focalTool + ", whose inputSchema uses $schema, $defs with an $anchor, allOf/anyOf, " +
 		"if/then/else and additionalProperties, and " + echoTool + "; the client is to call the echo with that schema. An echo " +
 		"that is no schema object (absent, not an object, or an object without a single JSON Schema keyword) is the harness's, " +

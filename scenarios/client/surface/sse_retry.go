@@ -55,7 +55,7 @@ var sseRetryScenario = &scenarios.Scenario{
 	Side:       scenarios.ClientSide,
 	Versions:   withModes,
 	Transports: []transport.Kind{transport.HTTP},
-	Needs:      []string{"the client calls " + reconnectionTool},
+	Needs:      []scenarios.Need{scenarios.NeedsOther("the client calls " + reconnectionTool)},
 	Purpose: "The fake server's " + reconnectionTool + " sends on its POST's SSE stream a priming event (an id, retry 500, empty " +
 		"data) and closes the stream without the response; the response waits for the GET that resumes the stream.",
 	Checks: []*scenarios.Check{sseRetryReconnects, sseRetryWaits, sseRetryLastEventID},

@@ -42,7 +42,7 @@ var toolsCallScenario = &scenarios.Scenario{
 	Side:     scenarios.ClientSide,
 	// The official suite scores tools_call at 2026-07-28 too.
 	Versions: append(append([]string(nil), stateful...), protocol.V20260728),
-	Needs:    []string{"the client calls " + addNumbersTool + " with numbers a and b"},
+	Needs:    []scenarios.Need{scenarios.NeedsOther("the client calls " + addNumbersTool + " with numbers a and b")},
 	Purpose: "The fake server offers the official scenario's one tool, add_numbers(a, b), whose inputSchema asks for two numbers, " +
 		"and answers with their sum.",
 	Checks: []*scenarios.Check{toolsCallRequestValid, toolsCallArgumentsMatch},

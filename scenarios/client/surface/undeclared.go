@@ -63,7 +63,7 @@ var undeclaredScenario = &scenarios.Scenario{
 	Family:   family,
 	Side:     scenarios.ClientSide,
 	Versions: stateful,
-	Needs:    []string{"the client makes the toolCalls of $MCP_CONFORMANCE_CONTEXT (" + undeclaredTool + ")"},
+	Needs:    []scenarios.Need{scenarios.NeedsOther("the client makes the toolCalls of $MCP_CONFORMANCE_CONTEXT (" + undeclaredTool + ")")},
 	Purpose: "The fake server's " + undeclaredTool + " sends, on its call's stream, sampling/createMessage, roots/list and " +
 		"elicitation/create for each of those capabilities the client left out, and a URL-mode elicitation when the client " +
 		"declared elicitation without url. A check whose capability the client declared is skipped.",

@@ -36,7 +36,7 @@ var augmentationScenario = &scenarios.Scenario{
 	Family:   family,
 	Side:     scenarios.ClientSide,
 	Versions: versions,
-	Needs:    []string{"the client makes the toolCalls of $MCP_CONFORMANCE_CONTEXT (" + augmentationTool + ") and stays connected until it is answered"},
+	Needs:    []scenarios.Need{scenarios.NeedsOther("the client makes the toolCalls of $MCP_CONFORMANCE_CONTEXT (" + augmentationTool + ") and stays connected until it is answered")},
 	Purpose: "While the client's call of " + augmentationTool + " is open, the fake server sends task-augmented elicitation/create and " +
 		"sampling/createMessage (for the capabilities the client declared) and a task-augmented roots/list, a request type no " +
 		"tasks capability names: the declared types must answer with a task, the others with their plain results. The fake " +

@@ -57,7 +57,7 @@ var cancelScenario = &scenarios.Scenario{
 	Family:   family,
 	Side:     scenarios.ClientSide,
 	Versions: versions,
-	Needs:    []string{"the client makes the toolCalls of $MCP_CONFORMANCE_CONTEXT (" + cancelTool + ") and stays connected until it is answered"},
+	Needs:    []scenarios.Need{scenarios.NeedsOther("the client makes the toolCalls of $MCP_CONFORMANCE_CONTEXT (" + cancelTool + ") and stays connected until it is answered")},
 	Purpose: "While the client's call of " + cancelTool + " is open, the fake server creates task C with the user's answer held " +
 		"(the reference client waits for a ping carrying _meta " + client.MetaReleaseAnswer + "), cancels it, releases the late " +
 		"answer, polls C and asks for its result; cancels C again and a task D that completed; and names an unknown task id " +

@@ -36,7 +36,7 @@ var capacityScenario = &scenarios.Scenario{
 	Family:   family,
 	Side:     scenarios.ClientSide,
 	Versions: versions,
-	Needs:    []string{"the client makes the toolCalls of $MCP_CONFORMANCE_CONTEXT (" + capacityTool + ") and stays connected until it is answered"},
+	Needs:    []scenarios.Need{scenarios.NeedsOther("the client makes the toolCalls of $MCP_CONFORMANCE_CONTEXT (" + capacityTool + ") and stays connected until it is answered")},
 	Purpose: fmt.Sprintf("While the client's call of %s is open, the fake server sends %d task-augmented requests at once, each "+
 		"asking the reference client's user to hold the answer, and waits the response timeout for an answer to each.", capacityTool, capacityRequests),
 	Checks: []*scenarios.Check{capacityAnswered},

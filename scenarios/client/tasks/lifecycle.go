@@ -79,7 +79,7 @@ var lifecycleScenario = &scenarios.Scenario{
 	Family:   family,
 	Side:     scenarios.ClientSide,
 	Versions: versions,
-	Needs:    []string{"the client makes the toolCalls of $MCP_CONFORMANCE_CONTEXT (" + lifecycleTool + ") and stays connected until it is answered"},
+	Needs:    []scenarios.Need{scenarios.NeedsOther("the client makes the toolCalls of $MCP_CONFORMANCE_CONTEXT (" + lifecycleTool + ") and stays connected until it is answered")},
 	Purpose: "While the client's call of " + lifecycleTool + " is open, the fake server creates two tasks on the client: A, whose " +
 		"user answer the reference client holds until a ping releases it (_meta " + client.MetaHoldAnswer + "), and B, answered " +
 		"freely. It polls A, sends tasks/result for A and watches it stay unanswered for the quiet window, releases the answer, " +

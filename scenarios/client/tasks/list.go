@@ -43,7 +43,7 @@ var listScenario = &scenarios.Scenario{
 	Family:   family,
 	Side:     scenarios.ClientSide,
 	Versions: versions,
-	Needs:    []string{"the client makes the toolCalls of $MCP_CONFORMANCE_CONTEXT (" + listTool + ") and stays connected until it is answered"},
+	Needs:    []scenarios.Need{scenarios.NeedsOther("the client makes the toolCalls of $MCP_CONFORMANCE_CONTEXT (" + listTool + ") and stays connected until it is answered")},
 	Purpose: fmt.Sprintf("While the client's call of %s is open, the fake server creates %d tasks on the client, lists them page "+
 		"by page passing each nextCursor back untouched, then asks for a page with the cursor %q.", listTool, listTasks, badCursor),
 	Checks: []*scenarios.Check{listComplete, listBadCursor},

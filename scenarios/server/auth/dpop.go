@@ -41,7 +41,7 @@ var dpopScenario = &scenarios.Scenario{
 	Side:       scenarios.ServerSide,
 	Versions:   discoveryChoice,
 	Transports: transports,
-	Needs:      []string{"an issuer the target trusts", "DPoP advertised in the Protected Resource Metadata", "--profile ext-dpop"},
+	Needs:      []scenarios.Need{scenarios.NeedsOther("an issuer the target trusts"), scenarios.NeedsOther("DPoP advertised in the Protected Resource Metadata"), scenarios.NeedsOther("--profile ext-dpop")},
 	Purpose: "mcpconform's issuer mints a token bound to a fresh key's thumbprint (cnf.jkt); it is sent with Authorization: DPoP and " +
 		"no DPoP header, then as a bearer token. A server whose metadata names no DPoP is not judged.",
 	Checks: []*scenarios.Check{dpopProofRequired},

@@ -255,7 +255,7 @@ var tokenScenario = &scenarios.Scenario{
 	Side:       scenarios.ServerSide,
 	Versions:   versions,
 	Transports: transports,
-	Needs:      []string{"an issuer the target trusts (--auth-listen or --auth-state)"},
+	Needs:      []scenarios.Need{scenarios.NeedsOther("an issuer the target trusts (--auth-listen or --auth-state)")},
 	Purpose: "mcpconform's issuer mints a valid token (it must be served, or the target does not trust the issuer and nothing is " +
 		"judged), then one token per defect, each sent on a request of its own. Over Streamable HTTP with sessions, a session opened " +
 		"with the valid token then carries a token that is none of the issuer's.",
@@ -331,7 +331,7 @@ var scopeScenario = &scenarios.Scenario{
 	Side:       scenarios.ServerSide,
 	Versions:   versions,
 	Transports: transports,
-	Needs:      []string{"an issuer the target trusts", "a scope the target requires (--auth-scopes, its scopes_supported, or auth.scope_tool)"},
+	Needs:      []scenarios.Need{scenarios.NeedsOther("an issuer the target trusts"), scenarios.NeedsOther("a scope the target requires (--auth-scopes, its scopes_supported, or auth.scope_tool)")},
 	Purpose: "mcpconform's issuer mints a valid token without scopes. A server that requires its scope of every request refuses " +
 		"the first; one that requires it of a tool only (auth.scope_tool in the config) refuses the call. A server that requires " +
 		"no scope is not judged.",

@@ -134,7 +134,7 @@ var missingCapabilityScenario = &scenarios.Scenario{
 	Family:   "lifecycle",
 	Side:     scenarios.ServerSide,
 	Versions: protocol.JudgedStateless(),
-	Needs:    []string{"tool test_missing_capability (needs the client's sampling capability)"},
+	Needs:    []scenarios.Need{scenarios.NeedsOther("tool test_missing_capability (needs the client's sampling capability)")},
 	Checks:   []*scenarios.Check{missingCapabilityError32021},
 	Run: serverside.Body(func(t *serverside.T) {
 		s := t.Connect("A", client.Options{Capabilities: map[string]any{}})

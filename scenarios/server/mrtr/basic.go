@@ -86,7 +86,7 @@ var (
 var basicElicitationScenario = &scenarios.Scenario{
 	ID: "input-required-result-basic-elicitation", Title: "a tool asks the user through an elicitation input request, then completes",
 	Family: family, Side: scenarios.ServerSide, Versions: versions,
-	Needs: []string{"tool test_input_required_result_elicitation (asks a name, key user_name)"},
+	Needs: []scenarios.Need{scenarios.NeedsOther("tool test_input_required_result_elicitation (asks a name, key user_name)")},
 	Purpose: "The fake client declares elicitation, calls the fixture, answers the form it is asked (accept, name Alice) and " +
 		"retries with a new JSON-RPC id, inputResponses and the requestState as received, until the call completes.",
 	Checks: []*scenarios.Check{asksElicitation, elicitationCompletes, noServerRequest},
@@ -118,7 +118,7 @@ var (
 var basicSamplingScenario = &scenarios.Scenario{
 	ID: "input-required-result-basic-sampling", Title: "a tool asks the client's model through a sampling input request, then completes",
 	Family: family, Side: scenarios.ServerSide, Versions: versions,
-	Needs:   []string{"tool test_input_required_result_sampling (asks the capital of France)"},
+	Needs:   []scenarios.Need{scenarios.NeedsOther("tool test_input_required_result_sampling (asks the capital of France)")},
 	Purpose: "The fake client declares sampling, calls the fixture, answers the sampling request (Paris, model test-model) and retries.",
 	Checks:  []*scenarios.Check{asksSampling, samplingCompletes},
 	Run: serverside.Body(func(t *serverside.T) {
@@ -145,7 +145,7 @@ var (
 var basicRootsScenario = &scenarios.Scenario{
 	ID: "input-required-result-basic-list-roots", Title: "a tool asks for the client's roots through an input request, then completes",
 	Family: family, Side: scenarios.ServerSide, Versions: versions,
-	Needs:   []string{"tool test_input_required_result_list_roots (asks for the roots)"},
+	Needs:   []scenarios.Need{scenarios.NeedsOther("tool test_input_required_result_list_roots (asks for the roots)")},
 	Purpose: "The fake client declares roots, calls the fixture, answers roots/list with one root and retries.",
 	Checks:  []*scenarios.Check{asksRoots, rootsCompletes},
 	Run: serverside.Body(func(t *serverside.T) {
@@ -172,7 +172,7 @@ var (
 var multipleScenario = &scenarios.Scenario{
 	ID: "input-required-result-multiple-input-requests", Title: "several input requests of different kinds in one round",
 	Family: family, Side: scenarios.ServerSide, Versions: versions,
-	Needs:   []string{"tool test_input_required_result_multiple_inputs (asks user_name, greeting and client_roots at once)"},
+	Needs:   []scenarios.Need{scenarios.NeedsOther("tool test_input_required_result_multiple_inputs (asks user_name, greeting and client_roots at once)")},
 	Purpose: "The fake client declares elicitation, sampling and roots, answers every request of the round and retries.",
 	Checks:  []*scenarios.Check{asksAll, multipleCompletes},
 	Run: serverside.Body(func(t *serverside.T) {
@@ -194,7 +194,7 @@ var multiRoundConverges = &scenarios.Check{ID: "input-required-result-multi-roun
 var multiRoundScenario = &scenarios.Scenario{
 	ID: "input-required-result-multi-round", Title: "a request that takes several rounds of input converges",
 	Family: family, Side: scenarios.ServerSide, Versions: versions,
-	Needs: []string{"tool test_input_required_result_multi_round (step1 asks a name, step2 a colour)"},
+	Needs: []scenarios.Need{scenarios.NeedsOther("tool test_input_required_result_multi_round (step1 asks a name, step2 a colour)")},
 	Purpose: "The fake client declares elicitation and answers each round with that round's answers and requestState only, " +
 		fmt.Sprintf("for up to %d rounds.", maxRounds),
 	Checks: []*scenarios.Check{multiRoundConverges},
@@ -222,8 +222,8 @@ var nonToolCompletes = &scenarios.Check{ID: "input-required-result-non-tool-requ
 var nonToolScenario = &scenarios.Scenario{
 	ID: "input-required-result-non-tool-request", Title: "prompts/get and resources/read ask for input too",
 	Family: family, Side: scenarios.ServerSide, Versions: versions,
-	Needs: []string{"prompt test_input_required_result_prompt (asks user_context) and the prompts capability; resource " +
-		server.MRTRResource + " where resources are declared (mcpconform's own)"},
+	Needs: []scenarios.Need{scenarios.NeedsOther("prompt test_input_required_result_prompt (asks user_context) and the prompts capability; resource " +
+		server.MRTRResource + " where resources are declared (mcpconform's own)")},
 	Purpose: "The fake client declares elicitation, gets the prompt (reads the resource), answers what it is asked and retries.",
 	Checks:  []*scenarios.Check{nonToolCompletes},
 	Run: serverside.Body(func(t *serverside.T) {

@@ -55,7 +55,7 @@ var (
 var requestStateScenario = &scenarios.Scenario{
 	ID: "input-required-result-request-state", Title: "requestState carries the exchange and completes it when echoed",
 	Family: family, Side: scenarios.ServerSide, Versions: versions,
-	Needs: []string{"tool test_input_required_result_request_state (asks confirm, gives a requestState)"},
+	Needs: []scenarios.Need{scenarios.NeedsOther("tool test_input_required_result_request_state (asks confirm, gives a requestState)")},
 	Purpose: "The fake client declares elicitation and answers every round, echoing the requestState exactly (retrying at once " +
 		"when a round asks nothing, as a client MAY).",
 	Checks: []*scenarios.Check{atLeastOne, stateCompletes},
@@ -105,7 +105,7 @@ var resultTypePresent = &scenarios.Check{ID: "input-required-result-result-type/
 var resultTypeScenario = &scenarios.Scenario{
 	ID: "input-required-result-result-type", Title: "input_required and complete results say which they are",
 	Family: family, Side: scenarios.ServerSide, Versions: versions,
-	Needs:   []string{"tool test_input_required_result_elicitation"},
+	Needs:   []scenarios.Need{scenarios.NeedsOther("tool test_input_required_result_elicitation")},
 	Purpose: "The fake client declares elicitation, runs the exchange to its end and reads resultType on every result.",
 	Checks:  []*scenarios.Check{resultTypePresent},
 	Run: serverside.Body(func(t *serverside.T) {
@@ -195,7 +195,7 @@ var foreignStateRejected = &scenarios.Check{ID: "input-required-result-tampered-
 var tamperedScenario = &scenarios.Scenario{
 	ID: "input-required-result-tampered-state", Title: "a requestState that fails verification is rejected",
 	Family: family, Side: scenarios.ServerSide, Versions: versions,
-	Needs: []string{"tool test_input_required_result_tampered_state (asks confirm, gives an integrity-protected requestState)"},
+	Needs: []scenarios.Need{scenarios.NeedsOther("tool test_input_required_result_tampered_state (asks confirm, gives an integrity-protected requestState)")},
 	Purpose: "The fake client declares elicitation, answers the first round and retries with the requestState changed. What the " +
 		"state decides is the fixture's business, so the fixture is one whose state must be protected.",
 	Checks: []*scenarios.Check{tamperedRejected, foreignStateRejected},
@@ -240,7 +240,7 @@ var declaredOnly = &scenarios.Check{ID: "input-required-result-capability-check/
 var capabilityScenario = &scenarios.Scenario{
 	ID: "input-required-result-capability-check", Title: "input is asked only of kinds the client declares",
 	Family: family, Side: scenarios.ServerSide, Versions: versions,
-	Needs:   []string{"tool test_input_required_result_capabilities (asks through a kind the client declares)"},
+	Needs:   []scenarios.Need{scenarios.NeedsOther("tool test_input_required_result_capabilities (asks through a kind the client declares)")},
 	Purpose: "The fake client declares sampling only, in the request's _meta clientCapabilities, and calls the fixture.",
 	Checks:  []*scenarios.Check{declaredOnly},
 	Run: serverside.Body(func(t *serverside.T) {
@@ -276,7 +276,7 @@ var missingAsksAgain = &scenarios.Check{ID: "input-required-result-missing-input
 var missingScenario = &scenarios.Scenario{
 	ID: "input-required-result-missing-input-response", Title: "a retry without the requested answers is asked again",
 	Family: family, Side: scenarios.ServerSide, Versions: versions,
-	Needs: []string{"tool test_input_required_result_elicitation", "tool test_input_required_result_multiple_inputs (optional)"},
+	Needs: []scenarios.Need{scenarios.NeedsOther("tool test_input_required_result_elicitation"), scenarios.NeedsOther("tool test_input_required_result_multiple_inputs (optional)")},
 	Purpose: "The fake client declares elicitation, sampling and roots, gets the first round of each fixture and retries answering " +
 		"none of it, or only part of it.",
 	Checks: []*scenarios.Check{missingAsksAgain},
@@ -322,7 +322,7 @@ var extraIgnored = &scenarios.Check{ID: "input-required-result-ignore-extra-para
 var extraScenario = &scenarios.Scenario{
 	ID: "input-required-result-ignore-extra-params", Title: "answers never asked for are ignored",
 	Family: family, Side: scenarios.ServerSide, Versions: versions,
-	Needs:   []string{"tool test_input_required_result_elicitation"},
+	Needs:   []scenarios.Need{scenarios.NeedsOther("tool test_input_required_result_elicitation")},
 	Purpose: "The fake client declares elicitation, answers the first round and adds mcpconform_unrequested to inputResponses.",
 	Checks:  []*scenarios.Check{extraIgnored},
 	Run: serverside.Body(func(t *serverside.T) {
@@ -355,7 +355,7 @@ var (
 var validateScenario = &scenarios.Scenario{
 	ID: "input-required-result-validate-input", Title: "answers that cannot be parsed are refused",
 	Family: family, Side: scenarios.ServerSide, Versions: versions,
-	Needs:   []string{"tool test_input_required_result_elicitation"},
+	Needs:   []scenarios.Need{scenarios.NeedsOther("tool test_input_required_result_elicitation")},
 	Purpose: "The fake client declares elicitation, gets the first round, and retries twice with answers a server cannot read.",
 	Checks:  []*scenarios.Check{malformedNotCompleted, malformedError},
 	Run: serverside.Body(func(t *serverside.T) {

@@ -31,7 +31,7 @@ var completeUnknownTemplate = liberties(faults(check("completion-complete/unknow
 
 var completeScenario = &scenarios.Scenario{
 	ID: "completion-complete", Title: "completion/complete for a prompt argument and a resource template", Family: "prompts", Side: scenarios.ServerSide,
-	Versions: versions, Needs: []string{"the completions capability", "prompt test_prompt_with_arguments", "a resource template (the first one listed)"},
+	Versions: versions, Needs: []scenarios.Need{scenarios.NeedsOther("the completions capability"), scenarios.NeedsOther("prompt test_prompt_with_arguments"), scenarios.NeedsOther("a resource template (the first one listed)")},
 	Purpose: "argument arg1 of test_prompt_with_arguments and the first variable of the first listed resource template are completed; an " +
 		"empty list of values is acceptable (the official suite's reading); the bound and total/hasMore are judged on what comes.",
 	Checks: []*scenarios.Check{completeMax, completeTotal, completeUnknown, completeUnknownTemplate},
@@ -156,7 +156,7 @@ func judgeCompletions(t *serverside.T, s *client.Session, refs []completionRef) 
 
 var completeUndeclaredScenario = &scenarios.Scenario{
 	ID: "completion-undeclared", Title: "completion/complete without the completions capability is -32601", Family: "prompts", Side: scenarios.ServerSide,
-	Versions: versions, Needs: []string{"a target that does not declare completions"},
+	Versions: versions, Needs: []scenarios.Need{scenarios.NeedsOther("a target that does not declare completions")},
 	Checks: []*scenarios.Check{completeUndeclared},
 	Run: serverside.Body(func(t *serverside.T) {
 		s := t.Open("A", client.Options{})

@@ -38,7 +38,7 @@ var (
 
 var listScenario = &scenarios.Scenario{
 	ID: "prompts-list", Title: "prompts/list pages end and an invalid cursor is refused", Family: "prompts", Side: scenarios.ServerSide,
-	Versions: versions, Needs: []string{"the prompts capability"},
+	Versions: versions, Needs: []scenarios.Need{scenarios.NeedsOther("the prompts capability")},
 	Purpose: "prompts/list is followed page by page; then a cursor the server never gave is sent.",
 	Checks:  []*scenarios.Check{listEnds, listInvalidCursor},
 	Run: serverside.Body(func(t *serverside.T) {
@@ -65,7 +65,7 @@ var (
 
 var everyScenario = &scenarios.Scenario{
 	ID: "prompts-get-every", Title: "every prompt the target lists: roles, content and argument errors", Family: "prompts", Side: scenarios.ServerSide,
-	Versions: versions, Needs: []string{"the prompts capability"},
+	Versions: versions, Needs: []scenarios.Need{scenarios.NeedsOther("the prompts capability")},
 	Purpose: "Prompts are read-only, so every listed prompt is called: with the placeholder \"test\" for each argument (the result judged), " +
 		"without each required argument, and once with a number for an argument.",
 	Checks: []*scenarios.Check{everyRoles, everyValid, everyMissing, everyWrongType},
@@ -178,7 +178,7 @@ var unknownCheck = faults(check("prompts-get-unknown/invalid-params", "prompts/g
 
 var unknownScenario = &scenarios.Scenario{
 	ID: "prompts-get-unknown", Title: "prompts/get for an unknown prompt is -32602", Family: "prompts", Side: scenarios.ServerSide,
-	Versions: versions, Needs: []string{"the prompts capability"}, Checks: []*scenarios.Check{unknownCheck},
+	Versions: versions, Needs: []scenarios.Need{scenarios.NeedsOther("the prompts capability")}, Checks: []*scenarios.Check{unknownCheck},
 	Run: serverside.Body(func(t *serverside.T) {
 		s := openPrompts(t)
 		t.Step("prompts/get mcpconform_no_such_prompt")
@@ -197,7 +197,7 @@ var (
 
 var errorScenario = &scenarios.Scenario{
 	ID: "prompts-get-error", Title: "a failing prompt handler surfaces as a JSON-RPC error with a real code", Family: "prompts", Side: scenarios.ServerSide,
-	Versions: versions, Needs: []string{"prompt test_prompt_error (its handler always fails; mcpconform's own fixture)"},
+	Versions: versions, Needs: []scenarios.Need{scenarios.NeedsOther("prompt test_prompt_error (its handler always fails; mcpconform's own fixture)")},
 	Purpose: "The vendor's -32004 (seeds/002) is a server error in the reserved range and passes; code 0 is no JSON-RPC error code the spec names.",
 	Checks:  []*scenarios.Check{errorNotSuccess, errorRealCode},
 	Run: serverside.Body(func(t *serverside.T) {
@@ -220,7 +220,7 @@ var errorScenario = &scenarios.Scenario{
 func fixtureScenario(id, title, fixture string, args map[string]any, c *scenarios.Check, ok func(msgs []message) string) *scenarios.Scenario {
 	return &scenarios.Scenario{
 		ID: id, Title: title, Family: "prompts", Side: scenarios.ServerSide, Versions: versions,
-		Needs: []string{"prompt " + fixture}, Checks: []*scenarios.Check{c},
+		Needs: []scenarios.Need{scenarios.NeedsOther("prompt " + fixture)}, Checks: []*scenarios.Check{c},
 		Run: serverside.Body(func(t *serverside.T) {
 			s := openPrompts(t)
 			p := requirePrompt(t, s, fixture)

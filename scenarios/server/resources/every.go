@@ -45,7 +45,7 @@ var (
 
 var everyScenario = &scenarios.Scenario{
 	ID: "resources-read-every", Title: "every resource the target lists, and each template once, reads validly", Family: "resources",
-	Side: scenarios.ServerSide, Versions: protocol.Judged(), Needs: []string{"the resources capability"},
+	Side: scenarios.ServerSide, Versions: protocol.Judged(), Needs: []scenarios.Need{scenarios.NeedsOther("the resources capability")},
 	Purpose: fmt.Sprintf("Reading is read-only, so every resource resources/list names (at most %d) is read, and every template "+
 		"resources/templates/list names (at most %d) is read once with each variable set to %q. Each result is judged against "+
 		"the version's schema, for the URI read among its items, and for base64 blobs. A read refused with an error is not judged "+

@@ -128,7 +128,7 @@ var readTextContent = &scenarios.Check{ID: "resources-read-text/content", Level:
 
 var readTextScenario = &scenarios.Scenario{
 	ID: "resources-read-text", Title: "a listed text resource reads as text", Family: "resources", Side: scenarios.ServerSide,
-	Versions: protocol.Judged(), Needs: []string{"resource " + uriStaticText + " (text)"},
+	Versions: protocol.Judged(), Needs: []scenarios.Need{scenarios.NeedsOther("resource " + uriStaticText + " (text)")},
 	Checks: []*scenarios.Check{readTextContent},
 	Run: serverside.Body(func(t *serverside.T) {
 		s := openResources(t)
@@ -147,7 +147,7 @@ var readBinaryBase64 = &scenarios.Check{ID: "resources-read-binary/blob-base64",
 
 var readBinaryScenario = &scenarios.Scenario{
 	ID: "resources-read-binary", Title: "a listed binary resource reads as base64", Family: "resources", Side: scenarios.ServerSide,
-	Versions: protocol.Judged(), Needs: []string{"resource " + uriStaticBinary + " (binary)"},
+	Versions: protocol.Judged(), Needs: []scenarios.Need{scenarios.NeedsOther("resource " + uriStaticBinary + " (binary)")},
 	Checks: []*scenarios.Check{readBinaryBase64},
 	Run: serverside.Body(func(t *serverside.T) {
 		s := openResources(t)
@@ -171,7 +171,7 @@ var templatesReadSubstituted = &scenarios.Check{ID: "resources-templates-read/su
 
 var templatesReadScenario = &scenarios.Scenario{
 	ID: "resources-templates-read", Title: "a resource template is listed and read with its variable filled in", Family: "resources", Side: scenarios.ServerSide,
-	Versions: protocol.Judged(), Needs: []string{"resource template " + uriTemplate},
+	Versions: protocol.Judged(), Needs: []scenarios.Need{scenarios.NeedsOther("resource template " + uriTemplate)},
 	Checks: []*scenarios.Check{templatesReadSubstituted},
 	Run: serverside.Body(func(t *serverside.T) {
 		s := openResources(t)
@@ -191,7 +191,7 @@ var notFoundCode = &scenarios.Check{ID: "resources-not-found/code", Level: scena
 
 var notFoundScenario = &scenarios.Scenario{
 	ID: "resources-not-found", Title: "a missing resource is an error -32002, never an empty contents", Family: "resources", Side: scenarios.ServerSide,
-	Versions: versions, Needs: []string{"no resource " + uriMissing},
+	Versions: versions, Needs: []scenarios.Need{scenarios.NeedsOther("no resource " + uriMissing)},
 	Checks: []*scenarios.Check{notFoundCode},
 	Run: serverside.Body(func(t *serverside.T) {
 		s := openResources(t)
@@ -222,7 +222,7 @@ var (
 
 var subscribeScenario = &scenarios.Scenario{
 	ID: "resources-subscribe", Title: "subscribe and unsubscribe, and no updates after unsubscribing", Family: "resources", Side: scenarios.ServerSide,
-	Versions: versions, Needs: []string{"resource " + uriWatched + ", capability resources.subscribe"},
+	Versions: versions, Needs: []scenarios.Need{scenarios.NeedsOther("resource " + uriWatched + ", capability resources.subscribe")},
 	Purpose: "The client subscribes to the watched resource, lets in an update for the quiet window (servers may send none), " +
 		"unsubscribes, and watches a quiet window for updates of that resource.",
 	Checks: []*scenarios.Check{subscribeAccepted, unsubscribeAccepted, noUpdateAfterUnsubscribe},

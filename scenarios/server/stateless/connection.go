@@ -29,7 +29,7 @@ var connectionStateScenario = &scenarios.Scenario{
 	Family:   family,
 	Side:     scenarios.ServerSide,
 	Versions: versions,
-	Needs:    []string{"tool test_missing_capability (needs the client's sampling capability)"},
+	Needs:    []scenarios.Need{scenarios.NeedsOther("tool test_missing_capability (needs the client's sampling capability)")},
 	Purpose: "On one connection (one process over stdio, one WebSocket; over HTTP each POST is its own): " +
 		"test_missing_capability declaring no capabilities (it must be refused, -32021, or nothing is judged: " +
 		"lifecycle-missing-capability judges that), then declaring sampling, then declaring none again: refused as the first.",

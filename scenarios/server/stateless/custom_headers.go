@@ -59,7 +59,7 @@ var customHeadersScenario = &scenarios.Scenario{
 	Side:       scenarios.ServerSide,
 	Versions:   versions,
 	Transports: httpOnly,
-	Needs:      []string{"a tool with a string property annotated x-mcp-header (go-sdk's test_x_mcp_header; the first such tool listed)"},
+	Needs:      []scenarios.Need{scenarios.NeedsOther("a tool with a string property annotated x-mcp-header (go-sdk's test_x_mcp_header; the first such tool listed)")},
 	Purpose: "tools/list finds a tool with a top-level string property annotated x-mcp-header. Calls of it, sent by hand: the " +
 		"right header (a precondition: any answer but -32020; a tool error is fine), a header of another value, none although the body has the value, none for an absent " +
 		"and a null value, the Base64 form of a non-ASCII value, and that value as raw UTF-8.",
@@ -171,7 +171,7 @@ var toolHeadersScenario = &scenarios.Scenario{
 	Family:   family,
 	Side:     scenarios.ServerSide,
 	Versions: versions,
-	Needs:    []string{"capability tools"},
+	Needs:    []scenarios.Need{scenarios.NeedsOther("capability tools")},
 	Purpose: "Every page of tools/list is read and each tool's inputSchema walked as a client over Streamable HTTP does " +
 		"before it mirrors parameters (a tool that breaks a constraint is dropped by such a client).",
 	Checks: []*scenarios.Check{toolHeadersValid},

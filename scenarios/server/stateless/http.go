@@ -194,7 +194,7 @@ var httpHeadersScenario = &scenarios.Scenario{
 	Side:       scenarios.ServerSide,
 	Versions:   versions,
 	Transports: httpOnly,
-	Needs:      []string{"tool test_simple_text (no arguments)"},
+	Needs:      []scenarios.Need{scenarios.NeedsOther("tool test_simple_text (no arguments)")},
 	Purpose: "POSTs whose standard headers are missing or contradict the body must be refused with 400 and HeaderMismatch " +
 		"(-32020): tools/list without Mcp-Method and with Mcp-Method: TOOLS/LIST (values are case-sensitive), tools/call of test_simple_text without Mcp-Name, and with Mcp-Name " + otherTool +
 		". A tools/call of " + nonASCIITool + " with its name as raw UTF-8 in Mcp-Name must be refused too (invalid characters); " +
@@ -447,7 +447,7 @@ var streamingScenario = &scenarios.Scenario{
 	Side:       scenarios.ServerSide,
 	Versions:   versions,
 	Transports: httpOnly,
-	Needs:      []string{"tool test_streaming_elicitation (the official server-stateless fixture)"},
+	Needs:      []scenarios.Need{scenarios.NeedsOther("tool test_streaming_elicitation (the official server-stateless fixture)")},
 	Purpose: "test_streaming_elicitation is called declaring the elicitation capability and a progress token; whatever its " +
 		"response stream holds (notifications, the result or an input_required result), it holds no request of the server.",
 	Checks: []*scenarios.Check{streamNoRequests},

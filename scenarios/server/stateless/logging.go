@@ -40,7 +40,7 @@ var loggingScenario = &scenarios.Scenario{
 	Family:   family,
 	Side:     scenarios.ServerSide,
 	Versions: versions,
-	Needs:    []string{"tool test_logging_tool (the official server-stateless fixture) or test_tool_with_logging (logs while it runs)"},
+	Needs:    []scenarios.Need{scenarios.NeedsOther("tool test_logging_tool (the official server-stateless fixture) or test_tool_with_logging (logs while it runs)")},
 	Purpose: "The logging fixture is called with logLevel debug (logging is a MAY; a server that logs must declare logging in " +
 		"server/discover), then without " +
 		"a logLevel: no notifications/message may come for that call (a barrier request after its answer collects what the " +

@@ -105,7 +105,7 @@ var resourceNotFoundScenario = &scenarios.Scenario{
 	Family:   family,
 	Side:     scenarios.ServerSide,
 	Versions: versions,
-	Needs:    []string{"capability resources"},
+	Needs:    []scenarios.Need{scenarios.NeedsOther("capability resources")},
 	Purpose:  "resources/read of " + missingURI + ", which no server lists: a JSON-RPC error -32602, never an empty contents array.",
 	Checks:   []*scenarios.Check{notFoundNotEmpty, notFoundInvalidParams},
 	Run: serverside.Body(func(t *serverside.T) {

@@ -59,7 +59,7 @@ var subscriptionsScenario = &scenarios.Scenario{
 	Family:   family,
 	Side:     scenarios.ServerSide,
 	Versions: versions,
-	Needs:    []string{"tool test_trigger_tool_change and/or test_trigger_prompt_change (change the lists)"},
+	Needs:    []scenarios.Need{scenarios.NeedsOther("tool test_trigger_tool_change and/or test_trigger_prompt_change (change the lists)")},
 	// The triggers change the lists every other scenario reads (go-sdk's
 	// adds a prompt whose prompts/get result is not valid).
 	ChangesTarget: true,

@@ -66,7 +66,7 @@ var cancelDuringElicitationScenario = &scenarios.Scenario{
 	Family:   "tasks",
 	Side:     scenarios.ServerSide,
 	Versions: taskVersions,
-	Needs:    []string{"tool test_task_elicitation (taskSupport optional or required; asks for input from inside the task)"},
+	Needs:    []scenarios.Need{scenarios.NeedsOther("tool test_task_elicitation (taskSupport optional or required; asks for input from inside the task)")},
 	Purpose: "The task asks for input; while the question is open the client cancels the task, then answers the stale " +
 		"question anyway (accept). The task must stay cancelled and tasks/result must not hang.",
 	Checks: []*scenarios.Check{cancelDuringElicitationElicitationRelatedTask, cancelDuringElicitationInputRequiredObserved, cancelDuringElicitationCancelResponseCancelled, cancelDuringElicitationStaysCancelled, cancelDuringElicitationResultReturns, cancelDuringElicitationSecondCancelRejected, cancelDuringElicitationSurvivesLateAnswer},
@@ -192,7 +192,7 @@ var refusedElicitationScenario = &scenarios.Scenario{
 	Family:   "tasks",
 	Side:     scenarios.ServerSide,
 	Versions: taskVersions,
-	Needs:    []string{"tool test_task_elicitation (taskSupport optional or required; asks for input from inside the task)"},
+	Needs:    []scenarios.Need{scenarios.NeedsOther("tool test_task_elicitation (taskSupport optional or required; asks for input from inside the task)")},
 	Purpose: "Decline and cancel are answers: once the receiver has its input the task SHOULD leave input_required (back to " +
 		"working, or to a terminal status). Which terminal status is the server's choice; ending as cancelled on a decline " +
 		"is one vendor's behaviour, not a requirement.",
@@ -245,7 +245,7 @@ var callCancelledScenario = &scenarios.Scenario{
 	Family:   "tasks",
 	Side:     scenarios.ServerSide,
 	Versions: []string{protocol.V20251125, protocol.V20250618},
-	Needs:    []string{"tool test_elicitation (official fixture: elicits with the given message)"},
+	Needs:    []scenarios.Need{scenarios.NeedsOther("tool test_elicitation (official fixture: elicits with the given message)")},
 	Purpose: "The non-task variant: the client sends notifications/cancelled for a tools/call blocked on its elicitation, " +
 		"then answers the elicitation anyway. The server should stop and send no response for the cancelled call.",
 	Checks: []*scenarios.Check{toolsCancelDuringElicitationNoResponseAfterCancel},
@@ -303,7 +303,7 @@ var callCancelledLongRunningScenario = &scenarios.Scenario{
 	Family:   "tasks",
 	Side:     scenarios.ServerSide,
 	Versions: []string{protocol.V20251125, protocol.V20250618},
-	Needs:    []string{"tool test_task_working (a plain call works for `ms` milliseconds, default argument ms: 500; taskSupport optional, forbidden or absent)"},
+	Needs:    []scenarios.Need{scenarios.NeedsOther("tool test_task_working (a plain call works for `ms` milliseconds, default argument ms: 500; taskSupport optional, forbidden or absent)")},
 	Purpose: "Cancellation without any fixture that asks a question: the client calls a long-running tool plainly, with a progress " +
 		"token, waits until the server has the call in hand (a progress notification, or a quiet window), sends " +
 		"notifications/cancelled and watches until the call would have finished. The server should stop and send no response.",

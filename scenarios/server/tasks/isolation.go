@@ -91,7 +91,7 @@ var isolationScenario = &scenarios.Scenario{
 	Family:   "tasks",
 	Side:     scenarios.ServerSide,
 	Versions: taskVersions,
-	Needs:    []string{"tool test_task_working (taskSupport optional or required; runs for a while, then completes)", "two sessions: two HTTP sessions, two WebSockets or two stdio processes"},
+	Needs:    []scenarios.Need{scenarios.NeedsOther("tool test_task_working (taskSupport optional or required; runs for a while, then completes)"), scenarios.NeedsOther("two sessions: two HTTP sessions, two WebSockets or two stdio processes")},
 	Purpose: "Session A creates a task; session B probes it. The spec makes binding a MUST across authorization contexts " +
 		"(give two bearer tokens) and the design note (SEP-1686 §8.1) a SHOULD across sessions, so the isolation checks are SHOULD " +
 		"unless two tokens are given, then MUST; a server without sessions (no Mcp-Session-Id) and without tokens has nothing " +

@@ -42,7 +42,7 @@ var toolNegotiationScenario = &scenarios.Scenario{
 	Family:   "tasks",
 	Side:     scenarios.ServerSide,
 	Versions: taskVersions,
-	Needs:    []string{"tool test_task_forbidden (taskSupport forbidden or absent)", "tool test_task_required (taskSupport required)"},
+	Needs:    []scenarios.Need{scenarios.NeedsOther("tool test_task_forbidden (taskSupport forbidden or absent)"), scenarios.NeedsOther("tool test_task_required (taskSupport required)")},
 	Checks:   []*scenarios.Check{toolNegotiationForbiddenRejected, toolNegotiationRequiredRejected},
 	Run: serverside.Body(func(t *serverside.T) {
 		a := openTaskSession(t, "A", 0)
@@ -105,7 +105,7 @@ var taskResultScenario = &scenarios.Scenario{
 	Family:   "tasks",
 	Side:     scenarios.ServerSide,
 	Versions: taskVersions,
-	Needs:    []string{"tool test_task_working (taskSupport optional or required; runs for a while, then completes; exact-result needs optional, to call it plainly too)"},
+	Needs:    []scenarios.Need{scenarios.NeedsOther("tool test_task_working (taskSupport optional or required; runs for a while, then completes; exact-result needs optional, to call it plainly too)")},
 	Purpose: "A task is created and tasks/result sent at once. Whatever it answers, and when, is judged against the task's " +
 		"status right after (blocking); the result, fetched again once the task is terminal if the first answer came early, " +
 		"is judged on its own (completed with the tool's result, related-task _meta, the same as a plain call).",
@@ -278,7 +278,7 @@ var failingTaskScenario = &scenarios.Scenario{
 	Family:   "tasks",
 	Side:     scenarios.ServerSide,
 	Versions: taskVersions,
-	Needs:    []string{"tool test_task_failing (taskSupport optional or required; returns isError: true)"},
+	Needs:    []scenarios.Need{scenarios.NeedsOther("tool test_task_failing (taskSupport optional or required; returns isError: true)")},
 	Checks:   []*scenarios.Check{failingStatusFailed, failingResultIsError},
 	Run: serverside.Body(func(t *serverside.T) {
 		a := openTaskSession(t, "A", 0)
@@ -321,7 +321,7 @@ var taskListScenario = &scenarios.Scenario{
 	Family:   "tasks",
 	Side:     scenarios.ServerSide,
 	Versions: taskVersions,
-	Needs:    []string{"capabilities.tasks.list", "tool test_task_working"},
+	Needs:    []scenarios.Need{scenarios.NeedsOther("capabilities.tasks.list"), scenarios.NeedsOther("tool test_task_working")},
 	Checks:   []*scenarios.Check{listPagesEnd, listOwnTasksListed, listBadCursorRejected},
 	Run: serverside.Body(func(t *serverside.T) {
 		a := openTaskSession(t, "A", 0)
@@ -402,7 +402,7 @@ var terminalCancelScenario = &scenarios.Scenario{
 	Family:   "tasks",
 	Side:     scenarios.ServerSide,
 	Versions: taskVersions,
-	Needs:    []string{"tool test_task_working"},
+	Needs:    []scenarios.Need{scenarios.NeedsOther("tool test_task_working")},
 	Checks:   []*scenarios.Check{cancelTerminalRejected},
 	Run: serverside.Body(func(t *serverside.T) {
 		a := openTaskSession(t, "A", 0)

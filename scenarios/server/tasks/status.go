@@ -72,7 +72,7 @@ var statusScenario = &scenarios.Scenario{
 	Family:   "tasks",
 	Side:     scenarios.ServerSide,
 	Versions: taskVersions,
-	Needs:    []string{"tool test_task_elicitation (taskSupport optional or required; asks for input from inside the task)"},
+	Needs:    []scenarios.Need{scenarios.NeedsOther("tool test_task_elicitation (taskSupport optional or required; asks for input from inside the task)")},
 	Purpose: "A task that needs input is created, polled, answered and finished. Every status seen by polling and every " +
 		"notifications/tasks/status received is judged. Notifications are optional: a server that sends none is not failed for it.",
 	Checks: []*scenarios.Check{statusStartsWorking, statusTransitionsLegal, statusGetResultValid, statusTimestampsConsistent, statusNotificationsValid, statusNotificationsNoRelatedMeta, statusNotificationsAgree, statusNoneAfterTerminal},

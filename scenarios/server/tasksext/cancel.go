@@ -46,8 +46,8 @@ var cancelScenario = &scenarios.Scenario{
 	Family:   family,
 	Side:     scenarios.ServerSide,
 	Versions: versions,
-	Needs: []string{"the io.modelcontextprotocol/tasks extension declared in server/discover",
-		"tool slow_compute (works for `seconds`)", "tool confirm_delete (parks in input_required)"},
+	Needs: []scenarios.Need{scenarios.NeedsOther("the io.modelcontextprotocol/tasks extension declared in server/discover"),
+		scenarios.NeedsOther("tool slow_compute (works for `seconds`)"), scenarios.NeedsOther("tool confirm_delete (parks in input_required)")},
 	Purpose: "A long slow_compute task is cancelled and polled: if it reads cancelled, it is watched for a while. A " +
 		"confirm_delete task is cancelled while it waits for input, then answered late, and watched the same way.",
 	Checks: []*scenarios.Check{cancelAckEmpty, cancelStaysCancelled, cancelInputStaysCancelled},

@@ -56,8 +56,8 @@ var inputScenario = &scenarios.Scenario{
 	Family:   family,
 	Side:     scenarios.ServerSide,
 	Versions: versions,
-	Needs: []string{"the io.modelcontextprotocol/tasks extension declared in server/discover",
-		"tool confirm_delete (parks in input_required with one elicitation)", "tool multi_input (parks with two elicitations at once)"},
+	Needs: []scenarios.Need{scenarios.NeedsOther("the io.modelcontextprotocol/tasks extension declared in server/discover"),
+		scenarios.NeedsOther("tool confirm_delete (parks in input_required with one elicitation)"), scenarios.NeedsOther("tool multi_input (parks with two elicitations at once)")},
 	Purpose: "confirm_delete is called as a task and polled until it asks; a key it never issued is answered first, then its own " +
 		"(accept, confirm true), and it must complete. multi_input is then answered one key at a time, every poll's keys compared.",
 	Checks: []*scenarios.Check{inputRequestsListed, inputUnknownKeyIgnored, inputUpdateAckEmpty, inputKeysStable},

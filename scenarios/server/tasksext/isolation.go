@@ -66,9 +66,9 @@ var isolationScenario = &scenarios.Scenario{
 	Family:   family,
 	Side:     scenarios.ServerSide,
 	Versions: versions,
-	Needs: []string{"the io.modelcontextprotocol/tasks extension declared in server/discover",
-		"tool confirm_delete (parks in input_required)", "tool slow_compute (for id samples)",
-		"for the binding checks: two bearer tokens (--auth-token twice) over Streamable HTTP or WebSocket"},
+	Needs: []scenarios.Need{scenarios.NeedsOther("the io.modelcontextprotocol/tasks extension declared in server/discover"),
+		scenarios.NeedsOther("tool confirm_delete (parks in input_required)"), scenarios.NeedsOther("tool slow_compute (for id samples)"),
+		scenarios.NeedsOther("for the binding checks: two bearer tokens (--auth-token twice) over Streamable HTTP or WebSocket")},
 	Purpose: "Caller A (Authorization: Bearer <first token>) creates a confirm_delete task and waits for its question; caller B " +
 		"(the second token) sends tasks/get, tasks/update with an answer to A's question, and tasks/cancel for it. Each must be " +
 		"rejected (any error: the spec names no code) and A's task must still wait for input. Without two authorization " +

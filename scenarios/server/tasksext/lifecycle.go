@@ -75,7 +75,7 @@ var lifecycleScenario = &scenarios.Scenario{
 	Family:   family,
 	Side:     scenarios.ServerSide,
 	Versions: versions,
-	Needs:    []string{"the io.modelcontextprotocol/tasks extension declared in server/discover", "tool slow_compute (works for `seconds`, may run as a task)"},
+	Needs:    []scenarios.Need{scenarios.NeedsOther("the io.modelcontextprotocol/tasks extension declared in server/discover"), scenarios.NeedsOther("tool slow_compute (works for `seconds`, may run as a task)")},
 	Purpose: "slow_compute is called declaring the extension. A server may answer it without a task (then only that answer is " +
 		"judged); a task is polled at the pollIntervalMs it suggests until terminal, and its outcome judged. Unknown ids, the " +
 		"removed tasks/result and, over HTTP, a contradicting Mcp-Name follow.",
@@ -188,7 +188,7 @@ var toolErrorScenario = &scenarios.Scenario{
 	Family:   family,
 	Side:     scenarios.ServerSide,
 	Versions: versions,
-	Needs:    []string{"the io.modelcontextprotocol/tasks extension declared in server/discover", "tool failing_job (as a task, completes with isError)"},
+	Needs:    []scenarios.Need{scenarios.NeedsOther("the io.modelcontextprotocol/tasks extension declared in server/discover"), scenarios.NeedsOther("tool failing_job (as a task, completes with isError)")},
 	Checks:   []*scenarios.Check{toolErrorCompleted},
 	Run: serverside.Body(func(t *serverside.T) {
 		s := open(t)
@@ -224,7 +224,7 @@ var protocolErrorScenario = &scenarios.Scenario{
 	Family:   family,
 	Side:     scenarios.ServerSide,
 	Versions: versions,
-	Needs:    []string{"the io.modelcontextprotocol/tasks extension declared in server/discover", "tool protocol_error_job (as a task, fails with a JSON-RPC error)"},
+	Needs:    []scenarios.Need{scenarios.NeedsOther("the io.modelcontextprotocol/tasks extension declared in server/discover"), scenarios.NeedsOther("tool protocol_error_job (as a task, fails with a JSON-RPC error)")},
 	Checks:   []*scenarios.Check{protocolErrorFailed, protocolErrorStatusMessage},
 	Run: serverside.Body(func(t *serverside.T) {
 		s := open(t)

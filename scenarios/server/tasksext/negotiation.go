@@ -69,8 +69,8 @@ var negotiationScenario = &scenarios.Scenario{
 	Family:   family,
 	Side:     scenarios.ServerSide,
 	Versions: versions,
-	Needs: []string{"the io.modelcontextprotocol/tasks extension declared in server/discover",
-		"tool slow_compute (may run as a task)", "tool failing_job (needs a task)"},
+	Needs: []scenarios.Need{scenarios.NeedsOther("the io.modelcontextprotocol/tasks extension declared in server/discover"),
+		scenarios.NeedsOther("tool slow_compute (may run as a task)"), scenarios.NeedsOther("tool failing_job (needs a task)")},
 	Purpose: "The same session sends requests whose per-request capabilities declare the extension and requests whose do not: " +
 		"what the server answers the latter is judged, including a client that declares only the 2025-11-25 capability and " +
 		"a call carrying the removed task parameter.",

@@ -56,7 +56,7 @@ var notificationsScenario = &scenarios.Scenario{
 	Family:   family,
 	Side:     scenarios.ServerSide,
 	Versions: versions,
-	Needs:    []string{"the io.modelcontextprotocol/tasks extension declared in server/discover", "tool slow_compute (runs as a task)"},
+	Needs:    []scenarios.Need{scenarios.NeedsOther("the io.modelcontextprotocol/tasks extension declared in server/discover"), scenarios.NeedsOther("tool slow_compute (runs as a task)")},
 	Purpose: "A slow_compute task is created and subscribed to with subscriptions/listen (taskIds). Notifications are optional: " +
 		"what the server sends until the task is terminal (seen by notification or by polling) is judged, then the subscription " +
 		"is cancelled. A second listen, without the extension, must be refused.",

@@ -37,7 +37,7 @@ var (
 
 var listScenario = &scenarios.Scenario{
 	ID: "tools-list", Title: "tools/list names every tool with an inputSchema object", Family: "tools", Side: scenarios.ServerSide,
-	Versions: allVersions, Needs: []string{"the tools capability"},
+	Versions: allVersions, Needs: []scenarios.Need{scenarios.NeedsOther("the tools capability")},
 	Purpose: "Every tool the target lists is checked: a name, and an inputSchema that is a JSON Schema object (2025-11-25: " +
 		"\"MUST be a valid JSON Schema object (not null)\"; the schema of every version requires inputSchema, an object).",
 	Checks: []*scenarios.Check{listInputSchemas},
@@ -73,7 +73,7 @@ var listScenario = &scenarios.Scenario{
 
 var simpleTextScenario = &scenarios.Scenario{
 	ID: "tools-call-simple-text", Title: "test_simple_text answers a text", Family: "tools", Side: scenarios.ServerSide,
-	Versions: allVersions, Needs: []string{"tool test_simple_text (no arguments)"},
+	Versions: allVersions, Needs: []scenarios.Need{scenarios.NeedsOther("tool test_simple_text (no arguments)")},
 	Purpose: "The simplest fixture: a call must succeed with a text item; a fixture that answers isError fails.",
 	Checks:  []*scenarios.Check{simpleTextResult},
 	Run: serverside.Body(func(t *serverside.T) {
@@ -90,7 +90,7 @@ const elicitationAsk = "mcpconform: please confirm the order"
 
 var elicitationScenario = &scenarios.Scenario{
 	ID: "tools-call-elicitation", Title: "a tool asks the user from inside its call", Family: "tools", Side: scenarios.ServerSide,
-	Versions: []string{protocol.V20251125, protocol.V20250618}, Needs: []string{"tool test_elicitation (argument message; sends elicitation/create)"},
+	Versions: []string{protocol.V20251125, protocol.V20250618}, Needs: []scenarios.Need{scenarios.NeedsOther("tool test_elicitation (argument message; sends elicitation/create)")},
 	Purpose: "The fake client declares form elicitation and accepts with the form's defaults; the fixture must ask with the " +
 		"message it was given during the call, then succeed.",
 	Checks: []*scenarios.Check{elicitationMessage, elicitationResult},

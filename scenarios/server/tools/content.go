@@ -24,7 +24,7 @@ var imageOK = &scenarios.Check{ID: "tools-call-image/image", Level: scenarios.Mu
 
 var imageScenario = &scenarios.Scenario{
 	ID: "tools-call-image", Title: "a tool answers image content", Family: "tools", Side: scenarios.ServerSide,
-	Versions: allVersions, Needs: []string{"tool test_image_content (no arguments; returns one image)"},
+	Versions: allVersions, Needs: []scenarios.Need{scenarios.NeedsOther("tool test_image_content (no arguments; returns one image)")},
 	Purpose: "Calls the image fixture and judges its result: no isError, an image item, base64 data, an image MIME type " +
 		"(any: the schema says providers support different image types).",
 	Checks: []*scenarios.Check{imageOK},
@@ -40,7 +40,7 @@ var audioOK = &scenarios.Check{ID: "tools-call-audio/audio", Level: scenarios.Mu
 
 var audioScenario = &scenarios.Scenario{
 	ID: "tools-call-audio", Title: "a tool answers audio content", Family: "tools", Side: scenarios.ServerSide,
-	Versions: allVersions, Needs: []string{"tool test_audio_content (no arguments; returns one audio clip)"},
+	Versions: allVersions, Needs: []scenarios.Need{scenarios.NeedsOther("tool test_audio_content (no arguments; returns one audio clip)")},
 	Purpose: "Calls the audio fixture and judges its result: no isError, an audio item, base64 data, an audio MIME type " +
 		"(the official suite wants exactly audio/wav; the spec allows any audio type).",
 	Checks: []*scenarios.Check{audioOK},
@@ -76,7 +76,7 @@ var embeddedOK = &scenarios.Check{ID: "tools-call-embedded-resource/resource", L
 
 var embeddedScenario = &scenarios.Scenario{
 	ID: "tools-call-embedded-resource", Title: "a tool answers an embedded resource", Family: "tools", Side: scenarios.ServerSide,
-	Versions: allVersions, Needs: []string{"tool test_embedded_resource (no arguments; returns one embedded resource)"},
+	Versions: allVersions, Needs: []scenarios.Need{scenarios.NeedsOther("tool test_embedded_resource (no arguments; returns one embedded resource)")},
 	Purpose: "Calls the embedded-resource fixture: its result must embed the resource (a resource_link is another content type).",
 	Checks:  []*scenarios.Check{embeddedOK},
 	Run: serverside.Body(func(t *serverside.T) {
@@ -106,7 +106,7 @@ var mixedOK = &scenarios.Check{ID: "tools-call-mixed-content/items", Level: scen
 
 var mixedScenario = &scenarios.Scenario{
 	ID: "tools-call-mixed-content", Title: "a tool answers several content types at once", Family: "tools", Side: scenarios.ServerSide,
-	Versions: allVersions, Needs: []string{"tool test_multiple_content_types (no arguments; returns text, image and resource)"},
+	Versions: allVersions, Needs: []scenarios.Need{scenarios.NeedsOther("tool test_multiple_content_types (no arguments; returns text, image and resource)")},
 	Purpose: "Calls the mixed-content fixture: one result carries a text, an image and an embedded resource, each judged as alone.",
 	Checks:  []*scenarios.Check{mixedOK},
 	Run: serverside.Body(func(t *serverside.T) {
@@ -152,7 +152,7 @@ var errorIsError = &scenarios.Check{ID: "tools-call-error/is-error", Level: scen
 
 var errorScenario = &scenarios.Scenario{
 	ID: "tools-call-error", Title: "a failing tool answers isError, not a protocol error", Family: "tools", Side: scenarios.ServerSide,
-	Versions: allVersions, Needs: []string{"tool test_error_handling (no arguments; always fails)"},
+	Versions: allVersions, Needs: []scenarios.Need{scenarios.NeedsOther("tool test_error_handling (no arguments; always fails)")},
 	Purpose: "A tool's own failure is a tool execution error the model can read: a result with isError true, not a JSON-RPC error.",
 	Checks:  []*scenarios.Check{errorIsError},
 	Run: serverside.Body(func(t *serverside.T) {

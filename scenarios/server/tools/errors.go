@@ -33,7 +33,7 @@ var (
 
 var unknownToolScenario = &scenarios.Scenario{
 	ID: "tools-call-unknown-tool", Title: "calling a tool the server does not have", Family: "tools", Side: scenarios.ServerSide,
-	Versions: allVersions, Needs: []string{"capability tools"},
+	Versions: allVersions, Needs: []scenarios.Need{scenarios.NeedsOther("capability tools")},
 	Purpose: "Calls " + unknownToolName + ", which no server lists: nothing runs, and the answer is a protocol error.",
 	Checks:  []*scenarios.Check{unknownIsProtocolError, unknownInvalidParams},
 	Run: serverside.Body(func(t *serverside.T) {
@@ -71,7 +71,7 @@ var (
 
 var invalidArgumentsScenario = &scenarios.Scenario{
 	ID: "tools-call-invalid-arguments", Title: "arguments that fail the input schema (SEP-1303)", Family: "tools", Side: scenarios.ServerSide,
-	Versions: only1125, Needs: []string{"tool json_schema_2020_12_tool (its inputSchema has additionalProperties: false and a string name)"},
+	Versions: only1125, Needs: []scenarios.Need{scenarios.NeedsOther("tool json_schema_2020_12_tool (its inputSchema has additionalProperties: false and a string name)")},
 	Purpose: "Calls the 2020-12 fixture with a number for name and a property its schema forbids. 2025-11-25 moved input " +
 		"validation errors to tool execution errors so that a model can correct its call.",
 	Checks: []*scenarios.Check{invalidRejected, invalidAsToolError},

@@ -41,7 +41,7 @@ var (
 
 var progressScenario = &scenarios.Scenario{
 	ID: "tools-call-with-progress", Title: "progress notifications of a tool call", Family: "tools", Side: scenarios.ServerSide,
-	Versions: protocol.Judged(), Needs: []string{"tool test_tool_with_progress (no arguments; notifies progress for the call's progressToken)"},
+	Versions: protocol.Judged(), Needs: []scenarios.Need{scenarios.NeedsOther("tool test_tool_with_progress (no arguments; notifies progress for the call's progressToken)")},
 	Purpose: "Calls the progress fixture with _meta.progressToken and reads every notifications/progress that arrived before a " +
 		"barrier after the answer. Sending none is allowed (receivers MAY choose not to): then only the silence after the answer " +
 		"is judged. Counting from the barrier, not the answer, spares a notification sent before the answer on another HTTP stream.",
@@ -125,7 +125,7 @@ var loggingMessages = &scenarios.Check{ID: "tools-call-with-logging/messages", L
 
 var loggingScenario = &scenarios.Scenario{
 	ID: "tools-call-with-logging", Title: "log messages sent during a tool call", Family: "tools", Side: scenarios.ServerSide,
-	Versions: stateful, Needs: []string{"capability logging", "tool test_tool_with_logging (no arguments; logs while it runs)"},
+	Versions: stateful, Needs: []scenarios.Need{scenarios.NeedsOther("capability logging"), scenarios.NeedsOther("tool test_tool_with_logging (no arguments; logs while it runs)")},
 	Purpose: "Sets the log level to debug (as the official suite does; a server may log nothing before a level is set), calls " +
 		"the logging fixture and waits for its notifications/message up to a barrier after the answer.",
 	Checks: []*scenarios.Check{loggingMessages},

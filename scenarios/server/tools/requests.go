@@ -61,7 +61,7 @@ var (
 
 var samplingScenario = &scenarios.Scenario{
 	ID: "tools-call-sampling", Title: "a tool asks the client's model from inside its call", Family: "tools", Side: scenarios.ServerSide,
-	Versions: stateful, Needs: []string{"tool test_sampling (argument prompt; sends sampling/createMessage)"},
+	Versions: stateful, Needs: []scenarios.Need{scenarios.NeedsOther("tool test_sampling (argument prompt; sends sampling/createMessage)")},
 	Purpose: "The fake client declares sampling and answers with an assistant text; the fixture must ask during the call " +
 		"and then succeed.",
 	Checks: []*scenarios.Check{samplingRequested, samplingResult},
@@ -181,7 +181,7 @@ var defaultsGiven = &scenarios.Check{ID: "elicitation-sep1034-defaults/defaults"
 
 var defaultsScenario = &scenarios.Scenario{
 	ID: "elicitation-sep1034-defaults", Title: "an elicitation whose fields have defaults (SEP-1034)", Family: "tools", Side: scenarios.ServerSide,
-	Versions: only1125, Needs: []string{"tool test_elicitation_sep1034_defaults (no arguments; asks through a form with defaults)"},
+	Versions: only1125, Needs: []scenarios.Need{scenarios.NeedsOther("tool test_elicitation_sep1034_defaults (no arguments; asks through a form with defaults)")},
 	Purpose: "The fixture's form must carry a default of each primitive type, typed as the field; the fake client accepts the defaults.",
 	Checks:  []*scenarios.Check{defaultsGiven},
 	Run: serverside.Body(func(t *serverside.T) {
@@ -233,7 +233,7 @@ var enumShapes = &scenarios.Check{ID: "elicitation-sep1330-enums/shapes", Level:
 
 var enumsScenario = &scenarios.Scenario{
 	ID: "elicitation-sep1330-enums", Title: "an elicitation with every enum schema shape (SEP-1330)", Family: "tools", Side: scenarios.ServerSide,
-	Versions: only1125, Needs: []string{"tool test_elicitation_sep1330_enums (no arguments; asks through a form with five enum fields)"},
+	Versions: only1125, Needs: []scenarios.Need{scenarios.NeedsOther("tool test_elicitation_sep1330_enums (no arguments; asks through a form with five enum fields)")},
 	Purpose: "Single and multi select, with and without titles, and the legacy enumNames form, under the property names the " +
 		"official suite uses.",
 	Checks: []*scenarios.Check{enumShapes},

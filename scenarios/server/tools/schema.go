@@ -40,7 +40,7 @@ var (
 
 var schema2020Scenario = &scenarios.Scenario{
 	ID: "json-schema-2020-12", Title: "a JSON Schema 2020-12 input schema is listed intact", Family: "tools", Side: scenarios.ServerSide,
-	Versions: only1125, Needs: []string{"tool json_schema_2020_12_tool (listed only; its inputSchema uses 2020-12 keywords)"},
+	Versions: only1125, Needs: []scenarios.Need{scenarios.NeedsOther("tool json_schema_2020_12_tool (listed only; its inputSchema uses 2020-12 keywords)")},
 	Purpose: "Reads the fixture's inputSchema from tools/list (it is not called) and looks for the 2020-12 keywords the " +
 		"official fixture uses.",
 	Checks: []*scenarios.Check{schema2020Core, schema2020Keywords},

@@ -39,7 +39,7 @@ var (
 
 var structuredScenario = &scenarios.Scenario{
 	ID: "tools-call-structured-content", Title: "structured content conforms to the tool's outputSchema", Family: "tools", Side: scenarios.ServerSide,
-	Versions: sinceOutputSchema, Needs: []string{"tool " + structuredFixture + " (no arguments; listed with an outputSchema, returns structuredContent)"},
+	Versions: sinceOutputSchema, Needs: []scenarios.Need{scenarios.NeedsOther("tool " + structuredFixture + " (no arguments; listed with an outputSchema, returns structuredContent)")},
 	Purpose: "Reads the fixture's outputSchema from tools/list, calls it, and validates structuredContent against it.",
 	Checks:  []*scenarios.Check{structuredConforms, structuredText},
 	Run:     serverside.Body(runStructured),

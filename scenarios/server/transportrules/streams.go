@@ -47,7 +47,7 @@ var ssePollingScenario = &scenarios.Scenario{
 	Side:       scenarios.ServerSide,
 	Versions:   []string{protocol.V20251125}, // polling and priming events came with 2025-11-25
 	Transports: httpOnly,
-	Needs:      []string{"fixture " + reconnection},
+	Needs:      []scenarios.Need{scenarios.NeedsOther("fixture " + reconnection)},
 	Official:   "server-sse-polling",
 	Purpose: "The official server-sse-polling scenario: tools/call of test_reconnection is POSTed accepting SSE; the server " +
 		"primes the stream, may close it before the response, and the client then waits the retry delay and resumes with GET " +

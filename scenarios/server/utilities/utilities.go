@@ -58,7 +58,7 @@ var (
 var loggingScenario = &scenarios.Scenario{
 	ID: "logging-set-level", Title: "logging/setLevel is accepted, invalid levels refused, and lower levels filtered", Family: "utilities",
 	Side: scenarios.ServerSide, Versions: versions,
-	Needs:  []string{"capability logging", "for filtering: tool test_logging_levels or test_tool_with_logging (logs during the call)"},
+	Needs:  []scenarios.Need{scenarios.NeedsOther("capability logging"), scenarios.NeedsOther("for filtering: tool test_logging_levels or test_tool_with_logging (logs during the call)")},
 	Checks: []*scenarios.Check{loggingAccepted, loggingInvalidLevel, loggingFiltered},
 	Run: serverside.Body(func(t *serverside.T) {
 		s := t.Open("A", client.Options{})
@@ -144,7 +144,7 @@ var listMethods = []struct{ method, key, capability string }{
 
 var paginationScenario = &scenarios.Scenario{
 	ID: "pagination", Title: "list methods page to an end and refuse invalid cursors", Family: "utilities",
-	Side: scenarios.ServerSide, Versions: protocol.Judged(), Needs: []string{"capability resources"},
+	Side: scenarios.ServerSide, Versions: protocol.Judged(), Needs: []scenarios.Need{scenarios.NeedsOther("capability resources")},
 	Checks: []*scenarios.Check{paginationInvalidCursor, paginationLastPageEnds},
 	Run: serverside.Body(func(t *serverside.T) {
 		s := t.Open("A", client.Options{})
@@ -186,7 +186,7 @@ var listFeatures = []struct{ capability, method, notification string }{
 var listChangedScenario = &scenarios.Scenario{
 	ID: "list-changed-undeclared", Title: "list_changed notifications only for features that declare listChanged", Family: "utilities",
 	Side: scenarios.ServerSide, Versions: versions,
-	Needs: []string{"a feature (tools, prompts or resources) whose capability leaves listChanged out or false"},
+	Needs: []scenarios.Need{scenarios.NeedsOther("a feature (tools, prompts or resources) whose capability leaves listChanged out or false")},
 	Purpose: "The client lists every feature the server offers, then sends the probe as a barrier; a list_changed notification " +
 		"for a feature that did not declare listChanged uses a capability that was not negotiated.",
 	Checks: []*scenarios.Check{listChangedUndeclared},
