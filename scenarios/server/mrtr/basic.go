@@ -77,6 +77,8 @@ var (
 		Title: "retried with a new id, the accepted form in inputResponses and any requestState echoed, it completes: resultType " +
 			"complete, non-empty content, no isError",
 		Faults: []*fault.Fault{server.MRTRCompleteEmpty}, Liberties: []*fault.Fault{server.MRTRReprompts}}
+	// sep-2322.yaml excludes this sentence as tested indirectly, so it has no
+	// requirement id; it is judged here directly.
 	noServerRequest = &scenarios.Check{ID: "input-required-result-basic-elicitation/no-server-request", Level: scenarios.Must, Spec: mrtrPage,
 		Quote: "Servers MUST send server-to-client requests (such as roots/list, sampling/createMessage, or elicitation/create) " +
 			"using the MRTR pattern.",

@@ -189,6 +189,10 @@ var tamperedRejected = &scenarios.Check{ID: "input-required-result-tampered-stat
 	Faults: []*fault.Fault{server.MRTRTamperedAccepted}, Liberties: []*fault.Fault{server.MRTRTamperedOtherCode, server.MRTRTamperedRestarts},
 	Requirements: []string{"sep-2322-reject-tampered-state"}}
 
+// foreignStateRejected judges one part of the SHOULD sep-2322.yaml excludes
+// (what requestState binds; no requirement id): its principal and expiry
+// parts would need a second authorization context or a wait past the
+// server's TTL, and have no check.
 var foreignStateRejected = &scenarios.Check{ID: "input-required-result-tampered-state/foreign-state-rejected", Level: scenarios.Should, Spec: serverReqs,
 	Quote: "an identifier for the originating request, e.g. the method name and a digest of its salient parameters, rejecting state " +
 		"presented on a request that does not match.",
