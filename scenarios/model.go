@@ -67,6 +67,11 @@ type Check struct {
 	// run enables the profile (--profile), since no spec sentence asks it
 	// of every peer.
 	Profile string
+	// Requirements are the official requirement ids (official-conformance
+	// seps/sep-*.yaml, e.g. "sep-2575-server-sends-subscription-ack") the
+	// check judges, wholly or in part, so coverage of the official lists is
+	// data a test can hold complete.
+	Requirements []string
 }
 
 // Scenario is one procedure against the target.
@@ -284,12 +289,16 @@ func (c *Check) JudgedAt(version string) bool {
 var (
 	kebab   = regexp.MustCompile(`^[a-z0-9]+(-[a-z0-9]+)*$`)
 	specRef = regexp.MustCompile(`^(\d{4}-\d{2}-\d{2}|ext-tasks|ext-auth|jsonrpc-2\.0|seps|seeds|official-conformance)/[^#\s]+(#[a-z0-9-]+)?$`)
+	// requirementID is the form of the official lists' ids: sep-<number>-…,
+	// save sep-1933.yaml's, which begin wif-.
+	requirementID = regexp.MustCompile(`^(sep-\d+|wif)(-[a-z0-9]+)+$`)
 )
 
 // Validate checks the catalogue's own consistency: ids unique and
 // well-formed, every check with a level, a spec reference and at least one
 // fault that makes it fail, every fault and liberty one of its side's
-// (variants by side: faults and liberties), every liberty exercised.
+// (variants by side: faults and liberties), every liberty exercised, every
+// requirement id well-formed and named once by its check.
 func (c Catalogue) Validate(variants map[Side]fault.Set) error {
 	faults := variants
 	seen := map[string]bool{}
@@ -351,6 +360,14 @@ func (c Catalogue) Validate(variants map[Side]fault.Set) error {
 			}
 			if ch.Profile != "" && !kebab.MatchString(ch.Profile) {
 				return fmt.Errorf("check %s names profile %q, which is not kebab-case", ch.ID, ch.Profile)
+			}
+			for i, r := range ch.Requirements {
+				if !requirementID.MatchString(r) {
+					return fmt.Errorf("check %s names requirement %q, which is no official requirement id", ch.ID, r)
+				}
+				if slices.Contains(ch.Requirements[:i], r) {
+					return fmt.Errorf("check %s names requirement %q twice", ch.ID, r)
+				}
 			}
 		}
 	}

@@ -210,6 +210,32 @@ var _ = g.Describe("Validate", func() {
 			Expect(Catalogue{a}.Profiles()).To(Equal([]string{"strict-isolation"}))
 		})
 
+		g.DescribeTable("refuses a malformed requirement id",
+			func(id string) {
+				a := validScenario("alpha", "one")
+				a.Checks[0].Requirements = []string{"sep-2575-server-sends-subscription-ack", id}
+
+				Expect(Catalogue{a}.Validate(syntheticFaults)).To(MatchError(
+					`check alpha/one names requirement "` + id + `", which is no official requirement id`))
+			},
+			g.Entry("no sep- prefix", "server-sends-subscription-ack"),
+			g.Entry("no number", "sep-server-sends-subscription-ack"),
+			g.Entry("a number alone", "sep-2575"),
+			g.Entry("capitals", "SEP-2575-server-sends-subscription-ack"),
+			g.Entry("a brace shorthand left unexpanded", "sep-2575-client-declares-{roots,sampling}-capability"),
+			g.Entry("a double hyphen", "sep-2575--server"),
+			g.Entry("a trailing hyphen", "sep-2575-server-"),
+			g.Entry("a space", "sep-2575-server sends"),
+		)
+
+		g.It("accepts the lists' forms of requirement id and refuses one named twice", func() {
+			a := validScenario("alpha", "one")
+			a.Checks[0].Requirements = []string{"sep-2575-http-server-method-not-found-404", "wif-grant-type"}
+			Expect(Catalogue{a}.Validate(syntheticFaults)).To(Succeed())
+			a.Checks[0].Requirements = append(a.Checks[0].Requirements, "wif-grant-type")
+			Expect(Catalogue{a}.Validate(syntheticFaults)).To(MatchError(`check alpha/one names requirement "wif-grant-type" twice`))
+		})
+
 		g.It("names as killers at a version only the checks of scenarios that run there", func() {
 			a, b := validScenario("alpha", "one"), validScenario("beta", "two", "three")
 			b.Versions = []string{"2026-07-28"}

@@ -24,21 +24,22 @@ type Export struct {
 
 // ExportCheck is one check of the exported catalogue.
 type ExportCheck struct {
-	ID         string   `json:"id" yaml:"id"`
-	Scenario   string   `json:"scenario" yaml:"scenario"`
-	Official   string   `json:"official,omitempty" yaml:"official,omitempty"`
-	Side       string   `json:"side" yaml:"side"`
-	Family     string   `json:"family" yaml:"family"`
-	Versions   []string `json:"versions" yaml:"versions,flow"`
-	Transports []string `json:"transports,omitempty" yaml:"transports,flow,omitempty"`
-	Level      string   `json:"level" yaml:"level"`
-	Profile    string   `json:"profile,omitempty" yaml:"profile,omitempty"`
-	Title      string   `json:"title" yaml:"title"`
-	Spec       string   `json:"spec" yaml:"spec"`
-	Source     string   `json:"source,omitempty" yaml:"source,omitempty"`
-	Quote      string   `json:"quote" yaml:"quote"`
-	Faults     []string `json:"faults" yaml:"faults,flow"`
-	Liberties  []string `json:"liberties,omitempty" yaml:"liberties,flow,omitempty"`
+	ID           string   `json:"id" yaml:"id"`
+	Scenario     string   `json:"scenario" yaml:"scenario"`
+	Official     string   `json:"official,omitempty" yaml:"official,omitempty"`
+	Side         string   `json:"side" yaml:"side"`
+	Family       string   `json:"family" yaml:"family"`
+	Versions     []string `json:"versions" yaml:"versions,flow"`
+	Transports   []string `json:"transports,omitempty" yaml:"transports,flow,omitempty"`
+	Level        string   `json:"level" yaml:"level"`
+	Profile      string   `json:"profile,omitempty" yaml:"profile,omitempty"`
+	Title        string   `json:"title" yaml:"title"`
+	Spec         string   `json:"spec" yaml:"spec"`
+	Source       string   `json:"source,omitempty" yaml:"source,omitempty"`
+	Quote        string   `json:"quote" yaml:"quote"`
+	Faults       []string `json:"faults" yaml:"faults,flow"`
+	Liberties    []string `json:"liberties,omitempty" yaml:"liberties,flow,omitempty"`
+	Requirements []string `json:"requirements,omitempty" yaml:"requirements,flow,omitempty"` // official requirement ids
 }
 
 // Exported is the catalogue as an Export.
@@ -54,7 +55,7 @@ func Exported() Export {
 				ID: c.ID, Scenario: s.ID, Official: s.Official, Side: string(s.Side), Family: s.Family,
 				Versions: slices.Clone(s.Versions), Transports: transports, Level: string(c.Level), Profile: c.Profile,
 				Title: c.Title, Spec: c.Spec, Source: c.Source, Quote: c.Quote,
-				Faults: names(c.Faults), Liberties: names(c.Liberties),
+				Faults: names(c.Faults), Liberties: names(c.Liberties), Requirements: slices.Clone(c.Requirements),
 			})
 		}
 	}

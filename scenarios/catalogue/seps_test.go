@@ -1,10 +1,9 @@
 package catalogue_test
 
 import (
-	"io/fs"
 	"os"
 	"path/filepath"
-	"regexp"
+	"sort"
 	"strings"
 
 	. "github.com/onsi/ginkgo/v2"
@@ -14,92 +13,86 @@ import (
 	"github.com/mcpconform/mcpconform/scenarios/catalogue"
 )
 
-// The 2026-07-28 families map each requirement id of the official lists for
-// their design notes to the checks that judge it, or say why none does, in
-// a comment block of the family (scenarios/server/mrtr, stateless, tasksext;
-// scenarios/client/mrtr, httprules). This keeps those maps complete.
+// The official requirement lists of the 2026-07-28 design notes that
+// mcpconform accounts for id by id: MRTR, stateless, the tasks extension,
+// the HTTP headers, caching and resource-not-found.
+var accountedSeps = []string{"2322", "2575", "2663", "2243", "2549", "2164"}
+
+// Every requirement id of those lists is named by a check's Requirements or
+// said unjudged in the catalogue's table, never both, and neither names an
+// id that no list has (a typo, or an id the official suite dropped).
 var _ = Describe("the requirement ids of the 2026-07-28 design notes", func() {
-	It("are each mapped by a family, naming checks that exist", func() {
+	It("are each judged by a check or said unjudged, and every id named is an official one", func() {
 		seps := filepath.Join("..", "..", "..", "shared", "official-conformance", "seps")
 		if _, err := os.Stat(seps); err != nil {
 			Skip("the official requirement lists are not beside the repository: " + err.Error())
 		}
-		mentions := map[string][]string{} // requirement id -> the comment lines naming it
-		// An id, or several in the blocks' brace shorthand:
-		// sep-2575-client-declares-{roots,sampling}-capability.
-		idPattern := regexp.MustCompile(`sep-\d+-[a-z0-9-]*(?:\{[a-z0-9,-]+\}[a-z0-9-]*)?`)
-		Expect(filepath.WalkDir(filepath.Join(".."), func(path string, d fs.DirEntry, err error) error {
-			if err != nil || d.IsDir() || !strings.HasSuffix(path, ".go") || strings.HasSuffix(path, "_test.go") {
-				return err
+		listed := map[string]string{} // requirement id -> its list
+		files, err := filepath.Glob(filepath.Join(seps, "sep-*.yaml"))
+		Expect(err).NotTo(HaveOccurred())
+		for _, f := range files {
+			for _, id := range requirementIDs(f) {
+				listed[id] = filepath.Base(f)
 			}
-			b, err := os.ReadFile(path)
-			if err != nil {
-				return err
-			}
-			for _, line := range strings.Split(string(b), "\n") {
-				if !strings.HasPrefix(strings.TrimSpace(line), "//") {
-					continue
-				}
-				for _, found := range idPattern.FindAllString(line, -1) {
-					for _, id := range expandBraces(found) {
-						mentions[id] = append(mentions[id], line)
-					}
-				}
-			}
-			return nil
-		})).To(Succeed())
+		}
 
-		checks := map[string]bool{}
-		for _, s := range catalogue.All() {
-			for _, c := range s.Checks {
-				checks[c.ID] = true
+		judgedBy := map[string][]string{} // requirement id -> the checks naming it
+		for _, c := range catalogue.All().Checks() {
+			for _, id := range c.Requirements {
+				judgedBy[id] = append(judgedBy[id], c.ID)
 			}
 		}
-		checkPattern := regexp.MustCompile(`\b[a-z0-9]+(?:-[a-z0-9]+)+/[a-z0-9]+(?:-[a-z0-9]+)*\b`)
-		for _, sep := range []string{"2322", "2575", "2663", "2243"} {
-			b, err := os.ReadFile(filepath.Join(seps, "sep-"+sep+".yaml"))
-			Expect(err).NotTo(HaveOccurred())
-			var list struct {
-				Requirements []struct {
-					Check string `yaml:"check"`
-				} `yaml:"requirements"`
-			}
-			Expect(yaml.Unmarshal(b, &list)).To(Succeed())
-			n := 0
-			var unmapped []string
-			for _, r := range list.Requirements {
-				if r.Check == "" {
-					continue // excluded by the official list itself
-				}
-				n++
-				lines, ok := mentions[r.Check]
-				if !ok {
-					unmapped = append(unmapped, r.Check)
-				}
-				for _, line := range lines {
-					for _, named := range checkPattern.FindAllString(line, -1) {
-						if strings.Contains(named, "sep-") || strings.HasSuffix(named, ".md") {
-							continue
-						}
-						Expect(checks).To(HaveKey(named), "%s is mapped to %s, which is no check of the catalogue", r.Check, named)
-					}
+		unjudged := catalogue.UnjudgedRequirements()
+
+		for _, sep := range accountedSeps {
+			ids := requirementIDs(filepath.Join(seps, "sep-"+sep+".yaml"))
+			Expect(ids).NotTo(BeEmpty(), "sep-%s.yaml lists requirement ids", sep)
+			var missing, both []string
+			for _, id := range ids {
+				_, said := unjudged[id]
+				switch {
+				case len(judgedBy[id]) == 0 && !said:
+					missing = append(missing, id)
+				case len(judgedBy[id]) > 0 && said:
+					both = append(both, id)
 				}
 			}
-			Expect(n).To(BeNumerically(">", 0), "sep-%s.yaml lists requirement ids", sep)
-			Expect(unmapped).To(BeEmpty(), "requirement ids of sep-%s.yaml that no family's requirement block maps", sep)
+			Expect(missing).To(BeEmpty(), "requirement ids of sep-%s.yaml that no check names and the unjudged table lacks", sep)
+			Expect(both).To(BeEmpty(), "requirement ids of sep-%s.yaml that checks name although the unjudged table has them", sep)
 		}
+
+		var unknown []string
+		for id, checks := range judgedBy {
+			if _, ok := listed[id]; !ok {
+				unknown = append(unknown, id+" (named by "+strings.Join(checks, ", ")+")")
+			}
+		}
+		for id := range unjudged {
+			if _, ok := listed[id]; !ok {
+				unknown = append(unknown, id+" (in the unjudged table)")
+			}
+		}
+		sort.Strings(unknown)
+		Expect(unknown).To(BeEmpty(), "requirement ids that no official list has")
 	})
 })
 
-// expandBraces turns a{b,c}d into abd and acd.
-func expandBraces(s string) []string {
-	open, closing := strings.Index(s, "{"), strings.Index(s, "}")
-	if open < 0 || closing < open {
-		return []string{s}
+// requirementIDs reads the check ids of one official list; a requirement
+// without one is excluded by the list itself.
+func requirementIDs(path string) []string {
+	b, err := os.ReadFile(path)
+	Expect(err).NotTo(HaveOccurred())
+	var list struct {
+		Requirements []struct {
+			Check string `yaml:"check"`
+		} `yaml:"requirements"`
 	}
+	Expect(yaml.Unmarshal(b, &list)).To(Succeed(), path)
 	var out []string
-	for _, alt := range strings.Split(s[open+1:closing], ",") {
-		out = append(out, s[:open]+alt+s[closing+1:])
+	for _, r := range list.Requirements {
+		if r.Check != "" {
+			out = append(out, r.Check)
+		}
 	}
 	return out
 }

@@ -23,31 +23,36 @@ const customSpec = httpSpec + "#custom-headers-from-tool-parameters"
 
 var (
 	customMirrored = &scenarios.Check{ID: "client-http-custom-headers/mirrored", Level: scenarios.Must, Spec: customSpec,
-		Title:     "every x-mcp-header parameter the call gives a value has its Mcp-Param-{Name} header (nested properties too)",
-		Quote:     "When a server's tool definition includes x-mcp-header annotations, conforming clients MUST mirror the designated parameter values into HTTP headers.",
-		Faults:    []*fault.Fault{client.NoParamHeaders},
-		Liberties: []*fault.Fault{client.LowercaseHeaderNames}}
+		Title:        "every x-mcp-header parameter the call gives a value has its Mcp-Param-{Name} header (nested properties too)",
+		Quote:        "When a server's tool definition includes x-mcp-header annotations, conforming clients MUST mirror the designated parameter values into HTTP headers.",
+		Faults:       []*fault.Fault{client.NoParamHeaders},
+		Liberties:    []*fault.Fault{client.LowercaseHeaderNames},
+		Requirements: []string{"sep-2243-client-supports-custom-headers", "sep-2243-client-mirrors-designated-params"}}
 	customConverted = &scenarios.Check{ID: "client-http-custom-headers/values-converted", Level: scenarios.Must, Spec: httpSpec + "#value-encoding",
-		Title:  "a value that is safe as plain text is mirrored as its string form: a string as is (empty too), an integer in decimal, a boolean as true or false",
-		Quote:  "Clients MUST encode parameter values before including them in HTTP headers to ensure safe transmission and prevent injection attacks.",
-		Faults: []*fault.Fault{client.ParamBooleanCapitalized}}
+		Title:        "a value that is safe as plain text is mirrored as its string form: a string as is (empty too), an integer in decimal, a boolean as true or false",
+		Quote:        "Clients MUST encode parameter values before including them in HTTP headers to ensure safe transmission and prevent injection attacks.",
+		Faults:       []*fault.Fault{client.ParamBooleanCapitalized},
+		Requirements: []string{"sep-2243-client-encode-values"}}
 	customBase64 = &scenarios.Check{ID: "client-http-custom-headers/base64-unsafe", Level: scenarios.Must, Spec: httpSpec + "#value-encoding",
-		Title:  "a value with non-ASCII or control characters (CR, LF, tab) or white space at an end is sent as =?base64?{Base64 of its UTF-8}?=",
-		Quote:  "When a value cannot be safely represented as a plain ASCII header value (e.g., it contains non-ASCII characters, control characters, or has leading/trailing whitespace), clients MUST use Base64 encoding of the UTF-8 representation with the following format:",
-		Faults: []*fault.Fault{client.ParamNoBase64}}
+		Title:        "a value with non-ASCII or control characters (CR, LF, tab) or white space at an end is sent as =?base64?{Base64 of its UTF-8}?=",
+		Quote:        "When a value cannot be safely represented as a plain ASCII header value (e.g., it contains non-ASCII characters, control characters, or has leading/trailing whitespace), clients MUST use Base64 encoding of the UTF-8 representation with the following format:",
+		Faults:       []*fault.Fault{client.ParamNoBase64},
+		Requirements: []string{"sep-2243-client-base64-unsafe"}}
 	customSentinel = &scenarios.Check{ID: "client-http-custom-headers/sentinel-encoded", Level: scenarios.Must, Spec: httpSpec + "#value-encoding",
-		Title:  "a plain value that looks like =?base64?…?= is itself Base64-encoded",
-		Quote:  "To avoid ambiguity, clients MUST also Base64-encode any plain-ASCII value that matches the sentinel pattern (i.e., starts with =?base64? and ends with ?=).",
-		Faults: []*fault.Fault{client.ParamSentinelPlain}}
+		Title:        "a plain value that looks like =?base64?…?= is itself Base64-encoded",
+		Quote:        "To avoid ambiguity, clients MUST also Base64-encode any plain-ASCII value that matches the sentinel pattern (i.e., starts with =?base64? and ends with ?=).",
+		Faults:       []*fault.Fault{client.ParamSentinelPlain},
+		Requirements: []string{"sep-2243-client-base64-unsafe"}}
 	customOnlyAnnotated = &scenarios.Check{ID: "client-http-custom-headers/only-annotated", Level: scenarios.Should, Spec: customSpec,
 		Title: "no Mcp-Param-* header for a parameter without x-mcp-header (the official suite fails it; the spec names the header after the " +
 			"annotation and states no rule for other parameters, hence a warning)",
 		Quote:  "The x-mcp-header property specifies the name portion used to construct the header name Mcp-Param-{name}.",
 		Faults: []*fault.Fault{client.ParamUnannotated}}
 	customOmitNull = &scenarios.Check{ID: "client-http-custom-headers/omit-null", Level: scenarios.Must, Spec: customSpec,
-		Title:  "an annotated parameter whose value is null, or that the call leaves out, has no header",
-		Quote:  "Parameter value is null | Client MUST omit the header",
-		Faults: []*fault.Fault{client.ParamNullSent}}
+		Title:        "an annotated parameter whose value is null, or that the call leaves out, has no header",
+		Quote:        "Parameter value is null | Client MUST omit the header",
+		Faults:       []*fault.Fault{client.ParamNullSent},
+		Requirements: []string{"sep-2243-client-omit-null"}}
 )
 
 func annotated(typ, header string) map[string]any {

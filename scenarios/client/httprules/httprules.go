@@ -14,29 +14,6 @@ import (
 	"github.com/mcpconform/mcpconform/transport"
 )
 
-// The official requirement ids of the client side (official-conformance
-// seps/sep-2243.yaml, sep-2575.yaml) and the checks that judge them:
-//
-//	sep-2575-client-populates-meta            client-request-metadata/meta-required, client-info (a SHOULD on the page)
-//	sep-2575-client-declares-{roots,sampling,elicitation}-capability
-//	                                          client-request-metadata/capabilities-valid (what a client supports is not observable; the type is)
-//	sep-2575-client-retry-supported-version   client-request-metadata/retry-supported-version
-//	sep-2575-http-client-sends-version-header client-request-metadata/version-header
-//	sep-2575-http-version-header-matches-meta client-request-metadata/version-header-matches
-//	sep-2243-client-includes-standard-headers client-http-standard-headers/mcp-method, mcp-name, mcp-name-encoded
-//	sep-2243-header-name-case-insensitive     the liberty lowercase-header-names (the judge reads names case-insensitively)
-//	sep-2243-client-supports-custom-headers, sep-2243-client-mirrors-designated-params
-//	                                          client-http-custom-headers/mirrored
-//	sep-2243-client-encode-values             client-http-custom-headers/values-converted
-//	sep-2243-client-base64-unsafe             client-http-custom-headers/base64-unsafe, sentinel-encoded
-//	sep-2243-client-omit-null                 client-http-custom-headers/omit-null
-//	sep-2243-x-mcp-header-{not-empty,charset,unique,primitive-only}, sep-2243-client-reject-invalid-tool
-//	                                          client-http-invalid-tool-headers/rejects-*, valid-kept
-//	sep-2106-no-network-ref-deref             client-json-schema-ref/not-fetched
-//
-// The server-* ids are the server side's; the excluded ones (logging a
-// warning, intermediaries) are not observable on the wire.
-
 const (
 	family     = "httprules"
 	metaSpec   = "2026-07-28/basic/index.mdx#meta"

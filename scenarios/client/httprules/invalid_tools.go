@@ -18,24 +18,30 @@ var (
 	invalidValidKept = &scenarios.Check{ID: "client-http-invalid-tool-headers/valid-kept", Level: scenarios.Should, Spec: toolsSpec,
 		Title: "the valid tool listed beside the invalid ones is kept and called (the official suite fails a client that drops it; " +
 			"the spec gives it as the purpose of rejecting tool by tool, without a keyword, hence a warning)",
-		Quote:  "This ensures that a single malformed tool definition does not prevent other valid tools from being used.",
-		Faults: []*fault.Fault{client.RejectsAnnotatedTools}}
+		Quote:        "This ensures that a single malformed tool definition does not prevent other valid tools from being used.",
+		Faults:       []*fault.Fault{client.RejectsAnnotatedTools},
+		Requirements: []string{"sep-2243-client-reject-invalid-tool"}}
 	invalidEmpty = &scenarios.Check{ID: "client-http-invalid-tool-headers/rejects-empty", Level: scenarios.Must, Spec: toolsSpec,
 		Title: "a tool whose x-mcp-header is empty is rejected: never called", Quote: rejectQuote,
-		Faults: []*fault.Fault{client.AcceptsEmptyHeader}}
+		Faults:       []*fault.Fault{client.AcceptsEmptyHeader},
+		Requirements: []string{"sep-2243-x-mcp-header-not-empty", "sep-2243-client-reject-invalid-tool"}}
 	invalidToken = &scenarios.Check{ID: "client-http-invalid-tool-headers/rejects-bad-characters", Level: scenarios.Must, Spec: toolsSpec,
 		Title: "a tool whose x-mcp-header is no HTTP token (a space, a colon, a non-ASCII letter, a tab) is rejected: never called", Quote: rejectQuote,
-		Faults: []*fault.Fault{client.AcceptsBadHeaderChars}}
+		Faults:       []*fault.Fault{client.AcceptsBadHeaderChars},
+		Requirements: []string{"sep-2243-x-mcp-header-charset", "sep-2243-client-reject-invalid-tool"}}
 	invalidUnique = &scenarios.Check{ID: "client-http-invalid-tool-headers/rejects-duplicates", Level: scenarios.Must, Spec: toolsSpec,
 		Title: "a tool whose x-mcp-header values repeat, in the same or another case, is rejected: never called", Quote: rejectQuote,
-		Faults: []*fault.Fault{client.AcceptsDuplicateHeaders}}
+		Faults:       []*fault.Fault{client.AcceptsDuplicateHeaders},
+		Requirements: []string{"sep-2243-x-mcp-header-unique", "sep-2243-client-reject-invalid-tool"}}
 	invalidPrimitive = &scenarios.Check{ID: "client-http-invalid-tool-headers/rejects-non-primitive", Level: scenarios.Must, Spec: toolsSpec,
 		Title: "a tool with x-mcp-header on an object, array, null or number property is rejected: never called (the official suite " +
 			"counts number as primitive; the spec does not: \"Parameters with type number are not permitted\")", Quote: rejectQuote,
-		Faults: []*fault.Fault{client.AcceptsNonPrimitiveHeader}}
+		Faults:       []*fault.Fault{client.AcceptsNonPrimitiveHeader},
+		Requirements: []string{"sep-2243-x-mcp-header-primitive-only", "sep-2243-client-reject-invalid-tool"}}
 	invalidReachable = &scenarios.Check{ID: "client-http-invalid-tool-headers/rejects-unreachable", Level: scenarios.Must, Spec: toolsSpec,
 		Title: "a tool with x-mcp-header under items, anyOf or a $ref'd $defs entry is rejected: never called (not in the official suite)", Quote: rejectQuote,
-		Faults: []*fault.Fault{client.AcceptsUnreachableHeader}}
+		Faults:       []*fault.Fault{client.AcceptsUnreachableHeader},
+		Requirements: []string{"sep-2243-client-reject-invalid-tool"}}
 )
 
 // invalidTool is one tool the client must reject, with the check that

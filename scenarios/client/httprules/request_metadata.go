@@ -19,32 +19,41 @@ import (
 
 var (
 	metaRequired = &scenarios.Check{ID: "client-request-metadata/meta-required", Level: scenarios.Must, Spec: metaSpec,
-		Title:  "every request's _meta carries io.modelcontextprotocol/protocolVersion (a string) and io.modelcontextprotocol/clientCapabilities",
-		Quote:  "Client requests carry the following io.modelcontextprotocol/* fields in _meta; fields marked as required MUST be included on every request.",
-		Faults: []*fault.Fault{client.MetaNoCapabilities}}
+		Title:        "every request's _meta carries io.modelcontextprotocol/protocolVersion (a string) and io.modelcontextprotocol/clientCapabilities",
+		Quote:        "Client requests carry the following io.modelcontextprotocol/* fields in _meta; fields marked as required MUST be included on every request.",
+		Faults:       []*fault.Fault{client.MetaNoCapabilities},
+		Requirements: []string{"sep-2575-client-populates-meta"}}
 	metaClientInfo = &scenarios.Check{ID: "client-request-metadata/client-info", Level: scenarios.Should, Spec: metaSpec,
 		Title:  "every request's _meta carries io.modelcontextprotocol/clientInfo (an object)",
 		Quote:  "Clients SHOULD include io.modelcontextprotocol/clientInfo on every request unless specifically configured not to do so.",
-		Faults: []*fault.Fault{client.MetaNoClientInfo}}
+		Faults: []*fault.Fault{client.MetaNoClientInfo},
+		// clientInfo is a SHOULD on the page, a MUST in the SEP's list
+		Requirements: []string{"sep-2575-client-populates-meta"}}
 	metaCapabilitiesValid = &scenarios.Check{ID: "client-request-metadata/capabilities-valid", Level: scenarios.Must, Spec: metaSpec,
 		Title:  "the clientCapabilities of _meta are a ClientCapabilities object: roots, sampling and elicitation, when declared, are objects",
 		Quote:  "| io.modelcontextprotocol/clientCapabilities | ClientCapabilities | Yes | Client capabilities relevant to this request |",
-		Faults: []*fault.Fault{client.CapabilityNotObject}}
+		Faults: []*fault.Fault{client.CapabilityNotObject},
+		// what a client supports is not observable; the type of what it declares is
+		Requirements: []string{"sep-2575-client-declares-elicitation-capability", "sep-2575-client-declares-roots-capability",
+			"sep-2575-client-declares-sampling-capability"}}
 	metaVersionHeader = &scenarios.Check{ID: "client-request-metadata/version-header", Level: scenarios.Must, Spec: httpSpec + "#protocol-version-header",
 		Title: "every POST of a 2026-07-28 message carries an MCP-Protocol-Version header (HTTP only; a legacy initialize after a " +
 			"fallback, and the legacy messages after it, are the earlier revision's)",
-		Quote:     "Every POST request to the MCP endpoint MUST include an MCP-Protocol-Version header.",
-		Faults:    []*fault.Fault{client.NoVersionHeader},
-		Liberties: []*fault.Fault{client.LowercaseHeaderNames}}
+		Quote:        "Every POST request to the MCP endpoint MUST include an MCP-Protocol-Version header.",
+		Faults:       []*fault.Fault{client.NoVersionHeader},
+		Liberties:    []*fault.Fault{client.LowercaseHeaderNames},
+		Requirements: []string{"sep-2575-http-client-sends-version-header"}}
 	metaVersionMatches = &scenarios.Check{ID: "client-request-metadata/version-header-matches", Level: scenarios.Must, Spec: httpSpec + "#protocol-version-header",
-		Title:  "the MCP-Protocol-Version header equals the _meta protocolVersion of the same request (HTTP only)",
-		Quote:  "The header value MUST match the io.modelcontextprotocol/protocolVersion field carried in the request body's _meta.",
-		Faults: []*fault.Fault{client.VersionHeaderMismatch}}
+		Title:        "the MCP-Protocol-Version header equals the _meta protocolVersion of the same request (HTTP only)",
+		Quote:        "The header value MUST match the io.modelcontextprotocol/protocolVersion field carried in the request body's _meta.",
+		Faults:       []*fault.Fault{client.VersionHeaderMismatch},
+		Requirements: []string{"sep-2575-http-version-header-matches-meta"}}
 	metaRetry = &scenarios.Check{ID: "client-request-metadata/retry-supported-version", Level: scenarios.Should, Spec: versionDoc,
-		Title:     "refused with -32022 for a version the fake server does not implement, listing only the version judged, the client retries at that version (its _meta protocolVersion)",
-		Quote:     "The client SHOULD select a mutually supported version from the supported list and retry the request, or surface an error to the user if no compatible version exists.",
-		Faults:    []*fault.Fault{client.NoVersionRetry, client.FallsBackToInitialize},
-		Liberties: []*fault.Fault{client.SkipsDiscover}}
+		Title:        "refused with -32022 for a version the fake server does not implement, listing only the version judged, the client retries at that version (its _meta protocolVersion)",
+		Quote:        "The client SHOULD select a mutually supported version from the supported list and retry the request, or surface an error to the user if no compatible version exists.",
+		Faults:       []*fault.Fault{client.NoVersionRetry, client.FallsBackToInitialize},
+		Liberties:    []*fault.Fault{client.SkipsDiscover},
+		Requirements: []string{"sep-2575-client-retry-supported-version"}}
 	metaStdioProbe = &scenarios.Check{ID: "client-request-metadata/stdio-probe", Level: scenarios.Should, Spec: "2026-07-28/basic/transports/stdio.mdx#backward-compatibility",
 		Title: "over stdio the client's first request is the server/discover probe (a SHOULD for a client that also speaks an " +
 			"initialize-era version, RECOMMENDED for one that speaks only modern ones; stdio only)",

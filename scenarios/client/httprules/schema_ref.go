@@ -20,9 +20,10 @@ const (
 )
 
 var refNotFetched = &scenarios.Check{ID: "client-json-schema-ref/not-fetched", Level: scenarios.Must, Spec: refSpec,
-	Title:  "the client never fetches the network URI a tool's inputSchema $refs (a canary on loopback)",
-	Quote:  "Implementations MUST NOT automatically dereference $ref values that resolve to a network URI.",
-	Faults: []*fault.Fault{client.FetchesNetworkRef}}
+	Title:        "the client never fetches the network URI a tool's inputSchema $refs (a canary on loopback)",
+	Quote:        "Implementations MUST NOT automatically dereference $ref values that resolve to a network URI.",
+	Faults:       []*fault.Fault{client.FetchesNetworkRef},
+	Requirements: []string{"sep-2106-no-network-ref-deref"}}
 
 var schemaRefScenario = &scenarios.Scenario{
 	ID:       "client-json-schema-ref",

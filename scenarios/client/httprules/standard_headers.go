@@ -31,19 +31,22 @@ const (
 
 var (
 	standardMethod = &scenarios.Check{ID: "client-http-standard-headers/mcp-method", Level: scenarios.Must, Spec: httpSpec + "#sending-messages",
-		Title:     "every POST of a request carries Mcp-Method equal to the body's method (header values are case-sensitive)",
-		Quote:     "The client MUST include the request metadata headers on each POST request.",
-		Faults:    []*fault.Fault{client.McpMethodUppercase},
-		Liberties: []*fault.Fault{client.LowercaseHeaderNames}}
+		Title:        "every POST of a request carries Mcp-Method equal to the body's method (header values are case-sensitive)",
+		Quote:        "The client MUST include the request metadata headers on each POST request.",
+		Faults:       []*fault.Fault{client.McpMethodUppercase},
+		Liberties:    []*fault.Fault{client.LowercaseHeaderNames},
+		Requirements: []string{"sep-2243-client-includes-standard-headers"}}
 	standardName = &scenarios.Check{ID: "client-http-standard-headers/mcp-name", Level: scenarios.Must, Spec: httpSpec + "#standard-request-headers",
-		Title:     "tools/call and prompts/get carry Mcp-Name equal to params.name, resources/read to params.uri (after decoding a =?base64?…?= value)",
-		Quote:     "These headers are REQUIRED for compliance.",
-		Faults:    []*fault.Fault{client.NoMcpName},
-		Liberties: []*fault.Fault{client.LowercaseHeaderNames}}
+		Title:        "tools/call and prompts/get carry Mcp-Name equal to params.name, resources/read to params.uri (after decoding a =?base64?…?= value)",
+		Quote:        "These headers are REQUIRED for compliance.",
+		Faults:       []*fault.Fault{client.NoMcpName},
+		Liberties:    []*fault.Fault{client.LowercaseHeaderNames},
+		Requirements: []string{"sep-2243-client-includes-standard-headers"}}
 	standardNameEncoded = &scenarios.Check{ID: "client-http-standard-headers/mcp-name-encoded", Level: scenarios.Must, Spec: httpSpec + "#standard-request-headers",
-		Title:  "an Mcp-Name whose name is not a safe plain header value (the prompt " + unicodePrompt + ") is sent as =?base64?…?= (not in the official suite)",
-		Quote:  "If the Mcp-Name source value cannot be safely represented as a plain ASCII header value, clients MUST encode it using the Base64 sentinel format described in Value Encoding.",
-		Faults: []*fault.Fault{client.McpNameRaw}}
+		Title:        "an Mcp-Name whose name is not a safe plain header value (the prompt " + unicodePrompt + ") is sent as =?base64?…?= (not in the official suite)",
+		Quote:        "If the Mcp-Name source value cannot be safely represented as a plain ASCII header value, clients MUST encode it using the Base64 sentinel format described in Value Encoding.",
+		Faults:       []*fault.Fault{client.McpNameRaw},
+		Requirements: []string{"sep-2243-client-includes-standard-headers"}}
 )
 
 var standardHeadersScenario = &scenarios.Scenario{

@@ -22,19 +22,6 @@ import (
 	"github.com/mcpconform/mcpconform/scenarios/clientside"
 )
 
-// The official requirement ids of the client side of SEP-2322
-// (official-conformance seps/sep-2322.yaml) and the checks that judge them:
-//
-//	sep-2322-client-request-state-echoed      client-mrtr-request-state/state-echoed, client-mrtr-rounds/state-echoed,
-//	                                          client-mrtr-other-methods/prompt-retried, read-retried
-//	sep-2322-client-no-state-omitted          client-mrtr-request-state/none-invented
-//	sep-2322-client-jsonrpc-id-different      client-mrtr-request-state/new-id
-//	sep-2322-client-parallel-isolation        client-mrtr-request-state/not-reused (a later call; a harness cannot
-//	                                          be made to send two calls at once)
-//	sep-2322-default-result-type-complete     client-mrtr-request-state/default-complete
-//
-// The others are the server's (the server suite's MRTR family).
-
 const (
 	mrtrSpec      = "2026-07-28/basic/patterns/mrtr.mdx#client-requirements-basic-workflow"
 	resultTypeDoc = "2026-07-28/basic/index.mdx#resulttype"

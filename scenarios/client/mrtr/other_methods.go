@@ -21,13 +21,15 @@ const (
 
 var (
 	otherPromptRetried = &scenarios.Check{ID: "client-mrtr-other-methods/prompt-retried", Level: scenarios.Must, Spec: mrtrSpec,
-		Title:  "a prompts/get answered with input_required is retried with the answers and the exact requestState",
-		Quote:  "If an InputRequiredResult contains the requestState field, the client MUST echo back the exact value of that field when retrying the original request.",
-		Faults: []*fault.Fault{client.MRTRDropsState}}
+		Title:        "a prompts/get answered with input_required is retried with the answers and the exact requestState",
+		Quote:        "If an InputRequiredResult contains the requestState field, the client MUST echo back the exact value of that field when retrying the original request.",
+		Faults:       []*fault.Fault{client.MRTRDropsState},
+		Requirements: []string{"sep-2322-client-request-state-echoed"}}
 	otherReadRetried = &scenarios.Check{ID: "client-mrtr-other-methods/read-retried", Level: scenarios.Must, Spec: mrtrSpec,
-		Title:  "a resources/read answered with input_required is retried with the answers and the exact requestState",
-		Quote:  "If an InputRequiredResult contains the requestState field, the client MUST echo back the exact value of that field when retrying the original request.",
-		Faults: []*fault.Fault{client.MRTRDropsState}}
+		Title:        "a resources/read answered with input_required is retried with the answers and the exact requestState",
+		Quote:        "If an InputRequiredResult contains the requestState field, the client MUST echo back the exact value of that field when retrying the original request.",
+		Faults:       []*fault.Fault{client.MRTRDropsState},
+		Requirements: []string{"sep-2322-client-request-state-echoed"}}
 )
 
 var otherMethodsScenario = &scenarios.Scenario{

@@ -24,25 +24,31 @@ const (
 
 var (
 	requestStateNewID = &scenarios.Check{ID: "client-mrtr-request-state/new-id", Level: scenarios.Must, Spec: mrtrSpec,
-		Title:  "every retry has a JSON-RPC id different from the original request's and from the earlier retries'",
-		Quote:  "The JSON-RPC id MUST be different between the initial request and the retry, as they are independent requests.",
-		Faults: []*fault.Fault{client.MRTRReusesID}}
+		Title:        "every retry has a JSON-RPC id different from the original request's and from the earlier retries'",
+		Quote:        "The JSON-RPC id MUST be different between the initial request and the retry, as they are independent requests.",
+		Faults:       []*fault.Fault{client.MRTRReusesID},
+		Requirements: []string{"sep-2322-client-jsonrpc-id-different"}}
 	requestStateEchoed = &scenarios.Check{ID: "client-mrtr-request-state/state-echoed", Level: scenarios.Must, Spec: mrtrSpec,
-		Title:  "the retry carries the requestState the server sent, exactly",
-		Quote:  "If an InputRequiredResult contains the requestState field, the client MUST echo back the exact value of that field when retrying the original request.",
-		Faults: []*fault.Fault{client.MRTRDropsState}}
+		Title:        "the retry carries the requestState the server sent, exactly",
+		Quote:        "If an InputRequiredResult contains the requestState field, the client MUST echo back the exact value of that field when retrying the original request.",
+		Faults:       []*fault.Fault{client.MRTRDropsState},
+		Requirements: []string{"sep-2322-client-request-state-echoed"}}
 	requestStateNoneInvented = &scenarios.Check{ID: "client-mrtr-request-state/none-invented", Level: scenarios.Must, Spec: mrtrSpec,
-		Title:  "a retry after an InputRequiredResult without requestState carries none",
-		Quote:  "If the InputRequiredResult does not contain a requestState field, the client MUST NOT include one in the retry.",
-		Faults: []*fault.Fault{client.MRTRInventsState}}
+		Title:        "a retry after an InputRequiredResult without requestState carries none",
+		Quote:        "If the InputRequiredResult does not contain a requestState field, the client MUST NOT include one in the retry.",
+		Faults:       []*fault.Fault{client.MRTRInventsState},
+		Requirements: []string{"sep-2322-client-no-state-omitted"}}
 	requestStateIsolated = &scenarios.Check{ID: "client-mrtr-request-state/not-reused", Level: scenarios.Must, Spec: mrtrSpec,
 		Title:  "another request (a later call of another tool) carries neither inputResponses nor requestState",
 		Quote:  "Both the inputRequests and requestState fields affect only the client's retry of the original request. They MUST NOT be used for any other request that the client may be sending in parallel.",
-		Faults: []*fault.Fault{client.MRTRLeaksState}}
+		Faults: []*fault.Fault{client.MRTRLeaksState},
+		// on a later call: a harness cannot make a client send two calls at once
+		Requirements: []string{"sep-2322-client-parallel-isolation"}}
 	requestStateDefaultComplete = &scenarios.Check{ID: "client-mrtr-request-state/default-complete", Level: scenarios.Must, Spec: resultTypeDoc,
-		Title:  "a result without resultType is taken as complete: the client does not retry it",
-		Quote:  `For backward compatibility with servers implementing earlier protocol versions, which do not include resultType, clients MUST treat an absent resultType as "complete".`,
-		Faults: []*fault.Fault{client.MRTRRetriesComplete}}
+		Title:        "a result without resultType is taken as complete: the client does not retry it",
+		Quote:        `For backward compatibility with servers implementing earlier protocol versions, which do not include resultType, clients MUST treat an absent resultType as "complete".`,
+		Faults:       []*fault.Fault{client.MRTRRetriesComplete},
+		Requirements: []string{"sep-2322-default-result-type-complete"}}
 )
 
 var requestStateScenario = &scenarios.Scenario{

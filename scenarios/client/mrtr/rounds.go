@@ -36,7 +36,8 @@ var (
 		Title: "each retry carries the requestState of the round before, exactly: a 64 KiB one, unicode with JSON escapes, base64 with padding",
 		Quote: "If an InputRequiredResult contains the requestState field, the client MUST echo back the exact value of that field when retrying the original request. " +
 			"Clients MUST NOT inspect, parse, modify, or make any assumptions about the requestState contents.",
-		Faults: []*fault.Fault{client.MRTRDropsState, client.MRTRTruncatesState}}
+		Faults:       []*fault.Fault{client.MRTRDropsState, client.MRTRTruncatesState},
+		Requirements: []string{"sep-2322-client-request-state-echoed"}}
 	roundsInputsAnswered = &scenarios.Check{ID: "client-mrtr-rounds/inputs-answered", Level: scenarios.Must, Spec: mrtrSpec,
 		Title:  "each retry answers every key of the round's inputRequests, under the same key",
 		Quote:  "If a client receives an InputRequiredResult that contains the inputRequests field, the client MUST construct the requested inputs before retrying the original request.",

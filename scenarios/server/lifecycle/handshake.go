@@ -81,15 +81,17 @@ var initializeScenario = &scenarios.Scenario{
 
 var (
 	discoverResultSchema = &scenarios.Check{ID: "lifecycle-discover/result-schema", Level: scenarios.Must, Spec: discoverSpec + "#response",
-		Title:  "servers MUST implement server/discover; its result validates against DiscoverResult (resultType, supportedVersions, capabilities)",
-		Quote:  "server/discover lets a client query a server's supported protocol versions, capabilities, and identity before sending any other requests. Servers MUST implement it.",
-		Faults: []*fault.Fault{server.DiscoverMissingVersions}}
+		Title:        "servers MUST implement server/discover; its result validates against DiscoverResult (resultType, supportedVersions, capabilities)",
+		Quote:        "server/discover lets a client query a server's supported protocol versions, capabilities, and identity before sending any other requests. Servers MUST implement it.",
+		Faults:       []*fault.Fault{server.DiscoverMissingVersions},
+		Requirements: []string{"sep-2575-server-implements-discover"}}
 	discoverVersionImplemented = &scenarios.Check{ID: "lifecycle-discover/version-implemented", Level: scenarios.Must, Spec: "2026-07-28/schema.mdx#discoverrequest",
 		Title: "the target implements the version judged: server/discover is answered with a DiscoverResult that lists it, not refused with -32022 or -32601, " +
 			"nor with the answer of an initialize-era server (over HTTP a 400, 404 or 405 without a recognized modern error; over stdio any other error) " +
 			"(where --spec-version names the version; otherwise such a target is reported and the version is not judged)",
-		Quote:  "Servers MUST implement server/discover.",
-		Faults: []*fault.Fault{server.DiscoverVersionRefused, server.LegacyHTTPRefused, server.DiscoverOmitsVersion}}
+		Quote:        "Servers MUST implement server/discover.",
+		Faults:       []*fault.Fault{server.DiscoverVersionRefused, server.LegacyHTTPRefused, server.DiscoverOmitsVersion},
+		Requirements: []string{"sep-2575-server-implements-discover"}}
 	discoverServerInfo = &scenarios.Check{ID: "lifecycle-discover/server-info", Level: scenarios.Should, Spec: discoverSpec + "#discoverresult",
 		Title:  "the result carries _meta[\"io.modelcontextprotocol/serverInfo\"] with name and version",
 		Quote:  "_meta['io.modelcontextprotocol/serverInfo']: Name and version of the server software. Servers SHOULD include this field.",

@@ -267,9 +267,10 @@ func judgeRawAnswer(t *serverside.T, s *client.Session, mark int, sendErr error,
 
 var (
 	unknownMethodMethodNotFound = &scenarios.Check{ID: "lifecycle-unknown-method/method-not-found", Level: scenarios.Must, Spec: messagesSpec,
-		Quote:  "All messages between MCP clients and servers MUST follow the JSON-RPC 2.0 specification.",
-		Title:  "a request for a method the server does not implement is answered with error -32601 (2026-07-28 over HTTP: with status 404)",
-		Faults: []*fault.Fault{server.UnknownMethodInvalidRequest}}
+		Quote:        "All messages between MCP clients and servers MUST follow the JSON-RPC 2.0 specification.",
+		Title:        "a request for a method the server does not implement is answered with error -32601 (2026-07-28 over HTTP: with status 404)",
+		Faults:       []*fault.Fault{server.UnknownMethodInvalidRequest},
+		Requirements: []string{"sep-2575-http-server-method-not-found-404"}}
 )
 
 var unknownMethodScenario = &scenarios.Scenario{

@@ -33,8 +33,9 @@ var (
 			"version the server has chosen not to support), it MUST respond with an UnsupportedProtocolVersionError listing the versions it does support",
 		Title: "a list request the server offers (not server/discover, which a stdio probe may see answered for any version), " +
 			"declaring version 1900-01-01, is answered with -32022, data.supported and data.requested (over HTTP with status 400)",
-		Faults:    []*fault.Fault{server.UnsupportedVersionWrongCode},
-		Liberties: []*fault.Fault{server.DiscoverAnyVersion}}
+		Faults:       []*fault.Fault{server.UnsupportedVersionWrongCode},
+		Liberties:    []*fault.Fault{server.DiscoverAnyVersion},
+		Requirements: []string{"sep-2575-server-unsupported-version-error", "sep-2575-http-server-unsupported-version-400"}}
 )
 
 // probeMethods are requests a server that declares the capability must
@@ -124,8 +125,9 @@ var (
 	missingCapabilityError32021 = &scenarios.Check{ID: "lifecycle-missing-capability/error-32021", Level: scenarios.Must, Spec: metaSpec,
 		Quote: "If processing a request requires a capability the client did not include in io.modelcontextprotocol/clientCapabilities, " +
 			"the server MUST return a MissingRequiredClientCapabilityError (-32021) whose data.requiredCapabilities lists the missing capabilities.",
-		Title:  "calling a tool that needs sampling, declaring no capabilities, gives -32021 with data.requiredCapabilities (over HTTP with status 400)",
-		Faults: []*fault.Fault{server.MissingCapabilityWrongCode}}
+		Title:        "calling a tool that needs sampling, declaring no capabilities, gives -32021 with data.requiredCapabilities (over HTTP with status 400)",
+		Faults:       []*fault.Fault{server.MissingCapabilityWrongCode},
+		Requirements: []string{"sep-2575-server-rejects-undeclared-capability", "sep-2575-missing-capability-http-400"}}
 )
 
 var missingCapabilityScenario = &scenarios.Scenario{
@@ -160,7 +162,9 @@ var (
 			"a JSON-RPC error response using the following error code:",
 		Title: "a tools/list POST with Mcp-Method: prompts/list is rejected with HTTP 400 and error -32020; not judged when the server " +
 			"refuses the version itself (-32022)",
-		Faults: []*fault.Fault{server.HeaderMismatchAccepted}}
+		Faults: []*fault.Fault{server.HeaderMismatchAccepted},
+		Requirements: []string{"sep-2243-server-reject-invalid-headers", "sep-2243-server-reject-error-code",
+			"sep-2575-http-server-header-mismatch-400"}}
 )
 
 var headerMismatchScenario = &scenarios.Scenario{

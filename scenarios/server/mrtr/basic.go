@@ -70,12 +70,15 @@ var (
 		Quote: valuesQuote,
 		Title: "test_input_required_result_elicitation, called without answers, is answered input_required with an elicitation/create " +
 			"input request that is a valid ElicitRequest (form mode, message, requestedSchema)",
-		Faults: []*fault.Fault{server.MRTRElicitationInvalid}}
+		Faults:       []*fault.Fault{server.MRTRElicitationInvalid},
+		Requirements: []string{"sep-2322-elicitation-incomplete"}}
 	elicitationCompletes = &scenarios.Check{ID: "input-required-result-basic-elicitation/completes", Level: scenarios.Must, Spec: basicFlow,
 		Quote: finalQuote,
 		Title: "retried with a new id, the accepted form in inputResponses and any requestState echoed, it completes: resultType " +
 			"complete, non-empty content, no isError",
 		Faults: []*fault.Fault{server.MRTRCompleteEmpty}, Liberties: []*fault.Fault{server.MRTRReprompts}}
+	// sep-2322.yaml excludes this sentence as tested indirectly, so it has no
+	// requirement id; it is judged here directly.
 	noServerRequest = &scenarios.Check{ID: "input-required-result-basic-elicitation/no-server-request", Level: scenarios.Must, Spec: mrtrPage,
 		Quote: "Servers MUST send server-to-client requests (such as roots/list, sampling/createMessage, or elicitation/create) " +
 			"using the MRTR pattern.",
@@ -108,7 +111,8 @@ var (
 		Quote: valuesQuote,
 		Title: "test_input_required_result_sampling, called without answers, is answered input_required with a sampling/createMessage " +
 			"input request that is a valid CreateMessageRequest (messages, maxTokens)",
-		Faults: []*fault.Fault{server.MRTRSamplingInvalid}}
+		Faults:       []*fault.Fault{server.MRTRSamplingInvalid},
+		Requirements: []string{"sep-2322-sampling-incomplete"}}
 	samplingCompletes = &scenarios.Check{ID: "input-required-result-basic-sampling/completes", Level: scenarios.Must, Spec: basicFlow,
 		Quote:  finalQuote,
 		Title:  "retried with the model's answer (an assistant text) in inputResponses, it completes: non-empty content, no isError",
@@ -135,7 +139,8 @@ var (
 		Quote: valuesQuote,
 		Title: "test_input_required_result_list_roots, called without answers, is answered input_required with a roots/list " +
 			"input request (a valid ListRootsRequest)",
-		Faults: []*fault.Fault{server.MRTRRootsWrongMethod}}
+		Faults:       []*fault.Fault{server.MRTRRootsWrongMethod},
+		Requirements: []string{"sep-2322-list-roots-incomplete"}}
 	rootsCompletes = &scenarios.Check{ID: "input-required-result-basic-list-roots/completes", Level: scenarios.Must, Spec: basicFlow,
 		Quote:  finalQuote,
 		Title:  "retried with the roots (file:///test/root) in inputResponses, it completes: non-empty content, no isError",

@@ -14,41 +14,10 @@ import (
 	"github.com/mcpconform/mcpconform/scenarios"
 )
 
-// The official requirement ids of the server side of SEP-2322
-// (official-conformance seps/sep-2322.yaml) and the checks that judge them:
-//
-//	sep-2322-result-type-included          input-required-result-result-type/present
-//	sep-2322-not-on-unsupported-requests   input-required-result-unsupported-methods/not-on-other-requests
-//	sep-2322-elicitation-incomplete        input-required-result-basic-elicitation/asks-elicitation
-//	sep-2322-sampling-incomplete           input-required-result-basic-sampling/asks-sampling
-//	sep-2322-list-roots-incomplete         input-required-result-basic-list-roots/asks-roots
-//	sep-2322-reject-tampered-state         input-required-result-tampered-state/rejected
-//	sep-2322-request-state-incomplete      input-required-result-request-state/at-least-one
-//	sep-2322-respect-client-capabilities   input-required-result-capability-check/declared-only
-//	sep-2322-validate-input-responses      input-required-result-validate-input/not-completed
-//	sep-2322-error-on-protocol-error       input-required-result-validate-input/error-response
-//	sep-2322-ignore-unexpected-params      input-required-result-ignore-extra-params/ignored
-//	sep-2322-missing-response-rerequests   input-required-result-missing-input-response/asks-again
-//	sep-2322-default-result-type-complete  none: it is the client's rule (the client suite's MRTR family)
-//	sep-2322-client-*                      none: the client's rules (the client suite's MRTR family)
-//
-// The sentence sep-2322.yaml excludes as tested indirectly ("Servers MUST
-// send server-to-client requests … using the MRTR pattern") is judged by
-// input-required-result-basic-elicitation/no-server-request.
-//
-// So is one part of the SHOULD it excludes as the contents of requestState:
-// a state replayed on a request other than its own is rejected
-// (input-required-result-tampered-state/foreign-state-rejected); its
-// principal and expiry parts would need a second authorization context or
-// a wait past the server's TTL, and have no check.
-//
-// The official scenario flow gates without a requirement row
-// (sep-2322-*-complete, -multi-round-r*, -non-tool-*,
-// -multiple-inputs-incomplete) are judged by the …/completes,
-// input-required-result-multi-round/converges and
-// input-required-result-multiple-input-requests/asks-all checks. The other
-// excluded sentences of sep-2322.yaml (key uniqueness, attacker-controlled
-// input, how the state is protected, single use, not assuming a retry) are
+// Of what sep-2322.yaml excludes, the official scenarios' flow gates (no
+// requirement row) are judged by the …/completes, multi-round/converges and
+// multiple-input-requests/asks-all checks; key uniqueness, attacker-controlled
+// input, how the state is protected, single use and not assuming a retry are
 // not observable on the wire and have no check.
 
 const (

@@ -22,17 +22,22 @@ var (
 		Title: "every complete result of server/discover, tools/list, prompts/list, resources/list, resources/templates/list and " +
 			"resources/read (of the capabilities declared; every page) carries ttlMs and cacheScope",
 		Faults:    []*fault.Fault{server.CachingHintsMissing},
-		Liberties: []*fault.Fault{server.CachingPrivate}}
+		Liberties: []*fault.Fault{server.CachingPrivate},
+		Requirements: []string{"sep-2549-tools-list-caching-hints", "sep-2549-prompts-list-caching-hints",
+			"sep-2549-resources-list-caching-hints", "sep-2549-resources-templates-list-caching-hints",
+			"sep-2549-resources-read-caching-hints"}}
 	cachingTTLNonNegative = &scenarios.Check{ID: "stateless-caching/ttl-non-negative", Level: scenarios.Must, Spec: cachingSpec + "#time-to-live-ttl-field",
-		Quote:     "Servers **MUST** provide a `ttlMs` value that is `>= 0`.",
-		Title:     "each ttlMs given is an integer of at least 0 (milliseconds)",
-		Faults:    []*fault.Fault{server.CachingTTLNegative},
-		Liberties: []*fault.Fault{server.CachingPrivate}}
+		Quote:        "Servers **MUST** provide a `ttlMs` value that is `>= 0`.",
+		Title:        "each ttlMs given is an integer of at least 0 (milliseconds)",
+		Faults:       []*fault.Fault{server.CachingTTLNegative},
+		Liberties:    []*fault.Fault{server.CachingPrivate},
+		Requirements: []string{"sep-2549-ttl-non-negative"}}
 	cachingScopeValid = &scenarios.Check{ID: "stateless-caching/scope-valid", Level: scenarios.Must, Spec: cachingSpec + "#cacheable-model",
-		Quote:     "The Cache Scope Field,`cacheScope`, indicates the intended scope of the cached response, either `\"public\"` or `\"private\"`.",
-		Title:     `each cacheScope given is "public" or "private" (the schema's enum)`,
-		Faults:    []*fault.Fault{server.CachingScopeInvalid},
-		Liberties: []*fault.Fault{server.CachingPrivate}}
+		Quote:        "The Cache Scope Field,`cacheScope`, indicates the intended scope of the cached response, either `\"public\"` or `\"private\"`.",
+		Title:        `each cacheScope given is "public" or "private" (the schema's enum)`,
+		Faults:       []*fault.Fault{server.CachingScopeInvalid},
+		Liberties:    []*fault.Fault{server.CachingPrivate},
+		Requirements: []string{"sep-2549-cache-scope-valid"}}
 	cachingScopeSamePages = &scenarios.Check{ID: "stateless-caching/scope-same-pages", Level: scenarios.Must, Spec: cachingSpec + "#interaction-with-pagination",
 		Quote:     "Servers **MUST** apply the same `cacheScope` to all response pages for a given list request.",
 		Title:     "the pages of one list (tools, prompts, resources, templates) all carry the same cacheScope; not judged when no list has two pages",

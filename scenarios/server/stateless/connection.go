@@ -13,7 +13,9 @@ import (
 )
 
 // No state from earlier requests on a connection (basic/index.mdx#statelessness):
-// what a request declares is all the server may rely on.
+// what a request declares is all the server may rely on. The official
+// sep-2575 list excludes the sentence as unobservable and names this, a
+// request refused for what it left out, as its observable consequence.
 
 var connectionCapabilities = &scenarios.Check{ID: "stateless-connection-state/capabilities-per-request", Level: scenarios.Must,
 	Spec: "2026-07-28/basic/index.mdx#statelessness",

@@ -28,24 +28,29 @@ var (
 	paramMismatch = &scenarios.Check{ID: "stateless-http-custom-headers/mismatch-refused", Level: scenarios.Must, Spec: customSpec,
 		Quote: "Servers **MUST** reject requests with a `400 Bad Request` HTTP status and JSON-RPC error code `-32020` " +
 			"(`HeaderMismatch`) if any validation fails.",
-		Title:  "a call whose Mcp-Param header names another value than the body's parameter gets HTTP 400 and error -32020",
-		Faults: []*fault.Fault{server.ParamHeaderUnchecked}}
+		Title:        "a call whose Mcp-Param header names another value than the body's parameter gets HTTP 400 and error -32020",
+		Faults:       []*fault.Fault{server.ParamHeaderUnchecked},
+		Requirements: []string{"sep-2243-server-validate-param-match", "sep-2243-server-reject-param-mismatch"}}
 	paramMissing = &scenarios.Check{ID: "stateless-http-custom-headers/missing-refused", Level: scenarios.Must, Spec: customSpec,
-		Quote:  "| Client omits header but value is in body | Non-conforming client | Server MUST reject the request |",
-		Title:  "a call whose body has the parameter but no Mcp-Param header gets HTTP 400 and error -32020",
-		Faults: []*fault.Fault{server.ParamHeaderOptional}}
+		Quote:        "| Client omits header but value is in body | Non-conforming client | Server MUST reject the request |",
+		Title:        "a call whose body has the parameter but no Mcp-Param header gets HTTP 400 and error -32020",
+		Faults:       []*fault.Fault{server.ParamHeaderOptional},
+		Requirements: []string{"sep-2243-server-reject-param-mismatch", "sep-2243-server-reject-missing-required"}}
 	paramAbsent = &scenarios.Check{ID: "stateless-http-custom-headers/absent-not-expected", Level: scenarios.Must, Spec: customSpec,
-		Quote:  "| Parameter not in arguments | Client MUST omit the header | Server MUST NOT expect the header |",
-		Title:  "calls whose parameter is absent, or null, and that carry no Mcp-Param header are not refused with -32020",
-		Faults: []*fault.Fault{server.ParamHeaderRequired}}
+		Quote:        "| Parameter not in arguments | Client MUST omit the header | Server MUST NOT expect the header |",
+		Title:        "calls whose parameter is absent, or null, and that carry no Mcp-Param header are not refused with -32020",
+		Faults:       []*fault.Fault{server.ParamHeaderRequired},
+		Requirements: []string{"sep-2243-server-not-expect-null"}}
 	paramDecoded = &scenarios.Check{ID: "stateless-http-custom-headers/encoded-decoded", Level: scenarios.Must, Spec: httpSpec + "#value-encoding",
-		Quote:  "Servers and intermediaries that need to inspect these values **MUST** decode them accordingly.",
-		Title:  "a call whose non-ASCII parameter comes Base64-encoded (=?base64?…?=) in its Mcp-Param header matches its body: no -32020",
-		Faults: []*fault.Fault{server.ParamNotDecoded}}
+		Quote:        "Servers and intermediaries that need to inspect these values **MUST** decode them accordingly.",
+		Title:        "a call whose non-ASCII parameter comes Base64-encoded (=?base64?…?=) in its Mcp-Param header matches its body: no -32020",
+		Faults:       []*fault.Fault{server.ParamNotDecoded},
+		Requirements: []string{"sep-2243-server-decode-base64"}}
 	paramInvalidChars = &scenarios.Check{ID: "stateless-http-custom-headers/invalid-chars-refused", Level: scenarios.Must, Spec: customSpec,
-		Quote:  "Servers **MUST** reject requests with a recognized `Mcp-Param-{Name}` header that contains invalid characters (see Value Encoding).",
-		Title:  "a call whose Mcp-Param header carries the non-ASCII value as raw UTF-8 (not Base64-encoded) gets HTTP 400 and error -32020",
-		Faults: []*fault.Fault{server.ParamCharsUnchecked}}
+		Quote:        "Servers **MUST** reject requests with a recognized `Mcp-Param-{Name}` header that contains invalid characters (see Value Encoding).",
+		Title:        "a call whose Mcp-Param header carries the non-ASCII value as raw UTF-8 (not Base64-encoded) gets HTTP 400 and error -32020",
+		Faults:       []*fault.Fault{server.ParamCharsUnchecked},
+		Requirements: []string{"sep-2243-server-reject-param-mismatch", "sep-2243-server-reject-invalid-param-chars"}}
 )
 
 // nonASCIIValue needs the Base64 form in a header.
@@ -163,7 +168,9 @@ var toolHeadersValid = &scenarios.Check{ID: "stateless-tool-headers/annotations-
 	Quote: "**Constraints on `x-mcp-header` values:**",
 	Title: "every x-mcp-header annotation of every listed tool keeps the constraints: not empty, an HTTP token, unique " +
 		"case-insensitively in its inputSchema, on an integer, string or boolean property statically reachable from the root",
-	Faults: []*fault.Fault{server.InvalidXMcpHeader}}
+	Faults: []*fault.Fault{server.InvalidXMcpHeader},
+	Requirements: []string{"sep-2243-x-mcp-header-not-empty", "sep-2243-x-mcp-header-charset", "sep-2243-x-mcp-header-unique",
+		"sep-2243-x-mcp-header-primitive-only"}}
 
 var toolHeadersScenario = &scenarios.Scenario{
 	ID:       "stateless-tool-headers",

@@ -56,7 +56,8 @@ var httpVersionRequired = &scenarios.Check{ID: "stateless-http-methods/version-h
 	Faults: []*fault.Fault{server.VersionHeaderOptional},
 	// DualEraHTTP runs the whole scenario: GET and DELETE, served by its
 	// 2025-11-25 sessions, must not be judged by the 405 rule.
-	Liberties: []*fault.Fault{server.StatelessOnlyHTTP, server.DualEraHTTP}}
+	Liberties:    []*fault.Fault{server.StatelessOnlyHTTP, server.DualEraHTTP},
+	Requirements: []string{"sep-2243-server-reject-invalid-headers", "sep-2243-server-reject-error-code"}}
 
 // oldSession is the session id an older client would send.
 const oldSession = "mcpconform-old-session"
@@ -148,35 +149,41 @@ var (
 	headerMethodMissing = &scenarios.Check{ID: "stateless-http-headers/method-missing", Level: scenarios.Must, Spec: httpSpec + "#server-validation",
 		Quote: "When rejecting a request due to header validation failure, servers **MUST** return HTTP status `400 Bad Request` and " +
 			"**MUST** include a JSON-RPC error response using the following error code:",
-		Title:  "a tools/list POST without the Mcp-Method header (a required standard header missing) gets HTTP 400 and error -32020",
-		Faults: []*fault.Fault{server.MethodHeaderOptional, server.HeaderMismatchAccepted}}
+		Title:        "a tools/list POST without the Mcp-Method header (a required standard header missing) gets HTTP 400 and error -32020",
+		Faults:       []*fault.Fault{server.MethodHeaderOptional, server.HeaderMismatchAccepted},
+		Requirements: []string{"sep-2243-server-reject-invalid-headers", "sep-2243-server-reject-error-code"}}
 	headerMethodCase = &scenarios.Check{ID: "stateless-http-headers/method-case-sensitive", Level: scenarios.Must, Spec: httpSpec + "#case-sensitivity",
 		Quote: "Header _values_ (such as method names) are case-sensitive.",
 		Title: "a tools/list POST with Mcp-Method: TOOLS/LIST does not match its body (values are compared as they are), so it gets " +
 			"HTTP 400 and error -32020",
-		Faults: []*fault.Fault{server.MethodHeaderCaseFolded, server.HeaderMismatchAccepted}}
+		Faults:       []*fault.Fault{server.MethodHeaderCaseFolded, server.HeaderMismatchAccepted},
+		Requirements: []string{"sep-2243-server-reject-invalid-headers", "sep-2243-server-reject-error-code"}}
 	headerNameMissing = &scenarios.Check{ID: "stateless-http-headers/name-missing", Level: scenarios.Must, Spec: httpSpec + "#server-validation",
 		Quote: "When rejecting a request due to header validation failure, servers **MUST** return HTTP status `400 Bad Request` and " +
 			"**MUST** include a JSON-RPC error response using the following error code:",
-		Title:     "a tools/call POST of test_simple_text without the Mcp-Name header gets HTTP 400 and error -32020",
-		Faults:    []*fault.Fault{server.NameHeaderOptional, server.HeaderMismatchAccepted},
-		Liberties: []*fault.Fault{server.UnknownToolFirst}}
+		Title:        "a tools/call POST of test_simple_text without the Mcp-Name header gets HTTP 400 and error -32020",
+		Faults:       []*fault.Fault{server.NameHeaderOptional, server.HeaderMismatchAccepted},
+		Liberties:    []*fault.Fault{server.UnknownToolFirst},
+		Requirements: []string{"sep-2243-server-reject-invalid-headers", "sep-2243-server-reject-error-code"}}
 	headerNameMismatch = &scenarios.Check{ID: "stateless-http-headers/name-mismatch", Level: scenarios.Must, Spec: httpSpec + "#server-validation",
 		Quote: "Servers that process the request body **MUST** reject requests where the values specified in the headers do not match " +
 			"the corresponding values in the request body.",
-		Title:     "a tools/call POST of test_simple_text whose Mcp-Name names another tool gets HTTP 400 and error -32020",
-		Faults:    []*fault.Fault{server.NameHeaderUnchecked, server.HeaderMismatchAccepted},
-		Liberties: []*fault.Fault{server.UnknownToolFirst}}
+		Title:        "a tools/call POST of test_simple_text whose Mcp-Name names another tool gets HTTP 400 and error -32020",
+		Faults:       []*fault.Fault{server.NameHeaderUnchecked, server.HeaderMismatchAccepted},
+		Liberties:    []*fault.Fault{server.UnknownToolFirst},
+		Requirements: []string{"sep-2243-server-reject-invalid-headers", "sep-2243-server-reject-error-code"}}
 	headerNameChars = &scenarios.Check{ID: "stateless-http-headers/name-invalid-chars", Level: scenarios.Must, Spec: httpSpec + "#server-validation",
-		Quote:  "A header value contains invalid characters.",
-		Title:  "a tools/call of a non-ASCII name whose Mcp-Name carries that name as raw UTF-8 (not Base64-encoded) gets HTTP 400 and error -32020",
-		Faults: []*fault.Fault{server.NameCharsUnchecked}}
+		Quote:        "A header value contains invalid characters.",
+		Title:        "a tools/call of a non-ASCII name whose Mcp-Name carries that name as raw UTF-8 (not Base64-encoded) gets HTTP 400 and error -32020",
+		Faults:       []*fault.Fault{server.NameCharsUnchecked},
+		Requirements: []string{"sep-2243-server-reject-invalid-headers", "sep-2243-server-reject-error-code"}}
 	headerNameDecoded = &scenarios.Check{ID: "stateless-http-headers/encoded-name-decoded", Level: scenarios.Must, Spec: httpSpec + "#value-encoding",
 		Quote: "In particular, servers **MUST** decode an encoded `Mcp-Name` or `Mcp-Param-{Name}` value before comparing it to the " +
 			"corresponding request body value during Server Validation.",
 		Title: "a tools/call of a non-ASCII name, whose Mcp-Name the client sends Base64-encoded (=?base64?…?=), is not refused " +
 			"with -32020 (the unknown tool's own error is what it gets)",
-		Faults: []*fault.Fault{server.EncodedNameNotDecoded}}
+		Faults:       []*fault.Fault{server.EncodedNameNotDecoded},
+		Requirements: []string{"sep-2243-server-decode-base64"}}
 )
 
 // Tool names no server lists: the calls change nothing whatever the
@@ -438,7 +445,8 @@ var streamNoRequests = &scenarios.Check{ID: "stateless-streaming/no-server-reque
 	Quote: "The server **MUST NOT** send independent JSON-RPC _requests_ on this stream.",
 	Title: "while test_streaming_elicitation answers (declaring elicitation, with a progress token so that a stream is likely), " +
 		"no JSON-RPC request arrives from the server: questions travel in an input_required result",
-	Faults: []*fault.Fault{server.IndependentRequestOnStream}}
+	Faults:       []*fault.Fault{server.IndependentRequestOnStream},
+	Requirements: []string{"sep-2575-http-server-no-independent-requests-on-stream"}}
 
 var streamingScenario = &scenarios.Scenario{
 	ID:         "stateless-streaming",

@@ -19,9 +19,10 @@ import (
 
 var (
 	loggingNoneWithoutLevel = &scenarios.Check{ID: "stateless-logging/none-without-level", Level: scenarios.Must, Spec: loggingSpec + "#per-request-log-level",
-		Quote:  "The server **MUST NOT** emit `notifications/message` for a request that does not include this field.",
-		Title:  "a call of the logging fixture whose _meta carries no io.modelcontextprotocol/logLevel brings no notifications/message",
-		Faults: []*fault.Fault{server.LogsWithoutLevel}}
+		Quote:        "The server **MUST NOT** emit `notifications/message` for a request that does not include this field.",
+		Title:        "a call of the logging fixture whose _meta carries no io.modelcontextprotocol/logLevel brings no notifications/message",
+		Faults:       []*fault.Fault{server.LogsWithoutLevel},
+		Requirements: []string{"sep-2575-server-no-log-without-loglevel"}}
 	loggingInvalidLevel = &scenarios.Check{ID: "stateless-logging/invalid-level-refused", Level: scenarios.Should, Spec: loggingSpec + "#error-handling",
 		Quote: "If the `io.modelcontextprotocol/logLevel` value carried in a request's `_meta` is not a recognized log level, " +
 			"the server **SHOULD** reject that request with a standard JSON-RPC error:",

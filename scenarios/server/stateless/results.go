@@ -84,15 +84,18 @@ func abbreviate(raw json.RawMessage, ok bool) string {
 
 var (
 	notFoundNotEmpty = &scenarios.Check{ID: "stateless-resource-not-found/not-empty-contents", Level: scenarios.Must, Spec: resourceSpec + "#error-handling",
-		Quote:  "Servers **MUST NOT** return an empty `contents` array for a non-existent resource.",
-		Title:  "resources/read of a URI the server does not have is not answered with a result whose contents is empty",
-		Faults: []*fault.Fault{server.ModernMissingResourceEmpty}}
+		Quote:        "Servers **MUST NOT** return an empty `contents` array for a non-existent resource.",
+		Title:        "resources/read of a URI the server does not have is not answered with a result whose contents is empty",
+		Faults:       []*fault.Fault{server.ModernMissingResourceEmpty},
+		Requirements: []string{"sep-2164-no-empty-contents"}}
 	notFoundInvalidParams = &scenarios.Check{ID: "stateless-resource-not-found/invalid-params", Level: scenarios.Must, Spec: resourceSpec + "#error-handling",
 		Quote: "If the requested resource does not exist, servers **MUST** return a JSON-RPC error with code `-32602` (Invalid Params).",
 		Title: "it is answered with error -32602, not the -32002 of 2025-11-25 and earlier (which index.mdx forbids at 2026-07-28), " +
 			"-32603 or a result",
 		Faults:    []*fault.Fault{server.ModernMissingResourceEmpty, server.ModernMissingResourceLegacyCode, server.ModernMissingResourceInternal},
-		Liberties: []*fault.Fault{server.MissingResourceNoData}}
+		Liberties: []*fault.Fault{server.MissingResourceNoData},
+		// a MUST on the 2026-07-28 page; the SEP's list says SHOULD
+		Requirements: []string{"sep-2164-error-code"}}
 )
 
 // missingURI is a resource no server has.
@@ -138,9 +141,10 @@ var resourceNotFoundScenario = &scenarios.Scenario{
 
 var (
 	promptsDeclared = &scenarios.Check{ID: "stateless-capabilities/prompts-declared", Level: scenarios.Must, Spec: promptsSpec + "#capabilities",
-		Quote:  "Servers that support prompts **MUST** declare the `prompts` capability in their DiscoverResult:",
-		Title:  "a server whose server/discover declares no prompts capability lists no prompts (prompts/list answers an error or none)",
-		Faults: []*fault.Fault{server.ModernPromptsUndeclared}}
+		Quote:        "Servers that support prompts **MUST** declare the `prompts` capability in their DiscoverResult:",
+		Title:        "a server whose server/discover declares no prompts capability lists no prompts (prompts/list answers an error or none)",
+		Faults:       []*fault.Fault{server.ModernPromptsUndeclared},
+		Requirements: []string{"sep-2575-server-declares-prompts-in-discover"}}
 	resourcesDeclared = &scenarios.Check{ID: "stateless-capabilities/resources-declared", Level: scenarios.Must, Spec: resourceSpec + "#capabilities",
 		Quote:  "Servers that support resources **MUST** declare the `resources` capability:",
 		Title:  "a server whose server/discover declares no resources capability lists no resources (resources/list answers an error or none)",

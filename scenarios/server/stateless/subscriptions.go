@@ -29,28 +29,33 @@ var (
 	listenAck = &scenarios.Check{ID: "stateless-subscriptions/ack-first", Level: scenarios.Must, Spec: subscriptionsSpec + "#acknowledgment",
 		Quote: "The server **MUST** send `notifications/subscriptions/acknowledged` as the first message carrying the subscription's " +
 			"ID in `_meta` under `io.modelcontextprotocol/subscriptionId`, and **MUST NOT** send any notification on the subscription before it.",
-		Title:  "each of two subscriptions/listen requests gets notifications/subscriptions/acknowledged tagged with its id, before anything else tagged with it",
-		Faults: []*fault.Fault{server.ListenNoAck}}
+		Title:        "each of two subscriptions/listen requests gets notifications/subscriptions/acknowledged tagged with its id, before anything else tagged with it",
+		Faults:       []*fault.Fault{server.ListenNoAck},
+		Requirements: []string{"sep-2575-server-sends-subscription-ack"}}
 	listenTagged = &scenarios.Check{ID: "stateless-subscriptions/tagged", Level: scenarios.Must, Spec: metaSpec,
 		Quote: "On notifications delivered via a [`subscriptions/listen`][subscriptions-listen] stream, the server **MUST** include " +
 			"`io.modelcontextprotocol/subscriptionId` in `_meta` so the client can correlate the notification with the originating subscription request.",
 		Title: "every list_changed notification that arrives while the subscriptions are open carries _meta io.modelcontextprotocol/subscriptionId " +
 			"naming one of them (at 2026-07-28 list changes travel on listen streams only)",
-		Faults: []*fault.Fault{server.ListenUntagged}}
+		Faults:       []*fault.Fault{server.ListenUntagged},
+		Requirements: []string{"sep-2575-server-tags-subscription-id"}}
 	listenFilter = &scenarios.Check{ID: "stateless-subscriptions/filter-honored", Level: scenarios.Must, Spec: subscriptionsSpec + "#opening-a-stream",
-		Quote:  "The server **MUST NOT** send notification types the client has not explicitly requested.",
-		Title:  "the subscription that asked for toolsListChanged only gets no prompts list change, the one that asked for promptsListChanged only no tools list change",
-		Faults: []*fault.Fault{server.ListenFilterIgnored}}
+		Quote:        "The server **MUST NOT** send notification types the client has not explicitly requested.",
+		Title:        "the subscription that asked for toolsListChanged only gets no prompts list change, the one that asked for promptsListChanged only no tools list change",
+		Faults:       []*fault.Fault{server.ListenFilterIgnored},
+		Requirements: []string{"sep-2575-server-honors-notification-filter"}}
 	listenTools = &scenarios.Check{ID: "stateless-subscriptions/tools-list-changed", Level: scenarios.Should, Spec: "2026-07-28/server/tools.mdx#list-changed-notification",
 		Quote: "When the list of available tools changes, servers that declared the `listChanged` capability **SHOULD** send a notification " +
 			"to clients that have opened a `subscriptions/listen` stream with `toolsListChanged: true`:",
-		Title:  "after test_trigger_tool_change, the toolsListChanged subscription gets notifications/tools/list_changed (when tools.listChanged is declared)",
-		Faults: []*fault.Fault{server.ListenNoToolsChanged}}
+		Title:        "after test_trigger_tool_change, the toolsListChanged subscription gets notifications/tools/list_changed (when tools.listChanged is declared)",
+		Faults:       []*fault.Fault{server.ListenNoToolsChanged},
+		Requirements: []string{"sep-2575-server-sends-tools-list-changed-on-subscription"}}
 	listenPrompts = &scenarios.Check{ID: "stateless-subscriptions/prompts-list-changed", Level: scenarios.Should, Spec: promptsSpec + "#list-changed-notification",
 		Quote: "When the list of available prompts changes, servers that declared the `listChanged` capability **SHOULD** send a notification " +
 			"to clients that have opened a `subscriptions/listen` stream with `promptsListChanged: true`:",
-		Title:  "after test_trigger_prompt_change, the promptsListChanged subscription gets notifications/prompts/list_changed (when prompts.listChanged is declared)",
-		Faults: []*fault.Fault{server.ListenNoPromptsChanged}}
+		Title:        "after test_trigger_prompt_change, the promptsListChanged subscription gets notifications/prompts/list_changed (when prompts.listChanged is declared)",
+		Faults:       []*fault.Fault{server.ListenNoPromptsChanged},
+		Requirements: []string{"sep-2575-server-sends-prompts-list-changed-on-subscription"}}
 )
 
 var subscriptionsScenario = &scenarios.Scenario{

@@ -20,24 +20,27 @@ const stayQuote = "If the status is cancelled, the server MUST return a Task obj
 
 var (
 	cancelAckEmpty = &scenarios.Check{ID: "tasksext-cancel/ack-empty", Level: scenarios.Must,
-		Spec:      extSpec + "#response-2",
-		Quote:     "On success, the server MUST acknowledge the request with an empty result.",
-		Title:     "tasks/cancel of a working task is acknowledged with an empty result (resultType and _meta only)",
-		Faults:    []*fault.Fault{server.CancelAckNotEmpty},
-		Liberties: []*fault.Fault{server.CancelAppliedLate, server.CancelNotHonoured}}
+		Spec:         extSpec + "#response-2",
+		Quote:        "On success, the server MUST acknowledge the request with an empty result.",
+		Title:        "tasks/cancel of a working task is acknowledged with an empty result (resultType and _meta only)",
+		Faults:       []*fault.Fault{server.CancelAckNotEmpty},
+		Liberties:    []*fault.Fault{server.CancelAppliedLate, server.CancelNotHonoured},
+		Requirements: []string{"sep-2663-cancel-ack-empty-result"}}
 	cancelStaysCancelled = &scenarios.Check{ID: "tasksext-cancel/stays-cancelled", Level: scenarios.Must,
 		Spec: extSpec + "#response", Quote: stayQuote,
 		Title: "once tasks/get reads a cancelled slow_compute, it keeps reading cancelled (terminal statuses are final: the " +
 			"page's state diagram); a task purged afterwards (-32602) passes. Cancellation is cooperative: a task that ends " +
 			"otherwise is not judged",
-		Faults:    []*fault.Fault{server.CancelledThenCompleted},
-		Liberties: []*fault.Fault{server.CancelAppliedLate, server.ForgetsReadTasks, server.SlowPollInterval}}
+		Faults:       []*fault.Fault{server.CancelledThenCompleted},
+		Liberties:    []*fault.Fault{server.CancelAppliedLate, server.ForgetsReadTasks, server.SlowPollInterval},
+		Requirements: []string{"sep-2663-tasks-get-status-cancelled"}}
 	cancelInputStaysCancelled = &scenarios.Check{ID: "tasksext-cancel/input-stays-cancelled", Level: scenarios.Must,
 		Spec: extSpec + "#response", Quote: stayQuote,
 		Title: "confirm_delete cancelled while it waits in input_required reads cancelled, and a late tasks/update with the " +
 			"answer does not resume it",
-		Faults:    []*fault.Fault{server.UpdateResurrectsCancelled},
-		Liberties: []*fault.Fault{server.CancelAppliedLate, server.ForgetsReadTasks}}
+		Faults:       []*fault.Fault{server.UpdateResurrectsCancelled},
+		Liberties:    []*fault.Fault{server.CancelAppliedLate, server.ForgetsReadTasks},
+		Requirements: []string{"sep-2663-tasks-get-status-cancelled"}}
 )
 
 var cancelScenario = &scenarios.Scenario{

@@ -25,28 +25,32 @@ var (
 			"field defined in Multi Round-Trip Requests.",
 		Title: "confirm_delete, waiting for its confirmation, reads input_required with at least one inputRequests entry, each a " +
 			"request with a method",
-		Faults:    []*fault.Fault{server.InputRequestsEmpty},
-		Liberties: []*fault.Fault{server.SlowPollInterval, server.NoPollInterval}}
+		Faults:       []*fault.Fault{server.InputRequestsEmpty},
+		Liberties:    []*fault.Fault{server.SlowPollInterval, server.NoPollInterval},
+		Requirements: []string{"sep-2663-tasks-get-status-input-required"}}
 	inputUnknownKeyIgnored = &scenarios.Check{ID: "tasksext-input/unknown-key-ignored", Level: scenarios.Should,
 		Spec: extSpec + "#response-1",
 		Quote: "A server SHOULD ignore any inputResponses responses mapped to a key that is not currently outstanding for the task — " +
 			"including keys that were never issued, keys that have already been answered, and keys whose corresponding request has been superseded.",
-		Title:  "a tasks/update answering only a key that was never issued is acknowledged, and the task still waits for its own key",
-		Faults: []*fault.Fault{server.UpdateUnknownKeyRefused}}
+		Title:        "a tasks/update answering only a key that was never issued is acknowledged, and the task still waits for its own key",
+		Faults:       []*fault.Fault{server.UpdateUnknownKeyRefused},
+		Requirements: []string{"sep-2663-update-ignore-unknown-keys"}}
 	inputUpdateAckEmpty = &scenarios.Check{ID: "tasksext-input/update-ack-empty", Level: scenarios.Must,
-		Spec:      extSpec + "#response-1",
-		Quote:     "On success, the server MUST acknowledge the request with an empty result.",
-		Title:     "tasks/update answering the outstanding key is acknowledged with an empty result (resultType and _meta only)",
-		Faults:    []*fault.Fault{server.UpdateAckNotEmpty},
-		Liberties: []*fault.Fault{server.UpdateAppliedLate}}
+		Spec:         extSpec + "#response-1",
+		Quote:        "On success, the server MUST acknowledge the request with an empty result.",
+		Title:        "tasks/update answering the outstanding key is acknowledged with an empty result (resultType and _meta only)",
+		Faults:       []*fault.Fault{server.UpdateAckNotEmpty},
+		Liberties:    []*fault.Fault{server.UpdateAppliedLate},
+		Requirements: []string{"sep-2663-update-ack-empty-result"}}
 	inputKeysStable = &scenarios.Check{ID: "tasksext-input/keys-stable", Level: scenarios.Must,
 		Spec: extSpec + "#task-update-requests",
 		Quote: "A server MUST NOT reuse a key for a subsequent server-to-client request after a response for that key has been " +
 			"delivered, and MUST NOT use the same key to refer to two distinct requests over a task's lifetime.",
 		Title: "multi_input, answered one key per tasks/update, never lists a key with a request other than the one it first " +
 			"named (a stale snapshot repeating an answered request is allowed: the acknowledgement is eventually consistent)",
-		Faults:    []*fault.Fault{server.InputKeyReused},
-		Liberties: []*fault.Fault{server.UpdateAppliedLate}}
+		Faults:       []*fault.Fault{server.InputKeyReused},
+		Liberties:    []*fault.Fault{server.UpdateAppliedLate},
+		Requirements: []string{"sep-2663-input-request-key-unique-per-task", "sep-2663-no-key-reuse-after-response"}}
 )
 
 var inputScenario = &scenarios.Scenario{

@@ -25,47 +25,58 @@ import (
 
 var (
 	lifecycleResultTypeTask = &scenarios.Check{ID: "tasksext-lifecycle/result-type-task", Level: scenarios.Must,
-		Spec:      extSpec + "#polymorphic-results",
-		Quote:     "Servers MUST set resultType to \"task\" when returning a CreateTaskResult so that clients can distinguish it from a standard result.",
-		Title:     "a tools/call answered with a task (taskId and status) says resultType \"task\"; a plain result is not judged here",
-		Faults:    []*fault.Fault{server.CreateResultTypeComplete},
-		Liberties: []*fault.Fault{server.AnswersSynchronously}}
+		Spec:         extSpec + "#polymorphic-results",
+		Quote:        "Servers MUST set resultType to \"task\" when returning a CreateTaskResult so that clients can distinguish it from a standard result.",
+		Title:        "a tools/call answered with a task (taskId and status) says resultType \"task\"; a plain result is not judged here",
+		Faults:       []*fault.Fault{server.CreateResultTypeComplete},
+		Liberties:    []*fault.Fault{server.AnswersSynchronously},
+		Requirements: []string{"sep-2663-result-type-task-on-create"}}
 	lifecycleDurable = &scenarios.Check{ID: "tasksext-lifecycle/durable", Level: scenarios.Must,
 		Spec: extSpec + "#task-creation",
 		Quote: "A server MUST NOT return CreateTaskResult until the task is durably created — that is, until a tasks/get for the " +
 			"returned taskId would resolve.",
 		Title:  "the first tasks/get, sent as soon as the CreateTaskResult arrived, resolves the task (no -32602)",
-		Faults: []*fault.Fault{server.CreatedNotDurable}}
+		Faults: []*fault.Fault{server.CreatedNotDurable},
+		// sep-2663-tasks-get-status-working: its first tasks/get reads the working task
+		// sep-2663-routing-headers-accepted-on-tasks-get: over HTTP its tasks/get carries matching Mcp-Method and Mcp-Name
+		Requirements: []string{"sep-2663-durable-create-strong-consistency", "sep-2663-tasks-get-status-working",
+			"sep-2663-routing-headers-accepted-on-tasks-get"}}
 	lifecycleCompletedResult = &scenarios.Check{ID: "tasksext-lifecycle/completed-result", Level: scenarios.Must,
 		Spec: extSpec + "#response",
 		Quote: "If the status is completed, the server MUST return a Task object with status completed and a result field containing " +
 			"the final result of the task.",
 		Title: "tasks/get of the completed slow_compute inlines a result that is a CallToolResult (resultType may be left out " +
 			"of the inlined result)",
-		Faults:    []*fault.Fault{server.CompletedEmptyResult},
-		Liberties: []*fault.Fault{server.SlowPollInterval, server.NoPollInterval, server.ForgetsReadTasks}}
+		Faults:       []*fault.Fault{server.CompletedEmptyResult},
+		Liberties:    []*fault.Fault{server.SlowPollInterval, server.NoPollInterval, server.ForgetsReadTasks},
+		Requirements: []string{"sep-2663-tasks-get-status-completed"}}
 	lifecycleTasksResultRemoved = &scenarios.Check{ID: "tasksext-lifecycle/tasks-result-removed", Level: scenarios.Must,
 		Spec: extSpec + "#task-polling", Source: sepNote + "#backwards-compatibility",
-		Quote:  "tasks/result is removed; clients calling it MUST receive -32601 (Method Not Found).",
-		Title:  "tasks/result for the finished task gets error -32601 (over HTTP with status 404)",
-		Faults: []*fault.Fault{server.TasksResultServed}}
+		Quote:        "tasks/result is removed; clients calling it MUST receive -32601 (Method Not Found).",
+		Title:        "tasks/result for the finished task gets error -32601 (over HTTP with status 404)",
+		Faults:       []*fault.Fault{server.TasksResultServed},
+		Requirements: []string{"sep-2663-tasks-result-removed-method-not-found"}}
 	lifecycleUnknownGet = &scenarios.Check{ID: "tasksext-lifecycle/unknown-get-32602", Level: scenarios.Must,
-		Spec:   extSpec + "#protocol-errors",
-		Quote:  "Servers MUST return this error for tasks/get.",
-		Title:  "tasks/get of a task id that never existed gets error -32602 (Invalid params)",
-		Faults: []*fault.Fault{server.GetUnknownWrongCode}}
+		Spec:         extSpec + "#protocol-errors",
+		Quote:        "Servers MUST return this error for tasks/get.",
+		Title:        "tasks/get of a task id that never existed gets error -32602 (Invalid params)",
+		Faults:       []*fault.Fault{server.GetUnknownWrongCode},
+		Requirements: []string{"sep-2663-tasks-get-invalid-task-id-32602"}}
 	lifecycleUnknownUpdateCancel = &scenarios.Check{ID: "tasksext-lifecycle/unknown-update-cancel-32602", Level: scenarios.Should,
 		Spec:   extSpec + "#protocol-errors",
 		Quote:  "Servers SHOULD return this error for tasks/update and tasks/cancel.",
 		Title:  "tasks/update and tasks/cancel of a task id that never existed each get error -32602",
-		Faults: []*fault.Fault{server.UnknownTaskAcked}}
+		Faults: []*fault.Fault{server.UnknownTaskAcked},
+		Requirements: []string{"sep-2663-update-error-unknown-task-id", "sep-2663-cancel-error-unknown-task-id",
+			"sep-2663-tasks-update-cancel-invalid-task-id-32602"}}
 	lifecycleMcpNameMismatch = &scenarios.Check{ID: "tasksext-lifecycle/mcp-name-mismatch", Level: scenarios.Must,
 		Spec: "2026-07-28/basic/transports/streamable-http.mdx#server-validation", Source: "seps/2243-http-standardization.md",
 		Quote: "Servers that process the request body MUST reject requests where the values specified in the headers do not match " +
 			"the values in the request body.",
 		Title: "over Streamable HTTP, a tasks/get whose Mcp-Name is not its params.taskId is rejected (error -32020, HTTP 400), " +
 			"while the matching header of every other tasks/get was served",
-		Faults: []*fault.Fault{server.HeaderMismatchAccepted}}
+		Faults:       []*fault.Fault{server.HeaderMismatchAccepted},
+		Requirements: []string{"sep-2663-server-rejects-mismatched-mcp-name-on-tasks-get"}}
 )
 
 var lifecycleScenario = &scenarios.Scenario{
@@ -177,9 +188,10 @@ var (
 		Spec: extSpec + "#task-execution-errors",
 		Quote: "The failed status MUST NOT be used to represent non-JSON-RPC errors, such as a tool result that completed with isError: true. " +
 			"Errors within the context of a protocol method result MUST use the completed status with the error details in the result field.",
-		Title:     "failing_job, whose tool result has isError, ends completed with that result (isError true), not failed",
-		Faults:    []*fault.Fault{server.IsErrorFailed},
-		Liberties: []*fault.Fault{server.SlowPollInterval}}
+		Title:        "failing_job, whose tool result has isError, ends completed with that result (isError true), not failed",
+		Faults:       []*fault.Fault{server.IsErrorFailed},
+		Liberties:    []*fault.Fault{server.SlowPollInterval},
+		Requirements: []string{"sep-2663-failed-status-jsonrpc-only", "sep-2663-tool-error-uses-completed-status"}}
 )
 
 var toolErrorScenario = &scenarios.Scenario{
@@ -209,13 +221,17 @@ var (
 		Spec:   extSpec + "#task-execution-errors",
 		Quote:  "If the underlying request resulted in a JSON-RPC error, the task uses failed status and the error field MUST contain that JSON-RPC error.",
 		Title:  "protocol_error_job, whose request ends in a JSON-RPC error, ends failed with error {code, message} and no result",
-		Faults: []*fault.Fault{server.ProtocolErrorCompleted}}
+		Faults: []*fault.Fault{server.ProtocolErrorCompleted},
+		// sep-2663-failed-includes-statusmessage: the MUST half (the error field)
+		Requirements: []string{"sep-2663-tasks-get-status-failed", "sep-2663-failed-includes-statusmessage"}}
 	protocolErrorStatusMessage = &scenarios.Check{ID: "tasksext-protocol-error/status-message", Level: scenarios.Should,
 		Spec: extSpec + "#task-execution-errors",
 		Quote: "The tasks/get response SHOULD include a statusMessage field with diagnostic information about the failure, and MUST " +
 			"include the error field with the JSON-RPC error.",
 		Title:  "the failed task's tasks/get carries a statusMessage",
-		Faults: []*fault.Fault{server.FailedNoStatusMessage}}
+		Faults: []*fault.Fault{server.FailedNoStatusMessage},
+		// the SHOULD half (statusMessage)
+		Requirements: []string{"sep-2663-failed-includes-statusmessage"}}
 )
 
 var protocolErrorScenario = &scenarios.Scenario{

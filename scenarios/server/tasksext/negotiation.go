@@ -27,39 +27,46 @@ var (
 		Spec: extSpec + "#capability-negotiation", Source: sepNote + "#backwards-compatibility",
 		Quote: "Servers that previously advertised these MUST migrate to declaring io.modelcontextprotocol/tasks, and MUST NOT continue " +
 			"to advertise the legacy capabilities under any protocol version that includes this extension.",
-		Title:  "a server declaring the extension in server/discover does not also declare the 2025-11-25 capabilities.tasks",
-		Faults: []*fault.Fault{server.LegacyTasksCapabilityAdvertised}}
+		Title:        "a server declaring the extension in server/discover does not also declare the 2025-11-25 capabilities.tasks",
+		Faults:       []*fault.Fault{server.LegacyTasksCapabilityAdvertised},
+		Requirements: []string{"sep-2663-migrate-from-legacy-capabilities"}}
 	negotiationUndeclaredNoTask = &scenarios.Check{ID: "tasksext-negotiation/undeclared-no-task", Level: scenarios.Must,
 		Spec:  extSpec + "#capability-negotiation",
 		Quote: "A server MUST NOT return CreateTaskResult to a client that did not include the extension capability on its request, regardless of prior declarations.",
 		Title: "slow_compute called without the extension in the request's capabilities (with the removed 2025-11-25 task " +
 			"parameter, which must be ignored) is answered without a task",
 		Faults:    []*fault.Fault{server.TaskForUndeclaredClient},
-		Liberties: []*fault.Fault{server.AnswersSynchronously}}
+		Liberties: []*fault.Fault{server.AnswersSynchronously},
+		// sep-2663-legacy-task-param-ignored: the call carries the removed task parameter
+		Requirements: []string{"sep-2663-server-rejects-undeclared-client", "sep-2663-legacy-task-param-ignored"}}
 	negotiationLegacyOnlyUndeclared = &scenarios.Check{ID: "tasksext-negotiation/legacy-only-undeclared", Level: scenarios.Must,
 		Spec: extSpec + "#capability-negotiation", Source: sepNote + "#backwards-compatibility",
-		Quote:  "Servers MUST treat clients declaring only the legacy capability as non-declaring with respect to this extension.",
-		Title:  "slow_compute called by a client that declares only the 2025-11-25 tasks capability is answered without a task",
-		Faults: []*fault.Fault{server.LegacyClientCapabilityHonoured, server.TaskForUndeclaredClient}}
+		Quote:        "Servers MUST treat clients declaring only the legacy capability as non-declaring with respect to this extension.",
+		Title:        "slow_compute called by a client that declares only the 2025-11-25 tasks capability is answered without a task",
+		Faults:       []*fault.Fault{server.LegacyClientCapabilityHonoured, server.TaskForUndeclaredClient},
+		Requirements: []string{"sep-2663-legacy-capability-treated-as-non-declaring"}}
 	negotiationRequired32021 = &scenarios.Check{ID: "tasksext-negotiation/required-32021", Level: scenarios.Must,
 		Spec: extSpec + "#capability-negotiation",
 		Quote: "If a server is unable to service a request to a client that does not declare this extension capability without returning " +
 			"CreateTaskResult, the server MUST return an error with the code -32021 (Missing Required Client Capability), indicating the " +
 			"required extension in the error response",
-		Title:  "failing_job, which needs a task, called without the extension gets error -32021 (over HTTP with status 400)",
-		Faults: []*fault.Fault{server.RequiredTaskWrongCode, server.TaskForUndeclaredClient}}
+		Title:        "failing_job, which needs a task, called without the extension gets error -32021 (over HTTP with status 400)",
+		Faults:       []*fault.Fault{server.RequiredTaskWrongCode, server.TaskForUndeclaredClient},
+		Requirements: []string{"sep-2663-server-returns-missing-capability-when-required"}}
 	negotiationRequiredNamesExtension = &scenarios.Check{ID: "tasksext-negotiation/required-names-extension", Level: scenarios.Must,
 		Spec: extSpec + "#capability-negotiation",
 		Quote: "If a server is unable to service a request to a client that does not declare this extension capability without returning " +
 			"CreateTaskResult, the server MUST return an error with the code -32021 (Missing Required Client Capability), indicating the " +
 			"required extension in the error response",
-		Title:  "that -32021 names the extension in data.requiredCapabilities.extensions[\"io.modelcontextprotocol/tasks\"]",
-		Faults: []*fault.Fault{server.RequiredTaskNoData}}
+		Title:        "that -32021 names the extension in data.requiredCapabilities.extensions[\"io.modelcontextprotocol/tasks\"]",
+		Faults:       []*fault.Fault{server.RequiredTaskNoData},
+		Requirements: []string{"sep-2663-server-returns-missing-capability-data-shape"}}
 	negotiationMethodsUndeclared = &scenarios.Check{ID: "tasksext-negotiation/methods-undeclared", Level: scenarios.Must,
-		Spec:   extSpec + "#protocol-errors",
-		Quote:  "Servers MUST return this error for non-declaring clients issuing tasks/get, tasks/update, and tasks/cancel requests.",
-		Title:  "tasks/get, tasks/update and tasks/cancel of an existing task, sent without the extension, each get error -32021",
-		Faults: []*fault.Fault{server.TasksMethodsServeUndeclared}}
+		Spec:         extSpec + "#protocol-errors",
+		Quote:        "Servers MUST return this error for non-declaring clients issuing tasks/get, tasks/update, and tasks/cancel requests.",
+		Title:        "tasks/get, tasks/update and tasks/cancel of an existing task, sent without the extension, each get error -32021",
+		Faults:       []*fault.Fault{server.TasksMethodsServeUndeclared},
+		Requirements: []string{"sep-2663-tasks-methods-non-declaring"}}
 )
 
 var negotiationScenario = &scenarios.Scenario{

@@ -29,9 +29,10 @@ var (
 		Spec: extSpec + "#task-status-notifications",
 		Quote: "If a client requests task status notifications but does not declare the io.modelcontextprotocol/tasks extension " +
 			"capability, the server MUST return a JSON-RPC error specifying the missing capabilities:",
-		Title:     "subscriptions/listen with taskIds, sent without the extension, gets error -32021 (and no acknowledgement)",
-		Faults:    []*fault.Fault{server.ListenServesUndeclared},
-		Liberties: []*fault.Fault{server.NoTaskNotifications}}
+		Title:        "subscriptions/listen with taskIds, sent without the extension, gets error -32021 (and no acknowledgement)",
+		Faults:       []*fault.Fault{server.ListenServesUndeclared},
+		Liberties:    []*fault.Fault{server.NoTaskNotifications},
+		Requirements: []string{"sep-2663-subscribe-missing-capability-non-declaring"}}
 	notificationsSubscriptionID = &scenarios.Check{ID: "tasksext-notifications/subscription-id", Level: scenarios.Must,
 		Spec: subscriptionsSpec + "#receiving-notifications",
 		Quote: "All notifications delivered on the stream carry io.modelcontextprotocol/subscriptionId in _meta, identifying the " +
@@ -44,9 +45,10 @@ var (
 		Spec: extSpec + "#task-status-notifications",
 		Quote: "notifications/progress and notifications/message notifications MUST NOT be sent on the subscriptions/listen stream " +
 			"for a task, and are not supported on tasks in general in this specification.",
-		Title:     "while the task subscription is open, no notifications/progress or notifications/message arrives",
-		Faults:    []*fault.Fault{server.ProgressOnTaskStream},
-		Liberties: []*fault.Fault{server.NoTaskNotifications}}
+		Title:        "while the task subscription is open, no notifications/progress or notifications/message arrives",
+		Faults:       []*fault.Fault{server.ProgressOnTaskStream},
+		Liberties:    []*fault.Fault{server.NoTaskNotifications},
+		Requirements: []string{"sep-2663-no-progress-or-message-on-task-stream"}}
 )
 
 var notificationsScenario = &scenarios.Scenario{
