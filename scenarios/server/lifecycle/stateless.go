@@ -9,6 +9,7 @@ import (
 	"github.com/mcpconform/mcpconform/fakes/client"
 	"github.com/mcpconform/mcpconform/fakes/fault"
 	"github.com/mcpconform/mcpconform/fakes/server"
+	"github.com/mcpconform/mcpconform/fixtures"
 	"github.com/mcpconform/mcpconform/jsonrpc"
 	"github.com/mcpconform/mcpconform/protocol"
 	"github.com/mcpconform/mcpconform/protocol/codes"
@@ -136,11 +137,11 @@ var missingCapabilityScenario = &scenarios.Scenario{
 	Family:   "lifecycle",
 	Side:     scenarios.ServerSide,
 	Versions: protocol.JudgedStateless(),
-	Needs:    []scenarios.Need{scenarios.NeedsOther("tool test_missing_capability (needs the client's sampling capability)")},
+	Needs:    []scenarios.Need{scenarios.NeedsFixture(fixtures.MissingCapability, "needs the client's sampling capability")},
 	Checks:   []*scenarios.Check{missingCapabilityError32021},
 	Run: serverside.Body(func(t *serverside.T) {
 		s := t.Connect("A", client.Options{Capabilities: map[string]any{}})
-		tool := t.RequireTool(s, "test_missing_capability", nil).Tool
+		tool := t.RequireTool(s, fixtures.MissingCapability, nil).Tool
 		t.Step("call %s declaring no client capabilities", tool)
 		id := jsonrpc.StringID("mcpconform-capability-1")
 		resp, err := t.Do(s, client.Call{ID: id, Method: protocol.MethodToolsCall,

@@ -39,16 +39,6 @@ type listPage struct {
 	NextCursor *string      `json:"nextCursor"`
 }
 
-// openPrompts opens a session and skips the scenario when the target does
-// not declare prompts.
-func openPrompts(t *serverside.T) *client.Session {
-	s := t.Open("A", client.Options{})
-	if !s.HasCapability("prompts") {
-		t.SkipRest("the target does not declare the prompts capability")
-	}
-	return s
-}
-
 // listPrompts follows nextCursor with the paging judge every list shares
 // (serverside.PageThrough); ended is false when the listing did not end (a
 // cursor seen before, or still a new one after serverside.MaxPages pages).
@@ -108,7 +98,7 @@ func answered(t *serverside.T, what string, resp *jsonrpc.Message, err error) {
 // findPrompt resolves a fixture prompt (mappable like a tool fixture) in
 // the target's listing; nil when it is absent.
 func findPrompt(t *serverside.T, prompts []promptInfo, fixture string) *promptInfo {
-	name := t.Env.Fixture(fixture, nil).Tool
+	name := t.Fixture(fixture, nil).Tool
 	for i := range prompts {
 		if prompts[i].Name == name {
 			return &prompts[i]
@@ -122,7 +112,7 @@ func requirePrompt(t *serverside.T, s *client.Session, fixture string) *promptIn
 	prompts, _, _, _ := listPrompts(t, s)
 	p := findPrompt(t, prompts, fixture)
 	if p == nil {
-		t.SkipRest(fmt.Sprintf("the target lists no prompt %q for the fixture %s (map one with --fixture)", t.Env.Fixture(fixture, nil).Tool, fixture))
+		t.SkipRest(fmt.Sprintf("the target lists no prompt %q for the fixture %s (map one with --fixture)", t.Fixture(fixture, nil).Tool, fixture))
 	}
 	return p
 }

@@ -8,6 +8,7 @@ import (
 
 	"github.com/mcpconform/mcpconform/fakes/client"
 	"github.com/mcpconform/mcpconform/fakes/server"
+	"github.com/mcpconform/mcpconform/fixtures"
 	"github.com/mcpconform/mcpconform/protocol"
 	"github.com/mcpconform/mcpconform/protocol/codes"
 	"github.com/mcpconform/mcpconform/scenarios"
@@ -31,19 +32,18 @@ var completeUnknownTemplate = liberties(faults(check("completion-complete/unknow
 
 var completeScenario = &scenarios.Scenario{
 	ID: "completion-complete", Title: "completion/complete for a prompt argument and a resource template", Family: "prompts", Side: scenarios.ServerSide,
-	Versions: versions, Needs: []scenarios.Need{scenarios.NeedsOther("the completions capability"), scenarios.NeedsOther("prompt test_prompt_with_arguments"), scenarios.NeedsOther("a resource template (the first one listed)")},
+	Versions: versions, Needs: []scenarios.Need{scenarios.NeedsCapability("completions"),
+		scenarios.NeedsFixture(fixtures.PromptWithArguments, "its argument arg1 is completed, when the target declares prompts"),
+		scenarios.NeedsOther("a resource template (the first one listed)")},
 	Purpose: "argument arg1 of test_prompt_with_arguments and the first variable of the first listed resource template are completed; an " +
 		"empty list of values is acceptable (the official suite's reading); the bound and total/hasMore are judged on what comes.",
 	Checks: []*scenarios.Check{completeMax, completeTotal, completeUnknown, completeUnknownTemplate},
 	Run: serverside.Body(func(t *serverside.T) {
 		s := t.Open("A", client.Options{})
-		if !s.HasCapability("completions") {
-			t.SkipRest("the target does not declare the completions capability")
-		}
 		var refs []completionRef
 		if s.HasCapability("prompts") {
 			prompts, _, _, _ := listPrompts(t, s)
-			if p := findPrompt(t, prompts, "test_prompt_with_arguments"); p != nil {
+			if p := findPrompt(t, prompts, fixtures.PromptWithArguments); p != nil {
 				refs = append(refs, completionRef{"prompt " + p.Name + " argument arg1", map[string]any{"type": "ref/prompt", "name": p.Name}, "arg1"})
 			}
 		}
@@ -170,7 +170,7 @@ var completeUndeclaredScenario = &scenarios.Scenario{
 		}
 		t.Step("completion/complete without the capability")
 		resp, err := raw(t, s, "mcpconform-undeclared-1", methodComplete, map[string]any{
-			"ref": map[string]any{"type": "ref/prompt", "name": "test_prompt_with_arguments"}, "argument": map[string]any{"name": "arg1", "value": "test"}})
+			"ref": map[string]any{"type": "ref/prompt", "name": fixtures.PromptWithArguments}, "argument": map[string]any{"name": "arg1", "value": "test"}})
 		answered(t, "completion/complete", resp, err)
 		t.Judge(completeUndeclared, isCode(resp, codes.MethodNotFound), "error -32601", judge.Describe(resp, err))
 	}),

@@ -7,8 +7,10 @@ import (
 	"fmt"
 	"strings"
 
+	"github.com/mcpconform/mcpconform/fakes/client"
 	"github.com/mcpconform/mcpconform/fakes/fault"
 	"github.com/mcpconform/mcpconform/fakes/server"
+	"github.com/mcpconform/mcpconform/fixtures"
 	"github.com/mcpconform/mcpconform/protocol"
 	"github.com/mcpconform/mcpconform/protocol/codes"
 	"github.com/mcpconform/mcpconform/scenarios"
@@ -38,11 +40,11 @@ var (
 
 var listScenario = &scenarios.Scenario{
 	ID: "prompts-list", Title: "prompts/list pages end and an invalid cursor is refused", Family: "prompts", Side: scenarios.ServerSide,
-	Versions: versions, Needs: []scenarios.Need{scenarios.NeedsOther("the prompts capability")},
+	Versions: versions, Needs: []scenarios.Need{scenarios.NeedsCapability("prompts")},
 	Purpose: "prompts/list is followed page by page; then a cursor the server never gave is sent.",
 	Checks:  []*scenarios.Check{listEnds, listInvalidCursor},
 	Run: serverside.Body(func(t *serverside.T) {
-		s := openPrompts(t)
+		s := t.Open("A", client.Options{})
 		_, pages, ended, loop := listPrompts(t, s)
 		t.Judge(listEnds, ended, "a last page without nextCursor", loop)
 		t.Step("prompts/list with an invalid cursor")
@@ -65,12 +67,12 @@ var (
 
 var everyScenario = &scenarios.Scenario{
 	ID: "prompts-get-every", Title: "every prompt the target lists: roles, content and argument errors", Family: "prompts", Side: scenarios.ServerSide,
-	Versions: versions, Needs: []scenarios.Need{scenarios.NeedsOther("the prompts capability")},
+	Versions: versions, Needs: []scenarios.Need{scenarios.NeedsCapability("prompts")},
 	Purpose: "Prompts are read-only, so every listed prompt is called: with the placeholder \"test\" for each argument (the result judged), " +
 		"without each required argument, and once with a number for an argument.",
 	Checks: []*scenarios.Check{everyRoles, everyValid, everyMissing, everyWrongType},
 	Run: serverside.Body(func(t *serverside.T) {
-		s := openPrompts(t)
+		s := t.Open("A", client.Options{})
 		prompts, _, _, _ := listPrompts(t, s)
 		if len(prompts) == 0 {
 			t.SkipRest("the target lists no prompts")
@@ -178,9 +180,9 @@ var unknownCheck = faults(check("prompts-get-unknown/invalid-params", "prompts/g
 
 var unknownScenario = &scenarios.Scenario{
 	ID: "prompts-get-unknown", Title: "prompts/get for an unknown prompt is -32602", Family: "prompts", Side: scenarios.ServerSide,
-	Versions: versions, Needs: []scenarios.Need{scenarios.NeedsOther("the prompts capability")}, Checks: []*scenarios.Check{unknownCheck},
+	Versions: versions, Needs: []scenarios.Need{scenarios.NeedsCapability("prompts")}, Checks: []*scenarios.Check{unknownCheck},
 	Run: serverside.Body(func(t *serverside.T) {
-		s := openPrompts(t)
+		s := t.Open("A", client.Options{})
 		t.Step("prompts/get mcpconform_no_such_prompt")
 		resp, err := raw(t, s, "mcpconform-unknown-1", protocol.MethodPromptsGet, map[string]any{"name": "mcpconform_no_such_prompt", "arguments": map[string]any{}})
 		answered(t, "prompts/get for an unknown prompt", resp, err)
@@ -197,12 +199,12 @@ var (
 
 var errorScenario = &scenarios.Scenario{
 	ID: "prompts-get-error", Title: "a failing prompt handler surfaces as a JSON-RPC error with a real code", Family: "prompts", Side: scenarios.ServerSide,
-	Versions: versions, Needs: []scenarios.Need{scenarios.NeedsOther("prompt test_prompt_error (its handler always fails; mcpconform's own fixture)")},
+	Versions: versions, Needs: []scenarios.Need{scenarios.NeedsCapability("prompts"), scenarios.NeedsFixture(fixtures.PromptError, "its handler always fails")},
 	Purpose: "The vendor's -32004 (seeds/002) is a server error in the reserved range and passes; code 0 is no JSON-RPC error code the spec names.",
 	Checks:  []*scenarios.Check{errorNotSuccess, errorRealCode},
 	Run: serverside.Body(func(t *serverside.T) {
-		s := openPrompts(t)
-		p := requirePrompt(t, s, "test_prompt_error")
+		s := t.Open("A", client.Options{})
+		p := requirePrompt(t, s, fixtures.PromptError)
 		t.Step("prompts/get %s", p.Name)
 		resp, err := raw(t, s, "mcpconform-error-1", protocol.MethodPromptsGet, map[string]any{"name": p.Name, "arguments": map[string]any{}})
 		answered(t, "prompts/get "+p.Name, resp, err)
@@ -217,12 +219,12 @@ var errorScenario = &scenarios.Scenario{
 
 // fixtureScenario is one official prompts-get-* scenario: its fixture
 // prompt called with the official arguments and the result judged.
-func fixtureScenario(id, title, fixture string, args map[string]any, c *scenarios.Check, ok func(msgs []message) string) *scenarios.Scenario {
+func fixtureScenario(id, title, fixture, note string, args map[string]any, c *scenarios.Check, ok func(msgs []message) string) *scenarios.Scenario {
 	return &scenarios.Scenario{
 		ID: id, Title: title, Family: "prompts", Side: scenarios.ServerSide, Versions: versions,
-		Needs: []scenarios.Need{scenarios.NeedsOther("prompt " + fixture)}, Checks: []*scenarios.Check{c},
+		Needs: []scenarios.Need{scenarios.NeedsCapability("prompts"), scenarios.NeedsFixture(fixture, note)}, Checks: []*scenarios.Check{c},
 		Run: serverside.Body(func(t *serverside.T) {
-			s := openPrompts(t)
+			s := t.Open("A", client.Options{})
 			p := requirePrompt(t, s, fixture)
 			t.Step("prompts/get %s", p.Name)
 			resp, err := raw(t, s, "mcpconform-fixture-1", protocol.MethodPromptsGet, map[string]any{"name": p.Name, "arguments": args})
@@ -270,14 +272,16 @@ var (
 )
 
 var (
-	simpleScenario = fixtureScenario("prompts-get-simple", "a prompt without arguments answers messages", "test_simple_prompt", map[string]any{}, simpleCheck,
+	simpleScenario = fixtureScenario("prompts-get-simple", "a prompt without arguments answers messages", fixtures.SimplePrompt,
+		"no arguments; answers at least one message", map[string]any{}, simpleCheck,
 		func(msgs []message) string {
 			if len(msgs) == 0 {
 				return "no messages"
 			}
 			return ""
 		})
-	withArgsScenario = fixtureScenario("prompts-get-with-args", "a prompt uses the argument values it is given", "test_prompt_with_arguments",
+	withArgsScenario = fixtureScenario("prompts-get-with-args", "a prompt uses the argument values it is given", fixtures.PromptWithArguments,
+		"arguments arg1 and arg2; answers text quoting both",
 		map[string]any{"arg1": "testValue1", "arg2": "testValue2"}, withArgsCheck,
 		func(msgs []message) string {
 			var all strings.Builder
@@ -289,7 +293,8 @@ var (
 			}
 			return ""
 		})
-	embeddedScenario = fixtureScenario("prompts-get-embedded-resource", "a prompt embeds a resource", "test_prompt_with_embedded_resource",
+	embeddedScenario = fixtureScenario("prompts-get-embedded-resource", "a prompt embeds a resource", fixtures.PromptWithEmbeddedResource,
+		"argument resourceUri; answers a message embedding that resource",
 		map[string]any{"resourceUri": exampleResource}, embeddedCheck,
 		func(msgs []message) string {
 			for _, m := range msgs {
@@ -300,7 +305,8 @@ var (
 			}
 			return "no resource block with uri " + exampleResource + " and text or blob"
 		})
-	imageScenario = fixtureScenario("prompts-get-with-image", "a prompt carries an image", "test_prompt_with_image", map[string]any{}, imageCheck,
+	imageScenario = fixtureScenario("prompts-get-with-image", "a prompt carries an image", fixtures.PromptWithImage,
+		"no arguments; answers an image message", map[string]any{}, imageCheck,
 		func(msgs []message) string {
 			for _, m := range msgs {
 				if m.Content.Type != "image" {

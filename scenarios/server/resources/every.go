@@ -8,6 +8,7 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/mcpconform/mcpconform/fakes/client"
 	"github.com/mcpconform/mcpconform/fakes/fault"
 	"github.com/mcpconform/mcpconform/fakes/server"
 	"github.com/mcpconform/mcpconform/protocol"
@@ -45,14 +46,14 @@ var (
 
 var everyScenario = &scenarios.Scenario{
 	ID: "resources-read-every", Title: "every resource the target lists, and each template once, reads validly", Family: "resources",
-	Side: scenarios.ServerSide, Versions: protocol.Judged(), Needs: []scenarios.Need{scenarios.NeedsOther("the resources capability")},
+	Side: scenarios.ServerSide, Versions: protocol.Judged(), Needs: []scenarios.Need{scenarios.NeedsCapability("resources")},
 	Purpose: fmt.Sprintf("Reading is read-only, so every resource resources/list names (at most %d) is read, and every template "+
 		"resources/templates/list names (at most %d) is read once with each variable set to %q. Each result is judged against "+
 		"the version's schema, for the URI read among its items, and for base64 blobs. A read refused with an error is not judged "+
 		"(resources-not-found judges the errors), nor is an input_required result (the mrtr family's).", maxReads, maxTemplates, templateValue),
 	Checks: []*scenarios.Check{everyValid, everyURIEchoed, everyBlobBase64},
 	Run: serverside.Body(func(t *serverside.T) {
-		s := openResources(t)
+		s := t.Open("A", client.Options{})
 		t.Step("resources/list, every page")
 		listed, err := listAll(t, s, protocol.MethodResourcesList, "resources", "uri")
 		if err != nil {

@@ -12,6 +12,7 @@ import (
 	"github.com/mcpconform/mcpconform/fakes/client"
 	"github.com/mcpconform/mcpconform/fakes/fault"
 	"github.com/mcpconform/mcpconform/fakes/server"
+	"github.com/mcpconform/mcpconform/fixtures"
 	"github.com/mcpconform/mcpconform/jsonrpc"
 	"github.com/mcpconform/mcpconform/protocol"
 	"github.com/mcpconform/mcpconform/protocol/codes"
@@ -34,15 +35,8 @@ const resourcesSpec = "2025-11-25/server/resources.mdx"
 // version.
 var versions = []string{protocol.V20251125, protocol.V20250618, protocol.V20250326}
 
-// Fixture URIs of the official suite (fixtures.md §1f).
-const (
-	uriStaticText   = "test://static-text"
-	uriStaticBinary = "test://static-binary"
-	uriWatched      = "test://watched-resource"
-	uriTemplate     = "test://template/{id}/data"
-	uriTemplateRead = "test://template/123/data"
-	uriMissing      = "test://nonexistent-resource-for-conformance-testing"
-)
+// uriTemplateRead is fixtures.DataTemplate expanded with the id 123.
+const uriTemplateRead = "test://template/123/data"
 
 // content is one item of ReadResourceResult.contents.
 type content struct {
@@ -60,15 +54,6 @@ func contents(resp *jsonrpc.Message) []content {
 		_ = json.Unmarshal(resp.Result, &r)
 	}
 	return r.Contents
-}
-
-// openResources opens a session and skips when the server declares no resources.
-func openResources(t *serverside.T) *client.Session {
-	s := t.Open("A", client.Options{})
-	if !s.HasCapability("resources") {
-		t.SkipRest("the server does not declare the resources capability (resources.mdx#capabilities)")
-	}
-	return s
 }
 
 // listAll fetches every page of a list method (at most 50 pages) and
@@ -128,15 +113,15 @@ var readTextContent = &scenarios.Check{ID: "resources-read-text/content", Level:
 
 var readTextScenario = &scenarios.Scenario{
 	ID: "resources-read-text", Title: "a listed text resource reads as text", Family: "resources", Side: scenarios.ServerSide,
-	Versions: protocol.Judged(), Needs: []scenarios.Need{scenarios.NeedsOther("resource " + uriStaticText + " (text)")},
+	Versions: protocol.Judged(), Needs: []scenarios.Need{scenarios.NeedsCapability("resources"), scenarios.NeedsFixture(fixtures.StaticText, "listed; reads as one text item")},
 	Checks: []*scenarios.Check{readTextContent},
 	Run: serverside.Body(func(t *serverside.T) {
-		s := openResources(t)
-		requireListed(t, s, protocol.MethodResourcesList, "resources", "uri", uriStaticText)
-		resp, err := read(t, s, uriStaticText)
+		s := t.Open("A", client.Options{})
+		requireListed(t, s, protocol.MethodResourcesList, "resources", "uri", fixtures.StaticText)
+		resp, err := read(t, s, fixtures.StaticText)
 		c := contents(resp)
-		ok := err == nil && len(c) > 0 && c[0].URI == uriStaticText && c[0].Text != nil && c[0].Blob == nil
-		t.Judge(readTextContent, ok, "contents[0] with uri "+uriStaticText+" and a text field", judge.Describe(resp, err))
+		ok := err == nil && len(c) > 0 && c[0].URI == fixtures.StaticText && c[0].Text != nil && c[0].Blob == nil
+		t.Judge(readTextContent, ok, "contents[0] with uri "+fixtures.StaticText+" and a text field", judge.Describe(resp, err))
 	}),
 }
 
@@ -147,15 +132,15 @@ var readBinaryBase64 = &scenarios.Check{ID: "resources-read-binary/blob-base64",
 
 var readBinaryScenario = &scenarios.Scenario{
 	ID: "resources-read-binary", Title: "a listed binary resource reads as base64", Family: "resources", Side: scenarios.ServerSide,
-	Versions: protocol.Judged(), Needs: []scenarios.Need{scenarios.NeedsOther("resource " + uriStaticBinary + " (binary)")},
+	Versions: protocol.Judged(), Needs: []scenarios.Need{scenarios.NeedsCapability("resources"), scenarios.NeedsFixture(fixtures.StaticBinary, "listed; reads as one base64 blob")},
 	Checks: []*scenarios.Check{readBinaryBase64},
 	Run: serverside.Body(func(t *serverside.T) {
-		s := openResources(t)
-		requireListed(t, s, protocol.MethodResourcesList, "resources", "uri", uriStaticBinary)
-		resp, err := read(t, s, uriStaticBinary)
+		s := t.Open("A", client.Options{})
+		requireListed(t, s, protocol.MethodResourcesList, "resources", "uri", fixtures.StaticBinary)
+		resp, err := read(t, s, fixtures.StaticBinary)
 		c := contents(resp)
-		if err != nil || len(c) == 0 || c[0].Blob == nil || c[0].URI != uriStaticBinary {
-			t.Fail(readBinaryBase64, "contents[0] with uri "+uriStaticBinary+" and a blob", judge.Describe(resp, err))
+		if err != nil || len(c) == 0 || c[0].Blob == nil || c[0].URI != fixtures.StaticBinary {
+			t.Fail(readBinaryBase64, "contents[0] with uri "+fixtures.StaticBinary+" and a blob", judge.Describe(resp, err))
 			return
 		}
 		_, derr := base64.StdEncoding.DecodeString(*c[0].Blob)
@@ -171,11 +156,12 @@ var templatesReadSubstituted = &scenarios.Check{ID: "resources-templates-read/su
 
 var templatesReadScenario = &scenarios.Scenario{
 	ID: "resources-templates-read", Title: "a resource template is listed and read with its variable filled in", Family: "resources", Side: scenarios.ServerSide,
-	Versions: protocol.Judged(), Needs: []scenarios.Need{scenarios.NeedsOther("resource template " + uriTemplate)},
+	Versions: protocol.Judged(), Needs: []scenarios.Need{scenarios.NeedsCapability("resources"),
+		scenarios.NeedsFixture(fixtures.DataTemplate, "listed; reading "+uriTemplateRead+" answers text naming 123")},
 	Checks: []*scenarios.Check{templatesReadSubstituted},
 	Run: serverside.Body(func(t *serverside.T) {
-		s := openResources(t)
-		requireListed(t, s, protocol.MethodResourcesTemplatesList, "resourceTemplates", "uriTemplate", uriTemplate)
+		s := t.Open("A", client.Options{})
+		requireListed(t, s, protocol.MethodResourcesTemplatesList, "resourceTemplates", "uriTemplate", fixtures.DataTemplate)
 		resp, err := read(t, s, uriTemplateRead)
 		c := contents(resp)
 		ok := err == nil && len(c) > 0 && c[0].Text != nil && strings.Contains(*c[0].Text, "123") && !strings.Contains(*c[0].Text, "{id}")
@@ -191,13 +177,13 @@ var notFoundCode = &scenarios.Check{ID: "resources-not-found/code", Level: scena
 
 var notFoundScenario = &scenarios.Scenario{
 	ID: "resources-not-found", Title: "a missing resource is an error -32002, never an empty contents", Family: "resources", Side: scenarios.ServerSide,
-	Versions: versions, Needs: []scenarios.Need{scenarios.NeedsOther("no resource " + uriMissing)},
+	Versions: versions, Needs: []scenarios.Need{scenarios.NeedsCapability("resources"), scenarios.NeedsFixture(fixtures.NotFoundResource, "must not exist")},
 	Checks: []*scenarios.Check{notFoundCode},
 	Run: serverside.Body(func(t *serverside.T) {
-		s := openResources(t)
-		resp, err := read(t, s, uriMissing)
+		s := t.Open("A", client.Options{})
+		resp, err := read(t, s, fixtures.NotFoundResource)
 		if err == nil && resp.Error == nil && len(contents(resp)) > 0 {
-			t.SkipRest("the target has a resource " + uriMissing + ": nothing to judge")
+			t.SkipRest("the target has a resource " + fixtures.NotFoundResource + ": nothing to judge")
 		}
 		t.Judge(notFoundCode, err == nil && judge.IsErrorCode(resp, codes.ResourceNotFound), "error -32002", judge.Describe(resp, err))
 	}),
@@ -222,23 +208,24 @@ var (
 
 var subscribeScenario = &scenarios.Scenario{
 	ID: "resources-subscribe", Title: "subscribe and unsubscribe, and no updates after unsubscribing", Family: "resources", Side: scenarios.ServerSide,
-	Versions: versions, Needs: []scenarios.Need{scenarios.NeedsOther("resource " + uriWatched + ", capability resources.subscribe")},
+	Versions: versions, Needs: []scenarios.Need{scenarios.NeedsCapability("resources.subscribe", "declared true"),
+		scenarios.NeedsFixture(fixtures.WatchedResource, "listed; subscribed to, then unsubscribed from")},
 	Purpose: "The client subscribes to the watched resource, lets in an update for the quiet window (servers may send none), " +
 		"unsubscribes, and watches a quiet window for updates of that resource.",
 	Checks: []*scenarios.Check{subscribeAccepted, unsubscribeAccepted, noUpdateAfterUnsubscribe},
 	Run: serverside.Body(func(t *serverside.T) {
-		s := openResources(t)
+		s := t.Open("A", client.Options{})
 		caps, _ := s.ServerCapabilities["resources"].(map[string]any)
 		if sub, _ := caps["subscribe"].(bool); !sub {
 			t.SkipRest("the server does not declare resources.subscribe (resources.mdx#capabilities)")
 		}
-		requireListed(t, s, protocol.MethodResourcesList, "resources", "uri", uriWatched)
+		requireListed(t, s, protocol.MethodResourcesList, "resources", "uri", fixtures.WatchedResource)
 		updated := func(m *jsonrpc.Message) bool {
-			return m.Method == protocol.NotificationResourcesUpdated && judge.StringField(m.Params, "uri") == uriWatched
+			return m.Method == protocol.NotificationResourcesUpdated && judge.StringField(m.Params, "uri") == fixtures.WatchedResource
 		}
 		mark := s.Inbox().Mark()
-		t.Step("resources/subscribe %s", uriWatched)
-		resp, err := t.Request(s, protocol.MethodResourcesSubscribe, map[string]any{"uri": uriWatched})
+		t.Step("resources/subscribe %s", fixtures.WatchedResource)
+		resp, err := t.Request(s, protocol.MethodResourcesSubscribe, map[string]any{"uri": fixtures.WatchedResource})
 		if !t.Judge(subscribeAccepted, err == nil && resp.Error == nil, "a result", judge.Describe(resp, err)) {
 			t.Blocked("the subscription was refused")
 		}
@@ -257,8 +244,8 @@ var subscribeScenario = &scenarios.Scenario{
 				t.Step("no update arrived within %s; servers need not send one", t.QuietWindow())
 			}
 		}()
-		t.Step("resources/unsubscribe %s", uriWatched)
-		resp, err = t.Request(s, protocol.MethodResourcesUnsubscribe, map[string]any{"uri": uriWatched})
+		t.Step("resources/unsubscribe %s", fixtures.WatchedResource)
+		resp, err = t.Request(s, protocol.MethodResourcesUnsubscribe, map[string]any{"uri": fixtures.WatchedResource})
 		if !t.Judge(unsubscribeAccepted, err == nil && resp.Error == nil, "a result", judge.Describe(resp, err)) {
 			t.Blocked("the unsubscription was refused")
 		}
@@ -273,12 +260,12 @@ var subscribeScenario = &scenarios.Scenario{
 			qctx, qcancel := contextWithin(ctx, t.QuietWindow())
 			defer qcancel()
 			if m, werr := s.Inbox().WaitFrom(qctx, after, updated); werr == nil {
-				t.Fail(noUpdateAfterUnsubscribe, "no notifications/resources/updated for "+uriWatched+" after unsubscribing", string(m.Params))
+				t.Fail(noUpdateAfterUnsubscribe, "no notifications/resources/updated for "+fixtures.WatchedResource+" after unsubscribing", string(m.Params))
 				return
 			}
 			t.BarrierOrEnd(s)
 			late := s.Inbox().Matching(after, updated)
-			t.Judge(noUpdateAfterUnsubscribe, len(late) == 0, "no notifications/resources/updated for "+uriWatched+" after unsubscribing",
+			t.Judge(noUpdateAfterUnsubscribe, len(late) == 0, "no notifications/resources/updated for "+fixtures.WatchedResource+" after unsubscribing",
 				fmt.Sprintf("%d arrived", len(late)))
 		}()
 	}),

@@ -8,6 +8,7 @@ import (
 	"github.com/mcpconform/mcpconform/fakes/client"
 	"github.com/mcpconform/mcpconform/fakes/fault"
 	"github.com/mcpconform/mcpconform/fakes/server"
+	"github.com/mcpconform/mcpconform/fixtures"
 	"github.com/mcpconform/mcpconform/protocol"
 	"github.com/mcpconform/mcpconform/scenarios"
 	"github.com/mcpconform/mcpconform/scenarios/judge"
@@ -37,15 +38,12 @@ var (
 
 var listScenario = &scenarios.Scenario{
 	ID: "tools-list", Title: "tools/list names every tool with an inputSchema object", Family: "tools", Side: scenarios.ServerSide,
-	Versions: allVersions, Needs: []scenarios.Need{scenarios.NeedsOther("the tools capability")},
+	Versions: allVersions, Needs: []scenarios.Need{scenarios.NeedsCapability("tools")},
 	Purpose: "Every tool the target lists is checked: a name, and an inputSchema that is a JSON Schema object (2025-11-25: " +
 		"\"MUST be a valid JSON Schema object (not null)\"; the schema of every version requires inputSchema, an object).",
 	Checks: []*scenarios.Check{listInputSchemas},
 	Run: serverside.Body(func(t *serverside.T) {
 		s := open(t, nil)
-		if !s.HasCapability("tools") {
-			t.SkipRest("the target does not declare the tools capability")
-		}
 		resp, err := t.Request(s, protocol.MethodToolsList, map[string]any{})
 		if err != nil || resp == nil || resp.Error != nil {
 			t.Fail(listInputSchemas, "a tools/list result", judge.Describe(resp, err))
@@ -73,12 +71,12 @@ var listScenario = &scenarios.Scenario{
 
 var simpleTextScenario = &scenarios.Scenario{
 	ID: "tools-call-simple-text", Title: "test_simple_text answers a text", Family: "tools", Side: scenarios.ServerSide,
-	Versions: allVersions, Needs: []scenarios.Need{scenarios.NeedsOther("tool test_simple_text (no arguments)")},
+	Versions: allVersions, Needs: []scenarios.Need{scenarios.NeedsFixture(fixtures.SimpleText, "no arguments; answers a non-empty text item")},
 	Purpose: "The simplest fixture: a call must succeed with a text item; a fixture that answers isError fails.",
 	Checks:  []*scenarios.Check{simpleTextResult},
 	Run: serverside.Body(func(t *serverside.T) {
 		s := open(t, nil)
-		fx, resp, err := call(t, s, "test_simple_text", map[string]any{}, nil)
+		fx, resp, err := call(t, s, fixtures.SimpleText, map[string]any{}, nil)
 		if r, ok := succeeded(t, simpleTextResult, fx, resp, err); ok {
 			text := len(r.Content) > 0 && r.Content[0].Type == "text" && r.Content[0].Text != ""
 			t.Judge(simpleTextResult, text, "a non-empty text item", types(r))
@@ -90,7 +88,7 @@ const elicitationAsk = "mcpconform: please confirm the order"
 
 var elicitationScenario = &scenarios.Scenario{
 	ID: "tools-call-elicitation", Title: "a tool asks the user from inside its call", Family: "tools", Side: scenarios.ServerSide,
-	Versions: []string{protocol.V20251125, protocol.V20250618}, Needs: []scenarios.Need{scenarios.NeedsOther("tool test_elicitation (argument message; sends elicitation/create)")},
+	Versions: []string{protocol.V20251125, protocol.V20250618}, Needs: []scenarios.Need{scenarios.NeedsFixture(fixtures.Elicitation, "argument message; sends elicitation/create with it, then succeeds")},
 	Purpose: "The fake client declares form elicitation and accepts with the form's defaults; the fixture must ask with the " +
 		"message it was given during the call, then succeed.",
 	Checks: []*scenarios.Check{elicitationMessage, elicitationResult},
@@ -102,7 +100,7 @@ var elicitationScenario = &scenarios.Scenario{
 		rec := newRecorder()
 		s := t.Open("A", client.Options{Capabilities: caps,
 			Handlers: map[string]client.RequestHandler{protocol.MethodElicitationCreate: rec.handler(acceptDefaults)}})
-		fx, resp, err := call(t, s, "test_elicitation", map[string]any{"message": elicitationAsk}, nil)
+		fx, resp, err := call(t, s, fixtures.Elicitation, map[string]any{"message": elicitationAsk}, nil)
 		if r, ok := succeeded(t, elicitationResult, fx, resp, err); ok {
 			t.Judge(elicitationResult, len(r.Content) > 0, "non-empty content", types(r))
 		}

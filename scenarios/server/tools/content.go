@@ -7,6 +7,7 @@ import (
 
 	"github.com/mcpconform/mcpconform/fakes/fault"
 	"github.com/mcpconform/mcpconform/fakes/server"
+	"github.com/mcpconform/mcpconform/fixtures"
 	"github.com/mcpconform/mcpconform/scenarios"
 	"github.com/mcpconform/mcpconform/scenarios/judge"
 	"github.com/mcpconform/mcpconform/scenarios/serverside"
@@ -24,12 +25,12 @@ var imageOK = &scenarios.Check{ID: "tools-call-image/image", Level: scenarios.Mu
 
 var imageScenario = &scenarios.Scenario{
 	ID: "tools-call-image", Title: "a tool answers image content", Family: "tools", Side: scenarios.ServerSide,
-	Versions: allVersions, Needs: []scenarios.Need{scenarios.NeedsOther("tool test_image_content (no arguments; returns one image)")},
+	Versions: allVersions, Needs: []scenarios.Need{scenarios.NeedsFixture(fixtures.ImageContent, "no arguments; returns one image")},
 	Purpose: "Calls the image fixture and judges its result: no isError, an image item, base64 data, an image MIME type " +
 		"(any: the schema says providers support different image types).",
 	Checks: []*scenarios.Check{imageOK},
 	Run: serverside.Body(func(t *serverside.T) {
-		mediaBody(t, imageOK, "test_image_content", "image")
+		mediaBody(t, imageOK, fixtures.ImageContent, "image")
 	}),
 }
 
@@ -40,12 +41,12 @@ var audioOK = &scenarios.Check{ID: "tools-call-audio/audio", Level: scenarios.Mu
 
 var audioScenario = &scenarios.Scenario{
 	ID: "tools-call-audio", Title: "a tool answers audio content", Family: "tools", Side: scenarios.ServerSide,
-	Versions: allVersions, Needs: []scenarios.Need{scenarios.NeedsOther("tool test_audio_content (no arguments; returns one audio clip)")},
+	Versions: allVersions, Needs: []scenarios.Need{scenarios.NeedsFixture(fixtures.AudioContent, "no arguments; returns one audio clip")},
 	Purpose: "Calls the audio fixture and judges its result: no isError, an audio item, base64 data, an audio MIME type " +
 		"(the official suite wants exactly audio/wav; the spec allows any audio type).",
 	Checks: []*scenarios.Check{audioOK},
 	Run: serverside.Body(func(t *serverside.T) {
-		mediaBody(t, audioOK, "test_audio_content", "audio")
+		mediaBody(t, audioOK, fixtures.AudioContent, "audio")
 	}),
 }
 
@@ -76,12 +77,12 @@ var embeddedOK = &scenarios.Check{ID: "tools-call-embedded-resource/resource", L
 
 var embeddedScenario = &scenarios.Scenario{
 	ID: "tools-call-embedded-resource", Title: "a tool answers an embedded resource", Family: "tools", Side: scenarios.ServerSide,
-	Versions: allVersions, Needs: []scenarios.Need{scenarios.NeedsOther("tool test_embedded_resource (no arguments; returns one embedded resource)")},
+	Versions: allVersions, Needs: []scenarios.Need{scenarios.NeedsFixture(fixtures.EmbeddedResource, "no arguments; returns one embedded resource")},
 	Purpose: "Calls the embedded-resource fixture: its result must embed the resource (a resource_link is another content type).",
 	Checks:  []*scenarios.Check{embeddedOK},
 	Run: serverside.Body(func(t *serverside.T) {
 		s := open(t, nil)
-		fx, resp, err := call(t, s, "test_embedded_resource", nil, nil)
+		fx, resp, err := call(t, s, fixtures.EmbeddedResource, nil, nil)
 		r, ok := succeeded(t, embeddedOK, fx, resp, err)
 		if !ok {
 			return
@@ -106,12 +107,12 @@ var mixedOK = &scenarios.Check{ID: "tools-call-mixed-content/items", Level: scen
 
 var mixedScenario = &scenarios.Scenario{
 	ID: "tools-call-mixed-content", Title: "a tool answers several content types at once", Family: "tools", Side: scenarios.ServerSide,
-	Versions: allVersions, Needs: []scenarios.Need{scenarios.NeedsOther("tool test_multiple_content_types (no arguments; returns text, image and resource)")},
+	Versions: allVersions, Needs: []scenarios.Need{scenarios.NeedsFixture(fixtures.MultipleContentTypes, "no arguments; returns text, image and resource")},
 	Purpose: "Calls the mixed-content fixture: one result carries a text, an image and an embedded resource, each judged as alone.",
 	Checks:  []*scenarios.Check{mixedOK},
 	Run: serverside.Body(func(t *serverside.T) {
 		s := open(t, nil)
-		fx, resp, err := call(t, s, "test_multiple_content_types", nil, nil)
+		fx, resp, err := call(t, s, fixtures.MultipleContentTypes, nil, nil)
 		r, ok := succeeded(t, mixedOK, fx, resp, err)
 		if !ok {
 			return
@@ -152,12 +153,12 @@ var errorIsError = &scenarios.Check{ID: "tools-call-error/is-error", Level: scen
 
 var errorScenario = &scenarios.Scenario{
 	ID: "tools-call-error", Title: "a failing tool answers isError, not a protocol error", Family: "tools", Side: scenarios.ServerSide,
-	Versions: allVersions, Needs: []scenarios.Need{scenarios.NeedsOther("tool test_error_handling (no arguments; always fails)")},
+	Versions: allVersions, Needs: []scenarios.Need{scenarios.NeedsFixture(fixtures.ErrorHandling, "no arguments; always fails")},
 	Purpose: "A tool's own failure is a tool execution error the model can read: a result with isError true, not a JSON-RPC error.",
 	Checks:  []*scenarios.Check{errorIsError},
 	Run: serverside.Body(func(t *serverside.T) {
 		s := open(t, nil)
-		_, resp, err := call(t, s, "test_error_handling", map[string]any{}, nil)
+		_, resp, err := call(t, s, fixtures.ErrorHandling, map[string]any{}, nil)
 		expected := "a CallToolResult with isError: true and a non-empty text item"
 		if err != nil || resp == nil || resp.Error != nil {
 			t.Fail(errorIsError, expected, judge.Describe(resp, err))

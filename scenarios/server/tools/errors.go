@@ -5,6 +5,7 @@ import (
 
 	"github.com/mcpconform/mcpconform/fakes/fault"
 	"github.com/mcpconform/mcpconform/fakes/server"
+	"github.com/mcpconform/mcpconform/fixtures"
 	"github.com/mcpconform/mcpconform/protocol"
 	"github.com/mcpconform/mcpconform/protocol/codes"
 	"github.com/mcpconform/mcpconform/scenarios"
@@ -33,14 +34,11 @@ var (
 
 var unknownToolScenario = &scenarios.Scenario{
 	ID: "tools-call-unknown-tool", Title: "calling a tool the server does not have", Family: "tools", Side: scenarios.ServerSide,
-	Versions: allVersions, Needs: []scenarios.Need{scenarios.NeedsOther("capability tools")},
+	Versions: allVersions, Needs: []scenarios.Need{scenarios.NeedsCapability("tools")},
 	Purpose: "Calls " + unknownToolName + ", which no server lists: nothing runs, and the answer is a protocol error.",
 	Checks:  []*scenarios.Check{unknownIsProtocolError, unknownInvalidParams},
 	Run: serverside.Body(func(t *serverside.T) {
 		s := open(t, nil)
-		if !s.HasCapability("tools") {
-			t.SkipRest("the server does not declare the tools capability")
-		}
 		tools, err := t.ListTools(s)
 		if err != nil {
 			t.Blocked("%v", err)
@@ -71,13 +69,13 @@ var (
 
 var invalidArgumentsScenario = &scenarios.Scenario{
 	ID: "tools-call-invalid-arguments", Title: "arguments that fail the input schema (SEP-1303)", Family: "tools", Side: scenarios.ServerSide,
-	Versions: only1125, Needs: []scenarios.Need{scenarios.NeedsOther("tool json_schema_2020_12_tool (its inputSchema has additionalProperties: false and a string name)")},
+	Versions: only1125, Needs: []scenarios.Need{scenarios.NeedsFixture(fixtures.JSONSchema202012Tool, "its inputSchema has additionalProperties: false and a string name")},
 	Purpose: "Calls the 2020-12 fixture with a number for name and a property its schema forbids. 2025-11-25 moved input " +
 		"validation errors to tool execution errors so that a model can correct its call.",
 	Checks: []*scenarios.Check{invalidRejected, invalidAsToolError},
 	Run: serverside.Body(func(t *serverside.T) {
 		s := open(t, nil)
-		fx := t.RequireTool(s, schema2020Fixture, nil)
+		fx := t.RequireTool(s, fixtures.JSONSchema202012Tool, nil)
 		t.Step("call %s with invalid arguments", fx.Tool)
 		resp, err := t.Request(s, protocol.MethodToolsCall, map[string]any{"name": fx.Tool,
 			"arguments": map[string]any{"name": 42, "mcpconform_unexpected": true}})

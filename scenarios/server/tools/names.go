@@ -32,15 +32,12 @@ var toolNamePattern = regexp.MustCompile(`^[A-Za-z0-9_.-]{1,128}$`)
 
 var namesScenario = &scenarios.Scenario{
 	ID: "tools-names", Title: "tool names keep to the allowed characters and are unique", Family: "tools", Side: scenarios.ServerSide,
-	Versions: protocol.From(protocol.V20251125), Needs: []scenarios.Need{scenarios.NeedsOther("the tools capability")},
+	Versions: protocol.From(protocol.V20251125), Needs: []scenarios.Need{scenarios.NeedsCapability("tools")},
 	Purpose: "Reads every page of tools/list and judges each name against the tool-name rules of 2025-11-25 " +
 		"(length, characters, uniqueness); earlier revisions had no such rules.",
 	Checks: []*scenarios.Check{namesFormat, namesUnique},
 	Run: serverside.Body(func(t *serverside.T) {
 		s := open(t, nil)
-		if !s.HasCapability("tools") {
-			t.SkipRest("the target does not declare the tools capability")
-		}
 		var names []string
 		cursor := ""
 		for page := 0; ; page++ {

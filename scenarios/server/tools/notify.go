@@ -9,6 +9,7 @@ import (
 	"github.com/mcpconform/mcpconform/fakes/client"
 	"github.com/mcpconform/mcpconform/fakes/fault"
 	"github.com/mcpconform/mcpconform/fakes/server"
+	"github.com/mcpconform/mcpconform/fixtures"
 	"github.com/mcpconform/mcpconform/jsonrpc"
 	"github.com/mcpconform/mcpconform/protocol"
 	"github.com/mcpconform/mcpconform/scenarios"
@@ -41,7 +42,7 @@ var (
 
 var progressScenario = &scenarios.Scenario{
 	ID: "tools-call-with-progress", Title: "progress notifications of a tool call", Family: "tools", Side: scenarios.ServerSide,
-	Versions: protocol.Judged(), Needs: []scenarios.Need{scenarios.NeedsOther("tool test_tool_with_progress (no arguments; notifies progress for the call's progressToken)")},
+	Versions: protocol.Judged(), Needs: []scenarios.Need{scenarios.NeedsFixture(fixtures.ToolWithProgress, "no arguments; notifies progress for the call's progressToken")},
 	Purpose: "Calls the progress fixture with _meta.progressToken and reads every notifications/progress that arrived before a " +
 		"barrier after the answer. Sending none is allowed (receivers MAY choose not to): then only the silence after the answer " +
 		"is judged. Counting from the barrier, not the answer, spares a notification sent before the answer on another HTTP stream.",
@@ -52,7 +53,7 @@ var progressScenario = &scenarios.Scenario{
 func runProgress(t *serverside.T) {
 	s := open(t, nil)
 	mark := s.Inbox().Mark()
-	fx, resp, err := call(t, s, "test_tool_with_progress", nil, map[string]any{"progressToken": progressTokenSent})
+	fx, resp, err := call(t, s, fixtures.ToolWithProgress, nil, map[string]any{"progressToken": progressTokenSent})
 	if _, ok := succeeded(t, progressBound, fx, resp, err); !ok {
 		t.Skip(progressIncreasing, "the fixture did not succeed (judged by "+progressBound.ID+")")
 		t.Skip(progressStops, "the fixture did not succeed (judged by "+progressBound.ID+")")
@@ -125,19 +126,16 @@ var loggingMessages = &scenarios.Check{ID: "tools-call-with-logging/messages", L
 
 var loggingScenario = &scenarios.Scenario{
 	ID: "tools-call-with-logging", Title: "log messages sent during a tool call", Family: "tools", Side: scenarios.ServerSide,
-	Versions: stateful, Needs: []scenarios.Need{scenarios.NeedsOther("capability logging"), scenarios.NeedsOther("tool test_tool_with_logging (no arguments; logs while it runs)")},
+	Versions: stateful, Needs: []scenarios.Need{scenarios.NeedsCapability("logging", "without it the server may not log"), scenarios.NeedsFixture(fixtures.ToolWithLogging, "no arguments; logs while it runs")},
 	Purpose: "Sets the log level to debug (as the official suite does; a server may log nothing before a level is set), calls " +
 		"the logging fixture and waits for its notifications/message up to a barrier after the answer.",
 	Checks: []*scenarios.Check{loggingMessages},
 	Run: serverside.Body(func(t *serverside.T) {
 		s := open(t, nil)
-		if !s.HasCapability("logging") {
-			t.SkipRest("the server does not declare the logging capability, so it may not log (logging.mdx#capabilities)")
-		}
 		t.Step("logging/setLevel debug")
 		_, _ = t.Request(s, protocol.MethodLoggingSetLevel, map[string]any{"level": "debug"}) // judged by the logging family
 		mark := s.Inbox().Mark()
-		fx, resp, err := call(t, s, "test_tool_with_logging", nil, nil)
+		fx, resp, err := call(t, s, fixtures.ToolWithLogging, nil, nil)
 		if _, ok := succeeded(t, loggingMessages, fx, resp, err); !ok {
 			return
 		}

@@ -33,15 +33,12 @@ var (
 
 var pagingScenario = &scenarios.Scenario{
 	ID: "tools-list-pagination", Title: "tools/list pages end and an invalid cursor is refused", Family: "tools", Side: scenarios.ServerSide,
-	Versions: allVersions, Needs: []scenarios.Need{scenarios.NeedsOther("the tools capability")},
+	Versions: allVersions, Needs: []scenarios.Need{scenarios.NeedsCapability("tools")},
 	Purpose: fmt.Sprintf("tools/list is followed page by page: a cursor given twice, or still a new one after %d pages, is a list "+
 		"that never ends. Then a cursor the server never gave (%s) is sent.", serverside.MaxPages, serverside.NotACursor),
 	Checks: []*scenarios.Check{pagingEnds, pagingInvalidCursor},
 	Run: serverside.Body(func(t *serverside.T) {
 		s := open(t, nil)
-		if !s.HasCapability("tools") {
-			t.SkipRest("the target does not declare the tools capability")
-		}
 		p := t.PageThrough(s, protocol.MethodToolsList)
 		if p.Refused != "" {
 			t.Blocked("tools/list %s", p.Refused)

@@ -10,6 +10,7 @@ import (
 	"github.com/mcpconform/mcpconform/fakes/client"
 	"github.com/mcpconform/mcpconform/fakes/fault"
 	"github.com/mcpconform/mcpconform/fakes/server"
+	"github.com/mcpconform/mcpconform/fixtures"
 	"github.com/mcpconform/mcpconform/jsonrpc"
 	"github.com/mcpconform/mcpconform/protocol"
 	"github.com/mcpconform/mcpconform/scenarios"
@@ -61,7 +62,7 @@ var (
 
 var samplingScenario = &scenarios.Scenario{
 	ID: "tools-call-sampling", Title: "a tool asks the client's model from inside its call", Family: "tools", Side: scenarios.ServerSide,
-	Versions: stateful, Needs: []scenarios.Need{scenarios.NeedsOther("tool test_sampling (argument prompt; sends sampling/createMessage)")},
+	Versions: stateful, Needs: []scenarios.Need{scenarios.NeedsFixture(fixtures.Sampling, "argument prompt; sends sampling/createMessage, then succeeds")},
 	Purpose: "The fake client declares sampling and answers with an assistant text; the fixture must ask during the call " +
 		"and then succeed.",
 	Checks: []*scenarios.Check{samplingRequested, samplingResult},
@@ -72,7 +73,7 @@ var samplingScenario = &scenarios.Scenario{
 				return map[string]any{"role": "assistant", "content": map[string]any{"type": "text", "text": sampledText},
 					"model": "test-model", "stopReason": "endTurn"}
 			})}})
-		fx, resp, err := call(t, s, "test_sampling", map[string]any{"prompt": "What is the capital of France?"}, nil)
+		fx, resp, err := call(t, s, fixtures.Sampling, map[string]any{"prompt": "What is the capital of France?"}, nil)
 		if r, ok := succeeded(t, samplingResult, fx, resp, err); ok {
 			t.Judge(samplingResult, len(r.Content) > 0, "non-empty content", types(r))
 		}
@@ -181,11 +182,11 @@ var defaultsGiven = &scenarios.Check{ID: "elicitation-sep1034-defaults/defaults"
 
 var defaultsScenario = &scenarios.Scenario{
 	ID: "elicitation-sep1034-defaults", Title: "an elicitation whose fields have defaults (SEP-1034)", Family: "tools", Side: scenarios.ServerSide,
-	Versions: only1125, Needs: []scenarios.Need{scenarios.NeedsOther("tool test_elicitation_sep1034_defaults (no arguments; asks through a form with defaults)")},
+	Versions: only1125, Needs: []scenarios.Need{scenarios.NeedsFixture(fixtures.ElicitationDefaults, "no arguments; asks through a form with defaults")},
 	Purpose: "The fixture's form must carry a default of each primitive type, typed as the field; the fake client accepts the defaults.",
 	Checks:  []*scenarios.Check{defaultsGiven},
 	Run: serverside.Body(func(t *serverside.T) {
-		props, callProblem, ok := askedSchema(t, defaultsGiven, "test_elicitation_sep1034_defaults")
+		props, callProblem, ok := askedSchema(t, defaultsGiven, fixtures.ElicitationDefaults)
 		if !ok {
 			return
 		}
@@ -233,12 +234,12 @@ var enumShapes = &scenarios.Check{ID: "elicitation-sep1330-enums/shapes", Level:
 
 var enumsScenario = &scenarios.Scenario{
 	ID: "elicitation-sep1330-enums", Title: "an elicitation with every enum schema shape (SEP-1330)", Family: "tools", Side: scenarios.ServerSide,
-	Versions: only1125, Needs: []scenarios.Need{scenarios.NeedsOther("tool test_elicitation_sep1330_enums (no arguments; asks through a form with five enum fields)")},
+	Versions: only1125, Needs: []scenarios.Need{scenarios.NeedsFixture(fixtures.ElicitationEnums, "no arguments; asks through a form with five enum fields")},
 	Purpose: "Single and multi select, with and without titles, and the legacy enumNames form, under the property names the " +
 		"official suite uses.",
 	Checks: []*scenarios.Check{enumShapes},
 	Run: serverside.Body(func(t *serverside.T) {
-		props, callProblem, ok := askedSchema(t, enumShapes, "test_elicitation_sep1330_enums")
+		props, callProblem, ok := askedSchema(t, enumShapes, fixtures.ElicitationEnums)
 		if !ok {
 			return
 		}

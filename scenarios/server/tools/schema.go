@@ -10,6 +10,7 @@ import (
 
 	"github.com/mcpconform/mcpconform/fakes/fault"
 	"github.com/mcpconform/mcpconform/fakes/server"
+	"github.com/mcpconform/mcpconform/fixtures"
 	"github.com/mcpconform/mcpconform/protocol"
 	"github.com/mcpconform/mcpconform/scenarios"
 	"github.com/mcpconform/mcpconform/scenarios/judge"
@@ -20,10 +21,9 @@ import (
 // author wrote it: an SDK that rebuilds schemas must not drop keywords.
 
 const (
-	schema2020Fixture = "json_schema_2020_12_tool"
-	schema2020URI     = "https://json-schema.org/draft/2020-12/schema"
-	dialectSpec       = "2025-11-25/basic/index.mdx#schema-dialect"
-	dialectQuote      = "Implementations MUST support at least 2020-12 and SHOULD document which additional dialects they support"
+	schema2020URI = "https://json-schema.org/draft/2020-12/schema"
+	dialectSpec   = "2025-11-25/basic/index.mdx#schema-dialect"
+	dialectQuote  = "Implementations MUST support at least 2020-12 and SHOULD document which additional dialects they support"
 )
 
 var (
@@ -40,7 +40,7 @@ var (
 
 var schema2020Scenario = &scenarios.Scenario{
 	ID: "json-schema-2020-12", Title: "a JSON Schema 2020-12 input schema is listed intact", Family: "tools", Side: scenarios.ServerSide,
-	Versions: only1125, Needs: []scenarios.Need{scenarios.NeedsOther("tool json_schema_2020_12_tool (listed only; its inputSchema uses 2020-12 keywords)")},
+	Versions: only1125, Needs: []scenarios.Need{scenarios.NeedsFixture(fixtures.JSONSchema202012Tool, "listed only; its inputSchema uses 2020-12 keywords")},
 	Purpose: "Reads the fixture's inputSchema from tools/list (it is not called) and looks for the 2020-12 keywords the " +
 		"official fixture uses.",
 	Checks: []*scenarios.Check{schema2020Core, schema2020Keywords},
@@ -49,13 +49,13 @@ var schema2020Scenario = &scenarios.Scenario{
 
 func runSchema2020(t *serverside.T) {
 	s := open(t, nil)
-	fx := t.Env.Fixture(schema2020Fixture, nil)
+	fx := t.Fixture(fixtures.JSONSchema202012Tool, nil)
 	t.Step("list tools to read the inputSchema of %s", fx.Tool)
 	tool, found := listedTool(t, s, fx.Tool)
 	var schema map[string]json.RawMessage
 	_ = json.Unmarshal(tool["inputSchema"], &schema)
 	if !found {
-		t.SkipRest(fmt.Sprintf("the target lists no tool %q for the fixture %s (map one with --fixture or the config file)", fx.Tool, schema2020Fixture))
+		t.SkipRest(fmt.Sprintf("the target lists no tool %q for the fixture %s (map one with --fixture or the config file)", fx.Tool, fixtures.JSONSchema202012Tool))
 	}
 	var missing []string
 	var uri string

@@ -11,6 +11,7 @@ import (
 	"github.com/mcpconform/mcpconform/fakes/client"
 	"github.com/mcpconform/mcpconform/fakes/fault"
 	"github.com/mcpconform/mcpconform/fakes/server"
+	"github.com/mcpconform/mcpconform/fixtures"
 	"github.com/mcpconform/mcpconform/protocol"
 	"github.com/mcpconform/mcpconform/scenarios"
 	"github.com/mcpconform/mcpconform/scenarios/judge"
@@ -19,9 +20,7 @@ import (
 
 // Structured content against the tool's outputSchema (tools.mdx#output-schema,
 // since 2025-06-18). The official suite has no such fixture; mcpconform's is
-// test_structured_content (no arguments; lists an outputSchema).
-
-const structuredFixture = "test_structured_content"
+// fixtures.StructuredContent (no arguments; lists an outputSchema).
 
 var sinceOutputSchema = protocol.Where(func(v protocol.Version) bool { return v.Judged && v.Name >= protocol.V20250618 })
 
@@ -39,7 +38,7 @@ var (
 
 var structuredScenario = &scenarios.Scenario{
 	ID: "tools-call-structured-content", Title: "structured content conforms to the tool's outputSchema", Family: "tools", Side: scenarios.ServerSide,
-	Versions: sinceOutputSchema, Needs: []scenarios.Need{scenarios.NeedsOther("tool " + structuredFixture + " (no arguments; listed with an outputSchema, returns structuredContent)")},
+	Versions: sinceOutputSchema, Needs: []scenarios.Need{scenarios.NeedsFixture(fixtures.StructuredContent, "no arguments; listed with an outputSchema, returns structuredContent")},
 	Purpose: "Reads the fixture's outputSchema from tools/list, calls it, and validates structuredContent against it.",
 	Checks:  []*scenarios.Check{structuredConforms, structuredText},
 	Run:     serverside.Body(runStructured),
@@ -47,7 +46,7 @@ var structuredScenario = &scenarios.Scenario{
 
 func runStructured(t *serverside.T) {
 	s := open(t, nil)
-	fx := t.RequireTool(s, structuredFixture, nil)
+	fx := t.RequireTool(s, fixtures.StructuredContent, nil)
 	schema, ok := listedOutputSchema(t, s, fx.Tool)
 	if !ok {
 		t.SkipRest("the tool " + fx.Tool + " is listed without an outputSchema")

@@ -11,6 +11,7 @@ import (
 	"github.com/mcpconform/mcpconform/fakes/client"
 	"github.com/mcpconform/mcpconform/fakes/fault"
 	"github.com/mcpconform/mcpconform/fakes/server"
+	"github.com/mcpconform/mcpconform/fixtures"
 	"github.com/mcpconform/mcpconform/jsonrpc"
 	"github.com/mcpconform/mcpconform/protocol"
 	"github.com/mcpconform/mcpconform/scenarios"
@@ -19,10 +20,7 @@ import (
 	"github.com/mcpconform/mcpconform/transport"
 )
 
-const (
-	sendingSpec  = transportsPage + "#sending-messages-to-the-server"
-	reconnection = "test_reconnection"
-)
+const sendingSpec = transportsPage + "#sending-messages-to-the-server"
 
 var (
 	ssePollingPrimingEvent = &scenarios.Check{ID: "transport-sse-polling/priming-event", Level: scenarios.Should, Spec: sendingSpec,
@@ -47,7 +45,7 @@ var ssePollingScenario = &scenarios.Scenario{
 	Side:       scenarios.ServerSide,
 	Versions:   []string{protocol.V20251125}, // polling and priming events came with 2025-11-25
 	Transports: httpOnly,
-	Needs:      []scenarios.Need{scenarios.NeedsOther("fixture " + reconnection)},
+	Needs:      []scenarios.Need{scenarios.NeedsFixture(fixtures.Reconnection, "closes the SSE stream mid-call and answers on the resumed stream")},
 	Official:   "server-sse-polling",
 	Purpose: "The official server-sse-polling scenario: tools/call of test_reconnection is POSTed accepting SSE; the server " +
 		"primes the stream, may close it before the response, and the client then waits the retry delay and resumes with GET " +
@@ -55,7 +53,7 @@ var ssePollingScenario = &scenarios.Scenario{
 	Checks: []*scenarios.Check{ssePollingPrimingEvent, ssePollingRetryField, ssePollingResumedResult},
 	Run: serverside.Body(func(t *serverside.T) {
 		s := t.Open("A", client.Options{})
-		fx := t.RequireTool(s, reconnection, map[string]any{})
+		fx := t.RequireTool(s, fixtures.Reconnection, map[string]any{})
 		raw := newRaw(t, s)
 		id := jsonrpc.StringID("mcpconform-reconnection")
 		t.Step("POST tools/call %s accepting SSE", fx.Tool)

@@ -10,6 +10,7 @@ import (
 	"github.com/mcpconform/mcpconform/fakes/client"
 	"github.com/mcpconform/mcpconform/fakes/fault"
 	"github.com/mcpconform/mcpconform/fakes/server"
+	"github.com/mcpconform/mcpconform/fixtures"
 	"github.com/mcpconform/mcpconform/jsonrpc"
 	"github.com/mcpconform/mcpconform/protocol"
 	"github.com/mcpconform/mcpconform/protocol/codes"
@@ -35,7 +36,7 @@ var versions = []string{protocol.V20251125, protocol.V20250618, protocol.V202503
 // Fixtures that log during a call: mcpconform's test_logging_levels (one
 // message at each of debug, info, warning and error), else the official
 // test_tool_with_logging (info messages).
-var loggingFixtures = []string{"test_logging_levels", "test_tool_with_logging"}
+var loggingFixtures = []string{fixtures.LoggingLevels, fixtures.ToolWithLogging}
 
 var logLevels = []string{"debug", "info", "notice", "warning", "error", "critical", "alert", "emergency"}
 
@@ -58,13 +59,12 @@ var (
 var loggingScenario = &scenarios.Scenario{
 	ID: "logging-set-level", Title: "logging/setLevel is accepted, invalid levels refused, and lower levels filtered", Family: "utilities",
 	Side: scenarios.ServerSide, Versions: versions,
-	Needs:  []scenarios.Need{scenarios.NeedsOther("capability logging"), scenarios.NeedsOther("for filtering: tool test_logging_levels or test_tool_with_logging (logs during the call)")},
+	Needs: []scenarios.Need{scenarios.NeedsCapability("logging"),
+		scenarios.NeedsFixture(fixtures.LoggingLevels, "for filtering: logs at each level during the call"),
+		scenarios.NeedsFixture(fixtures.ToolWithLogging, "for filtering, when "+fixtures.LoggingLevels+" is not listed: logs during the call")},
 	Checks: []*scenarios.Check{loggingAccepted, loggingInvalidLevel, loggingFiltered},
 	Run: serverside.Body(func(t *serverside.T) {
 		s := t.Open("A", client.Options{})
-		if !s.HasCapability("logging") {
-			t.SkipRest("the server does not declare the logging capability (logging.mdx#capabilities)")
-		}
 		t.Step("logging/setLevel verbose")
 		resp, err := t.Do(s, client.Call{Method: protocol.MethodLoggingSetLevel, Params: map[string]any{"level": "verbose"},
 			Deviation: t.Deviation(`level "verbose", which is no syslog level`)})
@@ -82,7 +82,7 @@ var loggingScenario = &scenarios.Scenario{
 		}
 		var fx scenarios.Fixture
 		for _, name := range loggingFixtures {
-			if f := t.Env.Fixture(name, nil); tools[f.Tool].Name != "" {
+			if f := t.Fixture(name, nil); tools[f.Tool].Name != "" {
 				fx = f
 				break
 			}
@@ -144,13 +144,10 @@ var listMethods = []struct{ method, key, capability string }{
 
 var paginationScenario = &scenarios.Scenario{
 	ID: "pagination", Title: "list methods page to an end and refuse invalid cursors", Family: "utilities",
-	Side: scenarios.ServerSide, Versions: protocol.Judged(), Needs: []scenarios.Need{scenarios.NeedsOther("capability resources")},
+	Side: scenarios.ServerSide, Versions: protocol.Judged(), Needs: []scenarios.Need{scenarios.NeedsCapability("resources", "resources/list and resources/templates/list are paged")},
 	Checks: []*scenarios.Check{paginationInvalidCursor, paginationLastPageEnds},
 	Run: serverside.Body(func(t *serverside.T) {
 		s := t.Open("A", client.Options{})
-		if !s.HasCapability("resources") {
-			t.SkipRest("the server offers no list method this scenario pages (capability resources)")
-		}
 		var endless, accepted []string
 		for _, lm := range listMethods {
 			p := t.PageThrough(s, lm.method)
