@@ -6,6 +6,7 @@ import (
 
 	"github.com/mcpconform/mcpconform/fakes/fault"
 	"github.com/mcpconform/mcpconform/fakes/server"
+	"github.com/mcpconform/mcpconform/fixtures"
 	"github.com/mcpconform/mcpconform/protocol"
 	"github.com/mcpconform/mcpconform/scenarios"
 	"github.com/mcpconform/mcpconform/scenarios/serverside"
@@ -89,13 +90,13 @@ var (
 var basicElicitationScenario = &scenarios.Scenario{
 	ID: "input-required-result-basic-elicitation", Title: "a tool asks the user through an elicitation input request, then completes",
 	Family: family, Side: scenarios.ServerSide, Versions: versions,
-	Needs: []scenarios.Need{scenarios.NeedsOther("tool test_input_required_result_elicitation (asks a name, key user_name)")},
+	Needs: []scenarios.Need{scenarios.NeedsCapability("tools"), scenarios.NeedsFixture(fixtures.MRTRElicitation, "asks a name, key user_name")},
 	Purpose: "The fake client declares elicitation, calls the fixture, answers the form it is asked (accept, name Alice) and " +
 		"retries with a new JSON-RPC id, inputResponses and the requestState as received, until the call completes.",
 	Checks: []*scenarios.Check{asksElicitation, elicitationCompletes, noServerRequest},
 	Run: serverside.Body(func(t *serverside.T) {
 		s := open(t, declare("elicitation"))
-		x := callTool(t, s, requireTool(t, s, "test_input_required_result_elicitation"))
+		x := callTool(t, s, requireTool(t, s, fixtures.MRTRElicitation))
 		first := x.first()
 		judgeAsks(t, asksElicitation, first, protocol.MethodElicitationCreate)
 		judgeCompletes(t, elicitationCompletes, x, first, "content")
@@ -122,12 +123,12 @@ var (
 var basicSamplingScenario = &scenarios.Scenario{
 	ID: "input-required-result-basic-sampling", Title: "a tool asks the client's model through a sampling input request, then completes",
 	Family: family, Side: scenarios.ServerSide, Versions: versions,
-	Needs:   []scenarios.Need{scenarios.NeedsOther("tool test_input_required_result_sampling (asks the capital of France)")},
+	Needs:   []scenarios.Need{scenarios.NeedsCapability("tools"), scenarios.NeedsFixture(fixtures.MRTRSampling, "asks the capital of France")},
 	Purpose: "The fake client declares sampling, calls the fixture, answers the sampling request (Paris, model test-model) and retries.",
 	Checks:  []*scenarios.Check{asksSampling, samplingCompletes},
 	Run: serverside.Body(func(t *serverside.T) {
 		s := open(t, declare("sampling"))
-		x := callTool(t, s, requireTool(t, s, "test_input_required_result_sampling"))
+		x := callTool(t, s, requireTool(t, s, fixtures.MRTRSampling))
 		first := x.first()
 		judgeAsks(t, asksSampling, first, protocol.MethodSamplingCreateMessage)
 		judgeCompletes(t, samplingCompletes, x, first, "content")
@@ -150,12 +151,12 @@ var (
 var basicRootsScenario = &scenarios.Scenario{
 	ID: "input-required-result-basic-list-roots", Title: "a tool asks for the client's roots through an input request, then completes",
 	Family: family, Side: scenarios.ServerSide, Versions: versions,
-	Needs:   []scenarios.Need{scenarios.NeedsOther("tool test_input_required_result_list_roots (asks for the roots)")},
+	Needs:   []scenarios.Need{scenarios.NeedsCapability("tools"), scenarios.NeedsFixture(fixtures.MRTRListRoots, "asks for the roots")},
 	Purpose: "The fake client declares roots, calls the fixture, answers roots/list with one root and retries.",
 	Checks:  []*scenarios.Check{asksRoots, rootsCompletes},
 	Run: serverside.Body(func(t *serverside.T) {
 		s := open(t, declare("roots"))
-		x := callTool(t, s, requireTool(t, s, "test_input_required_result_list_roots"))
+		x := callTool(t, s, requireTool(t, s, fixtures.MRTRListRoots))
 		first := x.first()
 		judgeAsks(t, asksRoots, first, protocol.MethodRootsList)
 		judgeCompletes(t, rootsCompletes, x, first, "content")
@@ -177,12 +178,12 @@ var (
 var multipleScenario = &scenarios.Scenario{
 	ID: "input-required-result-multiple-input-requests", Title: "several input requests of different kinds in one round",
 	Family: family, Side: scenarios.ServerSide, Versions: versions,
-	Needs:   []scenarios.Need{scenarios.NeedsOther("tool test_input_required_result_multiple_inputs (asks user_name, greeting and client_roots at once)")},
+	Needs:   []scenarios.Need{scenarios.NeedsCapability("tools"), scenarios.NeedsFixture(fixtures.MRTRMultipleInputs, "asks user_name, greeting and client_roots at once")},
 	Purpose: "The fake client declares elicitation, sampling and roots, answers every request of the round and retries.",
 	Checks:  []*scenarios.Check{asksAll, multipleCompletes},
 	Run: serverside.Body(func(t *serverside.T) {
 		s := open(t, declare("elicitation", "sampling", "roots"))
-		x := callTool(t, s, requireTool(t, s, "test_input_required_result_multiple_inputs"))
+		x := callTool(t, s, requireTool(t, s, fixtures.MRTRMultipleInputs))
 		first := x.first()
 		judgeAsks(t, asksAll, first, protocol.MethodElicitationCreate, protocol.MethodSamplingCreateMessage, protocol.MethodRootsList)
 		judgeCompletes(t, multipleCompletes, x, first, "content")
@@ -199,13 +200,13 @@ var multiRoundConverges = &scenarios.Check{ID: "input-required-result-multi-roun
 var multiRoundScenario = &scenarios.Scenario{
 	ID: "input-required-result-multi-round", Title: "a request that takes several rounds of input converges",
 	Family: family, Side: scenarios.ServerSide, Versions: versions,
-	Needs: []scenarios.Need{scenarios.NeedsOther("tool test_input_required_result_multi_round (step1 asks a name, step2 a colour)")},
+	Needs: []scenarios.Need{scenarios.NeedsCapability("tools"), scenarios.NeedsFixture(fixtures.MRTRMultiRound, "step1 asks a name, step2 a colour")},
 	Purpose: "The fake client declares elicitation and answers each round with that round's answers and requestState only, " +
 		fmt.Sprintf("for up to %d rounds.", maxRounds),
 	Checks: []*scenarios.Check{multiRoundConverges},
 	Run: serverside.Body(func(t *serverside.T) {
 		s := open(t, declare("elicitation"))
-		x := callTool(t, s, requireTool(t, s, "test_input_required_result_multi_round"))
+		x := callTool(t, s, requireTool(t, s, fixtures.MRTRMultiRound))
 		first := x.first()
 		if !first.inputRequired() {
 			t.Fail(multiRoundConverges, "an input_required first round", first.String())
@@ -227,16 +228,16 @@ var nonToolCompletes = &scenarios.Check{ID: "input-required-result-non-tool-requ
 var nonToolScenario = &scenarios.Scenario{
 	ID: "input-required-result-non-tool-request", Title: "prompts/get and resources/read ask for input too",
 	Family: family, Side: scenarios.ServerSide, Versions: versions,
-	Needs: []scenarios.Need{scenarios.NeedsOther("prompt test_input_required_result_prompt (asks user_context) and the prompts capability; resource " +
-		server.MRTRResource + " where resources are declared (mcpconform's own)")},
+	Needs: []scenarios.Need{scenarios.NeedsFixture(fixtures.MRTRPrompt, "asks user_context; where the prompts capability is declared"),
+		scenarios.NeedsFixture(fixtures.MRTRResource, "where resources are declared; mcpconform's own")},
 	Purpose: "The fake client declares elicitation, gets the prompt (reads the resource), answers what it is asked and retries.",
 	Checks:  []*scenarios.Check{nonToolCompletes},
 	Run: serverside.Body(func(t *serverside.T) {
 		s := open(t, declare("elicitation"))
 		type target struct{ capability, list, key, field, name, method, member string }
 		targets := []target{
-			{"prompts", protocol.MethodPromptsList, "prompts", "name", server.MRTRPrompt, protocol.MethodPromptsGet, "messages"},
-			{"resources", protocol.MethodResourcesList, "resources", "uri", server.MRTRResource, protocol.MethodResourcesRead, "contents"},
+			{"prompts", protocol.MethodPromptsList, "prompts", "name", fixtures.MRTRPrompt, protocol.MethodPromptsGet, "messages"},
+			{"resources", protocol.MethodResourcesList, "resources", "uri", fixtures.MRTRResource, protocol.MethodResourcesRead, "contents"},
 		}
 		var why []string
 		judged := 0

@@ -363,12 +363,11 @@ func listNames(t *serverside.T, s *client.Session, method, key, field string) (m
 }
 
 // requireTool resolves a fixture to the target's tool and skips the rest
-// of the scenario when the target does not list it.
+// of the scenario when the target does not list it. A scenario that calls
+// it needs the tools capability (scenarios.NeedsCapability("tools")): the
+// driver skips it when the first session does not declare it.
 func requireTool(t *serverside.T, s *client.Session, fixture string) scenarios.Fixture {
-	if !s.HasCapability("tools") {
-		t.SkipRest("the server does not declare the tools capability")
-	}
-	fx := t.Env.Fixture(fixture, nil)
+	fx := t.Fixture(fixture, nil)
 	tool := fx.Tool
 	t.Step("list tools to find the fixture %s", fixture)
 	names, why, ok := listNames(t, s, protocol.MethodToolsList, "tools", "name")

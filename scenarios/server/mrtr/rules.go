@@ -9,6 +9,7 @@ import (
 
 	"github.com/mcpconform/mcpconform/fakes/fault"
 	"github.com/mcpconform/mcpconform/fakes/server"
+	"github.com/mcpconform/mcpconform/fixtures"
 	"github.com/mcpconform/mcpconform/protocol"
 	"github.com/mcpconform/mcpconform/scenarios"
 	"github.com/mcpconform/mcpconform/scenarios/judge"
@@ -56,13 +57,13 @@ var (
 var requestStateScenario = &scenarios.Scenario{
 	ID: "input-required-result-request-state", Title: "requestState carries the exchange and completes it when echoed",
 	Family: family, Side: scenarios.ServerSide, Versions: versions,
-	Needs: []scenarios.Need{scenarios.NeedsOther("tool test_input_required_result_request_state (asks confirm, gives a requestState)")},
+	Needs: []scenarios.Need{scenarios.NeedsCapability("tools"), scenarios.NeedsFixture(fixtures.MRTRRequestState, "asks confirm, gives a requestState")},
 	Purpose: "The fake client declares elicitation and answers every round, echoing the requestState exactly (retrying at once " +
 		"when a round asks nothing, as a client MAY).",
 	Checks: []*scenarios.Check{atLeastOne, stateCompletes},
 	Run: serverside.Body(func(t *serverside.T) {
 		s := open(t, declare("elicitation"))
-		x := callTool(t, s, requireTool(t, s, "test_input_required_result_request_state"))
+		x := callTool(t, s, requireTool(t, s, fixtures.MRTRRequestState))
 		r := x.first()
 		sawState := false
 		var empty []string
@@ -107,12 +108,12 @@ var resultTypePresent = &scenarios.Check{ID: "input-required-result-result-type/
 var resultTypeScenario = &scenarios.Scenario{
 	ID: "input-required-result-result-type", Title: "input_required and complete results say which they are",
 	Family: family, Side: scenarios.ServerSide, Versions: versions,
-	Needs:   []scenarios.Need{scenarios.NeedsOther("tool test_input_required_result_elicitation")},
+	Needs:   []scenarios.Need{scenarios.NeedsCapability("tools"), scenarios.NeedsFixture(fixtures.MRTRElicitation)},
 	Purpose: "The fake client declares elicitation, runs the exchange to its end and reads resultType on every result.",
 	Checks:  []*scenarios.Check{resultTypePresent},
 	Run: serverside.Body(func(t *serverside.T) {
 		s := open(t, declare("elicitation"))
-		x := callTool(t, s, requireTool(t, s, "test_input_required_result_elicitation"))
+		x := callTool(t, s, requireTool(t, s, fixtures.MRTRElicitation))
 		r := x.first()
 		var bad []string
 		check := func(r reply, n int) {
@@ -203,15 +204,16 @@ var foreignStateRejected = &scenarios.Check{ID: "input-required-result-tampered-
 var tamperedScenario = &scenarios.Scenario{
 	ID: "input-required-result-tampered-state", Title: "a requestState that fails verification is rejected",
 	Family: family, Side: scenarios.ServerSide, Versions: versions,
-	Needs: []scenarios.Need{scenarios.NeedsOther("tool test_input_required_result_tampered_state (asks confirm, gives an integrity-protected requestState)")},
+	Needs: []scenarios.Need{scenarios.NeedsCapability("tools"), scenarios.NeedsFixture(fixtures.MRTRTamperedState, "asks confirm, gives an integrity-protected requestState"),
+		scenarios.NeedsFixture(fixtures.MRTRRequestState, "optional: the untouched requestState is replayed on a call of it")},
 	Purpose: "The fake client declares elicitation, answers the first round and retries with the requestState changed. What the " +
 		"state decides is the fixture's business, so the fixture is one whose state must be protected.",
 	Checks: []*scenarios.Check{tamperedRejected, foreignStateRejected},
 	Run: serverside.Body(func(t *serverside.T) {
 		s := open(t, declare("elicitation"))
-		x := callTool(t, s, requireTool(t, s, "test_input_required_result_tampered_state"))
+		x := callTool(t, s, requireTool(t, s, fixtures.MRTRTamperedState))
 		first := x.first()
-		askedFirst(t, first, "test_input_required_result_tampered_state")
+		askedFirst(t, first, fixtures.MRTRTamperedState)
 		var state string
 		if first.state == nil || json.Unmarshal(first.state, &state) != nil {
 			t.SkipRest(fmt.Sprintf("the fixture gave no requestState string to tamper with (%s)", first))
@@ -223,14 +225,14 @@ var tamperedScenario = &scenarios.Scenario{
 		}
 		t.Judge(tamperedRejected, !succeeded(r), "the tampered state rejected (an error, a tool error or a new input_required)", r.String())
 
-		other := t.Env.Fixture("test_input_required_result_request_state", nil)
-		t.Step("list tools to find the fixture test_input_required_result_request_state")
+		other := t.Fixture(fixtures.MRTRRequestState, nil)
+		t.Step("list tools to find the fixture %s", fixtures.MRTRRequestState)
 		if names, _, ok := listNames(t, s, protocol.MethodToolsList, "tools", "name"); !ok || !names[other.Tool] {
 			t.Skip(foreignStateRejected, "the target lists no tool "+other.Tool+" to present the state to")
 			return
 		}
 		foreign := callTool(t, s, other)
-		foreign.what += " with the requestState of test_input_required_result_tampered_state"
+		foreign.what += " with the requestState of " + fixtures.MRTRTamperedState
 		replayed := foreign.retry(first, nil)
 		if !replayed.refused() && !replayed.isResult() {
 			t.Blocked("the replayed state got no answer to judge: %s", replayed)
@@ -249,12 +251,12 @@ var declaredOnly = &scenarios.Check{ID: "input-required-result-capability-check/
 var capabilityScenario = &scenarios.Scenario{
 	ID: "input-required-result-capability-check", Title: "input is asked only of kinds the client declares",
 	Family: family, Side: scenarios.ServerSide, Versions: versions,
-	Needs:   []scenarios.Need{scenarios.NeedsOther("tool test_input_required_result_capabilities (asks through a kind the client declares)")},
+	Needs:   []scenarios.Need{scenarios.NeedsCapability("tools"), scenarios.NeedsFixture(fixtures.MRTRCapabilities, "asks through a kind the client declares")},
 	Purpose: "The fake client declares sampling only, in the request's _meta clientCapabilities, and calls the fixture.",
 	Checks:  []*scenarios.Check{declaredOnly},
 	Run: serverside.Body(func(t *serverside.T) {
 		s := open(t, declare("sampling"))
-		x := callTool(t, s, requireTool(t, s, "test_input_required_result_capabilities"))
+		x := callTool(t, s, requireTool(t, s, fixtures.MRTRCapabilities))
 		r := x.first()
 		if !r.inputRequired() {
 			t.SkipRest(fmt.Sprintf("the fixture asked a sampling-only client for nothing (%s): nothing to judge", r))
@@ -286,15 +288,15 @@ var missingAsksAgain = &scenarios.Check{ID: "input-required-result-missing-input
 var missingScenario = &scenarios.Scenario{
 	ID: "input-required-result-missing-input-response", Title: "a retry without the requested answers is asked again",
 	Family: family, Side: scenarios.ServerSide, Versions: versions,
-	Needs: []scenarios.Need{scenarios.NeedsOther("tool test_input_required_result_elicitation"), scenarios.NeedsOther("tool test_input_required_result_multiple_inputs (optional)")},
+	Needs: []scenarios.Need{scenarios.NeedsCapability("tools"), scenarios.NeedsFixture(fixtures.MRTRElicitation), scenarios.NeedsFixture(fixtures.MRTRMultipleInputs, "optional")},
 	Purpose: "The fake client declares elicitation, sampling and roots, gets the first round of each fixture and retries answering " +
 		"none of it, or only part of it.",
 	Checks: []*scenarios.Check{missingAsksAgain},
 	Run: serverside.Body(func(t *serverside.T) {
 		s := open(t, declare("elicitation", "sampling", "roots"))
-		x := callTool(t, s, requireTool(t, s, "test_input_required_result_elicitation"))
+		x := callTool(t, s, requireTool(t, s, fixtures.MRTRElicitation))
 		first := x.first()
-		askedFirst(t, first, "test_input_required_result_elicitation")
+		askedFirst(t, first, fixtures.MRTRElicitation)
 		if !first.hasRequests {
 			t.SkipRest("the first round asked nothing that could be left unanswered")
 		}
@@ -305,7 +307,7 @@ var missingScenario = &scenarios.Scenario{
 		}
 
 		// Part of several questions answered, the rest left out.
-		multi := t.Env.Fixture("test_input_required_result_multiple_inputs", nil)
+		multi := t.Fixture(fixtures.MRTRMultipleInputs, nil)
 		if names, _, ok := listNames(t, s, protocol.MethodToolsList, "tools", "name"); ok && names[multi.Tool] {
 			y := callTool(t, s, multi)
 			first := y.first()
@@ -333,14 +335,14 @@ var extraIgnored = &scenarios.Check{ID: "input-required-result-ignore-extra-para
 var extraScenario = &scenarios.Scenario{
 	ID: "input-required-result-ignore-extra-params", Title: "answers never asked for are ignored",
 	Family: family, Side: scenarios.ServerSide, Versions: versions,
-	Needs:   []scenarios.Need{scenarios.NeedsOther("tool test_input_required_result_elicitation")},
+	Needs:   []scenarios.Need{scenarios.NeedsCapability("tools"), scenarios.NeedsFixture(fixtures.MRTRElicitation)},
 	Purpose: "The fake client declares elicitation, answers the first round and adds mcpconform_unrequested to inputResponses.",
 	Checks:  []*scenarios.Check{extraIgnored},
 	Run: serverside.Body(func(t *serverside.T) {
 		s := open(t, declare("elicitation"))
-		x := callTool(t, s, requireTool(t, s, "test_input_required_result_elicitation"))
+		x := callTool(t, s, requireTool(t, s, fixtures.MRTRElicitation))
 		first := x.first()
-		askedFirst(t, first, "test_input_required_result_elicitation")
+		askedFirst(t, first, fixtures.MRTRElicitation)
 		responses := answerAll(first.requests)
 		responses["mcpconform_unrequested"] = map[string]any{"action": "accept", "content": map[string]any{"note": "never asked"}}
 		r := x.retry(first, map[string]any{"inputResponses": responses})
@@ -368,14 +370,14 @@ var (
 var validateScenario = &scenarios.Scenario{
 	ID: "input-required-result-validate-input", Title: "answers that cannot be parsed are refused",
 	Family: family, Side: scenarios.ServerSide, Versions: versions,
-	Needs:   []scenarios.Need{scenarios.NeedsOther("tool test_input_required_result_elicitation")},
+	Needs:   []scenarios.Need{scenarios.NeedsCapability("tools"), scenarios.NeedsFixture(fixtures.MRTRElicitation)},
 	Purpose: "The fake client declares elicitation, gets the first round, and retries twice with answers a server cannot read.",
 	Checks:  []*scenarios.Check{malformedNotCompleted, malformedError},
 	Run: serverside.Body(func(t *serverside.T) {
 		s := open(t, declare("elicitation"))
-		x := callTool(t, s, requireTool(t, s, "test_input_required_result_elicitation"))
+		x := callTool(t, s, requireTool(t, s, fixtures.MRTRElicitation))
 		first := x.first()
-		askedFirst(t, first, "test_input_required_result_elicitation")
+		askedFirst(t, first, fixtures.MRTRElicitation)
 		key := ""
 		for k, raw := range first.requests {
 			if m, _ := validInputRequest(t.Env.Version, raw); m == protocol.MethodElicitationCreate && (key == "" || k < key) {

@@ -4,6 +4,7 @@ import (
 	"github.com/mcpconform/mcpconform/fakes/client"
 	"github.com/mcpconform/mcpconform/fakes/fault"
 	"github.com/mcpconform/mcpconform/fakes/server"
+	"github.com/mcpconform/mcpconform/fixtures"
 	"github.com/mcpconform/mcpconform/jsonrpc"
 	"github.com/mcpconform/mcpconform/protocol"
 	"github.com/mcpconform/mcpconform/protocol/codes"
@@ -31,14 +32,14 @@ var connectionStateScenario = &scenarios.Scenario{
 	Family:   family,
 	Side:     scenarios.ServerSide,
 	Versions: versions,
-	Needs:    []scenarios.Need{scenarios.NeedsOther("tool test_missing_capability (needs the client's sampling capability)")},
+	Needs:    []scenarios.Need{scenarios.NeedsFixture(fixtures.MissingCapability, "needs the client's sampling capability")},
 	Purpose: "On one connection (one process over stdio, one WebSocket; over HTTP each POST is its own): " +
 		"test_missing_capability declaring no capabilities (it must be refused, -32021, or nothing is judged: " +
 		"lifecycle-missing-capability judges that), then declaring sampling, then declaring none again: refused as the first.",
 	Checks: []*scenarios.Check{connectionCapabilities},
 	Run: serverside.Body(func(t *serverside.T) {
 		s := t.Open("A", client.Options{Capabilities: map[string]any{}})
-		tool := t.RequireTool(s, "test_missing_capability", nil).Tool
+		tool := t.RequireTool(s, fixtures.MissingCapability, nil).Tool
 		call := func(n string, caps map[string]any) (*jsonrpc.Message, error) {
 			resp, err := t.Do(s, client.Call{ID: jsonrpc.StringID("mcpconform-connection-" + n), Method: protocol.MethodToolsCall,
 				Params: map[string]any{"name": tool, "arguments": map[string]any{}},

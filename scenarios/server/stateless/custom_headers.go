@@ -64,16 +64,13 @@ var customHeadersScenario = &scenarios.Scenario{
 	Side:       scenarios.ServerSide,
 	Versions:   versions,
 	Transports: httpOnly,
-	Needs:      []scenarios.Need{scenarios.NeedsOther("a tool with a string property annotated x-mcp-header (go-sdk's test_x_mcp_header; the first such tool listed)")},
+	Needs:      []scenarios.Need{scenarios.NeedsCapability("tools"), scenarios.NeedsOther("a tool with a string property annotated x-mcp-header (go-sdk's test_x_mcp_header; the first such tool listed)")},
 	Purpose: "tools/list finds a tool with a top-level string property annotated x-mcp-header. Calls of it, sent by hand: the " +
 		"right header (a precondition: any answer but -32020; a tool error is fine), a header of another value, none although the body has the value, none for an absent " +
 		"and a null value, the Base64 form of a non-ASCII value, and that value as raw UTF-8.",
 	Checks: []*scenarios.Check{paramMismatch, paramMissing, paramAbsent, paramDecoded, paramInvalidChars},
 	Run: serverside.Body(func(t *serverside.T) {
 		s := t.Open("A", client.Options{})
-		if !s.HasCapability("tools") {
-			t.SkipRest("the server does not declare the tools capability")
-		}
 		tool, prop, name := findParamTool(t, s)
 		raw := newRawHTTP(t, s)
 		header := "Mcp-Param-" + name
@@ -178,15 +175,12 @@ var toolHeadersScenario = &scenarios.Scenario{
 	Family:   family,
 	Side:     scenarios.ServerSide,
 	Versions: versions,
-	Needs:    []scenarios.Need{scenarios.NeedsOther("capability tools")},
+	Needs:    []scenarios.Need{scenarios.NeedsCapability("tools")},
 	Purpose: "Every page of tools/list is read and each tool's inputSchema walked as a client over Streamable HTTP does " +
 		"before it mirrors parameters (a tool that breaks a constraint is dropped by such a client).",
 	Checks: []*scenarios.Check{toolHeadersValid},
 	Run: serverside.Body(func(t *serverside.T) {
 		s := t.Open("A", client.Options{})
-		if !s.HasCapability("tools") {
-			t.SkipRest("the server does not declare the tools capability")
-		}
 		pages, err := listPages(t, s, protocol.MethodToolsList)
 		if err != nil && len(pages) == 0 {
 			t.Blocked("%v", err)

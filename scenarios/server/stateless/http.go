@@ -13,6 +13,7 @@ import (
 	"github.com/mcpconform/mcpconform/fakes/client"
 	"github.com/mcpconform/mcpconform/fakes/fault"
 	"github.com/mcpconform/mcpconform/fakes/server"
+	"github.com/mcpconform/mcpconform/fixtures"
 	"github.com/mcpconform/mcpconform/jsonrpc"
 	"github.com/mcpconform/mcpconform/protocol"
 	"github.com/mcpconform/mcpconform/protocol/codes"
@@ -201,7 +202,7 @@ var httpHeadersScenario = &scenarios.Scenario{
 	Side:       scenarios.ServerSide,
 	Versions:   versions,
 	Transports: httpOnly,
-	Needs:      []scenarios.Need{scenarios.NeedsOther("tool test_simple_text (no arguments)")},
+	Needs:      []scenarios.Need{scenarios.NeedsFixture(fixtures.SimpleText, "no arguments")},
 	Purpose: "POSTs whose standard headers are missing or contradict the body must be refused with 400 and HeaderMismatch " +
 		"(-32020): tools/list without Mcp-Method and with Mcp-Method: TOOLS/LIST (values are case-sensitive), tools/call of test_simple_text without Mcp-Name, and with Mcp-Name " + otherTool +
 		". A tools/call of " + nonASCIITool + " with its name as raw UTF-8 in Mcp-Name must be refused too (invalid characters); " +
@@ -233,7 +234,7 @@ var httpHeadersScenario = &scenarios.Scenario{
 		// fixture test_simple_text, which only answers a text. A call of a
 		// tool it lacks may be refused on its body before its headers are
 		// compared (the page orders neither), and would tell nothing.
-		simple := t.Env.Fixture("test_simple_text", nil)
+		simple := t.Fixture(fixtures.SimpleText, nil)
 		simpleCall := map[string]any{"name": simple.Tool, "arguments": simple.Arguments}
 		t.Step("send tools/call of %s with its headers", simple.Tool)
 		plain, _, _, plainErr := send(7, protocol.MethodToolsCall, simpleCall, nil)
@@ -455,13 +456,13 @@ var streamingScenario = &scenarios.Scenario{
 	Side:       scenarios.ServerSide,
 	Versions:   versions,
 	Transports: httpOnly,
-	Needs:      []scenarios.Need{scenarios.NeedsOther("tool test_streaming_elicitation (the official server-stateless fixture)")},
+	Needs:      []scenarios.Need{scenarios.NeedsFixture(fixtures.StreamingElicitation, "the official server-stateless fixture")},
 	Purpose: "test_streaming_elicitation is called declaring the elicitation capability and a progress token; whatever its " +
 		"response stream holds (notifications, the result or an input_required result), it holds no request of the server.",
 	Checks: []*scenarios.Check{streamNoRequests},
 	Run: serverside.Body(func(t *serverside.T) {
 		s := t.Open("A", client.Options{Capabilities: map[string]any{"elicitation": map[string]any{}}})
-		tool := t.RequireTool(s, "test_streaming_elicitation", nil).Tool
+		tool := t.RequireTool(s, fixtures.StreamingElicitation, nil).Tool
 		mark := s.Inbox().Mark()
 		t.Step("call %s with a progress token", tool)
 		resp, err := t.Do(s, client.Call{Method: protocol.MethodToolsCall, Params: map[string]any{"name": tool, "arguments": map[string]any{}},

@@ -6,6 +6,7 @@ import (
 	"github.com/mcpconform/mcpconform/fakes/client"
 	"github.com/mcpconform/mcpconform/fakes/fault"
 	"github.com/mcpconform/mcpconform/fakes/server"
+	"github.com/mcpconform/mcpconform/fixtures"
 	"github.com/mcpconform/mcpconform/jsonrpc"
 	"github.com/mcpconform/mcpconform/protocol"
 	"github.com/mcpconform/mcpconform/protocol/codes"
@@ -41,7 +42,8 @@ var loggingScenario = &scenarios.Scenario{
 	Family:   family,
 	Side:     scenarios.ServerSide,
 	Versions: versions,
-	Needs:    []scenarios.Need{scenarios.NeedsOther("tool test_logging_tool (the official server-stateless fixture) or test_tool_with_logging (logs while it runs)")},
+	Needs: []scenarios.Need{scenarios.NeedsFixture(fixtures.LoggingTool, "the official server-stateless fixture; or else test_tool_with_logging"),
+		scenarios.NeedsFixture(fixtures.ToolWithLogging, "logs while it runs; used where test_logging_tool is not listed")},
 	Purpose: "The logging fixture is called with logLevel debug (logging is a MAY; a server that logs must declare logging in " +
 		"server/discover), then without " +
 		"a logLevel: no notifications/message may come for that call (a barrier request after its answer collects what the " +
@@ -85,13 +87,13 @@ var loggingScenario = &scenarios.Scenario{
 // loggingFixture is the target's test_logging_tool (the official
 // server-stateless fixture), or else its test_tool_with_logging.
 func loggingFixture(t *serverside.T, s *client.Session) string {
-	t.Step("list tools to find test_logging_tool or test_tool_with_logging")
+	t.Step("list tools to find %s or %s", fixtures.LoggingTool, fixtures.ToolWithLogging)
 	tools, err := t.ListTools(s)
 	if err != nil {
 		t.SkipRest("tools/list could not be read: " + err.Error())
 	}
-	for _, name := range []string{"test_logging_tool", "test_tool_with_logging"} {
-		if fx := t.Env.Fixture(name, nil); tools[fx.Tool].Name != "" {
+	for _, name := range []string{fixtures.LoggingTool, fixtures.ToolWithLogging} {
+		if fx := t.Fixture(name, nil); tools[fx.Tool].Name != "" {
 			return fx.Tool
 		}
 	}

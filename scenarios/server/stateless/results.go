@@ -108,14 +108,11 @@ var resourceNotFoundScenario = &scenarios.Scenario{
 	Family:   family,
 	Side:     scenarios.ServerSide,
 	Versions: versions,
-	Needs:    []scenarios.Need{scenarios.NeedsOther("capability resources")},
+	Needs:    []scenarios.Need{scenarios.NeedsCapability("resources")},
 	Purpose:  "resources/read of " + missingURI + ", which no server lists: a JSON-RPC error -32602, never an empty contents array.",
 	Checks:   []*scenarios.Check{notFoundNotEmpty, notFoundInvalidParams},
 	Run: serverside.Body(func(t *serverside.T) {
 		s := t.Open("A", client.Options{})
-		if !s.HasCapability("resources") {
-			t.SkipRest("the server does not declare the resources capability")
-		}
 		t.Step("send resources/read of %s", missingURI)
 		resp, err := t.Request(s, protocol.MethodResourcesRead, map[string]any{"uri": missingURI})
 		skipIfVersionRefused(t, resp, err)

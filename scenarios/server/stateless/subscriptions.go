@@ -9,6 +9,7 @@ import (
 	"github.com/mcpconform/mcpconform/fakes/client"
 	"github.com/mcpconform/mcpconform/fakes/fault"
 	"github.com/mcpconform/mcpconform/fakes/server"
+	"github.com/mcpconform/mcpconform/fixtures"
 	"github.com/mcpconform/mcpconform/jsonrpc"
 	"github.com/mcpconform/mcpconform/protocol"
 	"github.com/mcpconform/mcpconform/scenarios"
@@ -64,7 +65,8 @@ var subscriptionsScenario = &scenarios.Scenario{
 	Family:   family,
 	Side:     scenarios.ServerSide,
 	Versions: versions,
-	Needs:    []scenarios.Need{scenarios.NeedsOther("tool test_trigger_tool_change and/or test_trigger_prompt_change (change the lists)")},
+	Needs: []scenarios.Need{scenarios.NeedsFixture(fixtures.TriggerToolChange, "changes the tool list; it and/or test_trigger_prompt_change"),
+		scenarios.NeedsFixture(fixtures.TriggerPromptChange, "changes the prompt list; it and/or test_trigger_tool_change")},
 	// The triggers change the lists every other scenario reads (go-sdk's
 	// adds a prompt whose prompts/get result is not valid).
 	ChangesTarget: true,
@@ -81,8 +83,8 @@ var subscriptionsScenario = &scenarios.Scenario{
 		if err != nil {
 			t.SkipRest("tools/list could not be read: " + err.Error())
 		}
-		toolTrigger := t.Env.Fixture("test_trigger_tool_change", nil).Tool
-		promptTrigger := t.Env.Fixture("test_trigger_prompt_change", nil).Tool
+		toolTrigger := t.Fixture(fixtures.TriggerToolChange, nil).Tool
+		promptTrigger := t.Fixture(fixtures.TriggerPromptChange, nil).Tool
 		_, hasTool := tools[toolTrigger]
 		_, hasPrompt := tools[promptTrigger]
 		if !hasTool && !hasPrompt {

@@ -9,6 +9,7 @@ import (
 	"github.com/mcpconform/mcpconform/fakes/client"
 	"github.com/mcpconform/mcpconform/fakes/fault"
 	"github.com/mcpconform/mcpconform/fakes/server"
+	"github.com/mcpconform/mcpconform/fixtures"
 	"github.com/mcpconform/mcpconform/jsonrpc"
 	"github.com/mcpconform/mcpconform/protocol"
 	"github.com/mcpconform/mcpconform/protocol/codes"
@@ -66,13 +67,13 @@ var cancelDuringElicitationScenario = &scenarios.Scenario{
 	Family:   "tasks",
 	Side:     scenarios.ServerSide,
 	Versions: taskVersions,
-	Needs:    []scenarios.Need{scenarios.NeedsOther("tool test_task_elicitation (taskSupport optional or required; asks for input from inside the task)")},
+	Needs:    []scenarios.Need{needsTaskCalls, scenarios.NeedsFixture(fixtures.TaskElicitation, "taskSupport optional or required; asks for input from inside the task")},
 	Purpose: "The task asks for input; while the question is open the client cancels the task, then answers the stale " +
 		"question anyway (accept). The task must stay cancelled and tasks/result must not hang.",
 	Checks: []*scenarios.Check{cancelDuringElicitationElicitationRelatedTask, cancelDuringElicitationInputRequiredObserved, cancelDuringElicitationCancelResponseCancelled, cancelDuringElicitationStaysCancelled, cancelDuringElicitationResultReturns, cancelDuringElicitationSecondCancelRejected, cancelDuringElicitationSurvivesLateAnswer},
 	Run: serverside.Body(func(t *serverside.T) {
 		a := openTaskSession(t, "A", 0)
-		fx := requireTaskTool(t, a, fixtureTaskElicitation, nil, "optional", "required")
+		fx := requireTaskTool(t, a, fixtures.TaskElicitation, nil, "optional", "required")
 		held := a.Hold(protocol.MethodElicitationCreate)
 		id, _ := createTask(t, a, fx)
 		h := taskElicitation(t, a, held, id)
@@ -192,14 +193,14 @@ var refusedElicitationScenario = &scenarios.Scenario{
 	Family:   "tasks",
 	Side:     scenarios.ServerSide,
 	Versions: taskVersions,
-	Needs:    []scenarios.Need{scenarios.NeedsOther("tool test_task_elicitation (taskSupport optional or required; asks for input from inside the task)")},
+	Needs:    []scenarios.Need{needsTaskCalls, scenarios.NeedsFixture(fixtures.TaskElicitation, "taskSupport optional or required; asks for input from inside the task")},
 	Purpose: "Decline and cancel are answers: once the receiver has its input the task SHOULD leave input_required (back to " +
 		"working, or to a terminal status). Which terminal status is the server's choice; ending as cancelled on a decline " +
 		"is one vendor's behaviour, not a requirement.",
 	Checks: []*scenarios.Check{elicitationRefusedDeclineLeavesInputRequired, elicitationRefusedCancelLeavesInputRequired},
 	Run: serverside.Body(func(t *serverside.T) {
 		a := openTaskSession(t, "A", 0)
-		fx := requireTaskTool(t, a, fixtureTaskElicitation, nil, "optional", "required")
+		fx := requireTaskTool(t, a, fixtures.TaskElicitation, nil, "optional", "required")
 		held := a.Hold(protocol.MethodElicitationCreate)
 		for _, v := range []struct {
 			action string
@@ -245,13 +246,13 @@ var callCancelledScenario = &scenarios.Scenario{
 	Family:   "tasks",
 	Side:     scenarios.ServerSide,
 	Versions: []string{protocol.V20251125, protocol.V20250618},
-	Needs:    []scenarios.Need{scenarios.NeedsOther("tool test_elicitation (official fixture: elicits with the given message)")},
+	Needs:    []scenarios.Need{scenarios.NeedsFixture(fixtures.Elicitation, "official fixture: elicits with the given message")},
 	Purpose: "The non-task variant: the client sends notifications/cancelled for a tools/call blocked on its elicitation, " +
 		"then answers the elicitation anyway. The server should stop and send no response for the cancelled call.",
 	Checks: []*scenarios.Check{toolsCancelDuringElicitationNoResponseAfterCancel},
 	Run: serverside.Body(func(t *serverside.T) {
 		a := t.Open("A", client.Options{Capabilities: taskClientCaps()})
-		fx := t.RequireTool(a, "test_elicitation", map[string]any{"message": "mcpconform: please confirm"})
+		fx := t.RequireTool(a, fixtures.Elicitation, map[string]any{"message": "mcpconform: please confirm"})
 		held := a.Hold(protocol.MethodElicitationCreate)
 		id := jsonrpc.StringID("mcpconform-cancelled-call-1")
 		req, _ := jsonrpc.NewRequest(id, protocol.MethodToolsCall, map[string]any{"name": fx.Tool, "arguments": fx.Arguments})
@@ -303,7 +304,7 @@ var callCancelledLongRunningScenario = &scenarios.Scenario{
 	Family:   "tasks",
 	Side:     scenarios.ServerSide,
 	Versions: []string{protocol.V20251125, protocol.V20250618},
-	Needs:    []scenarios.Need{scenarios.NeedsOther("tool test_task_working (a plain call works for `ms` milliseconds, default argument ms: 500; taskSupport optional, forbidden or absent)")},
+	Needs:    []scenarios.Need{scenarios.NeedsFixture(fixtures.TaskWorking, "a plain call works for `ms` milliseconds, default argument ms: 500; taskSupport optional, forbidden or absent")},
 	Purpose: "Cancellation without any fixture that asks a question: the client calls a long-running tool plainly, with a progress " +
 		"token, waits until the server has the call in hand (a progress notification, or a quiet window), sends " +
 		"notifications/cancelled and watches until the call would have finished. The server should stop and send no response.",
@@ -313,7 +314,7 @@ var callCancelledLongRunningScenario = &scenarios.Scenario{
 
 func runCancelLongRunning(t *serverside.T) {
 	a := t.Open("A", client.Options{})
-	fx := t.RequireTool(a, fixtureTaskWorking, map[string]any{"ms": 500})
+	fx := t.RequireTool(a, fixtures.TaskWorking, map[string]any{"ms": 500})
 	if tools, err := t.ListTools(a); err == nil && tools[fx.Tool].Execution.TaskSupport == "required" {
 		t.SkipRest(fmt.Sprintf("tool %q has execution.taskSupport required: it has no plain call to cancel with notifications/cancelled", fx.Tool))
 	}

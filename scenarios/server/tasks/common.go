@@ -23,42 +23,37 @@ const tasksSpec = "2025-11-25/basic/utilities/tasks.mdx"
 
 var taskVersions = protocol.Where(func(v protocol.Version) bool { return v.TasksV1 })
 
-// scenarios.Fixture tools of the tasks families, with their default arguments.
-const (
-	fixtureTaskWorking     = "test_task_working"
-	fixtureTaskElicitation = "test_task_elicitation"
-	fixtureTaskFailing     = "test_task_failing"
-	fixtureTaskRequired    = "test_task_required"
-	fixtureTaskForbidden   = "test_task_forbidden"
-)
-
 // taskClientCaps is what the fake client declares in task sessions: it can
 // answer elicitations (a task may ask for input).
 func taskClientCaps() map[string]any {
 	return map[string]any{"elicitation": map[string]any{}}
 }
 
+// needsTaskCalls is the capability every scenario that opens a task session
+// needs (tasks.mdx#server-capabilities): the driver skips the scenario when
+// the first session's handshake does not declare it.
+var needsTaskCalls = scenarios.NeedsCapability(capTaskCalls)
+
+const capTaskCalls = "tasks.requests.tools.call"
+
 // openTaskSession opens a session that can create tasks. index picks the
-// bearer token of its authorization context, when two were given.
+// bearer token of its authorization context, when two were given. The
+// scenario's first session is held to capabilities.tasks.requests.tools.call
+// by its needs (needsTaskCalls); a later one is checked by requireTaskCalls.
 func openTaskSession(t *serverside.T, label string, index int) *client.Session {
 	opts := client.Options{Capabilities: taskClientCaps()}
 	if len(t.Env.AuthTokens) == 2 {
 		opts.Header = http.Header{"Authorization": {"Bearer " + t.Env.AuthTokens[index]}}
 	}
-	s := t.Open(label, opts)
-	if !serverTasksToolCall(s) {
-		t.SkipRest("the server does not declare capabilities.tasks.requests.tools.call (tasks.mdx#server-capabilities)")
-	}
-	return s
+	return t.Open(label, opts)
 }
 
-// serverTasksToolCall reports capabilities.tasks.requests.tools.call.
-func serverTasksToolCall(s *client.Session) bool {
-	tasks, _ := s.ServerCapabilities["tasks"].(map[string]any)
-	requests, _ := tasks["requests"].(map[string]any)
-	tools, _ := requests["tools"].(map[string]any)
-	_, ok := tools["call"]
-	return ok
+// requireTaskCalls skips the rest of the scenario when a session other than
+// the first does not declare capabilities.tasks.requests.tools.call.
+func requireTaskCalls(t *serverside.T, s *client.Session) {
+	if !serverside.Declares(s.ServerCapabilities, capTaskCalls) {
+		t.SkipRest("the server does not declare capabilities.tasks.requests.tools.call (tasks.mdx#server-capabilities)")
+	}
 }
 
 // serverTasksCapability reports capabilities.tasks.<name> (list, cancel).
@@ -71,7 +66,7 @@ func serverTasksCapability(s *client.Session, name string) bool {
 // taskTool resolves a fixture to the target's tool and checks it is listed
 // with one of the wanted taskSupport values; otherwise the reason to skip.
 func taskTool(t *serverside.T, tools map[string]serverside.ToolInfo, fixture string, defaults map[string]any, support ...string) (scenarios.Fixture, string) {
-	fx := t.Env.Fixture(fixture, defaults)
+	fx := t.Fixture(fixture, defaults)
 	tl, ok := tools[fx.Tool]
 	if !ok {
 		return fx, fmt.Sprintf("the target lists no tool %q for the fixture %s (map one with --fixture or the config file)", fx.Tool, fixture)

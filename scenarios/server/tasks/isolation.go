@@ -12,6 +12,7 @@ import (
 	"github.com/mcpconform/mcpconform/fakes/client"
 	"github.com/mcpconform/mcpconform/fakes/fault"
 	"github.com/mcpconform/mcpconform/fakes/server"
+	"github.com/mcpconform/mcpconform/fixtures"
 	"github.com/mcpconform/mcpconform/jsonrpc"
 	"github.com/mcpconform/mcpconform/protocol"
 	"github.com/mcpconform/mcpconform/protocol/codes"
@@ -91,7 +92,7 @@ var isolationScenario = &scenarios.Scenario{
 	Family:   "tasks",
 	Side:     scenarios.ServerSide,
 	Versions: taskVersions,
-	Needs:    []scenarios.Need{scenarios.NeedsOther("tool test_task_working (taskSupport optional or required; runs for a while, then completes)"), scenarios.NeedsOther("two sessions: two HTTP sessions, two WebSockets or two stdio processes")},
+	Needs:    []scenarios.Need{needsTaskCalls, scenarios.NeedsFixture(fixtures.TaskWorking, "taskSupport optional or required; runs for a while, then completes"), scenarios.NeedsOther("two sessions: two HTTP sessions, two WebSockets or two stdio processes")},
 	Purpose: "Session A creates a task; session B probes it. The spec makes binding a MUST across authorization contexts " +
 		"(give two bearer tokens) and the design note (SEP-1686 §8.1) a SHOULD across sessions, so the isolation checks are SHOULD " +
 		"unless two tokens are given, then MUST; a server without sessions (no Mcp-Session-Id) and without tokens has nothing " +
@@ -119,6 +120,7 @@ func taskMs(v any) (int, bool) {
 func runIsolation(t *serverside.T) {
 	a := openTaskSession(t, "A", 0)
 	b := openTaskSession(t, "B", 1)
+	requireTaskCalls(t, b)
 	// judged: whether the binding checks apply; why not, when they do not.
 	judged, why := true, ""
 	switch {
@@ -138,7 +140,7 @@ func runIsolation(t *serverside.T) {
 			t.NotJudged(c, why)
 		}
 	}
-	fx := requireTaskTool(t, a, fixtureTaskWorking, map[string]any{"ms": 1000}, "optional", "required")
+	fx := requireTaskTool(t, a, fixtures.TaskWorking, map[string]any{"ms": 1000}, "optional", "required")
 	markB := b.Inbox().Mark()
 	var id string
 	var foreignGet, foreignCancel *jsonrpc.Message

@@ -13,6 +13,7 @@ import (
 	"github.com/mcpconform/mcpconform/fakes/client"
 	"github.com/mcpconform/mcpconform/fakes/fault"
 	"github.com/mcpconform/mcpconform/fakes/server"
+	"github.com/mcpconform/mcpconform/fixtures"
 	"github.com/mcpconform/mcpconform/jsonrpc"
 	"github.com/mcpconform/mcpconform/protocol"
 	"github.com/mcpconform/mcpconform/protocol/codes"
@@ -42,7 +43,7 @@ var toolNegotiationScenario = &scenarios.Scenario{
 	Family:   "tasks",
 	Side:     scenarios.ServerSide,
 	Versions: taskVersions,
-	Needs:    []scenarios.Need{scenarios.NeedsOther("tool test_task_forbidden (taskSupport forbidden or absent)"), scenarios.NeedsOther("tool test_task_required (taskSupport required)")},
+	Needs:    []scenarios.Need{needsTaskCalls, scenarios.NeedsFixture(fixtures.TaskForbidden, "taskSupport forbidden or absent"), scenarios.NeedsFixture(fixtures.TaskRequired, "taskSupport required")},
 	Checks:   []*scenarios.Check{toolNegotiationForbiddenRejected, toolNegotiationRequiredRejected},
 	Run: serverside.Body(func(t *serverside.T) {
 		a := openTaskSession(t, "A", 0)
@@ -50,7 +51,7 @@ var toolNegotiationScenario = &scenarios.Scenario{
 		if err != nil {
 			t.Blocked("%v", err)
 		}
-		if fx, why := taskTool(t, tools, fixtureTaskForbidden, nil, "forbidden"); why != "" {
+		if fx, why := taskTool(t, tools, fixtures.TaskForbidden, nil, "forbidden"); why != "" {
 			t.Skip(toolNegotiationForbiddenRejected, why)
 		} else {
 			t.Step("call %s as a task", fx.Tool)
@@ -60,7 +61,7 @@ var toolNegotiationScenario = &scenarios.Scenario{
 			t.Judge(toolNegotiationForbiddenRejected, err == nil && judge.IsErrorCode(resp, codes.MethodNotFound),
 				"error -32601", judge.Describe(resp, err))
 		}
-		if fx, why := taskTool(t, tools, fixtureTaskRequired, nil, "required"); why != "" {
+		if fx, why := taskTool(t, tools, fixtures.TaskRequired, nil, "required"); why != "" {
 			t.Skip(toolNegotiationRequiredRejected, why)
 		} else {
 			t.Step("call %s without a task", fx.Tool)
@@ -105,7 +106,7 @@ var taskResultScenario = &scenarios.Scenario{
 	Family:   "tasks",
 	Side:     scenarios.ServerSide,
 	Versions: taskVersions,
-	Needs:    []scenarios.Need{scenarios.NeedsOther("tool test_task_working (taskSupport optional or required; runs for a while, then completes; exact-result needs optional, to call it plainly too)")},
+	Needs:    []scenarios.Need{needsTaskCalls, scenarios.NeedsFixture(fixtures.TaskWorking, "taskSupport optional or required; runs for a while, then completes; exact-result needs optional, to call it plainly too")},
 	Purpose: "A task is created and tasks/result sent at once. Whatever it answers, and when, is judged against the task's " +
 		"status right after (blocking); the result, fetched again once the task is terminal if the first answer came early, " +
 		"is judged on its own (completed with the tool's result, related-task _meta, the same as a plain call).",
@@ -121,7 +122,7 @@ func runTaskResult(t *serverside.T) {
 	}
 	// Long enough that an early answer is still early when tasks/get asks
 	// right after, even on a busy machine (300 ms was not, under load).
-	fx, why := taskTool(t, tools, fixtureTaskWorking, map[string]any{"ms": 1000}, "optional", "required")
+	fx, why := taskTool(t, tools, fixtures.TaskWorking, map[string]any{"ms": 1000}, "optional", "required")
 	if why != "" {
 		t.SkipRest(why)
 	}
@@ -278,11 +279,11 @@ var failingTaskScenario = &scenarios.Scenario{
 	Family:   "tasks",
 	Side:     scenarios.ServerSide,
 	Versions: taskVersions,
-	Needs:    []scenarios.Need{scenarios.NeedsOther("tool test_task_failing (taskSupport optional or required; returns isError: true)")},
+	Needs:    []scenarios.Need{needsTaskCalls, scenarios.NeedsFixture(fixtures.TaskFailing, "taskSupport optional or required; returns isError: true")},
 	Checks:   []*scenarios.Check{failingStatusFailed, failingResultIsError},
 	Run: serverside.Body(func(t *serverside.T) {
 		a := openTaskSession(t, "A", 0)
-		fx := requireTaskTool(t, a, fixtureTaskFailing, nil, "optional", "required")
+		fx := requireTaskTool(t, a, fixtures.TaskFailing, nil, "optional", "required")
 		id, _ := createTask(t, a, fx)
 		res, err := waitResult(t, a, id)
 		final, gerr := getTask(t, a, id)
@@ -321,14 +322,11 @@ var taskListScenario = &scenarios.Scenario{
 	Family:   "tasks",
 	Side:     scenarios.ServerSide,
 	Versions: taskVersions,
-	Needs:    []scenarios.Need{scenarios.NeedsOther("capabilities.tasks.list"), scenarios.NeedsOther("tool test_task_working")},
+	Needs:    []scenarios.Need{needsTaskCalls, scenarios.NeedsCapability("tasks.list"), scenarios.NeedsFixture(fixtures.TaskWorking, "taskSupport optional or required")},
 	Checks:   []*scenarios.Check{listPagesEnd, listOwnTasksListed, listBadCursorRejected},
 	Run: serverside.Body(func(t *serverside.T) {
 		a := openTaskSession(t, "A", 0)
-		if !serverTasksCapability(a, "list") {
-			t.SkipRest("the server does not declare capabilities.tasks.list")
-		}
-		fx := requireTaskTool(t, a, fixtureTaskWorking, map[string]any{"ms": 50}, "optional", "required")
+		fx := requireTaskTool(t, a, fixtures.TaskWorking, map[string]any{"ms": 50}, "optional", "required")
 		first, resp := createTask(t, a, fx)
 		created := []string{first}
 		// A server may keep tasks briefly: it MAY override the requested
@@ -402,11 +400,11 @@ var terminalCancelScenario = &scenarios.Scenario{
 	Family:   "tasks",
 	Side:     scenarios.ServerSide,
 	Versions: taskVersions,
-	Needs:    []scenarios.Need{scenarios.NeedsOther("tool test_task_working")},
+	Needs:    []scenarios.Need{needsTaskCalls, scenarios.NeedsFixture(fixtures.TaskWorking, "taskSupport optional or required")},
 	Checks:   []*scenarios.Check{cancelTerminalRejected},
 	Run: serverside.Body(func(t *serverside.T) {
 		a := openTaskSession(t, "A", 0)
-		fx := requireTaskTool(t, a, fixtureTaskWorking, map[string]any{"ms": 50}, "optional", "required")
+		fx := requireTaskTool(t, a, fixtures.TaskWorking, map[string]any{"ms": 50}, "optional", "required")
 		id, _ := createTask(t, a, fx)
 		if _, err := waitTerminal(t, a, id); err != nil {
 			t.Blocked("the task did not finish: %v", err)
@@ -430,6 +428,7 @@ var unknownTaskScenario = &scenarios.Scenario{
 	Family:   "tasks",
 	Side:     scenarios.ServerSide,
 	Versions: taskVersions,
+	Needs:    []scenarios.Need{needsTaskCalls},
 	Checks:   []*scenarios.Check{unknownIdInvalidParams},
 	Run: serverside.Body(func(t *serverside.T) {
 		a := openTaskSession(t, "A", 0)

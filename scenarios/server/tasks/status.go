@@ -9,6 +9,7 @@ import (
 	"github.com/mcpconform/mcpconform/fakes/client"
 	"github.com/mcpconform/mcpconform/fakes/fault"
 	"github.com/mcpconform/mcpconform/fakes/server"
+	"github.com/mcpconform/mcpconform/fixtures"
 	"github.com/mcpconform/mcpconform/jsonrpc"
 	"github.com/mcpconform/mcpconform/protocol"
 	"github.com/mcpconform/mcpconform/scenarios"
@@ -72,7 +73,7 @@ var statusScenario = &scenarios.Scenario{
 	Family:   "tasks",
 	Side:     scenarios.ServerSide,
 	Versions: taskVersions,
-	Needs:    []scenarios.Need{scenarios.NeedsOther("tool test_task_elicitation (taskSupport optional or required; asks for input from inside the task)")},
+	Needs:    []scenarios.Need{needsTaskCalls, scenarios.NeedsFixture(fixtures.TaskElicitation, "taskSupport optional or required; asks for input from inside the task")},
 	Purpose: "A task that needs input is created, polled, answered and finished. Every status seen by polling and every " +
 		"notifications/tasks/status received is judged. Notifications are optional: a server that sends none is not failed for it.",
 	Checks: []*scenarios.Check{statusStartsWorking, statusTransitionsLegal, statusGetResultValid, statusTimestampsConsistent, statusNotificationsValid, statusNotificationsNoRelatedMeta, statusNotificationsAgree, statusNoneAfterTerminal},
@@ -81,7 +82,7 @@ var statusScenario = &scenarios.Scenario{
 
 func runStatus(t *serverside.T) {
 	a := openTaskSession(t, "A", 0)
-	fx := requireTaskTool(t, a, fixtureTaskElicitation, nil, "optional", "required")
+	fx := requireTaskTool(t, a, fixtures.TaskElicitation, nil, "optional", "required")
 	held := a.Hold(protocol.MethodElicitationCreate)
 	id, created := createTask(t, a, fx)
 	status := createdStatus(created)

@@ -8,6 +8,7 @@ import (
 	"github.com/mcpconform/mcpconform/fakes/client"
 	"github.com/mcpconform/mcpconform/fakes/fault"
 	"github.com/mcpconform/mcpconform/fakes/server"
+	"github.com/mcpconform/mcpconform/fixtures"
 	"github.com/mcpconform/mcpconform/scenarios"
 	"github.com/mcpconform/mcpconform/scenarios/judge"
 	"github.com/mcpconform/mcpconform/scenarios/serverside"
@@ -50,7 +51,7 @@ var cancelScenario = &scenarios.Scenario{
 	Side:     scenarios.ServerSide,
 	Versions: versions,
 	Needs: []scenarios.Need{scenarios.NeedsOther("the io.modelcontextprotocol/tasks extension declared in server/discover"),
-		scenarios.NeedsOther("tool slow_compute (works for `seconds`)"), scenarios.NeedsOther("tool confirm_delete (parks in input_required)")},
+		scenarios.NeedsFixture(fixtures.TasksExtSlowCompute, "works for `seconds`"), scenarios.NeedsFixture(fixtures.TasksExtConfirmDelete, "parks in input_required")},
 	Purpose: "A long slow_compute task is cancelled and polled: if it reads cancelled, it is watched for a while. A " +
 		"confirm_delete task is cancelled while it waits for input, then answered late, and watched the same way.",
 	Checks: []*scenarios.Check{cancelAckEmpty, cancelStaysCancelled, cancelInputStaysCancelled},
@@ -63,9 +64,9 @@ func runCancel(t *serverside.T) {
 	if err != nil {
 		t.Blocked("%v", err)
 	}
-	slow := t.Env.Fixture(fixtureSlowCompute, map[string]any{"seconds": 60, "label": "cancel"})
+	slow := t.Fixture(fixtures.TasksExtSlowCompute, map[string]any{"seconds": 60, "label": "cancel"})
 	if _, ok := tools[slow.Tool]; !ok {
-		why := fmt.Sprintf("the target lists no tool %q for the fixture %s", slow.Tool, fixtureSlowCompute)
+		why := fmt.Sprintf("the target lists no tool %q for the fixture %s", slow.Tool, fixtures.TasksExtSlowCompute)
 		t.Skip(cancelAckEmpty, why)
 		t.Skip(cancelStaysCancelled, why)
 	} else {
@@ -83,9 +84,9 @@ func runCancel(t *serverside.T) {
 		judgeStays(t, s, task, cancelStaysCancelled, nil)
 	}
 
-	confirm := t.Env.Fixture(fixtureConfirmDelete, map[string]any{"filename": "keep.txt"})
+	confirm := t.Fixture(fixtures.TasksExtConfirmDelete, map[string]any{"filename": "keep.txt"})
 	if _, ok := tools[confirm.Tool]; !ok {
-		t.Skip(cancelInputStaysCancelled, fmt.Sprintf("the target lists no tool %q for the fixture %s", confirm.Tool, fixtureConfirmDelete))
+		t.Skip(cancelInputStaysCancelled, fmt.Sprintf("the target lists no tool %q for the fixture %s", confirm.Tool, fixtures.TasksExtConfirmDelete))
 		return
 	}
 	task, _ := createTask(t, s, confirm)

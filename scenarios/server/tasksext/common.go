@@ -25,16 +25,6 @@ const (
 
 var versions = protocol.JudgedStateless()
 
-// The official fixtures of the extension (fixtures.md 1i).
-const (
-	fixtureGreet         = "greet"
-	fixtureSlowCompute   = "slow_compute"
-	fixtureFailingJob    = "failing_job"
-	fixtureProtocolError = "protocol_error_job"
-	fixtureConfirmDelete = "confirm_delete"
-	fixtureMultiInput    = "multi_input"
-)
-
 // plainCaps is what the fake client declares besides the extension.
 func plainCaps() map[string]any { return map[string]any{"elicitation": map[string]any{}} }
 

@@ -10,6 +10,7 @@ import (
 	"github.com/mcpconform/mcpconform/fakes/client"
 	"github.com/mcpconform/mcpconform/fakes/fault"
 	"github.com/mcpconform/mcpconform/fakes/server"
+	"github.com/mcpconform/mcpconform/fixtures"
 	"github.com/mcpconform/mcpconform/scenarios"
 	"github.com/mcpconform/mcpconform/scenarios/judge"
 	"github.com/mcpconform/mcpconform/scenarios/serverside"
@@ -61,7 +62,7 @@ var inputScenario = &scenarios.Scenario{
 	Side:     scenarios.ServerSide,
 	Versions: versions,
 	Needs: []scenarios.Need{scenarios.NeedsOther("the io.modelcontextprotocol/tasks extension declared in server/discover"),
-		scenarios.NeedsOther("tool confirm_delete (parks in input_required with one elicitation)"), scenarios.NeedsOther("tool multi_input (parks with two elicitations at once)")},
+		scenarios.NeedsFixture(fixtures.TasksExtConfirmDelete, "parks in input_required with one elicitation"), scenarios.NeedsFixture(fixtures.TasksExtMultiInput, "parks with two elicitations at once")},
 	Purpose: "confirm_delete is called as a task and polled until it asks; a key it never issued is answered first, then its own " +
 		"(accept, confirm true), and it must complete. multi_input is then answered one key at a time, every poll's keys compared.",
 	Checks: []*scenarios.Check{inputRequestsListed, inputUnknownKeyIgnored, inputUpdateAckEmpty, inputKeysStable},
@@ -76,17 +77,17 @@ func runInput(t *serverside.T) {
 	if err != nil {
 		t.Blocked("%v", err)
 	}
-	fx := t.Env.Fixture(fixtureConfirmDelete, map[string]any{"filename": "notes.txt"})
+	fx := t.Fixture(fixtures.TasksExtConfirmDelete, map[string]any{"filename": "notes.txt"})
 	if _, ok := tools[fx.Tool]; !ok {
-		t.Skip(inputRequestsListed, fmt.Sprintf("the target lists no tool %q for the fixture %s", fx.Tool, fixtureConfirmDelete))
+		t.Skip(inputRequestsListed, fmt.Sprintf("the target lists no tool %q for the fixture %s", fx.Tool, fixtures.TasksExtConfirmDelete))
 		t.NotJudged(inputUnknownKeyIgnored, "no confirm_delete")
 		t.NotJudged(inputUpdateAckEmpty, "no confirm_delete")
 	} else {
 		runConfirmDelete(t, s, fx)
 	}
-	multi := t.Env.Fixture(fixtureMultiInput, nil)
+	multi := t.Fixture(fixtures.TasksExtMultiInput, nil)
 	if _, ok := tools[multi.Tool]; !ok {
-		t.SkipRest(fmt.Sprintf("the target lists no tool %q for the fixture %s", multi.Tool, fixtureMultiInput))
+		t.SkipRest(fmt.Sprintf("the target lists no tool %q for the fixture %s", multi.Tool, fixtures.TasksExtMultiInput))
 	}
 	runMultiInput(t, s, multi)
 }

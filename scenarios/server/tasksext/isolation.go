@@ -9,6 +9,7 @@ import (
 	"github.com/mcpconform/mcpconform/fakes/client"
 	"github.com/mcpconform/mcpconform/fakes/fault"
 	"github.com/mcpconform/mcpconform/fakes/server"
+	"github.com/mcpconform/mcpconform/fixtures"
 	"github.com/mcpconform/mcpconform/jsonrpc"
 	"github.com/mcpconform/mcpconform/scenarios"
 	"github.com/mcpconform/mcpconform/scenarios/judge"
@@ -69,7 +70,7 @@ var isolationScenario = &scenarios.Scenario{
 	Side:     scenarios.ServerSide,
 	Versions: versions,
 	Needs: []scenarios.Need{scenarios.NeedsOther("the io.modelcontextprotocol/tasks extension declared in server/discover"),
-		scenarios.NeedsOther("tool confirm_delete (parks in input_required)"), scenarios.NeedsOther("tool slow_compute (for id samples)"),
+		scenarios.NeedsFixture(fixtures.TasksExtConfirmDelete, "parks in input_required"), scenarios.NeedsFixture(fixtures.TasksExtSlowCompute, "for id samples"),
 		scenarios.NeedsOther("for the binding checks: two bearer tokens (--auth-token twice) over Streamable HTTP or WebSocket")},
 	Purpose: "Caller A (Authorization: Bearer <first token>) creates a confirm_delete task and waits for its question; caller B " +
 		"(the second token) sends tasks/get, tasks/update with an answer to A's question, and tasks/cancel for it. Each must be " +
@@ -111,7 +112,7 @@ func runIsolation(t *serverside.T) {
 		t.Blocked("%v", err)
 	}
 	var first string
-	confirm := t.Env.Fixture(fixtureConfirmDelete, map[string]any{"filename": "keep.txt"})
+	confirm := t.Fixture(fixtures.TasksExtConfirmDelete, map[string]any{"filename": "keep.txt"})
 	_, haveConfirm := tools[confirm.Tool]
 	switch {
 	case !bound:
@@ -120,7 +121,7 @@ func runIsolation(t *serverside.T) {
 		}
 	case !haveConfirm:
 		for _, c := range bindingChecks {
-			t.Skip(c, fmt.Sprintf("the target lists no tool %q for the fixture %s", confirm.Tool, fixtureConfirmDelete))
+			t.Skip(c, fmt.Sprintf("the target lists no tool %q for the fixture %s", confirm.Tool, fixtures.TasksExtConfirmDelete))
 		}
 	default:
 		first = judgeBinding(t, a, confirm)
@@ -228,9 +229,9 @@ func rejected(m *jsonrpc.Message, err error) bool {
 // judgeIDs samples task ids (first, when the binding run made one, is
 // among them) and judges them for obvious guessability.
 func judgeIDs(t *serverside.T, a *client.Session, tools map[string]serverside.ToolInfo, first string) {
-	slow := t.Env.Fixture(fixtureSlowCompute, map[string]any{"seconds": 0.05, "label": "id-sample"})
+	slow := t.Fixture(fixtures.TasksExtSlowCompute, map[string]any{"seconds": 0.05, "label": "id-sample"})
 	if _, ok := tools[slow.Tool]; !ok {
-		t.Skip(isolationUnguessable, fmt.Sprintf("the target lists no tool %q for the fixture %s", slow.Tool, fixtureSlowCompute))
+		t.Skip(isolationUnguessable, fmt.Sprintf("the target lists no tool %q for the fixture %s", slow.Tool, fixtures.TasksExtSlowCompute))
 		return
 	}
 	t.Step("sample task ids")

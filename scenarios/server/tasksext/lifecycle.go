@@ -10,6 +10,7 @@ import (
 	"github.com/mcpconform/mcpconform/fakes/client"
 	"github.com/mcpconform/mcpconform/fakes/fault"
 	"github.com/mcpconform/mcpconform/fakes/server"
+	"github.com/mcpconform/mcpconform/fixtures"
 	"github.com/mcpconform/mcpconform/jsonrpc"
 	"github.com/mcpconform/mcpconform/protocol"
 	"github.com/mcpconform/mcpconform/protocol/codes"
@@ -86,7 +87,7 @@ var lifecycleScenario = &scenarios.Scenario{
 	Family:   family,
 	Side:     scenarios.ServerSide,
 	Versions: versions,
-	Needs:    []scenarios.Need{scenarios.NeedsOther("the io.modelcontextprotocol/tasks extension declared in server/discover"), scenarios.NeedsOther("tool slow_compute (works for `seconds`, may run as a task)")},
+	Needs:    []scenarios.Need{scenarios.NeedsOther("the io.modelcontextprotocol/tasks extension declared in server/discover"), scenarios.NeedsFixture(fixtures.TasksExtSlowCompute, "works for `seconds`, may run as a task")},
 	Purpose: "slow_compute is called declaring the extension. A server may answer it without a task (then only that answer is " +
 		"judged); a task is polled at the pollIntervalMs it suggests until terminal, and its outcome judged. Unknown ids, the " +
 		"removed tasks/result and, over HTTP, a contradicting Mcp-Name follow.",
@@ -97,7 +98,7 @@ var lifecycleScenario = &scenarios.Scenario{
 
 func runLifecycle(t *serverside.T) {
 	s := open(t)
-	fx := t.RequireTool(s, fixtureSlowCompute, map[string]any{"seconds": 0.3, "label": "lifecycle"})
+	fx := t.RequireTool(s, fixtures.TasksExtSlowCompute, map[string]any{"seconds": 0.3, "label": "lifecycle"})
 	t.Step("call %s declaring the extension", fx.Tool)
 	resp, err := callTool(t, s, fx, nil, nil)
 	if err != nil || resp.Error != nil {
@@ -200,11 +201,11 @@ var toolErrorScenario = &scenarios.Scenario{
 	Family:   family,
 	Side:     scenarios.ServerSide,
 	Versions: versions,
-	Needs:    []scenarios.Need{scenarios.NeedsOther("the io.modelcontextprotocol/tasks extension declared in server/discover"), scenarios.NeedsOther("tool failing_job (as a task, completes with isError)")},
+	Needs:    []scenarios.Need{scenarios.NeedsOther("the io.modelcontextprotocol/tasks extension declared in server/discover"), scenarios.NeedsFixture(fixtures.TasksExtFailingJob, "as a task, completes with isError")},
 	Checks:   []*scenarios.Check{toolErrorCompleted},
 	Run: serverside.Body(func(t *serverside.T) {
 		s := open(t)
-		fx := t.RequireTool(s, fixtureFailingJob, nil)
+		fx := t.RequireTool(s, fixtures.TasksExtFailingJob, nil)
 		task, _ := createTask(t, s, fx)
 		end := waitTerminal(t, s, task, 2*time.Second)
 		var r struct {
@@ -240,11 +241,11 @@ var protocolErrorScenario = &scenarios.Scenario{
 	Family:   family,
 	Side:     scenarios.ServerSide,
 	Versions: versions,
-	Needs:    []scenarios.Need{scenarios.NeedsOther("the io.modelcontextprotocol/tasks extension declared in server/discover"), scenarios.NeedsOther("tool protocol_error_job (as a task, fails with a JSON-RPC error)")},
+	Needs:    []scenarios.Need{scenarios.NeedsOther("the io.modelcontextprotocol/tasks extension declared in server/discover"), scenarios.NeedsFixture(fixtures.TasksExtProtocolError, "as a task, fails with a JSON-RPC error")},
 	Checks:   []*scenarios.Check{protocolErrorFailed, protocolErrorStatusMessage},
 	Run: serverside.Body(func(t *serverside.T) {
 		s := open(t)
-		fx := t.RequireTool(s, fixtureProtocolError, nil)
+		fx := t.RequireTool(s, fixtures.TasksExtProtocolError, nil)
 		task, _ := createTask(t, s, fx)
 		end := waitTerminal(t, s, task, 2*time.Second)
 		var e struct {

@@ -9,6 +9,7 @@ import (
 	"github.com/mcpconform/mcpconform/fakes/client"
 	"github.com/mcpconform/mcpconform/fakes/fault"
 	"github.com/mcpconform/mcpconform/fakes/server"
+	"github.com/mcpconform/mcpconform/fixtures"
 	"github.com/mcpconform/mcpconform/jsonrpc"
 	"github.com/mcpconform/mcpconform/protocol"
 	"github.com/mcpconform/mcpconform/protocol/codes"
@@ -77,7 +78,7 @@ var negotiationScenario = &scenarios.Scenario{
 	Side:     scenarios.ServerSide,
 	Versions: versions,
 	Needs: []scenarios.Need{scenarios.NeedsOther("the io.modelcontextprotocol/tasks extension declared in server/discover"),
-		scenarios.NeedsOther("tool slow_compute (may run as a task)"), scenarios.NeedsOther("tool failing_job (needs a task)")},
+		scenarios.NeedsFixture(fixtures.TasksExtSlowCompute, "may run as a task"), scenarios.NeedsFixture(fixtures.TasksExtFailingJob, "needs a task")},
 	Purpose: "The same session sends requests whose per-request capabilities declare the extension and requests whose do not: " +
 		"what the server answers the latter is judged, including a client that declares only the 2025-11-25 capability and " +
 		"a call carrying the removed task parameter.",
@@ -96,9 +97,9 @@ func runNegotiation(t *serverside.T) {
 	if err != nil {
 		t.Blocked("%v", err)
 	}
-	slow := t.Env.Fixture(fixtureSlowCompute, map[string]any{"seconds": 0.2, "label": "negotiation"})
+	slow := t.Fixture(fixtures.TasksExtSlowCompute, map[string]any{"seconds": 0.2, "label": "negotiation"})
 	if _, ok := tools[slow.Tool]; !ok {
-		why := fmt.Sprintf("the target lists no tool %q for the fixture %s", slow.Tool, fixtureSlowCompute)
+		why := fmt.Sprintf("the target lists no tool %q for the fixture %s", slow.Tool, fixtures.TasksExtSlowCompute)
 		t.Skip(negotiationUndeclaredNoTask, why)
 		t.Skip(negotiationLegacyOnlyUndeclared, why)
 	} else {
@@ -113,9 +114,9 @@ func runNegotiation(t *serverside.T) {
 		t.Judge(negotiationLegacyOnlyUndeclared, err == nil && !isTask(resp), "a result that is no task (or an error)", describeTask(resp, err))
 	}
 
-	failing := t.Env.Fixture(fixtureFailingJob, nil)
+	failing := t.Fixture(fixtures.TasksExtFailingJob, nil)
 	if _, ok := tools[failing.Tool]; !ok {
-		why := fmt.Sprintf("the target lists no tool %q for the fixture %s", failing.Tool, fixtureFailingJob)
+		why := fmt.Sprintf("the target lists no tool %q for the fixture %s", failing.Tool, fixtures.TasksExtFailingJob)
 		t.Skip(negotiationRequired32021, why)
 		t.Skip(negotiationRequiredNamesExtension, why)
 	} else {
@@ -158,9 +159,9 @@ func argsOf(fx scenarios.Fixture) map[string]any {
 // judgeMethodsUndeclared creates a task declaring the extension, then sends
 // the extension's methods for it without the extension.
 func judgeMethodsUndeclared(t *serverside.T, s *client.Session, tools map[string]serverside.ToolInfo) {
-	slow := t.Env.Fixture(fixtureSlowCompute, map[string]any{"seconds": 1, "label": "undeclared-methods"})
+	slow := t.Fixture(fixtures.TasksExtSlowCompute, map[string]any{"seconds": 1, "label": "undeclared-methods"})
 	if _, ok := tools[slow.Tool]; !ok {
-		t.Skip(negotiationMethodsUndeclared, fmt.Sprintf("the target lists no tool %q for the fixture %s", slow.Tool, fixtureSlowCompute))
+		t.Skip(negotiationMethodsUndeclared, fmt.Sprintf("the target lists no tool %q for the fixture %s", slow.Tool, fixtures.TasksExtSlowCompute))
 		return
 	}
 	task, _ := createTask(t, s, slow)

@@ -10,6 +10,7 @@ import (
 	"github.com/mcpconform/mcpconform/fakes/client"
 	"github.com/mcpconform/mcpconform/fakes/fault"
 	"github.com/mcpconform/mcpconform/fakes/server"
+	"github.com/mcpconform/mcpconform/fixtures"
 	"github.com/mcpconform/mcpconform/jsonrpc"
 	"github.com/mcpconform/mcpconform/protocol"
 	"github.com/mcpconform/mcpconform/protocol/codes"
@@ -58,7 +59,7 @@ var notificationsScenario = &scenarios.Scenario{
 	Family:   family,
 	Side:     scenarios.ServerSide,
 	Versions: versions,
-	Needs:    []scenarios.Need{scenarios.NeedsOther("the io.modelcontextprotocol/tasks extension declared in server/discover"), scenarios.NeedsOther("tool slow_compute (runs as a task)")},
+	Needs:    []scenarios.Need{scenarios.NeedsOther("the io.modelcontextprotocol/tasks extension declared in server/discover"), scenarios.NeedsFixture(fixtures.TasksExtSlowCompute, "runs as a task")},
 	Purpose: "A slow_compute task is created and subscribed to with subscriptions/listen (taskIds). Notifications are optional: " +
 		"what the server sends until the task is terminal (seen by notification or by polling) is judged, then the subscription " +
 		"is cancelled. A second listen, without the extension, must be refused.",
@@ -68,7 +69,7 @@ var notificationsScenario = &scenarios.Scenario{
 
 func runNotifications(t *serverside.T) {
 	s := open(t)
-	fx := t.RequireTool(s, fixtureSlowCompute, map[string]any{"seconds": 0.5, "label": "notifications"})
+	fx := t.RequireTool(s, fixtures.TasksExtSlowCompute, map[string]any{"seconds": 0.5, "label": "notifications"})
 	task, _ := createTask(t, s, fx)
 
 	mark := s.Inbox().Mark()
