@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"strings"
 
+	"github.com/mcpconform/mcpconform/fixtures"
 	"github.com/mcpconform/mcpconform/protocol"
 )
 
@@ -51,14 +52,14 @@ var scenarioPlans = map[string]func(ctx context.Context, rc *referenceRun) error
 		if err := rc.listTools(ctx); err != nil {
 			return err
 		}
-		_, err := rc.callTool(ctx, "test_client_elicitation_defaults", map[string]any{})
+		_, err := rc.callTool(ctx, fixtures.ClientElicitationDefaults, map[string]any{})
 		return err
 	},
 	"sep-2322-client-request-state": func(ctx context.Context, rc *referenceRun) error {
 		if err := rc.listTools(ctx); err != nil {
 			return err
 		}
-		for _, name := range []string{"test_mrtr_echo_state", "test_mrtr_no_state", "test_mrtr_unrelated", "test_mrtr_no_result_type"} {
+		for _, name := range []string{fixtures.ClientMRTREchoState, fixtures.ClientMRTRNoState, fixtures.ClientMRTRUnrelated, fixtures.ClientMRTRNoResultType} {
 			if _, err := rc.callTool(ctx, name, map[string]any{}); err != nil {
 				return err
 			}

@@ -1,8 +1,8 @@
 // Command hostileclient is an MCP client under test that misbehaves in one
-// way per mode, written apart from mcpconform's fakes, so that the client
-// suite's handling of bad clients is tested against a real process: it must
-// reach a clear verdict, keep the client's output, and leave no process
-// behind.
+// way per mode, written apart from mcpconform's fakes (it shares only the
+// names of the fixtures contract), so that the client suite's handling of
+// bad clients is tested against a real process: it must reach a clear
+// verdict, keep the client's output, and leave no process behind.
 //
 //	hostileclient --mode MODE [--tag TAG] SERVER
 //
@@ -39,6 +39,8 @@ import (
 	"os/exec"
 	"strings"
 	"syscall"
+
+	"github.com/mcpconform/mcpconform/fixtures"
 )
 
 func main() {
@@ -168,7 +170,7 @@ func mrtrEndless(server string) {
 		"io.modelcontextprotocol/clientInfo":         map[string]any{"name": "hostile", "version": "0"},
 		"io.modelcontextprotocol/clientCapabilities": map[string]any{"elicitation": map[string]any{}},
 	}
-	params := map[string]any{"name": "test_mrtr_endless", "arguments": map[string]any{}, "_meta": meta}
+	params := map[string]any{"name": fixtures.ClientMRTREndless, "arguments": map[string]any{}, "_meta": meta}
 	for id := 1; ; id++ {
 		body, _ := json.Marshal(map[string]any{"jsonrpc": "2.0", "id": id, "method": "tools/call", "params": params})
 		req, _ := http.NewRequest(http.MethodPost, server, bytes.NewReader(body))
@@ -176,7 +178,7 @@ func mrtrEndless(server string) {
 		req.Header.Set("Accept", "application/json, text/event-stream")
 		req.Header.Set("MCP-Protocol-Version", "2026-07-28")
 		req.Header.Set("Mcp-Method", "tools/call")
-		req.Header.Set("Mcp-Name", "test_mrtr_endless")
+		req.Header.Set("Mcp-Name", fixtures.ClientMRTREndless)
 		resp, err := noRedirects.Do(req)
 		if err != nil {
 			fmt.Fprintln(os.Stderr, "hostile client:", err)
@@ -206,7 +208,7 @@ func mrtrEndless(server string) {
 		for key := range msg.Result.InputRequests {
 			answers[key] = map[string]any{"action": "accept", "content": map[string]any{"answer": "again"}}
 		}
-		params = map[string]any{"name": "test_mrtr_endless", "arguments": map[string]any{}, "_meta": meta, "inputResponses": answers}
+		params = map[string]any{"name": fixtures.ClientMRTREndless, "arguments": map[string]any{}, "_meta": meta, "inputResponses": answers}
 		if msg.Result.RequestState != nil {
 			params["requestState"] = *msg.Result.RequestState
 		}

@@ -88,8 +88,15 @@ func Body(body func(t *T)) func(*scenarios.T) {
 func (t *T) Launch(hold ...string) { t.Serve(Script{Hold: hold}) }
 
 // Serve serves the script's fake server on the scenario's transport and
-// starts the client under test.
+// starts the client under test. A script that offers a fixture of the
+// contract its scenario's needs do not name, or lacks one they name, is a
+// harness error (FixtureProblems).
 func (t *T) Serve(s Script) {
+	if sc := t.Scenario(); sc != nil {
+		for _, problem := range FixtureProblems(sc, s) {
+			t.HarnessError("%s (a defect in mcpconform)", problem)
+		}
+	}
 	ctx, cancel := context.WithCancel(context.Background())
 	t.stop = cancel
 	l, address, err := t.listen(ctx, s)

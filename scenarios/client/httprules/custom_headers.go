@@ -8,15 +8,10 @@ import (
 
 	"github.com/mcpconform/mcpconform/fakes/client"
 	"github.com/mcpconform/mcpconform/fakes/fault"
+	"github.com/mcpconform/mcpconform/fixtures"
 	"github.com/mcpconform/mcpconform/scenarios"
 	"github.com/mcpconform/mcpconform/scenarios/clientside"
 	"github.com/mcpconform/mcpconform/transport"
-)
-
-// The official http-custom-headers tools.
-const (
-	customTool     = "test_custom_headers"
-	customNullTool = "test_custom_headers_null"
 )
 
 const customSpec = httpSpec + "#custom-headers-from-tool-parameters"
@@ -103,13 +98,13 @@ var (
 		"required": []any{"region", "priority", "query"},
 	}
 	customCalls = []any{
-		map[string]any{"name": customTool, "arguments": map[string]any{
+		map[string]any{"name": fixtures.ClientCustomHeaders, "arguments": map[string]any{
 			"region": "us-west1", "priority": 42, "verbose": false, "debug": true, "empty_val": "", "method_val": "test-method",
 			"non_ascii_val": "Hello, 世界", "whitespace_val": " padded ", "leading_space_val": " us-west1", "trailing_space_val": "us-west1 ",
 			"internal_space_val": "us west 1", "control_char_val": "line1\nline2", "crlf_val": "line1\r\nline2", "tab_val": "\tindented",
 			"sentinel_val": "=?base64?literal?=", "target": map[string]any{"zone": "eu-1"}, "query": "SELECT * FROM users",
 		}},
-		map[string]any{"name": customNullTool, "arguments": map[string]any{
+		map[string]any{"name": fixtures.ClientCustomHeadersNull, "arguments": map[string]any{
 			"region": "us-east1", "priority": 1, "verbose": nil, "query": "SELECT 1",
 		}},
 	}
@@ -123,28 +118,30 @@ var customHeadersScenario = &scenarios.Scenario{
 	Side:       scenarios.ClientSide,
 	Versions:   versions,
 	Transports: httpOnly,
-	Needs:      []scenarios.Need{scenarios.NeedsOther("the client lists tools, then makes the toolCalls of $MCP_CONFORMANCE_CONTEXT with their exact arguments")},
-	Purpose: "The fake server offers the official scenario's " + customTool + " and " + customNullTool + " (priority typed integer, " +
+	Needs: []scenarios.Need{
+		scenarios.NeedsFixture(fixtures.ClientCustomHeaders, "the client lists tools, then calls it as the toolCalls of $MCP_CONFORMANCE_CONTEXT say, with their exact arguments"),
+		scenarios.NeedsFixture(fixtures.ClientCustomHeadersNull, "likewise, with the exact arguments of its toolCall, null included")},
+	Purpose: "The fake server offers the official scenario's " + fixtures.ClientCustomHeaders + " and " + fixtures.ClientCustomHeadersNull + " (priority typed integer, " +
 		"as the spec allows no number; no float_val; a nested and a sentinel-like parameter added); the context lists a call of each. " +
 		"Each call's Mcp-Param-* headers are compared with the arguments it carries.",
 	Checks: []*scenarios.Check{customMirrored, customConverted, customBase64, customSentinel, customOnlyAnnotated, customOmitNull},
 	Run: clientside.Body(func(t *clientside.T) {
-		schemas := map[string]map[string]any{customTool: customSchema, customNullTool: customNullSchema}
+		schemas := map[string]map[string]any{fixtures.ClientCustomHeaders: customSchema, fixtures.ClientCustomHeadersNull: customNullSchema}
 		t.Serve(clientside.Script{
 			Tools: []clientside.Tool{
-				{Name: customTool, Description: "parameters mirrored into headers", InputSchema: customSchema},
-				{Name: customNullTool, Description: "null and absent mirrored parameters", InputSchema: customNullSchema},
+				{Name: fixtures.ClientCustomHeaders, Description: "parameters mirrored into headers", InputSchema: customSchema},
+				{Name: fixtures.ClientCustomHeadersNull, Description: "null and absent mirrored parameters", InputSchema: customNullSchema},
 			},
 			Context: map[string]any{"toolCalls": customCalls},
 		})
-		t.Step("wait for the client to call %s and %s", customTool, customNullTool)
+		t.Step("wait for the client to call %s and %s", fixtures.ClientCustomHeaders, fixtures.ClientCustomHeadersNull)
 		out := t.Settle(func(r []clientside.Received) bool {
-			return len(clientside.ToolCalls(r, customTool)) > 0 && len(clientside.ToolCalls(r, customNullTool)) > 0
+			return len(clientside.ToolCalls(r, fixtures.ClientCustomHeaders)) > 0 && len(clientside.ToolCalls(r, fixtures.ClientCustomHeadersNull)) > 0
 		})
 		entries := t.Log().Entries()
-		calls := append(clientside.ToolCalls(entries, customTool), clientside.ToolCalls(entries, customNullTool)...)
+		calls := append(clientside.ToolCalls(entries, fixtures.ClientCustomHeaders), clientside.ToolCalls(entries, fixtures.ClientCustomHeadersNull)...)
 		if len(calls) == 0 {
-			t.Missed("a tools/call of "+customTool+" or "+customNullTool, out)
+			t.Missed("a tools/call of "+fixtures.ClientCustomHeaders+" or "+fixtures.ClientCustomHeadersNull, out)
 		}
 		var missing, converted, unsafe, sentinel, extra, notOmitted []string
 		judged := map[*scenarios.Check]int{}
@@ -212,8 +209,8 @@ var customHeadersScenario = &scenarios.Scenario{
 		judge(customBase64, unsafe, "=?base64?{Base64 of the UTF-8 value}?=")
 		judge(customSentinel, sentinel, "the sentinel-like value itself Base64-encoded")
 		t.Judge(customOnlyAnnotated, len(extra) == 0, "Mcp-Param headers for annotated parameters only", listed(extra))
-		if len(clientside.ToolCalls(entries, customNullTool)) == 0 {
-			t.Fail(customOmitNull, "a call of "+customNullTool+", whose verbose is null", "none: "+t.DescribeEnd(out))
+		if len(clientside.ToolCalls(entries, fixtures.ClientCustomHeadersNull)) == 0 {
+			t.Fail(customOmitNull, "a call of "+fixtures.ClientCustomHeadersNull+", whose verbose is null", "none: "+t.DescribeEnd(out))
 			return
 		}
 		judge(customOmitNull, notOmitted, "no header for a null or absent annotated parameter")

@@ -9,6 +9,7 @@ import (
 	"github.com/mcpconform/mcpconform/fakes/client"
 	"github.com/mcpconform/mcpconform/fakes/fault"
 	"github.com/mcpconform/mcpconform/fakes/server"
+	"github.com/mcpconform/mcpconform/fixtures"
 	"github.com/mcpconform/mcpconform/jsonrpc"
 	"github.com/mcpconform/mcpconform/protocol"
 	"github.com/mcpconform/mcpconform/protocol/codes"
@@ -17,10 +18,7 @@ import (
 	"github.com/mcpconform/mcpconform/transport"
 )
 
-const (
-	mismatchTool   = "test_region_moved"
-	mismatchRegion = "us-west1"
-)
+const mismatchRegion = "us-west1"
 
 var mismatchRelisted = &scenarios.Check{ID: "client-http-header-mismatch/relists-and-retries", Level: scenarios.Should, Spec: httpSpec + "#client-behavior",
 	Title:  "refused with -32020 for a missing Mcp-Param header, the client lists the tools again and retries the call with the header the new inputSchema asks for",
@@ -34,8 +32,9 @@ var headerMismatchScenario = &scenarios.Scenario{
 	Side:       scenarios.ClientSide,
 	Versions:   versions,
 	Transports: httpOnly,
-	Needs:      []scenarios.Need{scenarios.NeedsOther("the client lists tools, then makes the toolCalls of $MCP_CONFORMANCE_CONTEXT (" + mismatchTool + ")")},
-	Purpose: "The fake server first lists " + mismatchTool + " with a plain region parameter; once called, its inputSchema marks region " +
+	Needs: []scenarios.Need{scenarios.NeedsFixture(fixtures.ClientRegionMoved,
+		"the client lists tools, then calls it as the toolCalls of $MCP_CONFORMANCE_CONTEXT say")},
+	Purpose: "The fake server first lists " + fixtures.ClientRegionMoved + " with a plain region parameter; once called, its inputSchema marks region " +
 		"with x-mcp-header Region, and every call without Mcp-Param-Region: " + mismatchRegion + " is refused with -32020 " +
 		"HeaderMismatch (400), as a server whose tools changed refuses it.",
 	Checks: []*scenarios.Check{mismatchRelisted},
@@ -52,7 +51,7 @@ var headerMismatchScenario = &scenarios.Scenario{
 						prop = annotated("string", "Region")
 					}
 					mu.Unlock()
-					return map[string]any{"tools": []any{map[string]any{"name": mismatchTool, "description": "its region is routed on",
+					return map[string]any{"tools": []any{map[string]any{"name": fixtures.ClientRegionMoved, "description": "its region is routed on",
 						"inputSchema": oneProperty("region", prop)}}}, nil
 				},
 				protocol.MethodToolsCall: func(_ context.Context, p *server.Peer, req *jsonrpc.Message) (any, *jsonrpc.Error) {
@@ -66,18 +65,18 @@ var headerMismatchScenario = &scenarios.Scenario{
 					return map[string]any{"content": []any{map[string]any{"type": "text", "text": "routed"}}}, nil
 				},
 			},
-			Context: map[string]any{"toolCalls": []any{map[string]any{"name": mismatchTool, "arguments": map[string]any{"region": mismatchRegion}}}},
+			Context: map[string]any{"toolCalls": []any{map[string]any{"name": fixtures.ClientRegionMoved, "arguments": map[string]any{"region": mismatchRegion}}}},
 		})
-		t.Step("wait for the client's call of %s, refused with -32020, and what it does next", mismatchTool)
+		t.Step("wait for the client's call of %s, refused with -32020, and what it does next", fixtures.ClientRegionMoved)
 		done := func(r []clientside.Received) bool {
-			calls := clientside.ToolCalls(r, mismatchTool)
+			calls := clientside.ToolCalls(r, fixtures.ClientRegionMoved)
 			return len(calls) > 0 && headerOK(calls[len(calls)-1])
 		}
 		out := t.Settle(done)
 		entries := t.Log().Entries()
-		calls := clientside.ToolCalls(entries, mismatchTool)
+		calls := clientside.ToolCalls(entries, fixtures.ClientRegionMoved)
 		if len(calls) == 0 {
-			t.Missed("a tools/call of "+mismatchTool, out)
+			t.Missed("a tools/call of "+fixtures.ClientRegionMoved, out)
 		}
 		if headerOK(calls[0]) {
 			// A client that read the schema anew before its first call (or
@@ -96,7 +95,7 @@ var headerMismatchScenario = &scenarios.Scenario{
 			switch {
 			case r.Msg.Method == protocol.MethodToolsList:
 				relisted = true
-			case relisted && r.Msg.Method == protocol.MethodToolsCall && clientside.ReadCall(r.Msg).Name == mismatchTool && headerOK(r):
+			case relisted && r.Msg.Method == protocol.MethodToolsCall && clientside.ReadCall(r.Msg).Name == fixtures.ClientRegionMoved && headerOK(r):
 				retried = true
 			}
 		}
@@ -104,7 +103,7 @@ var headerMismatchScenario = &scenarios.Scenario{
 		if len(next) == 0 {
 			actual = "no request after the refusal; " + t.DescribeEnd(out)
 		}
-		t.Judge(mismatchRelisted, retried, "tools/list, then "+mismatchTool+" again with Mcp-Param-Region: "+mismatchRegion, actual)
+		t.Judge(mismatchRelisted, retried, "tools/list, then "+fixtures.ClientRegionMoved+" again with Mcp-Param-Region: "+mismatchRegion, actual)
 	}),
 }
 

@@ -10,6 +10,7 @@ import (
 	"github.com/mcpconform/mcpconform/fakes/client"
 	"github.com/mcpconform/mcpconform/fakes/fault"
 	"github.com/mcpconform/mcpconform/fakes/server"
+	"github.com/mcpconform/mcpconform/fixtures"
 	"github.com/mcpconform/mcpconform/jsonrpc"
 	"github.com/mcpconform/mcpconform/protocol"
 	"github.com/mcpconform/mcpconform/scenarios"
@@ -19,11 +20,9 @@ import (
 
 // The official http-standard-headers fixtures.
 const (
-	headersTool    = "test_headers"
 	hyphenatedTool = "my-hyphenated-tool"
 	spacedResource = "file:///path/to/file%20name.txt"
 	queryResource  = "https://example.com/resource?id=123"
-	headersPrompt  = "test_prompt"
 	// unicodePrompt is mcpconform's: a name outside the header-safe set,
 	// which Mcp-Name carries Base64-encoded.
 	unicodePrompt = "test_prompt_世界"
@@ -57,9 +56,11 @@ var standardHeadersScenario = &scenarios.Scenario{
 	Side:       scenarios.ClientSide,
 	Versions:   versions,
 	Transports: httpOnly,
-	Needs:      []scenarios.Need{scenarios.NeedsOther("the client calls the tools, reads the resources and gets the prompt the fake server lists")},
-	Purpose: "The fake server offers the official scenario's tools " + headersTool + " and " + hyphenatedTool + ", resources " +
-		spacedResource + " and " + queryResource + ", and prompt " + headersPrompt + ". Every request's Mcp-Method is judged, " +
+	Needs: []scenarios.Need{scenarios.NeedsFixture(fixtures.ClientHeaders, "the client calls it, as every tool the fake server lists"),
+		scenarios.NeedsFixture(fixtures.ClientHeadersPrompt, "the client gets it, as every prompt the fake server lists"),
+		scenarios.NeedsOther("the client also calls " + hyphenatedTool + " and reads the resources the fake server lists")},
+	Purpose: "The fake server offers the official scenario's tools " + fixtures.ClientHeaders + " and " + hyphenatedTool + ", resources " +
+		spacedResource + " and " + queryResource + ", and prompt " + fixtures.ClientHeadersPrompt + ". Every request's Mcp-Method is judged, " +
 		"and the Mcp-Name of each tools/call, resources/read and prompts/get the client makes.",
 	Checks: []*scenarios.Check{standardMethod, standardName, standardNameEncoded},
 	Run: clientside.Body(func(t *clientside.T) {
@@ -69,10 +70,10 @@ var standardHeadersScenario = &scenarios.Scenario{
 		}
 		t.Serve(clientside.Script{
 			Tools: []clientside.Tool{
-				{Name: headersTool, Description: "answers at once"},
+				{Name: fixtures.ClientHeaders, Description: "answers at once"},
 				{Name: hyphenatedTool, Description: "a name with hyphens"},
 			},
-			Prompts: []clientside.Prompt{{Name: headersPrompt, Get: noMessages}, {Name: unicodePrompt, Get: noMessages}},
+			Prompts: []clientside.Prompt{{Name: fixtures.ClientHeadersPrompt, Get: noMessages}, {Name: unicodePrompt, Get: noMessages}},
 			Handlers: map[string]server.Handler{
 				protocol.MethodResourcesList: func(context.Context, *server.Peer, *jsonrpc.Message) (any, *jsonrpc.Error) {
 					return map[string]any{"resources": resources}, nil
@@ -85,11 +86,11 @@ var standardHeadersScenario = &scenarios.Scenario{
 		})
 		t.Step("wait for the client to call both tools, read both resources and get the prompt")
 		out := t.Settle(func(r []clientside.Received) bool {
-			return len(clientside.Requests(r, protocol.MethodToolsCall, headersTool)) > 0 &&
+			return len(clientside.Requests(r, protocol.MethodToolsCall, fixtures.ClientHeaders)) > 0 &&
 				len(clientside.Requests(r, protocol.MethodToolsCall, hyphenatedTool)) > 0 &&
 				len(clientside.Requests(r, protocol.MethodResourcesRead, spacedResource)) > 0 &&
 				len(clientside.Requests(r, protocol.MethodResourcesRead, queryResource)) > 0 &&
-				len(clientside.Requests(r, protocol.MethodPromptsGet, headersPrompt)) > 0
+				len(clientside.Requests(r, protocol.MethodPromptsGet, fixtures.ClientHeadersPrompt)) > 0
 		})
 		reqs := requests(t.Log().Entries())
 		if len(reqs) == 0 {

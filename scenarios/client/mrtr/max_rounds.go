@@ -5,12 +5,11 @@ import (
 
 	"github.com/mcpconform/mcpconform/fakes/client"
 	"github.com/mcpconform/mcpconform/fakes/fault"
+	"github.com/mcpconform/mcpconform/fixtures"
 	"github.com/mcpconform/mcpconform/jsonrpc"
 	"github.com/mcpconform/mcpconform/scenarios"
 	"github.com/mcpconform/mcpconform/scenarios/clientside"
 )
-
-const endlessTool = "test_mrtr_endless"
 
 // hangFactor is how far past the limit a client still retrying is taken
 // for one that never stops.
@@ -35,28 +34,30 @@ var maxRoundsScenario = &scenarios.Scenario{
 	Family:   family,
 	Side:     scenarios.ClientSide,
 	Versions: versions,
-	Needs:    []scenarios.Need{scenarios.NeedsOther("the client makes the toolCalls of $MCP_CONFORMANCE_CONTEXT (" + endlessTool + ")")},
-	Purpose: "The fake server answers every call of " + endlessTool + " with input_required (a new key and requestState each " +
+	Needs:    []scenarios.Need{scenarios.NeedsFixture(fixtures.ClientMRTREndless, "the client calls it, as the toolCalls of $MCP_CONFORMANCE_CONTEXT say")},
+	Purpose: "The fake server answers every call of " + fixtures.ClientMRTREndless + " with input_required (a new key and requestState each " +
 		"round) and counts the client's retries until it stops, exits, or reaches ten times the limit.",
 	Checks: []*scenarios.Check{maxRoundsStops},
 	Run: clientside.Body(func(t *clientside.T) {
 		limit := t.Env.RoundLimit()
 		t.Serve(clientside.Script{
-			Tools: []clientside.Tool{{Name: endlessTool, Description: "asks for input for ever", Call: roundsOf(func(n int, req *jsonrpc.Message) map[string]any {
+			Tools: []clientside.Tool{{Name: fixtures.ClientMRTREndless, Description: "asks for input for ever", Call: roundsOf(func(n int, req *jsonrpc.Message) map[string]any {
 				key := fmt.Sprintf("round_%d", n+1)
 				return inputRequired(ptr(fmt.Sprintf("round-%d", n+1)), askable(req, elicit(key, "One more answer, please", "answer", "string"))...)
 			})}},
-			Context: map[string]any{"toolCalls": []any{map[string]any{"name": endlessTool, "arguments": map[string]any{}}}},
+			Context: map[string]any{"toolCalls": []any{map[string]any{"name": fixtures.ClientMRTREndless, "arguments": map[string]any{}}}},
 		})
 		hang := hangFactor * limit
-		t.Step("count the client's retries of %s (limit %d; still retrying at %d is a hang)", endlessTool, limit, hang)
-		out := t.SettleUntil(func(r []clientside.Received) bool { return len(clientside.ToolCalls(r, endlessTool)) > hang })
+		t.Step("count the client's retries of %s (limit %d; still retrying at %d is a hang)", fixtures.ClientMRTREndless, limit, hang)
+		out := t.SettleUntil(func(r []clientside.Received) bool {
+			return len(clientside.ToolCalls(r, fixtures.ClientMRTREndless)) > hang
+		})
 		if out == clientside.Done {
 			t.StopClient()
 		}
-		calls := clientside.ToolCalls(t.Log().Entries(), endlessTool)
+		calls := clientside.ToolCalls(t.Log().Entries(), fixtures.ClientMRTREndless)
 		if len(calls) == 0 {
-			t.Missed("a tools/call of "+endlessTool, out)
+			t.Missed("a tools/call of "+fixtures.ClientMRTREndless, out)
 		}
 		retries := len(calls) - 1
 		if out == clientside.Done {

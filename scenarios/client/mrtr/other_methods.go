@@ -6,6 +6,7 @@ import (
 	"github.com/mcpconform/mcpconform/fakes/client"
 	"github.com/mcpconform/mcpconform/fakes/fault"
 	"github.com/mcpconform/mcpconform/fakes/server"
+	"github.com/mcpconform/mcpconform/fixtures"
 	"github.com/mcpconform/mcpconform/jsonrpc"
 	"github.com/mcpconform/mcpconform/protocol"
 	"github.com/mcpconform/mcpconform/scenarios"
@@ -13,7 +14,6 @@ import (
 )
 
 const (
-	mrtrPrompt   = "test_mrtr_prompt"
 	mrtrResource = "test://mrtr-resource"
 	promptState  = "prompt-state:6f1c"
 	readState    = "resource-state:9a0e"
@@ -38,8 +38,9 @@ var otherMethodsScenario = &scenarios.Scenario{
 	Family:   family,
 	Side:     scenarios.ClientSide,
 	Versions: versions,
-	Needs:    []scenarios.Need{scenarios.NeedsOther("the client makes the promptGets and resourceReads of $MCP_CONFORMANCE_CONTEXT")},
-	Purpose: "The fake server answers prompts/get of " + mrtrPrompt + " and resources/read of " + mrtrResource +
+	Needs: []scenarios.Need{scenarios.NeedsFixture(fixtures.ClientMRTRPrompt, "the client gets it, as the promptGets of $MCP_CONFORMANCE_CONTEXT say"),
+		scenarios.NeedsOther("the client reads " + mrtrResource + ", as the resourceReads of $MCP_CONFORMANCE_CONTEXT say")},
+	Purpose: "The fake server answers prompts/get of " + fixtures.ClientMRTRPrompt + " and resources/read of " + mrtrResource +
 		" with one round of input_required each (an elicitation and a requestState), then with their results.",
 	Checks: []*scenarios.Check{otherPromptRetried, otherReadRetried},
 	Run: clientside.Body(func(t *clientside.T) {
@@ -56,7 +57,7 @@ var otherMethodsScenario = &scenarios.Scenario{
 		}
 		read := roundsOf(ask(readState))
 		t.Serve(clientside.Script{
-			Prompts: []clientside.Prompt{{Name: mrtrPrompt, Get: roundsOf(ask(promptState))}},
+			Prompts: []clientside.Prompt{{Name: fixtures.ClientMRTRPrompt, Get: roundsOf(ask(promptState))}},
 			Handlers: map[string]server.Handler{
 				protocol.MethodResourcesList: func(context.Context, *server.Peer, *jsonrpc.Message) (any, *jsonrpc.Error) {
 					return map[string]any{"resources": []any{map[string]any{"uri": mrtrResource, "name": "mrtr-resource"}}}, nil
@@ -65,19 +66,19 @@ var otherMethodsScenario = &scenarios.Scenario{
 			},
 			Capabilities: map[string]any{"tools": map[string]any{}, "prompts": map[string]any{}, "resources": map[string]any{}},
 			Context: map[string]any{
-				"promptGets":    []any{map[string]any{"name": mrtrPrompt, "arguments": map[string]any{}}},
+				"promptGets":    []any{map[string]any{"name": fixtures.ClientMRTRPrompt, "arguments": map[string]any{}}},
 				"resourceReads": []any{map[string]any{"uri": mrtrResource}},
 			},
 		})
-		t.Step("wait for the client to get %s and read %s, each twice", mrtrPrompt, mrtrResource)
+		t.Step("wait for the client to get %s and read %s, each twice", fixtures.ClientMRTRPrompt, mrtrResource)
 		out := t.Settle(func(r []clientside.Received) bool {
-			return len(clientside.Requests(r, protocol.MethodPromptsGet, mrtrPrompt)) >= 2 &&
+			return len(clientside.Requests(r, protocol.MethodPromptsGet, fixtures.ClientMRTRPrompt)) >= 2 &&
 				len(clientside.Requests(r, protocol.MethodResourcesRead, mrtrResource)) >= 2
 		})
 		entries := t.Log().Entries()
-		gets, reads := clientside.Requests(entries, protocol.MethodPromptsGet, mrtrPrompt), clientside.Requests(entries, protocol.MethodResourcesRead, mrtrResource)
+		gets, reads := clientside.Requests(entries, protocol.MethodPromptsGet, fixtures.ClientMRTRPrompt), clientside.Requests(entries, protocol.MethodResourcesRead, mrtrResource)
 		if len(gets) == 0 && len(reads) == 0 {
-			t.Missed("prompts/get of "+mrtrPrompt+" or resources/read of "+mrtrResource, out)
+			t.Missed("prompts/get of "+fixtures.ClientMRTRPrompt+" or resources/read of "+mrtrResource, out)
 		}
 		judgeRetry := func(c *scenarios.Check, what, state string, calls []clientside.Received) {
 			if len(calls) < 2 {
@@ -88,7 +89,7 @@ var otherMethodsScenario = &scenarios.Scenario{
 			ok, actual := judgeEcho(state, r)
 			t.Judge(c, ok, "the retry of "+what+" with requestState "+quoteShort(state), actual)
 		}
-		judgeRetry(otherPromptRetried, "prompts/get "+mrtrPrompt, promptState, gets)
+		judgeRetry(otherPromptRetried, "prompts/get "+fixtures.ClientMRTRPrompt, promptState, gets)
 		judgeRetry(otherReadRetried, "resources/read "+mrtrResource, readState, reads)
 	}),
 }

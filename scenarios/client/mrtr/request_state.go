@@ -7,6 +7,7 @@ import (
 	"github.com/mcpconform/mcpconform/fakes/client"
 	"github.com/mcpconform/mcpconform/fakes/fault"
 	"github.com/mcpconform/mcpconform/fakes/server"
+	"github.com/mcpconform/mcpconform/fixtures"
 	"github.com/mcpconform/mcpconform/jsonrpc"
 	"github.com/mcpconform/mcpconform/scenarios"
 	"github.com/mcpconform/mcpconform/scenarios/clientside"
@@ -14,13 +15,8 @@ import (
 
 // The official suite's sep-2322-client-request-state: four tools, each
 // called once by the client.
-const (
-	echoStateTool    = "test_mrtr_echo_state"
-	noStateTool      = "test_mrtr_no_state"
-	unrelatedTool    = "test_mrtr_unrelated"
-	noResultTypeTool = "test_mrtr_no_result_type"
-	echoState        = "state-v1.eyJzdGVwIjoxLCJ0b29sIjoiZWNobyJ9.c2lnbmF0dXJl"
-)
+
+const echoState = "state-v1.eyJzdGVwIjoxLCJ0b29sIjoiZWNobyJ9.c2lnbmF0dXJl"
 
 var (
 	requestStateNewID = &scenarios.Check{ID: "client-mrtr-request-state/new-id", Level: scenarios.Must, Spec: mrtrSpec,
@@ -58,10 +54,13 @@ var requestStateScenario = &scenarios.Scenario{
 	Family:   family,
 	Side:     scenarios.ClientSide,
 	Versions: versions,
-	Needs:    []scenarios.Need{scenarios.NeedsOther("the client calls " + echoStateTool + ", " + noStateTool + ", " + unrelatedTool + " and " + noResultTypeTool)},
-	Purpose: "The fake server offers the official scenario's four tools. " + echoStateTool + " answers input_required with one " +
-		"elicitation (key confirm) and a requestState, " + noStateTool + " the same without requestState; both complete on the retry. " +
-		unrelatedTool + " completes at once and " + noResultTypeTool + " answers a result without resultType.",
+	Needs: []scenarios.Need{scenarios.NeedsFixture(fixtures.ClientMRTREchoState, "the client calls it"),
+		scenarios.NeedsFixture(fixtures.ClientMRTRNoState, "the client calls it"),
+		scenarios.NeedsFixture(fixtures.ClientMRTRUnrelated, "the client calls it"),
+		scenarios.NeedsFixture(fixtures.ClientMRTRNoResultType, "the client calls it")},
+	Purpose: "The fake server offers the official scenario's four tools. " + fixtures.ClientMRTREchoState + " answers input_required with one " +
+		"elicitation (key confirm) and a requestState, " + fixtures.ClientMRTRNoState + " the same without requestState; both complete on the retry. " +
+		fixtures.ClientMRTRUnrelated + " completes at once and " + fixtures.ClientMRTRNoResultType + " answers a result without resultType.",
 	Checks: []*scenarios.Check{requestStateNewID, requestStateEchoed, requestStateNoneInvented, requestStateIsolated, requestStateDefaultComplete},
 	Run: clientside.Body(func(t *clientside.T) {
 		confirm := elicit("confirm", "Please confirm", "confirmed", "boolean")
@@ -74,27 +73,27 @@ var requestStateScenario = &scenarios.Scenario{
 			}
 		}
 		t.Serve(clientside.Script{Tools: []clientside.Tool{
-			{Name: echoStateTool, Description: "asks for a confirmation, with a requestState", Call: roundsOf(answerOnce(ptr(echoState)))},
-			{Name: noStateTool, Description: "asks for a confirmation, without requestState", Call: roundsOf(answerOnce(nil))},
-			{Name: unrelatedTool, Description: "answers at once", Call: roundsOf(func(int, *jsonrpc.Message) map[string]any { return textResult("unrelated") })},
-			{Name: noResultTypeTool, Description: "answers a result without resultType",
+			{Name: fixtures.ClientMRTREchoState, Description: "asks for a confirmation, with a requestState", Call: roundsOf(answerOnce(ptr(echoState)))},
+			{Name: fixtures.ClientMRTRNoState, Description: "asks for a confirmation, without requestState", Call: roundsOf(answerOnce(nil))},
+			{Name: fixtures.ClientMRTRUnrelated, Description: "answers at once", Call: roundsOf(func(int, *jsonrpc.Message) map[string]any { return textResult("unrelated") })},
+			{Name: fixtures.ClientMRTRNoResultType, Description: "answers a result without resultType",
 				Call: func(context.Context, *server.Peer, *jsonrpc.Message) (any, *jsonrpc.Error) {
 					return clientside.AsIs(textResult("no resultType")), nil
 				}},
 		}})
 		t.Step("wait for the client to call the four tools and retry the two that ask for input")
 		out := t.Settle(func(r []clientside.Received) bool {
-			return len(clientside.ToolCalls(r, echoStateTool)) >= 2 && len(clientside.ToolCalls(r, noStateTool)) >= 2 &&
-				len(clientside.ToolCalls(r, unrelatedTool)) >= 1 && len(clientside.ToolCalls(r, noResultTypeTool)) >= 1
+			return len(clientside.ToolCalls(r, fixtures.ClientMRTREchoState)) >= 2 && len(clientside.ToolCalls(r, fixtures.ClientMRTRNoState)) >= 2 &&
+				len(clientside.ToolCalls(r, fixtures.ClientMRTRUnrelated)) >= 1 && len(clientside.ToolCalls(r, fixtures.ClientMRTRNoResultType)) >= 1
 		})
 		entries := t.Log().Entries()
-		echo, none := clientside.ToolCalls(entries, echoStateTool), clientside.ToolCalls(entries, noStateTool)
+		echo, none := clientside.ToolCalls(entries, fixtures.ClientMRTREchoState), clientside.ToolCalls(entries, fixtures.ClientMRTRNoState)
 		if len(echo) == 0 {
-			t.Missed("a tools/call of "+echoStateTool, out)
+			t.Missed("a tools/call of "+fixtures.ClientMRTREchoState, out)
 		}
 		if len(echo) < 2 {
-			t.Fail(requestStateEchoed, "a retry of "+echoStateTool+" with the requestState", "no retry; "+t.DescribeEnd(out))
-			t.Blocked("the client did not retry " + echoStateTool)
+			t.Fail(requestStateEchoed, "a retry of "+fixtures.ClientMRTREchoState+" with the requestState", "no retry; "+t.DescribeEnd(out))
+			t.Blocked("the client did not retry " + fixtures.ClientMRTREchoState)
 		}
 
 		var reused []string
@@ -110,17 +109,17 @@ var requestStateScenario = &scenarios.Scenario{
 		t.Judge(requestStateNewID, len(reused) == 0, "a new JSON-RPC id on every retry", fmt.Sprint(reused))
 
 		ok, actual := judgeEcho(echoState, readRetry(echo[1]))
-		t.Judge(requestStateEchoed, ok, "requestState "+quoteShort(echoState)+" on the retry of "+echoStateTool, actual)
+		t.Judge(requestStateEchoed, ok, "requestState "+quoteShort(echoState)+" on the retry of "+fixtures.ClientMRTREchoState, actual)
 
 		if len(none) < 2 {
-			t.Fail(requestStateNoneInvented, "a retry of "+noStateTool+" without requestState", "no retry; "+t.DescribeEnd(out))
+			t.Fail(requestStateNoneInvented, "a retry of "+fixtures.ClientMRTRNoState+" without requestState", "no retry; "+t.DescribeEnd(out))
 		} else {
 			r := readRetry(none[1])
-			t.Judge(requestStateNoneInvented, !r.hasState, "no requestState on the retry of "+noStateTool, describeState(r))
+			t.Judge(requestStateNoneInvented, !r.hasState, "no requestState on the retry of "+fixtures.ClientMRTRNoState, describeState(r))
 		}
 
-		if unrelated := clientside.ToolCalls(entries, unrelatedTool); len(unrelated) == 0 {
-			t.Fail(requestStateIsolated, "a call of "+unrelatedTool, "none; "+t.DescribeEnd(out))
+		if unrelated := clientside.ToolCalls(entries, fixtures.ClientMRTRUnrelated); len(unrelated) == 0 {
+			t.Fail(requestStateIsolated, "a call of "+fixtures.ClientMRTRUnrelated, "none; "+t.DescribeEnd(out))
 		} else {
 			var leaks []string
 			for _, c := range unrelated {
@@ -128,14 +127,14 @@ var requestStateScenario = &scenarios.Scenario{
 					leaks = append(leaks, fmt.Sprintf("inputResponses present: %t, %s", r.has, describeState(r)))
 				}
 			}
-			t.Judge(requestStateIsolated, len(leaks) == 0, "no inputResponses and no requestState on "+unrelatedTool, fmt.Sprint(leaks))
+			t.Judge(requestStateIsolated, len(leaks) == 0, "no inputResponses and no requestState on "+fixtures.ClientMRTRUnrelated, fmt.Sprint(leaks))
 		}
 
-		switch calls := clientside.ToolCalls(entries, noResultTypeTool); {
+		switch calls := clientside.ToolCalls(entries, fixtures.ClientMRTRNoResultType); {
 		case len(calls) == 0:
-			t.Fail(requestStateDefaultComplete, "a call of "+noResultTypeTool, "none; "+t.DescribeEnd(out))
+			t.Fail(requestStateDefaultComplete, "a call of "+fixtures.ClientMRTRNoResultType, "none; "+t.DescribeEnd(out))
 		default:
-			t.Judge(requestStateDefaultComplete, len(calls) == 1, "one call of "+noResultTypeTool+", taken as complete",
+			t.Judge(requestStateDefaultComplete, len(calls) == 1, "one call of "+fixtures.ClientMRTRNoResultType+", taken as complete",
 				fmt.Sprintf("%d calls: the client retried a result that has no resultType", len(calls)))
 		}
 	}),

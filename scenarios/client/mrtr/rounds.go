@@ -7,12 +7,11 @@ import (
 
 	"github.com/mcpconform/mcpconform/fakes/client"
 	"github.com/mcpconform/mcpconform/fakes/fault"
+	"github.com/mcpconform/mcpconform/fixtures"
 	"github.com/mcpconform/mcpconform/jsonrpc"
 	"github.com/mcpconform/mcpconform/scenarios"
 	"github.com/mcpconform/mcpconform/scenarios/clientside"
 )
-
-const roundsTool = "test_mrtr_rounds"
 
 // The states of the three rounds: long, unicode with JSON escapes, and
 // opaque base64 with padding — what a client that trims, re-encodes,
@@ -50,8 +49,8 @@ var roundsScenario = &scenarios.Scenario{
 	Family:   family,
 	Side:     scenarios.ClientSide,
 	Versions: versions,
-	Needs:    []scenarios.Need{scenarios.NeedsOther("the client makes the toolCalls of $MCP_CONFORMANCE_CONTEXT (" + roundsTool + ")")},
-	Purpose: "The fake server answers " + roundsTool + " three times with input_required, each round with other keys " +
+	Needs:    []scenarios.Need{scenarios.NeedsFixture(fixtures.ClientMRTRRounds, "the client calls it, as the toolCalls of $MCP_CONFORMANCE_CONTEXT say")},
+	Purpose: "The fake server answers " + fixtures.ClientMRTRRounds + " three times with input_required, each round with other keys " +
 		"(dots, slashes, non-ASCII) and another requestState (64 KiB long; unicode with characters JSON escapes; base64 with " +
 		"padding), asking only for the input types the request's _meta declares, then completes.",
 	Checks: []*scenarios.Check{roundsStateEchoed, roundsInputsAnswered},
@@ -61,7 +60,7 @@ var roundsScenario = &scenarios.Scenario{
 			asked [][]question // what each round asked, as the handler saw it
 		)
 		t.Serve(clientside.Script{
-			Tools: []clientside.Tool{{Name: roundsTool, Description: "asks for input three times", Call: roundsOf(func(n int, req *jsonrpc.Message) map[string]any {
+			Tools: []clientside.Tool{{Name: fixtures.ClientMRTRRounds, Description: "asks for input three times", Call: roundsOf(func(n int, req *jsonrpc.Message) map[string]any {
 				if n >= len(roundStates) {
 					return textResult("all rounds answered")
 				}
@@ -71,16 +70,18 @@ var roundsScenario = &scenarios.Scenario{
 				mu.Unlock()
 				return inputRequired(ptr(roundStates[n]), qs...)
 			})}},
-			Context: map[string]any{"toolCalls": []any{map[string]any{"name": roundsTool, "arguments": map[string]any{}}}},
+			Context: map[string]any{"toolCalls": []any{map[string]any{"name": fixtures.ClientMRTRRounds, "arguments": map[string]any{}}}},
 		})
-		t.Step("wait for the client to call %s and retry it %d times", roundsTool, len(roundStates))
-		out := t.Settle(func(r []clientside.Received) bool { return len(clientside.ToolCalls(r, roundsTool)) > len(roundStates) })
-		calls := clientside.ToolCalls(t.Log().Entries(), roundsTool)
+		t.Step("wait for the client to call %s and retry it %d times", fixtures.ClientMRTRRounds, len(roundStates))
+		out := t.Settle(func(r []clientside.Received) bool {
+			return len(clientside.ToolCalls(r, fixtures.ClientMRTRRounds)) > len(roundStates)
+		})
+		calls := clientside.ToolCalls(t.Log().Entries(), fixtures.ClientMRTRRounds)
 		if len(calls) == 0 {
-			t.Missed("a tools/call of "+roundsTool, out)
+			t.Missed("a tools/call of "+fixtures.ClientMRTRRounds, out)
 		}
 		if len(calls) < 2 {
-			t.Lost("a retry of "+roundsTool+" with the answers and the requestState", "no retry; "+t.DescribeEnd(out))
+			t.Lost("a retry of "+fixtures.ClientMRTRRounds+" with the answers and the requestState", "no retry; "+t.DescribeEnd(out))
 		}
 		var echoes, answers []string
 		mu.Lock()

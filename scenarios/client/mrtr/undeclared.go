@@ -6,12 +6,11 @@ import (
 
 	"github.com/mcpconform/mcpconform/fakes/client"
 	"github.com/mcpconform/mcpconform/fakes/fault"
+	"github.com/mcpconform/mcpconform/fixtures"
 	"github.com/mcpconform/mcpconform/jsonrpc"
 	"github.com/mcpconform/mcpconform/scenarios"
 	"github.com/mcpconform/mcpconform/scenarios/clientside"
 )
-
-const undeclaredTool = "test_mrtr_all_inputs"
 
 var undeclaredDeclaredOnly = &scenarios.Check{ID: "client-mrtr-undeclared/declared-only", Level: scenarios.Should,
 	Spec:  "2026-07-28/basic/patterns/mrtr.mdx#server-requirements-basic-workflow",
@@ -28,7 +27,7 @@ var undeclaredScenario = &scenarios.Scenario{
 	Family:   family,
 	Side:     scenarios.ClientSide,
 	Versions: versions,
-	Needs:    []scenarios.Need{scenarios.NeedsOther("the client makes the toolCalls of $MCP_CONFORMANCE_CONTEXT (" + undeclaredTool + ")")},
+	Needs:    []scenarios.Need{scenarios.NeedsFixture(fixtures.ClientMRTRAllInputs, "the client calls it, as the toolCalls of $MCP_CONFORMANCE_CONTEXT say")},
 	Purpose: "The fake server breaks a server rule on purpose: its input_required asks for all three input types even when " +
 		"the request's _meta leaves one out. A client may stop, or retry without the answers it cannot give; it must not " +
 		"answer a type it did not declare.",
@@ -36,19 +35,21 @@ var undeclaredScenario = &scenarios.Scenario{
 	Run: clientside.Body(func(t *clientside.T) {
 		all := []question{elicit("ask_user", "Your name?", "name", "string"), sample("ask_model", "Say hello"), roots("ask_roots")}
 		t.Serve(clientside.Script{
-			Tools: []clientside.Tool{{Name: undeclaredTool, Description: "asks for every input type", Call: roundsOf(func(n int, _ *jsonrpc.Message) map[string]any {
+			Tools: []clientside.Tool{{Name: fixtures.ClientMRTRAllInputs, Description: "asks for every input type", Call: roundsOf(func(n int, _ *jsonrpc.Message) map[string]any {
 				if n == 0 {
 					return inputRequired(ptr("all-inputs"), all...)
 				}
 				return textResult("answered")
 			})}},
-			Context: map[string]any{"toolCalls": []any{map[string]any{"name": undeclaredTool, "arguments": map[string]any{}}}},
+			Context: map[string]any{"toolCalls": []any{map[string]any{"name": fixtures.ClientMRTRAllInputs, "arguments": map[string]any{}}}},
 		})
-		t.Step("wait for the client to call %s and, perhaps, retry it", undeclaredTool)
-		out := t.Settle(func(r []clientside.Received) bool { return len(clientside.ToolCalls(r, undeclaredTool)) >= 2 })
-		calls := clientside.ToolCalls(t.Log().Entries(), undeclaredTool)
+		t.Step("wait for the client to call %s and, perhaps, retry it", fixtures.ClientMRTRAllInputs)
+		out := t.Settle(func(r []clientside.Received) bool {
+			return len(clientside.ToolCalls(r, fixtures.ClientMRTRAllInputs)) >= 2
+		})
+		calls := clientside.ToolCalls(t.Log().Entries(), fixtures.ClientMRTRAllInputs)
 		if len(calls) == 0 {
-			t.Missed("a tools/call of "+undeclaredTool, out)
+			t.Missed("a tools/call of "+fixtures.ClientMRTRAllInputs, out)
 		}
 		caps := declared(calls[0].Msg)
 		var left []question

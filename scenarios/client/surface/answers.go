@@ -10,6 +10,7 @@ import (
 	"github.com/mcpconform/mcpconform/fakes/client"
 	"github.com/mcpconform/mcpconform/fakes/fault"
 	"github.com/mcpconform/mcpconform/fakes/server"
+	"github.com/mcpconform/mcpconform/fixtures"
 	"github.com/mcpconform/mcpconform/jsonrpc"
 	"github.com/mcpconform/mcpconform/protocol"
 	"github.com/mcpconform/mcpconform/scenarios"
@@ -20,7 +21,6 @@ import (
 // for its roots, a sampling and a form: each answer it gives (a refusal is
 // its right) must be one the schema allows, roots file:// URIs, and the
 // form's content what the requestedSchema asks for.
-const answersTool = "test_client_answers"
 
 var (
 	answersSamplingValid = &scenarios.Check{ID: "client-answers/sampling-valid", Level: scenarios.Must,
@@ -72,16 +72,16 @@ var answersScenario = &scenarios.Scenario{
 	Family:   family,
 	Side:     scenarios.ClientSide,
 	Versions: stateful,
-	Needs: []scenarios.Need{scenarios.NeedsOther("the client makes the toolCalls of $MCP_CONFORMANCE_CONTEXT (" + answersTool + ")"),
+	Needs: []scenarios.Need{scenarios.NeedsFixture(fixtures.ClientAnswers, "the client calls it, as the toolCalls of $MCP_CONFORMANCE_CONTEXT say"),
 		scenarios.NeedsOther("the roots, sampling or elicitation capability (each judged only when declared)")},
-	Purpose: "The fake server's " + answersTool + " asks, on its call's stream, for what the client declared: roots/list, " +
+	Purpose: "The fake server's " + fixtures.ClientAnswers + " asks, on its call's stream, for what the client declared: roots/list, " +
 		"a sampling/createMessage, and (from 2025-06-18) a form with four required fields of different types.",
 	Checks: []*scenarios.Check{answersSamplingValid, answersRootsValid, answersRootsFileURI, answersElicitationValid, answersModelessForm},
 	Run: clientside.Body(func(t *clientside.T) {
 		a := newAsker(t)
 		hasElicitation := slices.Contains(withElicitation, t.Env.Version)
 		t.Serve(clientside.Script{
-			Tools: []clientside.Tool{{Name: answersTool, Description: "Asks the client for its roots, a sampling and a form",
+			Tools: []clientside.Tool{{Name: fixtures.ClientAnswers, Description: "Asks the client for its roots, a sampling and a form",
 				Call: func(ctx context.Context, p *server.Peer, req *jsonrpc.Message) (any, *jsonrpc.Error) {
 					defer a.finish()
 					caps := declared(t)
@@ -111,12 +111,12 @@ var answersScenario = &scenarios.Scenario{
 					}
 					return textResult("answers received"), nil
 				}}},
-			Context: toolCalls(answersTool),
+			Context: toolCalls(fixtures.ClientAnswers),
 		})
-		t.Step("wait for the client to call %s and answer what it asks", answersTool)
-		out := t.Settle(func(r []clientside.Received) bool { return len(clientside.ToolCalls(r, answersTool)) > 0 })
-		if len(clientside.ToolCalls(t.Log().Entries(), answersTool)) == 0 {
-			t.Missed("a tools/call of "+answersTool, out)
+		t.Step("wait for the client to call %s and answer what it asks", fixtures.ClientAnswers)
+		out := t.Settle(func(r []clientside.Received) bool { return len(clientside.ToolCalls(r, fixtures.ClientAnswers)) > 0 })
+		if len(clientside.ToolCalls(t.Log().Entries(), fixtures.ClientAnswers)) == 0 {
+			t.Missed("a tools/call of "+fixtures.ClientAnswers, out)
 		}
 		a.wait()
 

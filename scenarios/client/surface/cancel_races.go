@@ -6,6 +6,7 @@ import (
 	"github.com/mcpconform/mcpconform/fakes/client"
 	"github.com/mcpconform/mcpconform/fakes/fault"
 	"github.com/mcpconform/mcpconform/fakes/server"
+	"github.com/mcpconform/mcpconform/fixtures"
 	"github.com/mcpconform/mcpconform/jsonrpc"
 	"github.com/mcpconform/mcpconform/protocol"
 	"github.com/mcpconform/mcpconform/scenarios"
@@ -18,12 +19,8 @@ import (
 // cancellation the client must take in its stride; a client that does
 // keeps making the calls it was asked for, so each check is judged by the
 // call that follows.
-const (
-	lateCancelTool    = "test_cancel_answered"
-	unknownCancelTool = "test_cancel_unknown"
-	stillThereTool    = "test_still_there"
-	cancelSpec        = "2025-11-25/basic/utilities/cancellation.mdx"
-)
+
+const cancelSpec = "2025-11-25/basic/utilities/cancellation.mdx"
 
 var (
 	pingToCancel = jsonrpc.StringID("mcpconform-ping-then-cancel")
@@ -49,11 +46,13 @@ var cancelRacesScenario = &scenarios.Scenario{
 	Family:   family,
 	Side:     scenarios.ClientSide,
 	Versions: stateful,
-	Needs: []scenarios.Need{scenarios.NeedsOther("the client makes the toolCalls of $MCP_CONFORMANCE_CONTEXT, in order (" + lateCancelTool + ", " +
-		unknownCancelTool + ", " + stillThereTool + ")")},
-	Purpose: "The fake server's " + lateCancelTool + " pings the client on its call's stream and, once answered, sends " +
-		"notifications/cancelled for that ping; " + unknownCancelTool + " sends notifications/cancelled for an id it never used; " +
-		stillThereTool + " just answers. Each tool answers after its cancellation.",
+	Needs: []scenarios.Need{
+		scenarios.NeedsFixture(fixtures.ClientCancelAnswered, "the client calls it first, as the toolCalls of $MCP_CONFORMANCE_CONTEXT say, in order"),
+		scenarios.NeedsFixture(fixtures.ClientCancelUnknown, "the client calls it second"),
+		scenarios.NeedsFixture(fixtures.ClientStillThere, "the client calls it last")},
+	Purpose: "The fake server's " + fixtures.ClientCancelAnswered + " pings the client on its call's stream and, once answered, sends " +
+		"notifications/cancelled for that ping; " + fixtures.ClientCancelUnknown + " sends notifications/cancelled for an id it never used; " +
+		fixtures.ClientStillThere + " just answers. Each tool answers after its cancellation.",
 	Checks: []*scenarios.Check{cancelRacesLate, cancelRacesUnknown},
 	Run: clientside.Body(func(t *clientside.T) {
 		cancel := func(ctx context.Context, p *server.Peer, call *jsonrpc.Message, id jsonrpc.ID) {
@@ -62,7 +61,7 @@ var cancelRacesScenario = &scenarios.Scenario{
 		}
 		t.Serve(clientside.Script{
 			Tools: []clientside.Tool{
-				{Name: lateCancelTool, Description: "Pings the client, then cancels the answered ping",
+				{Name: fixtures.ClientCancelAnswered, Description: "Pings the client, then cancels the answered ping",
 					Call: func(ctx context.Context, p *server.Peer, req *jsonrpc.Message) (any, *jsonrpc.Error) {
 						msg, err := jsonrpc.NewRequest(pingToCancel, protocol.MethodPing, nil)
 						if err != nil {
@@ -84,28 +83,28 @@ var cancelRacesScenario = &scenarios.Scenario{
 						cancel(ctx, p, req, pingToCancel)
 						return textResult("pinged, then cancelled the ping"), nil
 					}},
-				{Name: unknownCancelTool, Description: "Cancels a request it never sent",
+				{Name: fixtures.ClientCancelUnknown, Description: "Cancels a request it never sent",
 					Call: func(ctx context.Context, p *server.Peer, req *jsonrpc.Message) (any, *jsonrpc.Error) {
 						cancel(ctx, p, req, neverSent)
 						return textResult("cancelled a request that never was"), nil
 					}},
-				{Name: stillThereTool, Description: "Answers at once"},
+				{Name: fixtures.ClientStillThere, Description: "Answers at once"},
 			},
-			Context: toolCalls(lateCancelTool, unknownCancelTool, stillThereTool),
+			Context: toolCalls(fixtures.ClientCancelAnswered, fixtures.ClientCancelUnknown, fixtures.ClientStillThere),
 		})
-		t.Step("wait for the client to call %s, %s and %s in turn", lateCancelTool, unknownCancelTool, stillThereTool)
-		out := t.Settle(func(r []clientside.Received) bool { return len(clientside.ToolCalls(r, stillThereTool)) > 0 })
+		t.Step("wait for the client to call %s, %s and %s in turn", fixtures.ClientCancelAnswered, fixtures.ClientCancelUnknown, fixtures.ClientStillThere)
+		out := t.Settle(func(r []clientside.Received) bool { return len(clientside.ToolCalls(r, fixtures.ClientStillThere)) > 0 })
 		entries := t.Log().Entries()
-		if len(clientside.ToolCalls(entries, lateCancelTool)) == 0 {
-			t.Missed("a tools/call of "+lateCancelTool, out)
+		if len(clientside.ToolCalls(entries, fixtures.ClientCancelAnswered)) == 0 {
+			t.Missed("a tools/call of "+fixtures.ClientCancelAnswered, out)
 		}
-		if len(clientside.ToolCalls(entries, unknownCancelTool)) == 0 {
-			t.Fail(cancelRacesLate, "a call of "+unknownCancelTool+" after the late cancellation of the answered ping",
+		if len(clientside.ToolCalls(entries, fixtures.ClientCancelUnknown)) == 0 {
+			t.Fail(cancelRacesLate, "a call of "+fixtures.ClientCancelUnknown+" after the late cancellation of the answered ping",
 				"none; "+t.DescribeEnd(out))
 			t.Blocked("the client made no call after the late cancellation")
 		}
 		t.Pass(cancelRacesLate)
-		t.Judge(cancelRacesUnknown, len(clientside.ToolCalls(entries, stillThereTool)) > 0,
-			"a call of "+stillThereTool+" after the cancellation of an id never sent", "none; "+t.DescribeEnd(out))
+		t.Judge(cancelRacesUnknown, len(clientside.ToolCalls(entries, fixtures.ClientStillThere)) > 0,
+			"a call of "+fixtures.ClientStillThere+" after the cancellation of an id never sent", "none; "+t.DescribeEnd(out))
 	}),
 }

@@ -8,6 +8,7 @@ import (
 	"github.com/mcpconform/mcpconform/fakes/client"
 	"github.com/mcpconform/mcpconform/fakes/fault"
 	"github.com/mcpconform/mcpconform/fakes/server"
+	"github.com/mcpconform/mcpconform/fixtures"
 	"github.com/mcpconform/mcpconform/jsonrpc"
 	"github.com/mcpconform/mcpconform/protocol"
 	"github.com/mcpconform/mcpconform/scenarios"
@@ -19,7 +20,6 @@ import (
 // answered, cancels the question with notifications/cancelled. A client
 // whose user answers at once gives the cancellation nothing to act on and
 // is not judged; one still holding the question must not answer it.
-const cancelledTool = "test_elicitation_cancelled"
 
 var cancelledNoAnswer = &scenarios.Check{ID: "client-elicitation-cancelled/no-answer-after-cancel", Level: scenarios.Should,
 	Spec: "2025-11-25/basic/utilities/cancellation.mdx#behavior-requirements",
@@ -38,9 +38,9 @@ var cancelledScenario = &scenarios.Scenario{
 	Family:   family,
 	Side:     scenarios.ClientSide,
 	Versions: withElicitation,
-	Needs: []scenarios.Need{scenarios.NeedsOther("the client makes the toolCalls of $MCP_CONFORMANCE_CONTEXT (" + cancelledTool + ")"),
+	Needs: []scenarios.Need{scenarios.NeedsFixture(fixtures.ClientElicitationCancelled, "the client calls it, as the toolCalls of $MCP_CONFORMANCE_CONTEXT say"),
 		scenarios.NeedsOther("the elicitation capability"), scenarios.NeedsOther("a user (or harness) that takes longer than the quiet window to answer a form")},
-	Purpose: "The fake server's " + cancelledTool + " sends elicitation/create on its call's stream, waits the quiet window for " +
+	Purpose: "The fake server's " + fixtures.ClientElicitationCancelled + " sends elicitation/create on its call's stream, waits the quiet window for " +
 		"an answer, then sends notifications/cancelled for it and watches another quiet window for an answer that should not come.",
 	Checks: []*scenarios.Check{cancelledNoAnswer},
 	Run: clientside.Body(func(t *clientside.T) {
@@ -62,7 +62,7 @@ var cancelledScenario = &scenarios.Scenario{
 			params["mode"] = "form"
 		}
 		t.Serve(clientside.Script{
-			Tools: []clientside.Tool{{Name: cancelledTool, Description: "Asks for a confirmation, then withdraws the question",
+			Tools: []clientside.Tool{{Name: fixtures.ClientElicitationCancelled, Description: "Asks for a confirmation, then withdraws the question",
 				Call: func(ctx context.Context, p *server.Peer, req *jsonrpc.Message) (any, *jsonrpc.Error) {
 					defer finish()
 					if _, ok := declared(t)["elicitation"]; !ok {
@@ -106,12 +106,14 @@ var cancelledScenario = &scenarios.Scenario{
 					mu.Unlock()
 					return textResult("question withdrawn"), nil
 				}}},
-			Context: toolCalls(cancelledTool),
+			Context: toolCalls(fixtures.ClientElicitationCancelled),
 		})
-		t.Step("wait for the client to call %s; the server withdraws its question", cancelledTool)
-		out := t.Settle(func(r []clientside.Received) bool { return len(clientside.ToolCalls(r, cancelledTool)) > 0 })
-		if len(clientside.ToolCalls(t.Log().Entries(), cancelledTool)) == 0 {
-			t.Missed("a tools/call of "+cancelledTool, out)
+		t.Step("wait for the client to call %s; the server withdraws its question", fixtures.ClientElicitationCancelled)
+		out := t.Settle(func(r []clientside.Received) bool {
+			return len(clientside.ToolCalls(r, fixtures.ClientElicitationCancelled)) > 0
+		})
+		if len(clientside.ToolCalls(t.Log().Entries(), fixtures.ClientElicitationCancelled)) == 0 {
+			t.Missed("a tools/call of "+fixtures.ClientElicitationCancelled, out)
 		}
 		ctx, cancel := t.Wait()
 		select {

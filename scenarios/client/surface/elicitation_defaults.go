@@ -11,6 +11,7 @@ import (
 	"github.com/mcpconform/mcpconform/fakes/client"
 	"github.com/mcpconform/mcpconform/fakes/fault"
 	"github.com/mcpconform/mcpconform/fakes/server"
+	"github.com/mcpconform/mcpconform/fixtures"
 	"github.com/mcpconform/mcpconform/jsonrpc"
 	"github.com/mcpconform/mcpconform/protocol"
 	"github.com/mcpconform/mcpconform/scenarios"
@@ -22,7 +23,6 @@ import (
 // SHOULD of clients that support defaults, and validating the answer
 // against the schema a SHOULD; the official suite fails a client that leaves
 // a field out, and so does its run (it fails on warnings).
-const defaultsTool = "test_client_elicitation_defaults"
 
 var defaultsSchema = map[string]any{
 	"type": "object",
@@ -56,8 +56,9 @@ var defaultsScenario = &scenarios.Scenario{
 	Family:   family,
 	Side:     scenarios.ClientSide,
 	Versions: withModes,
-	Needs:    []scenarios.Need{scenarios.NeedsOther("the client calls " + defaultsTool + " and accepts the form it asks for"), scenarios.NeedsOther("the elicitation capability")},
-	Purpose: "The fake server's " + defaultsTool + " sends elicitation/create with a form of five optional fields (string, integer, " +
+	Needs: []scenarios.Need{scenarios.NeedsFixture(fixtures.ClientElicitationDefaults, "the client calls it and accepts the form it asks for"),
+		scenarios.NeedsOther("the elicitation capability")},
+	Purpose: "The fake server's " + fixtures.ClientElicitationDefaults + " sends elicitation/create with a form of five optional fields (string, integer, " +
 		"number, enum, boolean), each with a default, and keeps the answer. A client that declares no elicitation is not judged.",
 	Checks: []*scenarios.Check{defaultsApplied, defaultsContentValid},
 	Run: clientside.Body(func(t *clientside.T) {
@@ -68,7 +69,7 @@ var defaultsScenario = &scenarios.Scenario{
 			"requestedSchema": defaultsSchema,
 		}
 		t.Serve(clientside.Script{Tools: []clientside.Tool{{
-			Name:        defaultsTool,
+			Name:        fixtures.ClientElicitationDefaults,
 			Description: "Tests that client applies defaults for omitted elicitation fields",
 			Call: func(ctx context.Context, p *server.Peer, req *jsonrpc.Message) (any, *jsonrpc.Error) {
 				defer a.finish()
@@ -79,10 +80,12 @@ var defaultsScenario = &scenarios.Scenario{
 				return textResult("Elicitation completed: " + x.describe()), nil
 			},
 		}}})
-		t.Step("wait for the client to call %s and answer its form", defaultsTool)
-		out := t.Settle(func(r []clientside.Received) bool { return len(clientside.ToolCalls(r, defaultsTool)) > 0 })
-		if len(clientside.ToolCalls(t.Log().Entries(), defaultsTool)) == 0 {
-			t.Missed("a tools/call of "+defaultsTool, out)
+		t.Step("wait for the client to call %s and answer its form", fixtures.ClientElicitationDefaults)
+		out := t.Settle(func(r []clientside.Received) bool {
+			return len(clientside.ToolCalls(r, fixtures.ClientElicitationDefaults)) > 0
+		})
+		if len(clientside.ToolCalls(t.Log().Entries(), fixtures.ClientElicitationDefaults)) == 0 {
+			t.Missed("a tools/call of "+fixtures.ClientElicitationDefaults, out)
 		}
 		a.wait()
 		if _, ok := declared(t)["elicitation"]; !ok {

@@ -9,6 +9,7 @@ import (
 	"github.com/mcpconform/mcpconform/fakes/client"
 	"github.com/mcpconform/mcpconform/fakes/fault"
 	"github.com/mcpconform/mcpconform/fakes/server"
+	"github.com/mcpconform/mcpconform/fixtures"
 	"github.com/mcpconform/mcpconform/jsonrpc"
 	"github.com/mcpconform/mcpconform/protocol"
 	"github.com/mcpconform/mcpconform/protocol/codes"
@@ -22,7 +23,6 @@ import (
 // forbids; an error (any code; roots.mdx suggests -32601) or silence is
 // what a client without the feature does. A URL-mode elicitation to a
 // client that declared form mode only must get -32602.
-const undeclaredTool = "test_undeclared_requests"
 
 var (
 	undeclaredSampling = &scenarios.Check{ID: "client-undeclared/sampling-refused", Level: scenarios.Must,
@@ -63,8 +63,8 @@ var undeclaredScenario = &scenarios.Scenario{
 	Family:   family,
 	Side:     scenarios.ClientSide,
 	Versions: stateful,
-	Needs:    []scenarios.Need{scenarios.NeedsOther("the client makes the toolCalls of $MCP_CONFORMANCE_CONTEXT (" + undeclaredTool + ")")},
-	Purpose: "The fake server's " + undeclaredTool + " sends, on its call's stream, sampling/createMessage, roots/list and " +
+	Needs:    []scenarios.Need{scenarios.NeedsFixture(fixtures.ClientUndeclaredRequests, "the client calls it, as the toolCalls of $MCP_CONFORMANCE_CONTEXT say")},
+	Purpose: "The fake server's " + fixtures.ClientUndeclaredRequests + " sends, on its call's stream, sampling/createMessage, roots/list and " +
 		"elicitation/create for each of those capabilities the client left out, and a URL-mode elicitation when the client " +
 		"declared elicitation without url. A check whose capability the client declared is skipped.",
 	Checks: []*scenarios.Check{undeclaredSampling, undeclaredRoots, undeclaredElicitation, undeclaredSamplingTools, undeclaredURLMode},
@@ -78,7 +78,7 @@ var undeclaredScenario = &scenarios.Scenario{
 			form["mode"] = "form"
 		}
 		t.Serve(clientside.Script{
-			Tools: []clientside.Tool{{Name: undeclaredTool, Description: "Asks the client for what it did not declare",
+			Tools: []clientside.Tool{{Name: fixtures.ClientUndeclaredRequests, Description: "Asks the client for what it did not declare",
 				Call: func(ctx context.Context, p *server.Peer, req *jsonrpc.Message) (any, *jsonrpc.Error) {
 					defer a.finish()
 					caps := declared(t)
@@ -112,12 +112,14 @@ var undeclaredScenario = &scenarios.Scenario{
 					}
 					return textResult("done"), nil
 				}}},
-			Context: toolCalls(undeclaredTool),
+			Context: toolCalls(fixtures.ClientUndeclaredRequests),
 		})
-		t.Step("wait for the client to call %s and answer (or refuse) what it is asked", undeclaredTool)
-		out := t.Settle(func(r []clientside.Received) bool { return len(clientside.ToolCalls(r, undeclaredTool)) > 0 })
-		if len(clientside.ToolCalls(t.Log().Entries(), undeclaredTool)) == 0 {
-			t.Missed("a tools/call of "+undeclaredTool, out)
+		t.Step("wait for the client to call %s and answer (or refuse) what it is asked", fixtures.ClientUndeclaredRequests)
+		out := t.Settle(func(r []clientside.Received) bool {
+			return len(clientside.ToolCalls(r, fixtures.ClientUndeclaredRequests)) > 0
+		})
+		if len(clientside.ToolCalls(t.Log().Entries(), fixtures.ClientUndeclaredRequests)) == 0 {
+			t.Missed("a tools/call of "+fixtures.ClientUndeclaredRequests, out)
 		}
 		a.wait()
 		refused := func(c *scenarios.Check, key, capability, method string) {

@@ -6,12 +6,11 @@ import (
 
 	"github.com/mcpconform/mcpconform/fakes/client"
 	"github.com/mcpconform/mcpconform/fakes/fault"
+	"github.com/mcpconform/mcpconform/fixtures"
 	"github.com/mcpconform/mcpconform/protocol"
 	"github.com/mcpconform/mcpconform/scenarios"
 	"github.com/mcpconform/mcpconform/scenarios/clientside"
 )
-
-const augmentationTool = "test_client_tasks_augmentation"
 
 var (
 	augmentationCreatesTask = &scenarios.Check{ID: "client-tasks-augmentation/creates-task", Level: scenarios.Must,
@@ -36,14 +35,14 @@ var augmentationScenario = &scenarios.Scenario{
 	Family:   family,
 	Side:     scenarios.ClientSide,
 	Versions: versions,
-	Needs:    []scenarios.Need{scenarios.NeedsOther("the client makes the toolCalls of $MCP_CONFORMANCE_CONTEXT (" + augmentationTool + ") and stays connected until it is answered")},
-	Purpose: "While the client's call of " + augmentationTool + " is open, the fake server sends task-augmented elicitation/create and " +
+	Needs:    []scenarios.Need{scenarios.NeedsFixture(fixtures.ClientTasksAugmentation, "the client calls it, as the toolCalls of $MCP_CONFORMANCE_CONTEXT say, and stays connected until it is answered")},
+	Purpose: "While the client's call of " + fixtures.ClientTasksAugmentation + " is open, the fake server sends task-augmented elicitation/create and " +
 		"sampling/createMessage (for the capabilities the client declared) and a task-augmented roots/list, a request type no " +
 		"tasks capability names: the declared types must answer with a task, the others with their plain results. The fake " +
 		"server augments undeclared types on purpose (a server SHOULD NOT), to see them processed normally.",
 	Checks: []*scenarios.Check{augmentationCreatesTask, augmentationUndeclared},
 	Run: clientside.Body(func(t *clientside.T) {
-		r := open(t, augmentationTool)
+		r := open(t, fixtures.ClientTasksAugmentation)
 		var wrong, normal, notTasks []string
 		declaredAny := false
 		for i, k := range kinds {

@@ -8,13 +8,13 @@ import (
 
 	"github.com/mcpconform/mcpconform/fakes/client"
 	"github.com/mcpconform/mcpconform/fakes/fault"
+	"github.com/mcpconform/mcpconform/fixtures"
 	"github.com/mcpconform/mcpconform/protocol"
 	"github.com/mcpconform/mcpconform/scenarios"
 	"github.com/mcpconform/mcpconform/scenarios/clientside"
 )
 
 const (
-	cancelTool = "test_client_tasks_cancel"
 	// unknownTaskID names no task: the client generated every id it knows.
 	unknownTaskID = "mcpconform-no-such-task-7c1d"
 )
@@ -57,14 +57,14 @@ var cancelScenario = &scenarios.Scenario{
 	Family:   family,
 	Side:     scenarios.ClientSide,
 	Versions: versions,
-	Needs:    []scenarios.Need{scenarios.NeedsOther("the client makes the toolCalls of $MCP_CONFORMANCE_CONTEXT (" + cancelTool + ") and stays connected until it is answered")},
-	Purpose: "While the client's call of " + cancelTool + " is open, the fake server creates task C with the user's answer held " +
+	Needs:    []scenarios.Need{scenarios.NeedsFixture(fixtures.ClientTasksCancel, "the client calls it, as the toolCalls of $MCP_CONFORMANCE_CONTEXT say, and stays connected until it is answered")},
+	Purpose: "While the client's call of " + fixtures.ClientTasksCancel + " is open, the fake server creates task C with the user's answer held " +
 		"(the reference client waits for a ping carrying _meta " + client.MetaReleaseAnswer + "), cancels it, releases the late " +
 		"answer, polls C and asks for its result; cancels C again and a task D that completed; and names an unknown task id " +
 		"to tasks/get, tasks/result and tasks/cancel.",
 	Checks: []*scenarios.Check{cancelResponse, cancelStays, cancelResult, cancelTerminal, cancelUnknown},
 	Run: clientside.Body(func(t *clientside.T) {
-		r := open(t, cancelTool)
+		r := open(t, fixtures.ClientTasksCancel)
 		ks := r.needKinds()
 		if r.caps.tasks.Cancel == nil {
 			t.SkipRest("the client does not declare capabilities.tasks.cancel")

@@ -6,12 +6,12 @@ import (
 
 	"github.com/mcpconform/mcpconform/fakes/client"
 	"github.com/mcpconform/mcpconform/fakes/fault"
+	"github.com/mcpconform/mcpconform/fixtures"
 	"github.com/mcpconform/mcpconform/scenarios"
 	"github.com/mcpconform/mcpconform/scenarios/clientside"
 )
 
 const (
-	capacityTool = "test_client_tasks_capacity"
 	// capacityRequests is how many task-augmented requests arrive at once,
 	// none of them answered by the user: more than a small receiver keeps.
 	capacityRequests = 48
@@ -36,12 +36,12 @@ var capacityScenario = &scenarios.Scenario{
 	Family:   family,
 	Side:     scenarios.ClientSide,
 	Versions: versions,
-	Needs:    []scenarios.Need{scenarios.NeedsOther("the client makes the toolCalls of $MCP_CONFORMANCE_CONTEXT (" + capacityTool + ") and stays connected until it is answered")},
+	Needs:    []scenarios.Need{scenarios.NeedsFixture(fixtures.ClientTasksCapacity, "the client calls it, as the toolCalls of $MCP_CONFORMANCE_CONTEXT say, and stays connected until it is answered")},
 	Purpose: fmt.Sprintf("While the client's call of %s is open, the fake server sends %d task-augmented requests at once, each "+
-		"asking the reference client's user to hold the answer, and waits the response timeout for an answer to each.", capacityTool, capacityRequests),
+		"asking the reference client's user to hold the answer, and waits the response timeout for an answer to each.", fixtures.ClientTasksCapacity, capacityRequests),
 	Checks: []*scenarios.Check{capacityAnswered},
 	Run: clientside.Body(func(t *clientside.T) {
-		r := open(t, capacityTool)
+		r := open(t, fixtures.ClientTasksCapacity)
 		ks := r.needKinds()
 		t.Step("send %d task-augmented requests at once", capacityRequests)
 		var (

@@ -9,13 +9,12 @@ import (
 
 	"github.com/mcpconform/mcpconform/fakes/client"
 	"github.com/mcpconform/mcpconform/fakes/fault"
+	"github.com/mcpconform/mcpconform/fixtures"
 	"github.com/mcpconform/mcpconform/jsonrpc"
 	"github.com/mcpconform/mcpconform/protocol"
 	"github.com/mcpconform/mcpconform/scenarios"
 	"github.com/mcpconform/mcpconform/scenarios/clientside"
 )
-
-const lifecycleTool = "test_client_tasks_lifecycle"
 
 const terminalQuote = "Tasks with a completed, failed, or cancelled status are in a terminal state and MUST NOT transition to any other status"
 
@@ -79,15 +78,15 @@ var lifecycleScenario = &scenarios.Scenario{
 	Family:   family,
 	Side:     scenarios.ClientSide,
 	Versions: versions,
-	Needs:    []scenarios.Need{scenarios.NeedsOther("the client makes the toolCalls of $MCP_CONFORMANCE_CONTEXT (" + lifecycleTool + ") and stays connected until it is answered")},
-	Purpose: "While the client's call of " + lifecycleTool + " is open, the fake server creates two tasks on the client: A, whose " +
+	Needs:    []scenarios.Need{scenarios.NeedsFixture(fixtures.ClientTasksLifecycle, "the client calls it, as the toolCalls of $MCP_CONFORMANCE_CONTEXT say, and stays connected until it is answered")},
+	Purpose: "While the client's call of " + fixtures.ClientTasksLifecycle + " is open, the fake server creates two tasks on the client: A, whose " +
 		"user answer the reference client holds until a ping releases it (_meta " + client.MetaHoldAnswer + "), and B, answered " +
 		"freely. It polls A, sends tasks/result for A and watches it stay unanswered for the quiet window, releases the answer, " +
 		"takes the result, polls B to its end, fetches B's result, polls both once more, and reads every status notification.",
 	Checks: []*scenarios.Check{lifecycleStartsWorking, lifecycleResultBlocks, lifecycleResultRelated, lifecycleTerminalStays, lifecycleTTL,
 		lifecycleTimestamps, lifecycleNotifications, lifecycleNotificationsMeta},
 	Run: clientside.Body(func(t *clientside.T) {
-		r := open(t, lifecycleTool)
+		r := open(t, fixtures.ClientTasksLifecycle)
 		ks := r.needKinds()
 		kindA, kindB := ks[0], ks[len(ks)-1]
 		a := r.mustCreate(kindA, 1, true)

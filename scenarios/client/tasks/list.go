@@ -7,13 +7,13 @@ import (
 
 	"github.com/mcpconform/mcpconform/fakes/client"
 	"github.com/mcpconform/mcpconform/fakes/fault"
+	"github.com/mcpconform/mcpconform/fixtures"
 	"github.com/mcpconform/mcpconform/protocol"
 	"github.com/mcpconform/mcpconform/scenarios"
 	"github.com/mcpconform/mcpconform/scenarios/clientside"
 )
 
 const (
-	listTool = "test_client_tasks_list"
 	// listTasks is how many tasks the scenario creates: more than a small
 	// page, so that a paging client pages.
 	listTasks = 5
@@ -43,12 +43,12 @@ var listScenario = &scenarios.Scenario{
 	Family:   family,
 	Side:     scenarios.ClientSide,
 	Versions: versions,
-	Needs:    []scenarios.Need{scenarios.NeedsOther("the client makes the toolCalls of $MCP_CONFORMANCE_CONTEXT (" + listTool + ") and stays connected until it is answered")},
+	Needs:    []scenarios.Need{scenarios.NeedsFixture(fixtures.ClientTasksList, "the client calls it, as the toolCalls of $MCP_CONFORMANCE_CONTEXT say, and stays connected until it is answered")},
 	Purpose: fmt.Sprintf("While the client's call of %s is open, the fake server creates %d tasks on the client, lists them page "+
-		"by page passing each nextCursor back untouched, then asks for a page with the cursor %q.", listTool, listTasks, badCursor),
+		"by page passing each nextCursor back untouched, then asks for a page with the cursor %q.", fixtures.ClientTasksList, listTasks, badCursor),
 	Checks: []*scenarios.Check{listComplete, listBadCursor},
 	Run: clientside.Body(func(t *clientside.T) {
-		r := open(t, listTool)
+		r := open(t, fixtures.ClientTasksList)
 		ks := r.needKinds()
 		if r.caps.tasks.List == nil {
 			t.SkipRest("the client does not declare capabilities.tasks.list")
