@@ -70,7 +70,7 @@ func sampleRun() *reports.Run {
 					{
 						ID: "tools-list/response", Title: "tools/list gets a response",
 						Level: "MUST", SpecRef: "2025-11-25/server/tools.mdx#listing-tools",
-						Status: reports.Errored, Duration: 5 * time.Second,
+						Status: reports.Errored, Reason: reports.ReasonDeadline, Duration: 5 * time.Second,
 						Message: "harness: deadline exceeded after 5s\nwaiting for response to id 2",
 					},
 				},

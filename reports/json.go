@@ -49,15 +49,18 @@ type (
 		Stderr      string      `json:"stderr,omitempty"`
 	}
 	jsonCheck struct {
-		ID         string  `json:"id"`
-		Title      string  `json:"title"`
-		Level      string  `json:"level"`
-		SpecRef    string  `json:"specRef"`
-		Quote      string  `json:"quote,omitempty"`
-		Source     string  `json:"source,omitempty"`
-		Status     Status  `json:"status"`
-		Message    string  `json:"message,omitempty"`
-		DurationMs float64 `json:"durationMs"`
+		ID      string `json:"id"`
+		Title   string `json:"title"`
+		Level   string `json:"level"`
+		SpecRef string `json:"specRef"`
+		Quote   string `json:"quote,omitempty"`
+		Source  string `json:"source,omitempty"`
+		Status  Status `json:"status"`
+		// Reason: the kind of reason of a skip or an error, for machines
+		// (the message says it to people).
+		Reason     ReasonKind `json:"reason,omitempty"`
+		Message    string     `json:"message,omitempty"`
+		DurationMs float64    `json:"durationMs"`
 		// Expected: a failure an expected-failures baseline lists (status
 		// stays "failed"); ExpectedBy names the entry and where it is.
 		Expected   bool   `json:"expected,omitempty"`
@@ -223,6 +226,7 @@ func ReadJSON(rd io.Reader) (*Run, error) {
 				Quote:    c.Quote,
 				Source:   c.Source,
 				Status:   c.Status,
+				Reason:   c.Reason,
 				Message:  c.Message,
 				Duration: fromMillis(c.DurationMs),
 				// A mark only a failure can carry, as Apply sets it.
@@ -288,6 +292,7 @@ func jsonFromScenario(r *Run, s *Scenario) jsonScenario {
 			Quote:      c.Quote,
 			Source:     c.Source,
 			Status:     status,
+			Reason:     c.Reason,
 			Message:    msg,
 			DurationMs: millis(c.Duration),
 		})

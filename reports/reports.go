@@ -31,6 +31,40 @@ func (s Status) Valid() bool {
 	return false
 }
 
+// ReasonKind is the kind of reason a skipped or errored check gives, so a
+// reader tells "the target gave nothing to judge" from "the run was
+// stopped" without reading Message, whose text stays as it was (for
+// people, and for readers of results written before the kind was).
+type ReasonKind string
+
+const (
+	// ReasonNotJudged: what the check judges never happened (the target
+	// refused the version, failed a prerequisite, was lost, or answered
+	// without what the check needs).
+	ReasonNotJudged ReasonKind = "not-judged"
+	// ReasonProfile: the check is of an opt-in profile the run did not
+	// enable (--profile).
+	ReasonProfile ReasonKind = "profile-not-enabled"
+	// ReasonInterrupted: a signal stopped the run before the check was
+	// judged.
+	ReasonInterrupted ReasonKind = "interrupted"
+	// ReasonHarness: the harness could not do its part (start or reach
+	// the target) or was at fault itself.
+	ReasonHarness ReasonKind = "harness-error"
+	// ReasonDeadline: the scenario's deadline passed before the check was
+	// judged.
+	ReasonDeadline ReasonKind = "deadline"
+)
+
+// Valid reports whether k is one of the known kinds ("" is none).
+func (k ReasonKind) Valid() bool {
+	switch k {
+	case ReasonNotJudged, ReasonProfile, ReasonInterrupted, ReasonHarness, ReasonDeadline:
+		return true
+	}
+	return false
+}
+
 // Run is one invocation of the suite against one target.
 type Run struct {
 	Tool        string // "mcpconform"
@@ -72,9 +106,12 @@ type Check struct {
 	SpecRef string // e.g. "2025-11-25/basic/lifecycle.mdx#version-negotiation"
 	// Quote is the sentence the check rests on; Source names a design note
 	// when that, not the spec page, is where the sentence comes from.
-	Quote    string
-	Source   string
-	Status   Status
+	Quote  string
+	Source string
+	Status Status
+	// Reason is the kind of reason of a skip or an error; "" for a plain
+	// skip (a capability or fixture missing) and for the other statuses.
+	Reason   ReasonKind
 	Message  string // for failures: "Expected: …\nActual: …"; for skips: the reason
 	Duration time.Duration
 	// Expected marks a failed check that an expected-failures baseline

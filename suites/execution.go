@@ -163,10 +163,7 @@ func (e *Execution) record(p *plannedRun, res runner.Result[scenarioRun], strict
 	}
 	for _, planned := range e.col.plannedChecks(p.key) {
 		i := slices.IndexFunc(s.Checks, func(c *scenarios.Check) bool { return c.ID == planned })
-		v := r.Verdicts[i]
-		rc := checkReport(cfg, s.Checks[i])
-		rc.Level, rc.Status, rc.Message, rc.Duration = string(v.Check.Level), Status(v, strict), v.Message, v.At
-		e.col.addCheck(p.key, rc)
+		e.col.addCheck(p.key, judgedReport(cfg, s.Checks[i], r.Verdicts[i], strict))
 	}
 }
 

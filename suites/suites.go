@@ -147,7 +147,7 @@ func (c *Collector) Interrupted(signal string) []reports.Scenario {
 				s.Checks = append(s.Checks, j)
 				continue
 			}
-			ch.Status, ch.Message = reports.Errored, reason
+			ch.Status, ch.Reason, ch.Message = reports.Errored, reports.ReasonInterrupted, reason
 			s.Checks = append(s.Checks, ch)
 		}
 		out = append(out, s)
@@ -266,6 +266,21 @@ func Status(v scenarios.Verdict, strict bool) reports.Status {
 	return reports.Warning
 }
 
+// reasonKind is the reports' name of a verdict's kind of reason.
+func reasonKind(w scenarios.Why) reports.ReasonKind {
+	switch w {
+	case scenarios.NotJudged:
+		return reports.ReasonNotJudged
+	case scenarios.ProfileOff:
+		return reports.ReasonProfile
+	case scenarios.Deadline:
+		return reports.ReasonDeadline
+	case scenarios.Harness:
+		return reports.ReasonHarness
+	}
+	return ""
+}
+
 // CheckLabels derives the Ginkgo labels of a check from catalogue data.
 func CheckLabels(s *scenarios.Scenario, c *scenarios.Check, version string, kind transport.Kind) Labels {
 	// origin says whether the scenario is one of the official suite's (a
@@ -379,6 +394,15 @@ func checkReport(cfg Config, c *scenarios.Check) reports.Check {
 		ID: c.ID, Title: c.Title, Level: string(c.Level), SpecRef: protocol.PageFor(c.Spec, cfg.Env.Version),
 		Quote: c.Quote, Source: c.Source,
 	}
+}
+
+// judgedReport is what the reports say of check c of a scenario run by
+// cfg, judged v: the one place a verdict becomes a report's check, its
+// status (Status), its kind of reason and its level as judged.
+func judgedReport(cfg Config, c *scenarios.Check, v scenarios.Verdict, strict bool) reports.Check {
+	rc := checkReport(cfg, c)
+	rc.Level, rc.Status, rc.Reason, rc.Message, rc.Duration = string(v.Check.Level), Status(v, strict), reasonKind(v.Why), v.Message, v.At
+	return rc
 }
 
 // planScenario tells the collector which of the scenario's checks the run
