@@ -12,8 +12,8 @@ var fixtureStart = time.Date(2026, 1, 2, 3, 4, 5, 0, time.UTC)
 
 // sampleRun covers every status, multi-line messages, Markdown-hostile
 // titles and a transcript with "]]>" in it. Only the first scenario names
-// its side and transport; the others fall back to the run's. Fixed times
-// keep goldens stable.
+// its side and transport; the writers render the others with the run's
+// (Normalize). Fixed times keep goldens stable.
 func sampleRun() *reports.Run {
 	return &reports.Run{
 		Tool:        "mcpconform",

@@ -80,13 +80,18 @@ type (
 )
 
 // WriteJSON writes r as indented JSON with lower-camel field names,
-// durations in milliseconds and per-run and per-scenario counts. Check
-// statuses are normalised like Counts does (unknown → "error"), so the
-// statuses and the counts in the file always agree.
+// durations in milliseconds and per-run and per-scenario counts, of r as
+// Normalize completes it: each scenario says where it ran, and an unknown
+// check status is written "error", as Counts counts it.
 func WriteJSON(w io.Writer, r *Run) error {
 	if r == nil {
 		return errNilRun
 	}
+	return writeJSON(w, normalized(r))
+}
+
+// writeJSON writes a normalised run.
+func writeJSON(w io.Writer, r *Run) error {
 	// The run is written scenario by scenario: indenting the whole run at
 	// once held its encoding three times over (compact, indented, and the
 	// encoder's buffer). The bytes are those of one indented encoding:
@@ -116,7 +121,7 @@ func WriteJSON(w io.Writer, r *Run) error {
 		if _, err := io.WriteString(w, sep); err != nil {
 			return fmt.Errorf("reports: writing JSON: %w", err)
 		}
-		if err := enc.Encode(jsonFromScenario(r, &r.Scenarios[i])); err != nil {
+		if err := enc.Encode(jsonFromScenario(&r.Scenarios[i])); err != nil {
 			return fmt.Errorf("reports: encoding JSON: %w", err)
 		}
 		elem.held = false // the encoder's newline: the array goes on
@@ -171,8 +176,9 @@ func (h *holdNewline) Write(b []byte) (int, error) {
 
 // ReadJSON parses a results.json written by WriteJSON back into a Run, so a
 // report can be re-rendered (e.g. as Markdown) without rerunning the suite.
-// A file from before scenarios carried side and transport reads with those
-// empty, which the writers resolve against the run's values.
+// The run is normalised as it is read (Normalize): a file from before
+// scenarios carried side and transport reads with the run's, where the run
+// names one.
 func ReadJSON(rd io.Reader) (*Run, error) {
 	var in jsonRun
 	if err := json.NewDecoder(rd).Decode(&in); err != nil {
@@ -236,6 +242,7 @@ func ReadJSON(rd io.Reader) (*Run, error) {
 		}
 		r.Scenarios = append(r.Scenarios, sc)
 	}
+	r.Normalize()
 	return r, nil
 }
 
@@ -263,16 +270,16 @@ func jsonRunHead(r *Run) jsonRun {
 	return out
 }
 
-// jsonFromScenario is the wire shape of one scenario of r.
-func jsonFromScenario(r *Run, s *Scenario) jsonScenario {
+// jsonFromScenario is the wire shape of one scenario.
+func jsonFromScenario(s *Scenario) jsonScenario {
 	sc := s.Counts()
 	js := jsonScenario{
 		ID:          s.ID,
 		Title:       s.Title,
 		Family:      s.Family,
-		Side:        s.side(r),
-		Transport:   s.transport(r),
-		SpecVersion: s.specVersion(r),
+		Side:        s.Side,
+		Transport:   s.Transport,
+		SpecVersion: s.SpecVersion,
 		Started:     jsonTime(s.Started),
 		DurationMs:  millis(s.Duration),
 		Outcome:     sc.Outcome(),
@@ -283,7 +290,6 @@ func jsonFromScenario(r *Run, s *Scenario) jsonScenario {
 	}
 	for j := range s.Checks {
 		c := &s.Checks[j]
-		status, msg := c.effective()
 		js.Checks = append(js.Checks, jsonCheck{
 			ID:         c.ID,
 			Title:      c.Title,
@@ -291,12 +297,12 @@ func jsonFromScenario(r *Run, s *Scenario) jsonScenario {
 			SpecRef:    c.SpecRef,
 			Quote:      c.Quote,
 			Source:     c.Source,
-			Status:     status,
+			Status:     c.Status,
 			Reason:     c.Reason,
-			Message:    msg,
+			Message:    c.Message,
 			DurationMs: millis(c.Duration),
 		})
-		if c.display() == ExpectedFailure {
+		if c.Final() == ExpectedFailure { // the mark only a failure carries
 			js.Checks[len(js.Checks)-1].Expected = true
 			js.Checks[len(js.Checks)-1].ExpectedBy = c.ExpectedBy
 		}

@@ -43,6 +43,11 @@ func WriteMarkdown(w io.Writer, r *Run) error {
 	if r == nil {
 		return errNilRun
 	}
+	return writeMarkdown(w, normalized(r))
+}
+
+// writeMarkdown writes a normalised run.
+func writeMarkdown(w io.Writer, r *Run) error {
 	var b strings.Builder
 	total := r.Counts()
 
@@ -97,7 +102,7 @@ func writeMarkdownAxes(b *strings.Builder, r *Run) {
 	counts := map[axis]Counts{}
 	for i := range r.Scenarios {
 		s := &r.Scenarios[i]
-		a := s.axis(r)
+		a := s.axis()
 		counts[a] = counts[a].plus(s.Counts())
 	}
 	b.WriteString("\n## By transport and spec version\n\n")
@@ -145,8 +150,8 @@ func writeMarkdownFailures(b *strings.Builder, r *Run) map[checkRef]bool {
 				break
 			}
 			ch := &s.Checks[j]
-			_, msg := ch.effective()
-			st := ch.display()
+			msg := ch.Message
+			st := ch.Final()
 			if st != Failed && st != Errored {
 				continue
 			}
@@ -225,7 +230,7 @@ func cutLine(s string, n int) string {
 
 func writeMarkdownScenarioHeading(b *strings.Builder, r *Run, s *Scenario) {
 	fmt.Fprintf(b, "\n### %s %s", statusLabel(s.Counts().Outcome()), mdCode(s.ID, false))
-	if where := s.axis(r).label(); where != "" {
+	if where := s.axis().label(); where != "" {
 		fmt.Fprintf(b, " · %s", mdText(where))
 	}
 	if s.Title != "" {
@@ -239,8 +244,8 @@ func writeMarkdownScenario(b *strings.Builder, r *Run, i int, evidenced map[chec
 	c := s.Counts()
 	writeMarkdownScenarioHeading(b, r, s)
 	fmt.Fprintf(b, "\nFamily: %s · Side: %s · Transport: %s · Spec: %s · Checks: %d · Duration: %s\n",
-		orDash(mdText(s.Family)), orDash(mdText(s.side(r))), orDash(mdText(s.transport(r))),
-		orDash(mdText(s.specVersion(r))), c.Total, mdDuration(s.Duration))
+		orDash(mdText(s.Family)), orDash(mdText(s.Side)), orDash(mdText(s.Transport)),
+		orDash(mdText(s.SpecVersion)), c.Total, mdDuration(s.Duration))
 	if len(s.Checks) == 0 {
 		return
 	}
@@ -248,7 +253,7 @@ func writeMarkdownScenario(b *strings.Builder, r *Run, i int, evidenced map[chec
 	b.WriteString("\n| Status | Level | Check | Title |\n|---|---|---|---|\n")
 	for j := range s.Checks {
 		ch := &s.Checks[j]
-		st := ch.display()
+		st := ch.Final()
 		fmt.Fprintf(b, "| %s | %s | %s | %s |\n",
 			statusLabel(st), orDash(mdText(ch.Level)), mdCode(ch.ID, true), mdText(ch.Title))
 	}
@@ -261,8 +266,8 @@ func writeMarkdownScenario(b *strings.Builder, r *Run, i int, evidenced map[chec
 	}
 	for j := range s.Checks {
 		ch := &s.Checks[j]
-		_, msg := ch.effective()
-		st := ch.display()
+		msg := ch.Message
+		st := ch.Final()
 		if st == Passed || strings.TrimSpace(msg) == "" || evidenced[checkRef{i, j}] {
 			continue
 		}
@@ -328,7 +333,7 @@ func writeMarkdownExpected(b *strings.Builder, r *Run) {
 		s := &r.Scenarios[i]
 		for j := range s.Checks {
 			ch := &s.Checks[j]
-			if ch.display() != ExpectedFailure {
+			if ch.Final() != ExpectedFailure {
 				continue
 			}
 			if shown == mdMaxExpected {
@@ -336,9 +341,9 @@ func writeMarkdownExpected(b *strings.Builder, r *Run) {
 				return
 			}
 			shown++
-			_, msg := ch.effective()
+			msg := ch.Message
 			line := mdText(cutLine(firstLine(msg, ch.Title), mdTranscriptLineBytes))
-			if where := s.axis(r).label(); where != "" {
+			if where := s.axis().label(); where != "" {
 				line = mdText(where) + ": " + line
 			}
 			fmt.Fprintf(b, "- **XFAIL** %s · %s · baseline %s\n", mdCode(ch.ID, false), line, mdCode(ch.ExpectedBy, false))

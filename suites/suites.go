@@ -86,9 +86,8 @@ func (c Config) side() scenarios.Side {
 // run reports the ones it never judged (Interrupted).
 type Collector struct {
 	// Baseline, when set, marks each failed check it expects as it is
-	// collected (the progress shows it as XFAIL); Side is the run's side.
+	// collected (the progress shows it as XFAIL).
 	Baseline *reports.Baseline
-	Side     string
 
 	mu        sync.Mutex
 	scenarios map[string]*reports.Scenario
@@ -175,7 +174,7 @@ func (c *Collector) addCheck(key string, check reports.Check) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	s := c.scenarios[key]
-	c.Baseline.Mark(c.Side, s, &check)
+	c.Baseline.Mark(s, &check)
 	s.Checks = append(s.Checks, check)
 	if check.Message != "" {
 		c.trimLocked()
