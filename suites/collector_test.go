@@ -46,7 +46,9 @@ var _ = Describe("a verdict as the reports hold it", func() {
 	}
 	DescribeTable("carries the kind of its reason, and the status strict gives it",
 		func(v scenarios.Verdict, strict bool, status reports.Status, reason reports.ReasonKind) {
-			got := judgedReport(cfg, check, v, strict)
+			cfg := cfg
+			cfg.Strict = strict
+			got := judgedReport(cfg, check, v)
 			Expect(got.Status).To(Equal(status))
 			Expect(got.Reason).To(Equal(reason))
 			Expect(got.Message).To(Equal("why so"), "the message stays as the verdict gave it")

@@ -249,7 +249,9 @@ func (c *Collector) Scenarios() []reports.Scenario {
 }
 
 // Status converts a verdict to a report status: a SHOULD or MAY that fails is
-// a warning unless strict.
+// a warning unless strict. It is the one place --strict is decided: the
+// collector (judgedReport) and the specs call it with their config's Strict;
+// the reports and the baseline read the status it gave.
 func Status(v scenarios.Verdict, strict bool) reports.Status {
 	switch v.Outcome {
 	case scenarios.Pass:
@@ -397,10 +399,11 @@ func checkReport(cfg Config, c *scenarios.Check) reports.Check {
 
 // judgedReport is what the reports say of check c of a scenario run by
 // cfg, judged v: the one place a verdict becomes a report's check, its
-// status (Status), its kind of reason and its level as judged.
-func judgedReport(cfg Config, c *scenarios.Check, v scenarios.Verdict, strict bool) reports.Check {
+// status (Status, strict as cfg says), its kind of reason and its level
+// as judged.
+func judgedReport(cfg Config, c *scenarios.Check, v scenarios.Verdict) reports.Check {
 	rc := checkReport(cfg, c)
-	rc.Level, rc.Status, rc.Reason, rc.Message, rc.Duration = string(v.Check.Level), Status(v, strict), reasonKind(v.Why), v.Message, v.At
+	rc.Level, rc.Status, rc.Reason, rc.Message, rc.Duration = string(v.Check.Level), Status(v, cfg.Strict), reasonKind(v.Why), v.Message, v.At
 	return rc
 }
 

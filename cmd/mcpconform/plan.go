@@ -248,12 +248,12 @@ func (p *plan) execute(cmd *cobra.Command) (int, error) {
 		collected := make(chan struct{})
 		go func() {
 			defer close(collected)
-			exec.Collect(p.flags.strict)
+			exec.Collect()
 		}()
 		runView(exec, cmd.ErrOrStderr())
 		<-collected
 	} else {
-		exec.Collect(p.flags.strict)
+		exec.Collect()
 	}
 	progressDone()
 	interruptedBy := sigs.interruptedBy(exec.Stopped())
