@@ -59,12 +59,15 @@ var _ = Describe("Run.Normalize", func() {
 		Expect(r.Scenarios[1]).To(Equal(reports.Scenario{ID: "b", Side: "client", Transport: "http", SpecVersion: "2025-06-18"}))
 	})
 
-	It("makes an unknown status an error of the harness saying so, and drops a kind of reason that does not belong", func() {
+	It("makes an unknown status an error of the harness saying so, and drops a kind of reason or an expected mark that does not belong", func() {
 		r := &reports.Run{Scenarios: []reports.Scenario{{ID: "s", Checks: []reports.Check{
 			{ID: "s/unknown", Status: "PASSED", Message: "was it"},
 			{ID: "s/kind-of-a-pass", Status: reports.Passed, Reason: reports.ReasonDeadline},
 			{ID: "s/unknown-kind", Status: reports.Skipped, Reason: "bad-luck", Message: "m"},
 			{ID: "s/fine", Status: reports.Errored, Reason: reports.ReasonInterrupted, Message: "m"},
+			{ID: "s/expected-pass", Status: reports.Passed, Expected: true, ExpectedBy: "e"},
+			{ID: "s/unmarked-entry", Status: reports.Failed, ExpectedBy: "e"},
+			{ID: "s/expected", Status: reports.Failed, Expected: true, ExpectedBy: "e"},
 		}}}}
 		r.Normalize()
 		Expect(r.Scenarios[0].Checks).To(Equal([]reports.Check{
@@ -72,6 +75,9 @@ var _ = Describe("Run.Normalize", func() {
 			{ID: "s/kind-of-a-pass", Status: reports.Passed},
 			{ID: "s/unknown-kind", Status: reports.Skipped, Message: "m"},
 			{ID: "s/fine", Status: reports.Errored, Reason: reports.ReasonInterrupted, Message: "m"},
+			{ID: "s/expected-pass", Status: reports.Passed},
+			{ID: "s/unmarked-entry", Status: reports.Failed},
+			{ID: "s/expected", Status: reports.Failed, Expected: true, ExpectedBy: "e"},
 		}))
 		again := *r
 		again.Scenarios = []reports.Scenario{r.Scenarios[0]}
@@ -93,5 +99,17 @@ var _ = Describe("Run.Normalize", func() {
 		Expect(renderHTML(r)).To(Equal(renderHTML(normal)))
 		Expect(r).To(Equal(before), "the writers read; they do not complete their input")
 		Expect(r).NotTo(Equal(normal))
+	})
+})
+
+var _ = Describe("Status.Word", func() {
+	It("is the one word every report and the progress print for a status", func() {
+		words := map[reports.Status]string{}
+		for _, st := range []reports.Status{reports.Passed, reports.Failed, reports.Warning, reports.Skipped,
+			reports.Errored, reports.ExpectedFailure, "bogus"} {
+			words[st] = st.Word()
+		}
+		Expect(words).To(Equal(map[reports.Status]string{reports.Passed: "PASS", reports.Failed: "FAIL", reports.Warning: "WARN",
+			reports.Skipped: "SKIP", reports.Errored: "ERROR", reports.ExpectedFailure: "XFAIL", "bogus": "ERROR"}))
 	})
 })

@@ -380,7 +380,7 @@ func htmlStatusOf(s Status) htmlStatus {
 	if !s.Valid() && s != ExpectedFailure {
 		s = Errored
 	}
-	return htmlStatus{Name: string(s), Label: statusLabel(s)}
+	return htmlStatus{Name: string(s), Label: s.Word()}
 }
 
 func htmlCounts(c Counts) []htmlCount {

@@ -225,18 +225,17 @@ func ReadJSON(rd io.Reader) (*Run, error) {
 		}
 		for _, c := range s.Checks {
 			sc.Checks = append(sc.Checks, Check{
-				ID:       c.ID,
-				Title:    c.Title,
-				Level:    c.Level,
-				SpecRef:  c.SpecRef,
-				Quote:    c.Quote,
-				Source:   c.Source,
-				Status:   c.Status,
-				Reason:   c.Reason,
-				Message:  c.Message,
-				Duration: fromMillis(c.DurationMs),
-				// A mark only a failure can carry, as Apply sets it.
-				Expected:   c.Expected && c.Status == Failed,
+				ID:         c.ID,
+				Title:      c.Title,
+				Level:      c.Level,
+				SpecRef:    c.SpecRef,
+				Quote:      c.Quote,
+				Source:     c.Source,
+				Status:     c.Status,
+				Reason:     c.Reason,
+				Message:    c.Message,
+				Duration:   fromMillis(c.DurationMs),
+				Expected:   c.Expected,
 				ExpectedBy: c.ExpectedBy,
 			})
 		}
@@ -301,11 +300,9 @@ func jsonFromScenario(s *Scenario) jsonScenario {
 			Reason:     c.Reason,
 			Message:    c.Message,
 			DurationMs: millis(c.Duration),
+			Expected:   c.Expected,
+			ExpectedBy: c.ExpectedBy,
 		})
-		if c.Final() == ExpectedFailure { // the mark only a failure carries
-			js.Checks[len(js.Checks)-1].Expected = true
-			js.Checks[len(js.Checks)-1].ExpectedBy = c.ExpectedBy
-		}
 	}
 	return js
 }

@@ -55,7 +55,7 @@ func writeMarkdown(w io.Writer, r *Run) error {
 	if r.Side != "" {
 		side = " " + mdText(r.Side)
 	}
-	fmt.Fprintf(&b, "# %s%s conformance: %s\n\n", mdText(r.tool()), side, statusLabel(r.Outcome()))
+	fmt.Fprintf(&b, "# %s%s conformance: %s\n\n", mdText(r.tool()), side, r.Outcome().Word())
 	if note := r.InterruptedNote(); note != "" {
 		fmt.Fprintf(&b, "> [!WARNING]\n> **INTERRUPTED.** %s\n\n", mdText(note))
 	}
@@ -111,7 +111,7 @@ func writeMarkdownAxes(b *strings.Builder, r *Run) {
 	for _, a := range axes {
 		c := counts[a]
 		fmt.Fprintf(b, "| %s | %s | %s | %d | %s | %d | %d | %d | %d |\n",
-			orDash(mdText(a.transport)), orDash(mdText(a.specVersion)), statusLabel(c.Outcome()),
+			orDash(mdText(a.transport)), orDash(mdText(a.specVersion)), c.Outcome().Word(),
 			c.Passed, mdFailed(c), c.Warning, c.Skipped, c.Errored, c.Total)
 	}
 }
@@ -229,7 +229,7 @@ func cutLine(s string, n int) string {
 }
 
 func writeMarkdownScenarioHeading(b *strings.Builder, r *Run, s *Scenario) {
-	fmt.Fprintf(b, "\n### %s %s", statusLabel(s.Counts().Outcome()), mdCode(s.ID, false))
+	fmt.Fprintf(b, "\n### %s %s", s.Counts().Outcome().Word(), mdCode(s.ID, false))
 	if where := s.axis().label(); where != "" {
 		fmt.Fprintf(b, " · %s", mdText(where))
 	}
@@ -255,7 +255,7 @@ func writeMarkdownScenario(b *strings.Builder, r *Run, i int, evidenced map[chec
 		ch := &s.Checks[j]
 		st := ch.Final()
 		fmt.Fprintf(b, "| %s | %s | %s | %s |\n",
-			statusLabel(st), orDash(mdText(ch.Level)), mdCode(ch.ID, true), mdText(ch.Title))
+			st.Word(), orDash(mdText(ch.Level)), mdCode(ch.ID, true), mdText(ch.Title))
 	}
 
 	for j := range s.Checks {
@@ -278,7 +278,7 @@ func writeMarkdownScenario(b *strings.Builder, r *Run, i int, evidenced map[chec
 // writeMarkdownProblem writes a non-passing check's id, level, spec
 // reference and message.
 func writeMarkdownProblem(b *strings.Builder, ch *Check, st Status, msg string) {
-	fmt.Fprintf(b, "\n**%s** %s", statusLabel(st), mdCode(ch.ID, false))
+	fmt.Fprintf(b, "\n**%s** %s", st.Word(), mdCode(ch.ID, false))
 	var meta []string
 	if ch.Level != "" {
 		meta = append(meta, mdText(ch.Level))
@@ -364,23 +364,6 @@ func mdList(values []string) string {
 		values[i] = mdText(v)
 	}
 	return orDash(strings.Join(values, ", "))
-}
-
-// statusLabel is the fixed-width-ish word shown for a status.
-func statusLabel(s Status) string {
-	switch s {
-	case Passed:
-		return "PASS"
-	case Failed:
-		return "FAIL"
-	case Warning:
-		return "WARN"
-	case Skipped:
-		return "SKIP"
-	case ExpectedFailure:
-		return "XFAIL"
-	}
-	return "ERROR"
 }
 
 // mdText escapes inline text so titles like "_meta" or "<uri>" render as

@@ -65,6 +65,25 @@ func (k ReasonKind) Valid() bool {
 	return false
 }
 
+// Word is the status as every report and the progress print it: PASS,
+// FAIL, WARN, SKIP, XFAIL; ERROR for an error and for a status no writer
+// knows.
+func (s Status) Word() string {
+	switch s {
+	case Passed:
+		return "PASS"
+	case Failed:
+		return "FAIL"
+	case Warning:
+		return "WARN"
+	case Skipped:
+		return "SKIP"
+	case ExpectedFailure:
+		return "XFAIL"
+	}
+	return "ERROR"
+}
+
 // Run is one invocation of the suite against one target.
 type Run struct {
 	Tool        string // "mcpconform"
@@ -242,7 +261,8 @@ func (c *Check) Final() Status {
 //   - a check with a status no writer knows becomes an error saying so, of
 //     the harness (it is a bug of whatever produced it);
 //   - a kind of reason this build does not know, or on a check neither
-//     skipped nor an error, is dropped.
+//     skipped nor an error, is dropped; so is an expected mark (and the
+//     entry it names) on a check that did not fail.
 //
 // The collector's runs are complete already; ReadJSON normalises what it
 // reads (files from before scenarios carried side and transport), Merge
@@ -307,6 +327,9 @@ func normalCheck(c Check) Check {
 	}
 	if !c.Reason.Valid() || (c.Status != Skipped && c.Status != Errored) {
 		c.Reason = ""
+	}
+	if c.Status != Failed || !c.Expected {
+		c.Expected, c.ExpectedBy = false, ""
 	}
 	return c
 }

@@ -488,7 +488,7 @@ func printProgress(w io.Writer, col *Collector, key, config string) {
 		return
 	}
 	counts := s.Counts()
-	word := statusWord(counts.Outcome())
+	word := counts.Outcome().Word()
 	if counts.Total < planned {
 		// Only an interrupt leaves a selected check without its spec run.
 		word = "STOP"
@@ -504,23 +504,6 @@ func printProgress(w io.Writer, col *Collector, key, config string) {
 		fmt.Fprintf(w, ", %d not judged: interrupted", planned-counts.Total)
 	}
 	fmt.Fprintf(w, "  (%s)\n", s.Duration.Round(time.Millisecond))
-}
-
-func statusWord(s reports.Status) string {
-	switch s {
-	case reports.Passed:
-		return "PASS"
-	case reports.Failed:
-		return "FAIL"
-	case reports.Warning:
-		return "WARN"
-	case reports.ExpectedFailure:
-		return "XFAIL"
-	case reports.Skipped:
-		return "SKIP"
-	default:
-		return "ERROR"
-	}
 }
 
 // plannedChecks are the ids of the checks of the scenario run under key
