@@ -310,14 +310,14 @@ func (b *Baseline) Expects(side, scenario, transport, specVersion, checkID strin
 
 // Mark marks check c of scenario s, as it is collected, an expected
 // failure when it failed and an entry covers it (the rule Apply follows for
-// a whole run); side is the run's. It reports whether it marked c.
-func (b *Baseline) Mark(side string, s *Scenario, c *Check) bool {
+// a whole run); s says where it ran, as a collected scenario does. It
+// reports whether it marked c.
+func (b *Baseline) Mark(s *Scenario, c *Check) bool {
 	if b == nil || c.Status != Failed {
 		return false
 	}
-	r := &Run{Side: side}
 	for k := range b.Entries {
-		if e := &b.Entries[k]; e.matches(r, s, c) {
+		if e := &b.Entries[k]; e.matches(s, c) {
 			c.Expected, c.ExpectedBy = true, e.String()+" ("+b.where(e)+")"
 			return true
 		}
@@ -325,17 +325,18 @@ func (b *Baseline) Mark(side string, s *Scenario, c *Check) bool {
 	return false
 }
 
-// matches reports whether e covers check c of scenario s in run r.
-func (e *BaselineEntry) matches(r *Run, s *Scenario, c *Check) bool {
+// matches reports whether e covers check c of scenario s.
+func (e *BaselineEntry) matches(s *Scenario, c *Check) bool {
 	if e.IsCheck() && e.ID != c.ID {
 		return false
 	}
-	return e.Covers(s.side(r), s.ID, s.transport(r), s.specVersion(r))
+	return e.Covers(s.Side, s.ID, s.Transport, s.SpecVersion)
 }
 
 // Apply marks the failed checks of r that an entry covers as expected
 // (clearing any earlier marks, so applying to a merged run re-judges it) and
-// returns the stale entries. An entry is judged only on the checks it covers
+// returns the stale entries; r is normalised first (Normalize), so each
+// scenario says where it ran. An entry is judged only on the checks it covers
 // that ran:
 //   - failed: the check is an expected failure, the entry is in use;
 //   - warning: the SHOULD is still violated (a baseline made under --strict,
@@ -354,6 +355,7 @@ func (b *Baseline) Apply(r *Run) Applied {
 	if r == nil {
 		return out
 	}
+	r.Normalize()
 	for i := range r.Scenarios {
 		for j := range r.Scenarios[i].Checks {
 			c := &r.Scenarios[i].Checks[j]
@@ -369,13 +371,12 @@ func (b *Baseline) Apply(r *Run) Applied {
 		s := &r.Scenarios[i]
 		for j := range s.Checks {
 			c := &s.Checks[j]
-			st, _ := c.effective()
 			for k := range b.Entries {
 				e := &b.Entries[k]
-				if !e.matches(r, s, c) {
+				if !e.matches(s, c) {
 					continue
 				}
-				switch st {
+				switch c.Status {
 				case Failed:
 					used[k] = true
 					if !c.Expected {

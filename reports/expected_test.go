@@ -256,6 +256,24 @@ var _ = Describe("expected-failures baselines", func() {
 		})
 	})
 
+	Describe("Mark", func() {
+		It("marks a failure as it is collected by where its scenario says it ran", func() {
+			b := parseBaseline("server:\n  - id: lifecycle-ping/empty-result\n    transport: http\n")
+			s := &reports.Scenario{ID: "lifecycle-ping", Side: "server", Transport: "http", SpecVersion: "2025-11-25"}
+			failed := reports.Check{ID: "lifecycle-ping/empty-result", Status: reports.Failed}
+			Expect(b.Mark(s, &failed)).To(BeTrue())
+			Expect(failed.Final()).To(Equal(reports.ExpectedFailure))
+			Expect(failed.ExpectedBy).To(ContainSubstring("line 2"))
+
+			elsewhere := reports.Check{ID: "lifecycle-ping/empty-result", Status: reports.Failed}
+			Expect(b.Mark(&reports.Scenario{ID: "lifecycle-ping", Side: "server", Transport: "stdio"}, &elsewhere)).To(BeFalse())
+			passed := reports.Check{ID: "lifecycle-ping/empty-result", Status: reports.Passed}
+			Expect(b.Mark(s, &passed)).To(BeFalse())
+			var none *reports.Baseline
+			Expect(none.Mark(s, &failed)).To(BeFalse())
+		})
+	})
+
 	Describe("in the reports", func() {
 		var r *reports.Run
 		BeforeEach(func() {

@@ -23,18 +23,19 @@ func BaselineFrom(runs ...*Run) *Baseline {
 		if r == nil {
 			continue
 		}
+		r = normalized(r)
 		for i := range r.Scenarios {
 			s := &r.Scenarios[i]
-			a := s.axis(r)
+			a := s.axis()
 			for j := range s.Checks {
 				c := &s.Checks[j]
-				k := key{s.side(r), c.ID}
+				k := key{s.Side, c.ID}
 				if appeared[k] == nil {
 					appeared[k], failed[k] = map[axis]bool{}, map[axis]bool{}
 					order = append(order, k)
 				}
 				appeared[k][a] = true
-				if st, _ := c.effective(); st == Failed {
+				if c.Status == Failed {
 					failed[k][a] = true
 				}
 			}
@@ -215,8 +216,8 @@ func Sides(runs ...*Run) []string {
 		if r == nil {
 			continue
 		}
-		for i := range r.Scenarios {
-			out = appendNew(out, r.Scenarios[i].side(r))
+		for _, s := range normalized(r).Scenarios {
+			out = appendNew(out, s.Side)
 		}
 		out = appendNew(out, r.Side)
 	}

@@ -12,8 +12,8 @@ var fixtureStart = time.Date(2026, 1, 2, 3, 4, 5, 0, time.UTC)
 
 // sampleRun covers every status, multi-line messages, Markdown-hostile
 // titles and a transcript with "]]>" in it. Only the first scenario names
-// its side and transport; the others fall back to the run's. Fixed times
-// keep goldens stable.
+// its side and transport; the writers render the others with the run's
+// (Normalize). Fixed times keep goldens stable.
 func sampleRun() *reports.Run {
 	return &reports.Run{
 		Tool:        "mcpconform",
@@ -70,7 +70,7 @@ func sampleRun() *reports.Run {
 					{
 						ID: "tools-list/response", Title: "tools/list gets a response",
 						Level: "MUST", SpecRef: "2025-11-25/server/tools.mdx#listing-tools",
-						Status: reports.Errored, Duration: 5 * time.Second,
+						Status: reports.Errored, Reason: reports.ReasonDeadline, Duration: 5 * time.Second,
 						Message: "harness: deadline exceeded after 5s\nwaiting for response to id 2",
 					},
 				},

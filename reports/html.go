@@ -36,6 +36,11 @@ func WriteHTML(w io.Writer, r *Run) error {
 	if r == nil {
 		return errNilRun
 	}
+	return writeHTML(w, normalized(r))
+}
+
+// writeHTML writes a normalised run.
+func writeHTML(w io.Writer, r *Run) error {
 	var buf bytes.Buffer
 	if err := htmlTemplate.Execute(&buf, htmlFromRun(r)); err != nil {
 		return fmt.Errorf("reports: rendering HTML: %w", err)
@@ -264,7 +269,7 @@ func htmlMatrixOf(r *Run, sections []htmlScenario) htmlMatrix {
 			})
 			cells = append(cells, make([]cellCounts, len(axes)))
 		}
-		col := column[s.axis(r)]
+		col := column[s.axis()]
 		c := &cells[row][col]
 		if !c.ran {
 			c.ran, c.anchor = true, sections[i].Anchor
@@ -329,10 +334,10 @@ func htmlFromScenario(r *Run, i int) htmlScenario {
 		ID:          oneLine(htmlText(s.ID)),
 		Title:       oneLine(htmlText(s.Title)),
 		Family:      oneLine(htmlText(s.Family)),
-		Side:        oneLine(htmlText(s.side(r))),
-		Transport:   oneLine(htmlText(s.transport(r))),
-		SpecVersion: oneLine(htmlText(s.specVersion(r))),
-		Where:       oneLine(htmlText(s.axis(r).label())),
+		Side:        oneLine(htmlText(s.Side)),
+		Transport:   oneLine(htmlText(s.Transport)),
+		SpecVersion: oneLine(htmlText(s.SpecVersion)),
+		Where:       oneLine(htmlText(s.axis().label())),
 		Duration:    mdDuration(s.Duration),
 		Outcome:     htmlStatusOf(c.Outcome()),
 		Counts:      htmlCounts(c),
@@ -346,8 +351,8 @@ func htmlFromScenario(r *Run, i int) htmlScenario {
 	}
 	for j := range s.Checks {
 		ch := &s.Checks[j]
-		_, msg := ch.effective()
-		st := ch.display()
+		msg := ch.Message
+		st := ch.Final()
 		hc := htmlCheck{
 			Status:   htmlStatusOf(st),
 			Level:    oneLine(htmlText(ch.Level)),
@@ -375,7 +380,7 @@ func htmlStatusOf(s Status) htmlStatus {
 	if !s.Valid() && s != ExpectedFailure {
 		s = Errored
 	}
-	return htmlStatus{Name: string(s), Label: statusLabel(s)}
+	return htmlStatus{Name: string(s), Label: s.Word()}
 }
 
 func htmlCounts(c Counts) []htmlCount {

@@ -49,15 +49,18 @@ type (
 		Stderr      string      `json:"stderr,omitempty"`
 	}
 	jsonCheck struct {
-		ID         string  `json:"id"`
-		Title      string  `json:"title"`
-		Level      string  `json:"level"`
-		SpecRef    string  `json:"specRef"`
-		Quote      string  `json:"quote,omitempty"`
-		Source     string  `json:"source,omitempty"`
-		Status     Status  `json:"status"`
-		Message    string  `json:"message,omitempty"`
-		DurationMs float64 `json:"durationMs"`
+		ID      string `json:"id"`
+		Title   string `json:"title"`
+		Level   string `json:"level"`
+		SpecRef string `json:"specRef"`
+		Quote   string `json:"quote,omitempty"`
+		Source  string `json:"source,omitempty"`
+		Status  Status `json:"status"`
+		// Reason: the kind of reason of a skip or an error, for machines
+		// (the message says it to people).
+		Reason     ReasonKind `json:"reason,omitempty"`
+		Message    string     `json:"message,omitempty"`
+		DurationMs float64    `json:"durationMs"`
 		// Expected: a failure an expected-failures baseline lists (status
 		// stays "failed"); ExpectedBy names the entry and where it is.
 		Expected   bool   `json:"expected,omitempty"`
@@ -77,13 +80,18 @@ type (
 )
 
 // WriteJSON writes r as indented JSON with lower-camel field names,
-// durations in milliseconds and per-run and per-scenario counts. Check
-// statuses are normalised like Counts does (unknown → "error"), so the
-// statuses and the counts in the file always agree.
+// durations in milliseconds and per-run and per-scenario counts, of r as
+// Normalize completes it: each scenario says where it ran, and an unknown
+// check status is written "error", as Counts counts it.
 func WriteJSON(w io.Writer, r *Run) error {
 	if r == nil {
 		return errNilRun
 	}
+	return writeJSON(w, normalized(r))
+}
+
+// writeJSON writes a normalised run.
+func writeJSON(w io.Writer, r *Run) error {
 	// The run is written scenario by scenario: indenting the whole run at
 	// once held its encoding three times over (compact, indented, and the
 	// encoder's buffer). The bytes are those of one indented encoding:
@@ -113,7 +121,7 @@ func WriteJSON(w io.Writer, r *Run) error {
 		if _, err := io.WriteString(w, sep); err != nil {
 			return fmt.Errorf("reports: writing JSON: %w", err)
 		}
-		if err := enc.Encode(jsonFromScenario(r, &r.Scenarios[i])); err != nil {
+		if err := enc.Encode(jsonFromScenario(&r.Scenarios[i])); err != nil {
 			return fmt.Errorf("reports: encoding JSON: %w", err)
 		}
 		elem.held = false // the encoder's newline: the array goes on
@@ -168,8 +176,9 @@ func (h *holdNewline) Write(b []byte) (int, error) {
 
 // ReadJSON parses a results.json written by WriteJSON back into a Run, so a
 // report can be re-rendered (e.g. as Markdown) without rerunning the suite.
-// A file from before scenarios carried side and transport reads with those
-// empty, which the writers resolve against the run's values.
+// The run is normalised as it is read (Normalize): a file from before
+// scenarios carried side and transport reads with the run's, where the run
+// names one.
 func ReadJSON(rd io.Reader) (*Run, error) {
 	var in jsonRun
 	if err := json.NewDecoder(rd).Decode(&in); err != nil {
@@ -216,22 +225,23 @@ func ReadJSON(rd io.Reader) (*Run, error) {
 		}
 		for _, c := range s.Checks {
 			sc.Checks = append(sc.Checks, Check{
-				ID:       c.ID,
-				Title:    c.Title,
-				Level:    c.Level,
-				SpecRef:  c.SpecRef,
-				Quote:    c.Quote,
-				Source:   c.Source,
-				Status:   c.Status,
-				Message:  c.Message,
-				Duration: fromMillis(c.DurationMs),
-				// A mark only a failure can carry, as Apply sets it.
-				Expected:   c.Expected && c.Status == Failed,
+				ID:         c.ID,
+				Title:      c.Title,
+				Level:      c.Level,
+				SpecRef:    c.SpecRef,
+				Quote:      c.Quote,
+				Source:     c.Source,
+				Status:     c.Status,
+				Reason:     c.Reason,
+				Message:    c.Message,
+				Duration:   fromMillis(c.DurationMs),
+				Expected:   c.Expected,
 				ExpectedBy: c.ExpectedBy,
 			})
 		}
 		r.Scenarios = append(r.Scenarios, sc)
 	}
+	r.Normalize()
 	return r, nil
 }
 
@@ -259,16 +269,16 @@ func jsonRunHead(r *Run) jsonRun {
 	return out
 }
 
-// jsonFromScenario is the wire shape of one scenario of r.
-func jsonFromScenario(r *Run, s *Scenario) jsonScenario {
+// jsonFromScenario is the wire shape of one scenario.
+func jsonFromScenario(s *Scenario) jsonScenario {
 	sc := s.Counts()
 	js := jsonScenario{
 		ID:          s.ID,
 		Title:       s.Title,
 		Family:      s.Family,
-		Side:        s.side(r),
-		Transport:   s.transport(r),
-		SpecVersion: s.specVersion(r),
+		Side:        s.Side,
+		Transport:   s.Transport,
+		SpecVersion: s.SpecVersion,
 		Started:     jsonTime(s.Started),
 		DurationMs:  millis(s.Duration),
 		Outcome:     sc.Outcome(),
@@ -279,7 +289,6 @@ func jsonFromScenario(r *Run, s *Scenario) jsonScenario {
 	}
 	for j := range s.Checks {
 		c := &s.Checks[j]
-		status, msg := c.effective()
 		js.Checks = append(js.Checks, jsonCheck{
 			ID:         c.ID,
 			Title:      c.Title,
@@ -287,14 +296,13 @@ func jsonFromScenario(r *Run, s *Scenario) jsonScenario {
 			SpecRef:    c.SpecRef,
 			Quote:      c.Quote,
 			Source:     c.Source,
-			Status:     status,
-			Message:    msg,
+			Status:     c.Status,
+			Reason:     c.Reason,
+			Message:    c.Message,
 			DurationMs: millis(c.Duration),
+			Expected:   c.Expected,
+			ExpectedBy: c.ExpectedBy,
 		})
-		if c.display() == ExpectedFailure {
-			js.Checks[len(js.Checks)-1].Expected = true
-			js.Checks[len(js.Checks)-1].ExpectedBy = c.ExpectedBy
-		}
 	}
 	return js
 }

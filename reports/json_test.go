@@ -114,15 +114,24 @@ var _ = Describe("WriteJSON", func() {
 		Expect(doc.Scenarios[0]).To(HaveKeyWithValue("side", "server"))
 	})
 
-	It("reads a file from before scenarios had side and transport", func() {
+	It("reads a file from before scenarios had side and transport, each scenario then saying the run's", func() {
 		old := `{"formatVersion": 1, "side": "server", "transport": "http", "specVersion": "2025-11-25",
 			"scenarios": [{"id": "lifecycle-ping", "family": "lifecycle", "specVersion": "2025-11-25",
 			"checks": [{"id": "lifecycle-ping/empty-result", "status": "passed"}]}]}`
 		r, err := reports.ReadJSON(strings.NewReader(old))
 		Expect(err).NotTo(HaveOccurred())
-		Expect(r.Scenarios[0].Side).To(BeEmpty())
-		Expect(r.Scenarios[0].Transport).To(BeEmpty())
+		Expect(r.Scenarios[0].Side).To(Equal("server"))
+		Expect(r.Scenarios[0].Transport).To(Equal("http"))
 		Expect(string(renderJUnit(r))).To(ContainSubstring(`classname="mcpconform.server.http.2025-11-25.lifecycle.lifecycle-ping"`))
+	})
+
+	It("reads an unknown check status as the error every writer shows, once, where it reads", func() {
+		in := `{"formatVersion": 1, "side": "server", "transport": "http", "specVersion": "2025-11-25",
+			"scenarios": [{"id": "s", "checks": [{"id": "s/c", "status": "flaky", "reason": "not-judged", "message": "m"}]}]}`
+		r, err := reports.ReadJSON(strings.NewReader(in))
+		Expect(err).NotTo(HaveOccurred())
+		Expect(r.Scenarios[0].Checks[0]).To(Equal(reports.Check{ID: "s/c", Status: reports.Errored, Reason: reports.ReasonHarness,
+			Message: "reports: check has unknown status \"flaky\"\nm"}))
 	})
 
 	It("refuses an unknown format version", func() {

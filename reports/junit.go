@@ -91,6 +91,11 @@ func WriteJUnit(w io.Writer, r *Run) error {
 	if r == nil {
 		return errNilRun
 	}
+	return writeJUnit(w, normalized(r))
+}
+
+// writeJUnit writes a normalised run.
+func writeJUnit(w io.Writer, r *Run) error {
 	doc := junitFromRun(r)
 	if _, err := io.WriteString(w, xml.Header); err != nil {
 		return err
@@ -146,7 +151,7 @@ func junitFromScenario(r *Run, s *Scenario, classnames map[string]int) junitSuit
 	if started.IsZero() {
 		started = r.Started
 	}
-	side, transport, version := s.side(r), s.transport(r), s.specVersion(r)
+	side, transport, version := s.Side, s.Transport, s.SpecVersion
 	name := joinNonEmpty(" ", side, transport, version, s.ID)
 	classname := junitClassname(side, transport, version, s.Family, s.ID)
 	classnames[classname]++
@@ -206,8 +211,8 @@ func junitClassname(side, transport, version, family, id string) string {
 }
 
 func junitFromCheck(classname string, c *Check) junitCase {
-	_, msg := c.effective()
-	status := c.display()
+	msg := c.Message
+	status := c.Final()
 	tc := junitCase{
 		Name:      cleanText(c.ID),
 		Classname: classname,

@@ -43,6 +43,11 @@ func WriteMarkdown(w io.Writer, r *Run) error {
 	if r == nil {
 		return errNilRun
 	}
+	return writeMarkdown(w, normalized(r))
+}
+
+// writeMarkdown writes a normalised run.
+func writeMarkdown(w io.Writer, r *Run) error {
 	var b strings.Builder
 	total := r.Counts()
 
@@ -50,7 +55,7 @@ func WriteMarkdown(w io.Writer, r *Run) error {
 	if r.Side != "" {
 		side = " " + mdText(r.Side)
 	}
-	fmt.Fprintf(&b, "# %s%s conformance: %s\n\n", mdText(r.tool()), side, statusLabel(r.Outcome()))
+	fmt.Fprintf(&b, "# %s%s conformance: %s\n\n", mdText(r.tool()), side, r.Outcome().Word())
 	if note := r.InterruptedNote(); note != "" {
 		fmt.Fprintf(&b, "> [!WARNING]\n> **INTERRUPTED.** %s\n\n", mdText(note))
 	}
@@ -97,7 +102,7 @@ func writeMarkdownAxes(b *strings.Builder, r *Run) {
 	counts := map[axis]Counts{}
 	for i := range r.Scenarios {
 		s := &r.Scenarios[i]
-		a := s.axis(r)
+		a := s.axis()
 		counts[a] = counts[a].plus(s.Counts())
 	}
 	b.WriteString("\n## By transport and spec version\n\n")
@@ -106,7 +111,7 @@ func writeMarkdownAxes(b *strings.Builder, r *Run) {
 	for _, a := range axes {
 		c := counts[a]
 		fmt.Fprintf(b, "| %s | %s | %s | %d | %s | %d | %d | %d | %d |\n",
-			orDash(mdText(a.transport)), orDash(mdText(a.specVersion)), statusLabel(c.Outcome()),
+			orDash(mdText(a.transport)), orDash(mdText(a.specVersion)), c.Outcome().Word(),
 			c.Passed, mdFailed(c), c.Warning, c.Skipped, c.Errored, c.Total)
 	}
 }
@@ -145,8 +150,8 @@ func writeMarkdownFailures(b *strings.Builder, r *Run) map[checkRef]bool {
 				break
 			}
 			ch := &s.Checks[j]
-			_, msg := ch.effective()
-			st := ch.display()
+			msg := ch.Message
+			st := ch.Final()
 			if st != Failed && st != Errored {
 				continue
 			}
@@ -224,8 +229,8 @@ func cutLine(s string, n int) string {
 }
 
 func writeMarkdownScenarioHeading(b *strings.Builder, r *Run, s *Scenario) {
-	fmt.Fprintf(b, "\n### %s %s", statusLabel(s.Counts().Outcome()), mdCode(s.ID, false))
-	if where := s.axis(r).label(); where != "" {
+	fmt.Fprintf(b, "\n### %s %s", s.Counts().Outcome().Word(), mdCode(s.ID, false))
+	if where := s.axis().label(); where != "" {
 		fmt.Fprintf(b, " · %s", mdText(where))
 	}
 	if s.Title != "" {
@@ -239,8 +244,8 @@ func writeMarkdownScenario(b *strings.Builder, r *Run, i int, evidenced map[chec
 	c := s.Counts()
 	writeMarkdownScenarioHeading(b, r, s)
 	fmt.Fprintf(b, "\nFamily: %s · Side: %s · Transport: %s · Spec: %s · Checks: %d · Duration: %s\n",
-		orDash(mdText(s.Family)), orDash(mdText(s.side(r))), orDash(mdText(s.transport(r))),
-		orDash(mdText(s.specVersion(r))), c.Total, mdDuration(s.Duration))
+		orDash(mdText(s.Family)), orDash(mdText(s.Side)), orDash(mdText(s.Transport)),
+		orDash(mdText(s.SpecVersion)), c.Total, mdDuration(s.Duration))
 	if len(s.Checks) == 0 {
 		return
 	}
@@ -248,9 +253,9 @@ func writeMarkdownScenario(b *strings.Builder, r *Run, i int, evidenced map[chec
 	b.WriteString("\n| Status | Level | Check | Title |\n|---|---|---|---|\n")
 	for j := range s.Checks {
 		ch := &s.Checks[j]
-		st := ch.display()
+		st := ch.Final()
 		fmt.Fprintf(b, "| %s | %s | %s | %s |\n",
-			statusLabel(st), orDash(mdText(ch.Level)), mdCode(ch.ID, true), mdText(ch.Title))
+			st.Word(), orDash(mdText(ch.Level)), mdCode(ch.ID, true), mdText(ch.Title))
 	}
 
 	for j := range s.Checks {
@@ -261,8 +266,8 @@ func writeMarkdownScenario(b *strings.Builder, r *Run, i int, evidenced map[chec
 	}
 	for j := range s.Checks {
 		ch := &s.Checks[j]
-		_, msg := ch.effective()
-		st := ch.display()
+		msg := ch.Message
+		st := ch.Final()
 		if st == Passed || strings.TrimSpace(msg) == "" || evidenced[checkRef{i, j}] {
 			continue
 		}
@@ -273,7 +278,7 @@ func writeMarkdownScenario(b *strings.Builder, r *Run, i int, evidenced map[chec
 // writeMarkdownProblem writes a non-passing check's id, level, spec
 // reference and message.
 func writeMarkdownProblem(b *strings.Builder, ch *Check, st Status, msg string) {
-	fmt.Fprintf(b, "\n**%s** %s", statusLabel(st), mdCode(ch.ID, false))
+	fmt.Fprintf(b, "\n**%s** %s", st.Word(), mdCode(ch.ID, false))
 	var meta []string
 	if ch.Level != "" {
 		meta = append(meta, mdText(ch.Level))
@@ -328,7 +333,7 @@ func writeMarkdownExpected(b *strings.Builder, r *Run) {
 		s := &r.Scenarios[i]
 		for j := range s.Checks {
 			ch := &s.Checks[j]
-			if ch.display() != ExpectedFailure {
+			if ch.Final() != ExpectedFailure {
 				continue
 			}
 			if shown == mdMaxExpected {
@@ -336,9 +341,9 @@ func writeMarkdownExpected(b *strings.Builder, r *Run) {
 				return
 			}
 			shown++
-			_, msg := ch.effective()
+			msg := ch.Message
 			line := mdText(cutLine(firstLine(msg, ch.Title), mdTranscriptLineBytes))
-			if where := s.axis(r).label(); where != "" {
+			if where := s.axis().label(); where != "" {
 				line = mdText(where) + ": " + line
 			}
 			fmt.Fprintf(b, "- **XFAIL** %s · %s · baseline %s\n", mdCode(ch.ID, false), line, mdCode(ch.ExpectedBy, false))
@@ -359,23 +364,6 @@ func mdList(values []string) string {
 		values[i] = mdText(v)
 	}
 	return orDash(strings.Join(values, ", "))
-}
-
-// statusLabel is the fixed-width-ish word shown for a status.
-func statusLabel(s Status) string {
-	switch s {
-	case Passed:
-		return "PASS"
-	case Failed:
-		return "FAIL"
-	case Warning:
-		return "WARN"
-	case Skipped:
-		return "SKIP"
-	case ExpectedFailure:
-		return "XFAIL"
-	}
-	return "ERROR"
 }
 
 // mdText escapes inline text so titles like "_meta" or "<uri>" render as

@@ -80,10 +80,11 @@ func Merge(inputs []Shard, order MergeOrder) (*Run, error) {
 	var units []unitKey
 	byUnit := map[unitKey][]copyOf{}
 	for _, in := range inputs {
-		for _, s := range in.Run.Scenarios {
-			s.Side = cmp.Or(s.Side, in.Run.Side)
-			s.Transport, s.SpecVersion = s.Where(in.Run)
-			// The merge's --expected-failures decides, as for a run.
+		// Each scenario says where it ran, whichever shard it came from.
+		for _, s := range normalized(in.Run).Scenarios {
+			// The merge's --expected-failures decides, as for a run (on
+			// a copy: the inputs are left as they were).
+			s.Checks = slices.Clone(s.Checks)
 			for i := range s.Checks {
 				s.Checks[i].Expected, s.Checks[i].ExpectedBy = false, ""
 			}

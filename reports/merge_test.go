@@ -41,6 +41,21 @@ var _ = Describe("Merge", func() {
 		Expect(run.Scenarios[0].Checks[0].Status).To(Equal(reports.Failed))
 	})
 
+	It("gives each scenario where it ran from its own shard, and leaves the shards as they were", func() {
+		one := shard("server", sc("a", reports.Failed))
+		one.Scenarios[0].Checks[0].Expected, one.Scenarios[0].Checks[0].ExpectedBy = true, "a (old.yaml)"
+		other := shard("server", sc("b", reports.Passed))
+		other.Transport = "stdio"
+		run, err := reports.Merge([]reports.Shard{{Dir: "s1", Run: one}, {Dir: "s2", Run: other}}, reports.MergeOrder{})
+		Expect(err).NotTo(HaveOccurred())
+		Expect(run.Transport).To(Equal("http,stdio"))
+		Expect([]string{run.Scenarios[0].Transport, run.Scenarios[1].Transport}).To(Equal([]string{"http", "stdio"}))
+		Expect(run.Scenarios[0].Side).To(Equal("server"))
+		Expect(run.Scenarios[0].Checks[0].Expected).To(BeFalse(), "the merge's baseline decides")
+		Expect(one.Scenarios[0].Checks[0].Expected).To(BeTrue(), "the input keeps its mark")
+		Expect(one.Scenarios[0].Transport).To(BeEmpty(), "the input is not completed in place")
+	})
+
 	It("refuses shards of two sides, and one scenario judged differently in two shards", func() {
 		_, err := reports.Merge([]reports.Shard{{Dir: "s1", Run: shard("server")}, {Dir: "s2", Run: shard("client")}}, everyShard)
 		Expect(err).To(MatchError(ContainSubstring("shards of one run judge one side")))

@@ -31,6 +31,59 @@ func (s Status) Valid() bool {
 	return false
 }
 
+// ReasonKind is the kind of reason a skipped or errored check gives, so a
+// reader tells "the target gave nothing to judge" from "the run was
+// stopped" without reading Message, whose text stays as it was (for
+// people, and for readers of results written before the kind was).
+type ReasonKind string
+
+const (
+	// ReasonNotJudged: what the check judges never happened (the target
+	// refused the version, failed a prerequisite, was lost, or answered
+	// without what the check needs).
+	ReasonNotJudged ReasonKind = "not-judged"
+	// ReasonProfile: the check is of an opt-in profile the run did not
+	// enable (--profile).
+	ReasonProfile ReasonKind = "profile-not-enabled"
+	// ReasonInterrupted: a signal stopped the run before the check was
+	// judged.
+	ReasonInterrupted ReasonKind = "interrupted"
+	// ReasonHarness: the harness could not do its part (start or reach
+	// the target) or was at fault itself.
+	ReasonHarness ReasonKind = "harness-error"
+	// ReasonDeadline: the scenario's deadline passed before the check was
+	// judged.
+	ReasonDeadline ReasonKind = "deadline"
+)
+
+// Valid reports whether k is one of the known kinds ("" is none).
+func (k ReasonKind) Valid() bool {
+	switch k {
+	case ReasonNotJudged, ReasonProfile, ReasonInterrupted, ReasonHarness, ReasonDeadline:
+		return true
+	}
+	return false
+}
+
+// Word is the status as every report and the progress print it: PASS,
+// FAIL, WARN, SKIP, XFAIL; ERROR for an error and for a status no writer
+// knows.
+func (s Status) Word() string {
+	switch s {
+	case Passed:
+		return "PASS"
+	case Failed:
+		return "FAIL"
+	case Warning:
+		return "WARN"
+	case Skipped:
+		return "SKIP"
+	case ExpectedFailure:
+		return "XFAIL"
+	}
+	return "ERROR"
+}
+
 // Run is one invocation of the suite against one target.
 type Run struct {
 	Tool        string // "mcpconform"
@@ -54,9 +107,9 @@ type Scenario struct {
 	ID          string // kebab-case, e.g. "lifecycle-initialize"
 	Title       string
 	Family      string    // e.g. "lifecycle"
-	Side        string    // "server" or "client"; empty means Run.Side
-	Transport   string    // stdio|http|ws; empty means Run.Transport when that names one transport
-	SpecVersion string    // empty means Run.SpecVersion when that names one version
+	Side        string    // "server" or "client"
+	Transport   string    // stdio|http|ws; empty when unknown (Normalize fills it from the run when it can)
+	SpecVersion string    // empty when unknown (Normalize fills it from the run when it can)
 	Started     time.Time // optional; zero means Run.Started is used where a time is needed
 	Duration    time.Duration
 	Checks      []Check
@@ -72,9 +125,12 @@ type Check struct {
 	SpecRef string // e.g. "2025-11-25/basic/lifecycle.mdx#version-negotiation"
 	// Quote is the sentence the check rests on; Source names a design note
 	// when that, not the spec page, is where the sentence comes from.
-	Quote    string
-	Source   string
-	Status   Status
+	Quote  string
+	Source string
+	Status Status
+	// Reason is the kind of reason of a skip or an error; "" for a plain
+	// skip (a capability or fixture missing) and for the other statuses.
+	Reason   ReasonKind
 	Message  string // for failures: "Expected: …\nActual: …"; for skips: the reason
 	Duration time.Duration
 	// Expected marks a failed check that an expected-failures baseline
@@ -125,7 +181,7 @@ func (r *Run) InterruptedNote() string {
 func (s *Scenario) Counts() Counts {
 	var c Counts
 	for i := range s.Checks {
-		c.add(s.Checks[i].display())
+		c.add(s.Checks[i].Final())
 	}
 	return c
 }
@@ -182,73 +238,107 @@ func (c Counts) plus(o Counts) Counts {
 	}
 }
 
-// effective returns the status and message every writer renders, so that all
-// three formats agree with Counts even when a producer set a bogus status.
-func (c *Check) effective() (Status, string) {
-	if c.Status.Valid() {
-		return c.Status, c.Message
-	}
-	msg := fmt.Sprintf("reports: check has unknown status %q", string(c.Status))
-	if c.Message != "" {
-		msg += "\n" + c.Message
-	}
-	return Errored, msg
-}
-
-// display is the status the reports show and count: effective, except a
-// failure the baseline expected, which is ExpectedFailure.
-func (c *Check) display() Status {
-	st, _ := c.effective()
-	if st == Failed && c.Expected {
+// Final is the status the reports show and count: the check's, except a
+// failure the baseline expected, which is ExpectedFailure, and a status no
+// writer knows, which is Errored (a harness bug must not vanish from the
+// totals; Normalize says so in the message).
+func (c *Check) Final() Status {
+	switch {
+	case !c.Status.Valid():
+		return Errored
+	case c.Status == Failed && c.Expected:
 		return ExpectedFailure
 	}
-	return st
+	return c.Status
 }
 
-// side, transport and specVersion are where the scenario ran, falling back
-// to the run's value. A run over several transports or versions lists them
-// comma-joined ("stdio,http"), which cannot say which one a scenario used, so
-// such a list yields "" and the reports leave that part out.
-func (s *Scenario) side(r *Run) string {
-	if s.Side != "" {
-		return s.Side
+// Normalize completes r in place, once, so that its readers read and never
+// decide:
+//   - a scenario's empty Side, Transport or SpecVersion becomes the run's
+//     when the run names exactly one (a run over "stdio,http" cannot say
+//     which one a scenario used: it stays empty, and the reports leave it
+//     out);
+//   - a check with a status no writer knows becomes an error saying so, of
+//     the harness (it is a bug of whatever produced it);
+//   - a kind of reason this build does not know, or on a check neither
+//     skipped nor an error, is dropped; so is an expected mark (and the
+//     entry it names) on a check that did not fail.
+//
+// The collector's runs are complete already; ReadJSON normalises what it
+// reads (files from before scenarios carried side and transport), Merge
+// and BaselineFrom their inputs, Apply the run it marks. The writers render
+// a normalised copy of a run given them that is not (normalized).
+func (r *Run) Normalize() { normalize(r, true) }
+
+// normalized is r when it is normal, otherwise a normalised copy (r itself
+// is left as it was).
+func normalized(r *Run) *Run { return normalize(r, false) }
+
+func normalize(r *Run, inPlace bool) *Run {
+	sole := func(list string) string {
+		if list = strings.TrimSpace(list); strings.Contains(list, ",") {
+			return ""
+		}
+		return list
 	}
-	return soleValue(r.Side)
-}
-
-func (s *Scenario) transport(r *Run) string {
-	if s.Transport != "" {
-		return s.Transport
+	side, kind, version := sole(r.Side), sole(r.Transport), sole(r.SpecVersion)
+	out := r
+	for i := range r.Scenarios {
+		s := r.Scenarios[i]
+		changed := false
+		for _, f := range []struct {
+			field *string
+			run   string
+		}{{&s.Side, side}, {&s.Transport, kind}, {&s.SpecVersion, version}} {
+			if *f.field == "" && f.run != "" {
+				*f.field, changed = f.run, true
+			}
+		}
+		if slices.ContainsFunc(s.Checks, func(c Check) bool { return normalCheck(c) != c }) {
+			if !inPlace {
+				s.Checks = slices.Clone(s.Checks)
+			}
+			for j := range s.Checks {
+				s.Checks[j] = normalCheck(s.Checks[j])
+			}
+			changed = true
+		}
+		if !changed {
+			continue
+		}
+		if out == r && !inPlace {
+			cp := *r
+			cp.Scenarios = slices.Clone(r.Scenarios)
+			out = &cp
+		}
+		out.Scenarios[i] = s
 	}
-	return soleValue(r.Transport)
+	return out
 }
 
-func (s *Scenario) specVersion(r *Run) string {
-	if s.SpecVersion != "" {
-		return s.SpecVersion
+// normalCheck is c as Normalize leaves it.
+func normalCheck(c Check) Check {
+	if !c.Status.Valid() {
+		msg := fmt.Sprintf("reports: check has unknown status %q", string(c.Status))
+		if c.Message != "" {
+			msg += "\n" + c.Message
+		}
+		c.Status, c.Reason, c.Message = Errored, ReasonHarness, msg
 	}
-	return soleValue(r.SpecVersion)
-}
-
-// Where is the transport and version the scenario ran on: its own, or the
-// run's when the run names one ("" where neither says).
-func (s *Scenario) Where(r *Run) (transport, specVersion string) {
-	return s.transport(r), s.specVersion(r)
-}
-
-func soleValue(list string) string {
-	list = strings.TrimSpace(list)
-	if strings.Contains(list, ",") {
-		return ""
+	if !c.Reason.Valid() || (c.Status != Skipped && c.Status != Errored) {
+		c.Reason = ""
 	}
-	return list
+	if c.Status != Failed || !c.Expected {
+		c.Expected, c.ExpectedBy = false, ""
+	}
+	return c
 }
 
 // axis is the transport × spec version cell a scenario ran in.
 type axis struct{ transport, specVersion string }
 
-func (s *Scenario) axis(r *Run) axis {
-	return axis{s.transport(r), s.specVersion(r)}
+func (s *Scenario) axis() axis {
+	return axis{s.Transport, s.SpecVersion}
 }
 
 // label names the cell for humans ("http · 2025-11-25"), leaving out an
@@ -264,7 +354,7 @@ func runAxes(r *Run) []axis {
 	var transports, versions []string
 	seen := map[axis]bool{}
 	for i := range r.Scenarios {
-		a := r.Scenarios[i].axis(r)
+		a := r.Scenarios[i].axis()
 		// Unlike appendNew, an unknown ("") transport or version is a cell too.
 		if !slices.Contains(transports, a.transport) {
 			transports = append(transports, a.transport)
@@ -290,7 +380,7 @@ func runAxes(r *Run) []axis {
 func runTransports(r *Run) []string {
 	out := splitList(r.Transport)
 	for i := range r.Scenarios {
-		out = appendNew(out, r.Scenarios[i].transport(r))
+		out = appendNew(out, r.Scenarios[i].Transport)
 	}
 	return out
 }
@@ -298,7 +388,7 @@ func runTransports(r *Run) []string {
 func runSpecVersions(r *Run) []string {
 	out := splitList(r.SpecVersion)
 	for i := range r.Scenarios {
-		out = appendNew(out, r.Scenarios[i].specVersion(r))
+		out = appendNew(out, r.Scenarios[i].SpecVersion)
 	}
 	return out
 }

@@ -107,7 +107,7 @@ var _ = Describe("results.json schema", func() {
 		// The fixture must really exercise what the schema constrains.
 		for _, want := range []string{`"passed"`, `"failed"`, `"warning"`, `"skipped"`, `"error"`, `"outcome": "expected"`,
 			`"interruptedBy"`, `"quote"`, `"source"`, `"message"`, `"transcript"`, `"stderr"`, `"started"`,
-			`"expected": true`, `"expectedBy"`, `"expected": 1`} {
+			`"expected": true`, `"expectedBy"`, `"expected": 1`, `"reason": "deadline"`} {
 			Expect(string(full)).To(ContainSubstring(want))
 		}
 		Expect(validateResults(schema, full)).To(Succeed())
@@ -206,6 +206,12 @@ var _ = Describe("results.json schema", func() {
 		}, "expected"),
 		Entry("a check status of \"expected\" (only runs and scenarios have that outcome)", func(d map[string]any) {
 			check(d, 0, 1)["status"] = "expected"
+		}, "status"),
+		Entry("an unknown kind of reason", func(d map[string]any) {
+			check(d, 1, 1)["reason"] = "bad-luck"
+		}, "reason"),
+		Entry("a kind of reason on a check that passed", func(d map[string]any) {
+			check(d, 0, 0)["reason"] = "deadline"
 		}, "status"),
 		Entry("a count that is not an integer", func(d map[string]any) {
 			d["counts"].(map[string]any)["failed"] = 1.5

@@ -36,12 +36,13 @@ func WriteAll(dir string, r *Run) ([]string, error) {
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return nil, fmt.Errorf("reports: %w", err)
 	}
-	r = redactRun(budgetRun(r, RunTextBudget))
+	// Normalised once here for the four writers, which read it as it is.
+	r = redactRun(budgetRun(normalized(r), RunTextBudget))
 	outputs := []output{
-		{JUnitFile, WriteJUnit},
-		{JSONFile, WriteJSON},
-		{MarkdownFile, WriteMarkdown},
-		{HTMLFile, WriteHTML},
+		{JUnitFile, writeJUnit},
+		{JSONFile, writeJSON},
+		{MarkdownFile, writeMarkdown},
+		{HTMLFile, writeHTML},
 	}
 	if err := stageAndSwap(dir, r, outputs); err != nil {
 		return nil, err

@@ -27,9 +27,10 @@ type Verdict struct {
 	// Check as judged: its level may have been raised for this run.
 	Check   Check
 	Outcome Outcome
-	// Why is the kind of reason of a skip or an error: NotJudged when what
-	// the check judges never happened (the target gave nothing to judge it
-	// on), "" otherwise.
+	// Why is the kind of reason of a skip or an error (NotJudged,
+	// ProfileOff, Deadline, Harness), set where the reason arises so that
+	// no reader has to recognise it in Message; "" for a pass, a failure
+	// and a plain skip (a capability or fixture missing).
 	Why Why
 	// Message: "Expected: …\nActual: …" for failures, the reason otherwise.
 	Message string
@@ -77,10 +78,22 @@ type abort struct {
 // Why is the kind of reason a verdict that is no pass or fail gives.
 type Why string
 
-// NotJudged: what the check judges never happened (the target refused the
-// version, blocked on a prerequisite, was lost, or answered without what
-// the check needs), so it was not judged. Its message starts "not judged: ".
-const NotJudged Why = "not judged"
+const (
+	// NotJudged: what the check judges never happened (the target refused
+	// the version, blocked on a prerequisite, was lost, or answered without
+	// what the check needs), so it was not judged. Its message starts
+	// "not judged: ".
+	NotJudged Why = "not judged"
+	// ProfileOff: the check belongs to an opt-in profile the run did not
+	// enable; the body judged it, the run does not report the verdict.
+	ProfileOff Why = "profile not enabled"
+	// Deadline: the scenario's deadline passed before the check was judged.
+	Deadline Why = "deadline"
+	// Harness: a problem of the harness, not a verdict on the target: it
+	// could not start or reach what the scenario needs, or mcpconform
+	// itself was at fault (a panic, an invalid message of its own).
+	Harness Why = "harness"
+)
 
 // notJudged is the message of a check NotJudged for reason.
 func notJudged(reason string) string { return string(NotJudged) + ": " + reason }
@@ -97,7 +110,7 @@ func Execute(ctx context.Context, s *Scenario, env Env) *Result {
 		start:      time.Now(),
 		verdicts:   map[*Check]Verdict{},
 	}
-	rest := abort{outcome: Errored, reason: "the scenario ended without judging this check (a defect in mcpconform)"}
+	rest := abort{outcome: Errored, reason: "the scenario ended without judging this check (a defect in mcpconform)", why: Harness}
 	if reason, closed := env.Gate.Closed(); closed {
 		rest = abort{Errored, notJudged(reason), NotJudged}
 		if env.Gate.Unsupported() {
@@ -107,7 +120,7 @@ func Execute(ctx context.Context, s *Scenario, env Env) *Result {
 		rest = t.runBounded(rest)
 	}
 	if ctx.Err() != nil && rest.outcome != Skip && rest.why != NotJudged {
-		rest = abort{outcome: Errored, reason: "the scenario deadline passed before this check was judged (raise --timeout?)"}
+		rest = abort{outcome: Errored, reason: "the scenario deadline passed before this check was judged (raise --timeout?)", why: Deadline}
 	}
 	res := &Result{Scenario: s, Duration: time.Since(t.start)}
 	t.mu.Lock()
@@ -124,11 +137,11 @@ func Execute(ctx context.Context, s *Scenario, env Env) *Result {
 			v = Verdict{Check: judged, Outcome: rest.outcome, Message: rest.reason, Why: rest.why, At: time.Since(t.start)}
 		}
 		if len(t.harness) > 0 {
-			v = Verdict{Check: judged, Outcome: Errored, At: v.At, Message: t.harnessMessage(v)}
+			v = Verdict{Check: judged, Outcome: Errored, Why: Harness, At: v.At, Message: t.harnessMessage(v)}
 		}
 		if c.Profile != "" && !slices.Contains(env.Profiles, c.Profile) {
 			// Opt-in: judged by the body like any other, reported only when asked for.
-			v = Verdict{Check: judged, Outcome: Skip, At: v.At,
+			v = Verdict{Check: judged, Outcome: Skip, Why: ProfileOff, At: v.At,
 				Message: fmt.Sprintf("opt-in profile %s is not enabled (--profile %s); no spec sentence asks this of every server", c.Profile, c.Profile)}
 		}
 		res.Verdicts = append(res.Verdicts, v)
@@ -189,7 +202,7 @@ func (t *T) runBody(rest abort) (out abort) {
 				out = a
 				return
 			}
-			out = abort{outcome: Errored, reason: fmt.Sprintf("panic in scenario: %v\n%s", r, debug.Stack())}
+			out = abort{outcome: Errored, reason: fmt.Sprintf("panic in scenario: %v\n%s", r, debug.Stack()), why: Harness}
 		}
 	}()
 	t.scenario.Run(t)
@@ -292,7 +305,7 @@ func (t *T) Scenario() *Scenario { return t.scenario }
 
 func (t *T) own(c *Check) {
 	if !slices.Contains(t.scenario.Checks, c) {
-		panic(abort{outcome: Errored, reason: fmt.Sprintf("scenario %s judged check %s, which is not its own (a defect in mcpconform)", t.scenario.ID, c.ID)})
+		panic(abort{outcome: Errored, reason: fmt.Sprintf("scenario %s judged check %s, which is not its own (a defect in mcpconform)", t.scenario.ID, c.ID), why: Harness})
 	}
 }
 
@@ -316,7 +329,7 @@ func (t *T) recordWhy(c *Check, o Outcome, msg string, why Why) {
 	t.own(c)
 	if o == Fail && t.Ctx.Err() != nil {
 		// Past the scenario's deadline a missing answer proves nothing.
-		o, msg = Errored, "the scenario deadline passed before this check was judged ("+msg+")"
+		o, msg, why = Errored, "the scenario deadline passed before this check was judged ("+msg+")", Deadline
 	}
 	t.mu.Lock()
 	defer t.mu.Unlock()
@@ -442,7 +455,7 @@ func (t *T) NotImplemented(c *Check, evidence string) {
 // Abort stops the body on a harness problem (could not start or reach the
 // target): the checks not yet judged are errors, not failures.
 func (t *T) Abort(format string, args ...any) {
-	panic(abort{outcome: Errored, reason: fmt.Sprintf(format, args...)})
+	panic(abort{outcome: Errored, reason: fmt.Sprintf(format, args...), why: Harness})
 }
 
 // Wait is a context for one wait on the target.

@@ -645,4 +645,44 @@ var _ = g.Describe("the kind of a reason", func() {
 		Expect(res.Verdicts[2].Why).To(Equal(NotJudged))
 		Expect(res.Verdicts[2].Outcome).To(Equal(Skip))
 	})
+
+	// Each kind is set where its reason arises, so no reader recognises it
+	// in the message.
+	whys := func(r *Result) map[string]Why {
+		out := map[string]Why{}
+		for _, v := range r.Verdicts {
+			out[v.Check.ID] = v.Why
+		}
+		return out
+	}
+	g.It("marks an opt-in check whose profile is off ProfileOff", func(ctx g.SpecContext) {
+		s := synthetic(func(t *T) { t.Fail(named(t, "a"), "x", "y") }, "a")
+		s.Checks[0].Profile = "strict-thing"
+		Expect(whys(Execute(ctx, s, Env{}))).To(Equal(map[string]Why{"synthetic/a": ProfileOff}))
+		Expect(whys(Execute(ctx, s, Env{Profiles: []string{"strict-thing"}}))).To(Equal(map[string]Why{"synthetic/a": ""}))
+	})
+
+	g.It("marks a check the deadline left unjudged, or whose failure came after it, Deadline", func(ctx g.SpecContext) {
+		run, cancel := context.WithCancel(ctx)
+		defer cancel()
+		r := Execute(run, synthetic(func(t *T) {
+			t.Fail(named(t, "a"), "a response", "none")
+			cancel()
+			t.Fail(named(t, "b"), "a response", "none")
+		}, "a", "b", "c"), Env{})
+		Expect(whys(r)).To(Equal(map[string]Why{"synthetic/a": "", "synthetic/b": Deadline, "synthetic/c": Deadline}))
+	})
+
+	g.DescribeTable("marks what the harness could not do, or did wrong, Harness",
+		func(body func(t *T)) {
+			r := Execute(context.Background(), synthetic(body, "a", "b"), Env{})
+			Expect(outcomes(r)["synthetic/b"]).To(Equal(Errored))
+			Expect(whys(r)["synthetic/b"]).To(Equal(Harness))
+		},
+		g.Entry("an Abort", func(t *T) { t.Abort("could not start the target") }),
+		g.Entry("a panic", func(t *T) { panic("boom") }),
+		g.Entry("a check the body forgot", func(t *T) { t.Pass(named(t, "a")) }),
+		g.Entry("a check of another scenario", func(t *T) { t.Pass(named(t, "other")) }),
+		g.Entry("a harness error", func(t *T) { t.HarnessError("our own message was invalid"); t.Pass(named(t, "b")) }),
+	)
 })

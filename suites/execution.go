@@ -133,12 +133,13 @@ func (e *Execution) Stopped() bool { return e.run.Stopped() }
 // its config's progress, in plan order as the runs finish; it returns when
 // every run has finished or the run was stopped. A scenario the stop cut
 // short is recorded without verdicts (Collector.Interrupted says what
-// became of its checks); one never started, not at all.
-func (e *Execution) Collect(strict bool) {
+// became of its checks); one never started, not at all. Each config's
+// Strict decides its verdicts' statuses, as it does the specs'.
+func (e *Execution) Collect() {
 	e.run.InOrder(func(key string, res runner.Result[scenarioRun]) bool {
 		p := e.byKey[key]
 		if res.Ran {
-			e.record(p, res, strict)
+			e.record(p, res)
 		}
 		e.release(key)
 		if res.Ran && p.cfg.Progress != nil {
@@ -149,7 +150,7 @@ func (e *Execution) Collect(strict bool) {
 }
 
 // record puts a finished run in the collector.
-func (e *Execution) record(p *plannedRun, res runner.Result[scenarioRun], strict bool) {
+func (e *Execution) record(p *plannedRun, res runner.Result[scenarioRun]) {
 	s, cfg, r := p.scenario, p.cfg, res.Value.result
 	e.col.scenario(p.key, func() *reports.Scenario {
 		return &reports.Scenario{
@@ -163,10 +164,7 @@ func (e *Execution) record(p *plannedRun, res runner.Result[scenarioRun], strict
 	}
 	for _, planned := range e.col.plannedChecks(p.key) {
 		i := slices.IndexFunc(s.Checks, func(c *scenarios.Check) bool { return c.ID == planned })
-		v := r.Verdicts[i]
-		rc := checkReport(cfg, s.Checks[i])
-		rc.Level, rc.Status, rc.Message, rc.Duration = string(v.Check.Level), Status(v, strict), v.Message, v.At
-		e.col.addCheck(p.key, rc)
+		e.col.addCheck(p.key, judgedReport(cfg, s.Checks[i], r.Verdicts[i]))
 	}
 }
 

@@ -53,7 +53,7 @@ func progressDone(cfg Config, col *Collector, key string) {
 	if s := col.scenarios[key]; s != nil {
 		ev.Scenario, ev.Counts = s.ID, s.Counts()
 		for _, c := range s.Checks {
-			if c.Status == reports.Failed && !c.Expected {
+			if c.Final() == reports.Failed {
 				ev.Failed = append(ev.Failed, c.ID)
 			}
 		}

@@ -318,13 +318,14 @@ func medianOf(vs []float64) (float64, bool) {
 	return (vs[len(vs)/2-1] + vs[len(vs)/2]) / 2, true
 }
 
-// DurationsOf records the scenarios' durations of reference runs: one
+// DurationsOf records the scenarios' durations of reference runs, as read
+// (reports.ReadJSON) or collected, each scenario saying where it ran: one
 // entry per unit, the longest where the runs repeat one.
 func DurationsOf(runs ...*reports.Run) Durations {
 	d := Durations{Scenarios: map[string]map[string]float64{}}
 	for _, r := range runs {
 		for _, s := range r.Scenarios {
-			tr, v := s.Where(r)
+			tr, v := s.Transport, s.SpecVersion
 			if tr == "" || v == "" {
 				continue // a unit the table cannot name
 			}

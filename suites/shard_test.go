@@ -251,6 +251,7 @@ var _ = Describe("sharding a run", func() {
 			{ID: "a", Duration: 12400 * time.Microsecond},
 			{ID: "a", Transport: "http", Duration: 0},
 		}}
+		run.Normalize() // as read: each scenario says where it ran
 		got := suites.DurationsOf(run)
 		Expect(got.Scenarios).To(Equal(map[string]map[string]float64{"a": {"stdio 2025-11-25": 12, "http 2025-11-25": 1}}))
 		b, err := got.Encode()

@@ -86,9 +86,8 @@ func (c Config) side() scenarios.Side {
 // run reports the ones it never judged (Interrupted).
 type Collector struct {
 	// Baseline, when set, marks each failed check it expects as it is
-	// collected (the progress shows it as XFAIL); Side is the run's side.
+	// collected (the progress shows it as XFAIL).
 	Baseline *reports.Baseline
-	Side     string
 
 	mu        sync.Mutex
 	scenarios map[string]*reports.Scenario
@@ -147,7 +146,7 @@ func (c *Collector) Interrupted(signal string) []reports.Scenario {
 				s.Checks = append(s.Checks, j)
 				continue
 			}
-			ch.Status, ch.Message = reports.Errored, reason
+			ch.Status, ch.Reason, ch.Message = reports.Errored, reports.ReasonInterrupted, reason
 			s.Checks = append(s.Checks, ch)
 		}
 		out = append(out, s)
@@ -175,7 +174,7 @@ func (c *Collector) addCheck(key string, check reports.Check) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	s := c.scenarios[key]
-	c.Baseline.Mark(c.Side, s, &check)
+	c.Baseline.Mark(s, &check)
 	s.Checks = append(s.Checks, check)
 	if check.Message != "" {
 		c.trimLocked()
@@ -250,7 +249,9 @@ func (c *Collector) Scenarios() []reports.Scenario {
 }
 
 // Status converts a verdict to a report status: a SHOULD or MAY that fails is
-// a warning unless strict.
+// a warning unless strict. It is the one place --strict is decided: the
+// collector (judgedReport) and the specs call it with their config's Strict;
+// the reports and the baseline read the status it gave.
 func Status(v scenarios.Verdict, strict bool) reports.Status {
 	switch v.Outcome {
 	case scenarios.Pass:
@@ -264,6 +265,21 @@ func Status(v scenarios.Verdict, strict bool) reports.Status {
 		return reports.Failed
 	}
 	return reports.Warning
+}
+
+// reasonKind is the reports' name of a verdict's kind of reason.
+func reasonKind(w scenarios.Why) reports.ReasonKind {
+	switch w {
+	case scenarios.NotJudged:
+		return reports.ReasonNotJudged
+	case scenarios.ProfileOff:
+		return reports.ReasonProfile
+	case scenarios.Deadline:
+		return reports.ReasonDeadline
+	case scenarios.Harness:
+		return reports.ReasonHarness
+	}
+	return ""
 }
 
 // CheckLabels derives the Ginkgo labels of a check from catalogue data.
@@ -381,6 +397,16 @@ func checkReport(cfg Config, c *scenarios.Check) reports.Check {
 	}
 }
 
+// judgedReport is what the reports say of check c of a scenario run by
+// cfg, judged v: the one place a verdict becomes a report's check, its
+// status (Status, strict as cfg says), its kind of reason and its level
+// as judged.
+func judgedReport(cfg Config, c *scenarios.Check, v scenarios.Verdict) reports.Check {
+	rc := checkReport(cfg, c)
+	rc.Level, rc.Status, rc.Reason, rc.Message, rc.Duration = string(v.Check.Level), Status(v, cfg.Strict), reasonKind(v.Why), v.Message, v.At
+	return rc
+}
+
 // planScenario tells the collector which of the scenario's checks the run
 // will judge: those the label filter selects. It reports whether any is.
 func planScenario(cfg Config, s *scenarios.Scenario, col *Collector, filter types.LabelFilter) bool {
@@ -462,7 +488,7 @@ func printProgress(w io.Writer, col *Collector, key, config string) {
 		return
 	}
 	counts := s.Counts()
-	word := statusWord(counts.Outcome())
+	word := counts.Outcome().Word()
 	if counts.Total < planned {
 		// Only an interrupt leaves a selected check without its spec run.
 		word = "STOP"
@@ -478,23 +504,6 @@ func printProgress(w io.Writer, col *Collector, key, config string) {
 		fmt.Fprintf(w, ", %d not judged: interrupted", planned-counts.Total)
 	}
 	fmt.Fprintf(w, "  (%s)\n", s.Duration.Round(time.Millisecond))
-}
-
-func statusWord(s reports.Status) string {
-	switch s {
-	case reports.Passed:
-		return "PASS"
-	case reports.Failed:
-		return "FAIL"
-	case reports.Warning:
-		return "WARN"
-	case reports.ExpectedFailure:
-		return "XFAIL"
-	case reports.Skipped:
-		return "SKIP"
-	default:
-		return "ERROR"
-	}
 }
 
 // plannedChecks are the ids of the checks of the scenario run under key

@@ -235,7 +235,7 @@ func (p *plan) execute(cmd *cobra.Command) (int, error) {
 	fmt.Fprintf(out, "mcpconform %s: judging %s at %s\n", toolVersion, p.describe, strings.Join(p.versions, ", "))
 	started := time.Now()
 	col := suites.NewCollector()
-	col.Baseline, col.Side = p.flags.baseline, string(p.side)
+	col.Baseline = p.flags.baseline
 	progress, messages, progressDone := runProgress(out, cmd.ErrOrStderr(), p.flags.progress, p.flags.verbose, col)
 	sigs := catchSignals(messages)
 	limits := suites.Limits(p.flags.parallel)
@@ -248,12 +248,12 @@ func (p *plan) execute(cmd *cobra.Command) (int, error) {
 		collected := make(chan struct{})
 		go func() {
 			defer close(collected)
-			exec.Collect(p.flags.strict)
+			exec.Collect()
 		}()
 		runView(exec, cmd.ErrOrStderr())
 		<-collected
 	} else {
-		exec.Collect(p.flags.strict)
+		exec.Collect()
 	}
 	progressDone()
 	interruptedBy := sigs.interruptedBy(exec.Stopped())

@@ -27,7 +27,7 @@ func printReasons(w io.Writer, run *reports.Run) {
 		for _, s := range run.Scenarios {
 			for _, c := range s.Checks {
 				if c.Status == group.status {
-					counts[reasonOf(c.Message)]++
+					counts[reasonOf(&c)]++
 					total++
 				}
 			}
@@ -53,10 +53,14 @@ func printReasons(w io.Writer, run *reports.Run) {
 	}
 }
 
-// reasonOf is a check's message as one short line.
-func reasonOf(msg string) string {
-	msg = strings.Join(strings.Fields(msg), " ")
-	msg = strings.TrimPrefix(msg, "not judged: ")
+// reasonOf is a check's message as one short line; that of a check not
+// judged (its kind says so) without the "not judged: " it starts with,
+// which would repeat on every line.
+func reasonOf(c *reports.Check) string {
+	msg := strings.Join(strings.Fields(c.Message), " ")
+	if c.Reason == reports.ReasonNotJudged {
+		msg = strings.TrimPrefix(msg, "not judged: ")
+	}
 	if msg == "" {
 		return "(no reason given)"
 	}
