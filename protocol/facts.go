@@ -1,0 +1,62 @@
+package protocol
+
+import (
+	"reflect"
+	"strings"
+)
+
+// What a version's schema has, read from its generated types, so a rule
+// that came with a method or a field follows the schema, not a hand-kept
+// list: a new version inherits it by having the method or field.
+
+// Defines reports whether the version's schema has the method (a request
+// or a notification).
+func (v Version) Defines(method string) bool {
+	_, ok := registry[v.SchemaOf][method]
+	return ok
+}
+
+// ResultHas reports whether the result of method, in the version's schema,
+// has the field at path (JSON names, through arrays, pointers and the
+// members of a union): ResultHas(MethodToolsList, "tools", "outputSchema").
+func (v Version) ResultHas(method string, path ...string) bool {
+	e, ok := registry[v.SchemaOf][method]
+	return ok && e.result != nil && hasPath(e.result, path)
+}
+
+func hasPath(t reflect.Type, path []string) bool {
+	for t.Kind() == reflect.Pointer || t.Kind() == reflect.Slice {
+		t = t.Elem()
+	}
+	if len(path) == 0 {
+		return true
+	}
+	if t.Kind() != reflect.Struct {
+		return false
+	}
+	for f := range t.Fields() {
+		tag := f.Tag.Get("json")
+		if tag == "" && f.Type.Kind() == reflect.Pointer && f.Type.Elem().Kind() == reflect.Struct {
+			// A union's member: the field may be any member's.
+			if hasPath(f.Type, path) {
+				return true
+			}
+			continue
+		}
+		if name, _, _ := strings.Cut(tag, ","); name == path[0] && hasPath(f.Type, path[1:]) {
+			return true
+		}
+	}
+	return false
+}
+
+// JudgedWhere lists the judged versions that satisfy pred, in Judged's order.
+func JudgedWhere(pred func(Version) bool) []string {
+	var out []string
+	for _, name := range Judged() {
+		if pred(Features(name)) {
+			out = append(out, name)
+		}
+	}
+	return out
+}

@@ -1,0 +1,38 @@
+package protocol_test
+
+import (
+	. "github.com/onsi/ginkgo/v2"
+	. "github.com/onsi/gomega"
+
+	"github.com/mcpconform/mcpconform/protocol"
+)
+
+var _ = Describe("what a version's schema has", func() {
+	It("reads methods from the generated schema", func() {
+		Expect(protocol.Features(protocol.V20250326).Defines(protocol.MethodElicitationCreate)).To(BeFalse())
+		Expect(protocol.Features(protocol.V20250618).Defines(protocol.MethodElicitationCreate)).To(BeTrue())
+		Expect(protocol.Features(protocol.V20251125).Defines(protocol.MethodTasksGet)).To(BeTrue())
+		Expect(protocol.Features(protocol.V20250618).Defines(protocol.MethodTasksGet)).To(BeFalse())
+		Expect(protocol.Features("1999-01-01").Defines(protocol.MethodPing)).To(BeFalse())
+	})
+
+	It("reads result fields through arrays, pointers and unions", func() {
+		outputSchema := func(v string) bool {
+			return protocol.Features(v).ResultHas(protocol.MethodToolsList, "tools", "outputSchema")
+		}
+		Expect(outputSchema(protocol.V20250326)).To(BeFalse())
+		Expect(outputSchema(protocol.V20250618)).To(BeTrue())
+		Expect(outputSchema(protocol.V20260728)).To(BeTrue())
+		// content is a union; resource_link's uri came with 2025-06-18, audio's data with 2025-03-26.
+		Expect(protocol.Features(protocol.V20250326).ResultHas(protocol.MethodToolsCall, "content", "data")).To(BeTrue())
+		Expect(protocol.Features(protocol.V20250326).ResultHas(protocol.MethodToolsCall, "structuredContent")).To(BeFalse())
+		Expect(protocol.Features(protocol.V20250618).ResultHas(protocol.MethodToolsCall, "structuredContent")).To(BeTrue())
+		Expect(protocol.Features(protocol.V20250618).ResultHas(protocol.MethodToolsCall, "nonesuch")).To(BeFalse())
+		Expect(protocol.Features(protocol.V20250618).ResultHas("nonesuch/method")).To(BeFalse())
+	})
+
+	It("lists the judged versions with a fact, in Judged's order", func() {
+		Expect(protocol.JudgedWhere(func(v protocol.Version) bool { return v.Defines(protocol.MethodElicitationCreate) })).
+			To(Equal([]string{protocol.V20251125, protocol.V20250618, protocol.V20260728}))
+	})
+})
