@@ -9,6 +9,7 @@ import (
 	"github.com/mcpconform/mcpconform/fakes/client"
 	"github.com/mcpconform/mcpconform/fakes/fault"
 	"github.com/mcpconform/mcpconform/fakes/server"
+	"github.com/mcpconform/mcpconform/fixtures"
 	"github.com/mcpconform/mcpconform/jsonrpc"
 	"github.com/mcpconform/mcpconform/protocol"
 	"github.com/mcpconform/mcpconform/protocol/codes"
@@ -64,7 +65,7 @@ var customHeadersScenario = &scenarios.Scenario{
 	Side:       scenarios.ServerSide,
 	Versions:   versions,
 	Transports: httpOnly,
-	Needs:      []scenarios.Need{scenarios.NeedsCapability("tools"), scenarios.NeedsOther("a tool with a string property annotated x-mcp-header (go-sdk's test_x_mcp_header; the first such tool listed)")},
+	Needs:      []scenarios.Need{scenarios.NeedsCapability("tools"), scenarios.NeedsFixture(fixtures.XMcpHeader, "or any tool with a string property annotated x-mcp-header: the first such tool listed is used")},
 	Purpose: "tools/list finds a tool with a top-level string property annotated x-mcp-header. Calls of it, sent by hand: the " +
 		"right header (a precondition: any answer but -32020; a tool error is fine), a header of another value, none although the body has the value, none for an absent " +
 		"and a null value, the Base64 form of a non-ASCII value, and that value as raw UTF-8.",
