@@ -55,6 +55,10 @@ type reference struct {
 	// The versions this variant implements, newest first.
 	stateful, stateless []string
 	tasks               *taskStore
+	// families are this reference's own (reference_families.go); tools are
+	// the fixture tools it lists, the core's then the families'.
+	families []family
+	tools    []refTool
 }
 
 // modernKey marks a request served under 2026-07-28 rules.
@@ -72,6 +76,7 @@ func NewReference(opts ReferenceOptions) (*Engine, error) {
 	r := &reference{fault: opts.Variant, hold: opts.HoldTaskRequests}
 	r.stateful, r.stateless = implementedVersions(opts.Variant)
 	r.tasks = newTaskStore(r)
+	r.buildFamilies()
 	e := &Engine{
 		Transcript: opts.Transcript,
 		Requests: map[string]Handler{
@@ -102,7 +107,7 @@ func NewReference(opts ReferenceOptions) (*Engine, error) {
 	r.familyHandlers(e.Requests)
 	e.WrapConn = r.wrapConn
 	e.Guard = func(p *Peer) *peer.Guard { return r.guard(p, opts.OnOwnInvalid) }
-	e.Middleware = func(next Handler) Handler { return r.middleware(r.statelessLayer(next)) }
+	e.Middleware = func(next Handler) Handler { return r.middleware(r.familyLayers(next)) }
 	if r.is(RefusesUnknownNotifications) {
 		e.RefuseNotification = func(method string) *jsonrpc.Error {
 			if _, known := e.Notifications[method]; known {
@@ -208,7 +213,7 @@ func (r *reference) middleware(next Handler) Handler {
 		}
 		if h := p.Header(); h != nil {
 			if r.is(UnknownToolFirst) && req.Method == protocol.MethodToolsCall {
-				if name := nameOf(req); findTool(name) == nil {
+				if name := nameOf(req); r.findTool(name) == nil {
 					return nil, rpcError(codes.InvalidParams, "Unknown tool: "+name, nil)
 				}
 			}
@@ -280,7 +285,7 @@ func (r *reference) headerMismatch(h http.Header, version string, req *jsonrpc.M
 		return "Mcp-Method header " + quote(got) + " does not match method " + quote(req.Method)
 	}
 	if want := nameOf(req); want != "" {
-		if got := r.decodedName(strings.TrimSpace(h.Get("Mcp-Name"))); got != want {
+		if got := decodedName(r, strings.TrimSpace(h.Get("Mcp-Name"))); got != want {
 			return "Mcp-Name header " + quote(got) + " does not match " + quote(want)
 		}
 	}
