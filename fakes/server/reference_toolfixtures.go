@@ -53,8 +53,20 @@ func (r *toolFixturesFamily) tools() []refTool {
 func (*toolFixturesFamily) faults() fault.Set    { return toolFixtureFaults }
 func (*toolFixturesFamily) liberties() fault.Set { return toolFixtureLiberties }
 
-func init() {
-	unknownToolHook = unknownTool
+// wrap lets the family's faults answer a call of a tool nobody lists, in
+// front of the core's tools/call.
+func (r *toolFixturesFamily) wrap(method string, next Handler) Handler {
+	if method != protocol.MethodToolsCall {
+		return next
+	}
+	return func(ctx context.Context, p *Peer, req *jsonrpc.Message) (any, *jsonrpc.Error) {
+		if name := nameOf(req); r.findTool(name) == nil {
+			if res, rpcErr, ok := r.unknownTool(ctx, name); ok {
+				return res, rpcErr
+			}
+		}
+		return next(ctx, p, req)
+	}
 }
 
 func contentResult(ctx context.Context, isError bool, items ...any) map[string]any {
@@ -290,9 +302,9 @@ func (r *toolFixturesFamily) callSchema2020(ctx context.Context, _ *Peer, _ *jso
 	return textResult(ctx, "Received: "+string(args), false), nil
 }
 
-// unknownTool is the tools family's unknownToolHook: its faults answer a
-// call of a tool nobody lists otherwise than the core does.
-func unknownTool(r *reference, ctx context.Context, name string) (any, *jsonrpc.Error, bool) {
+// unknownTool is how the family's faults answer a call of a tool nobody
+// lists; ok false leaves it to the core.
+func (r *toolFixturesFamily) unknownTool(ctx context.Context, name string) (any, *jsonrpc.Error, bool) {
 	switch {
 	case r.is(UnknownToolAsResult):
 		return textResult(ctx, "Unknown tool: "+name, true), nil, true

@@ -49,10 +49,6 @@ type refTool struct {
 	listed func(tool map[string]any)
 }
 
-// unknownToolHook, set by a family, may answer a call of an unlisted tool
-// in its own way (a fault); ok false leaves it to the core.
-var unknownToolHook func(r *reference, ctx context.Context, name string) (res any, rpcErr *jsonrpc.Error, ok bool)
-
 var coreTools = []refTool{
 	{name: "test_simple_text", description: "Returns a fixed text."},
 	{name: "test_missing_capability", description: "Needs the client's sampling capability."},
@@ -189,11 +185,6 @@ func (r *reference) toolsCall(ctx context.Context, p *Peer, req *jsonrpc.Message
 	_ = json.Unmarshal(req.Params, &params)
 	tool := r.findTool(params.Name)
 	if tool == nil {
-		if unknownToolHook != nil {
-			if res, rpcErr, ok := unknownToolHook(r, ctx, params.Name); ok {
-				return res, rpcErr // a family's fault answers it otherwise
-			}
-		}
 		return nil, rpcError(codes.InvalidParams, "Unknown tool: "+params.Name, nil)
 	}
 	// Tasks exist only in sessions negotiated where the table has tasks v1; elsewhere the
