@@ -38,18 +38,19 @@ const (
 	mrtrStateTTL = 10 * time.Minute
 )
 
-// mrtrKey signs requestState; one per process, which is every instance a
-// client can reach in a run.
-var mrtrKey = func() []byte {
-	b := make([]byte, 32)
-	_, _ = rand.Read(b)
-	return b
-}()
+// mrtrFamily serves the MRTR fixtures. Its state is the key that signs
+// requestState: one per reference, which is every instance a client can
+// reach in a run (a stdio target's process serves one reference).
+type mrtrFamily struct {
+	familyBase
+	key []byte
+}
 
-// mrtrFamily serves the MRTR fixtures.
-type mrtrFamily struct{ familyBase }
-
-func newMRTRFamily(r *reference) family { return &mrtrFamily{familyBase{r}} }
+func newMRTRFamily(r *reference) family {
+	key := make([]byte, 32)
+	_, _ = rand.Read(key)
+	return &mrtrFamily{familyBase: familyBase{r}, key: key}
+}
 
 func (r *mrtrFamily) tools() []refTool {
 	return []refTool{
@@ -115,7 +116,7 @@ func (r *mrtrFamily) wrap(method string, next Handler) Handler {
 			if r.is(MRTROnToolsList) && isModern(ctx) {
 				if _, roots := requestCaps(req)["roots"]; roots {
 					return inputRequired([]mrtrQuestion{rootsQuestion("client_roots")},
-						sealState(mrtrState{Method: method, Step: 1}, mrtrStateTTL)), nil
+						sealState(r.key, mrtrState{Method: method, Step: 1}, mrtrStateTTL)), nil
 				}
 			}
 			return next(ctx, p, req)
@@ -148,12 +149,12 @@ type mrtrState struct {
 	Exp    int64             `json:"e"`
 }
 
-// sealState encodes the state with its HMAC (mrtr.mdx: "servers MUST
-// protect its integrity (e.g. HMAC or AEAD)").
-func sealState(st mrtrState, ttl time.Duration) string {
+// sealState encodes the state with its HMAC under key (mrtr.mdx: "servers
+// MUST protect its integrity (e.g. HMAC or AEAD)").
+func sealState(key []byte, st mrtrState, ttl time.Duration) string {
 	st.Exp = time.Now().Add(ttl).Unix()
 	payload, _ := json.Marshal(st)
-	mac := hmac.New(sha256.New, mrtrKey)
+	mac := hmac.New(sha256.New, key)
 	mac.Write(payload)
 	return base64.RawURLEncoding.EncodeToString(payload) + "." + base64.RawURLEncoding.EncodeToString(mac.Sum(nil))
 }
@@ -168,7 +169,7 @@ func (r *mrtrFamily) openState(s, method, target string) (*mrtrState, bool) {
 		return nil, false
 	}
 	if !r.is(MRTRTamperedAccepted) {
-		mac := hmac.New(sha256.New, mrtrKey)
+		mac := hmac.New(sha256.New, r.key)
 		mac.Write(payload)
 		got, err := base64.RawURLEncoding.DecodeString(sig)
 		if err != nil || !hmac.Equal(got, mac.Sum(nil)) {
@@ -198,6 +199,7 @@ type mrtrIn struct {
 	caps      map[string]json.RawMessage
 	responses map[string]json.RawMessage
 	state     *mrtrState
+	key       []byte // the family's, to seal the next state with
 }
 
 // sendRequest sends q to the client as a JSON-RPC request of its own, the
@@ -229,7 +231,7 @@ func (r *mrtrFamily) serveMRTR(ctx context.Context, p *Peer, req *jsonrpc.Messag
 	fixture func(in *mrtrIn) (any, *jsonrpc.Error)) (any, *jsonrpc.Error) {
 	var params map[string]json.RawMessage
 	_ = json.Unmarshal(req.Params, &params)
-	in := &mrtrIn{ctx: ctx, peer: p, req: req, method: req.Method, target: target, caps: requestCaps(req)}
+	in := &mrtrIn{ctx: ctx, peer: p, req: req, method: req.Method, target: target, caps: requestCaps(req), key: r.key}
 	if raw, ok := params["inputResponses"]; ok && string(raw) != "null" {
 		if json.Unmarshal(raw, &in.responses) != nil {
 			// mrtr.mdx, Error Handling: an invalid InputResponses object is
@@ -253,7 +255,7 @@ func (r *mrtrFamily) serveMRTR(ctx context.Context, p *Peer, req *jsonrpc.Messag
 		case !ok && r.is(MRTRTamperedRestarts):
 			// The state is dropped with the answers given for it: the
 			// exchange starts again from its first round.
-			return fixture(&mrtrIn{ctx: ctx, peer: p, req: req, method: req.Method, target: target, caps: in.caps})
+			return fixture(&mrtrIn{ctx: ctx, peer: p, req: req, method: req.Method, target: target, caps: in.caps, key: r.key})
 		case !ok:
 			if r.is(MRTRTamperedOtherCode) {
 				return nil, rpcError(-32001, "requestState failed verification", nil)
@@ -485,7 +487,7 @@ func (r *mrtrFamily) done(ctx context.Context, text string) map[string]any {
 }
 
 func (in *mrtrIn) seal(step int, data map[string]string) string {
-	return sealState(mrtrState{Method: in.method, Target: in.target, Step: step, Data: data}, mrtrStateTTL)
+	return sealState(in.key, mrtrState{Method: in.method, Target: in.target, Step: step, Data: data}, mrtrStateTTL)
 }
 
 func askName(key string) mrtrQuestion {
@@ -584,7 +586,7 @@ func (r *mrtrFamily) mrtrRequestState(in *mrtrIn) (any, *jsonrpc.Error) {
 	case in.state == nil && r.is(MRTRInputRequiredEmpty):
 		return map[string]any{"resultType": "input_required"}, nil
 	case in.state == nil && r.is(MRTRStateExpired):
-		return inputRequired([]mrtrQuestion{q}, sealState(mrtrState{Method: in.method, Target: in.target, Step: 1}, -time.Minute)), nil
+		return inputRequired([]mrtrQuestion{q}, sealState(r.key, mrtrState{Method: in.method, Target: in.target, Step: 1}, -time.Minute)), nil
 	case in.state == nil && r.is(MRTRStateOnlyFirst):
 		return inputRequired(nil, in.seal(0, nil)), nil
 	case in.state == nil || in.state.Step == 0:
