@@ -25,10 +25,17 @@ const (
 	fixtureTriggerPrompt     = "test_trigger_prompt_change"
 )
 
-// subscriptionsFamily serves subscriptions/listen.
-type subscriptionsFamily struct{ familyBase }
+// subscriptionsFamily serves subscriptions/listen. Its state is the
+// reference's open subscriptions: over Streamable HTTP every POST is a
+// connection of its own, so they cannot live on a connection.
+type subscriptionsFamily struct {
+	familyBase
+	set subscriptionSet
+}
 
-func newSubscriptionsFamily(r *reference) family { return &subscriptionsFamily{familyBase{r}} }
+func newSubscriptionsFamily(r *reference) family {
+	return &subscriptionsFamily{familyBase: familyBase{r}, set: subscriptionSet{open: map[*subscription]bool{}}}
+}
 
 func (r *subscriptionsFamily) handlers() map[string]Handler {
 	return map[string]Handler{protocol.MethodSubscriptionsListen: r.listen}
@@ -75,20 +82,12 @@ type subscription struct {
 	prompts bool // promptsListChanged asked
 }
 
-// subscriptionsByServer holds each reference server's open subscriptions
-// (over Streamable HTTP every POST is a connection of its own, so they
-// cannot live on a connection).
-var subscriptionsByServer sync.Map // *subscriptionsFamily → *subscriptionSet
-
 type subscriptionSet struct {
 	mu   sync.Mutex
 	open map[*subscription]bool
 }
 
-func (r *subscriptionsFamily) subscriptions() *subscriptionSet {
-	v, _ := subscriptionsByServer.LoadOrStore(r, &subscriptionSet{open: map[*subscription]bool{}})
-	return v.(*subscriptionSet)
-}
+func (r *subscriptionsFamily) subscriptions() *subscriptionSet { return &r.set }
 
 // listen serves subscriptions/listen at 2026-07-28 (the session versions
 // have no such method): the acknowledgement first, then the stream stays
