@@ -76,20 +76,21 @@ type extStore struct {
 	seq   atomic.Int64 // the sequential-ids fault's counter
 }
 
-// extStores keeps each reference server's extension tasks: requests are
-// stateless, so they outlive the connection (an HTTP POST) that made them.
-var extStores sync.Map // *tasksExtensionFamily → *extStore
-
-func (r *tasksExtensionFamily) ext() *extStore {
-	s, _ := extStores.LoadOrStore(r, &extStore{r: r, tasks: map[string]*extTask{}, subs: map[*extSub]bool{}})
-	return s.(*extStore)
+// tasksExtensionFamily serves the extension. Its state is the store of its
+// tasks and of the subscriptions that follow them: requests are stateless,
+// so tasks outlive the connection (an HTTP POST) that made them.
+type tasksExtensionFamily struct {
+	familyBase
+	store *extStore
 }
 
-// tasksExtensionFamily serves the extension; its state is the store of
-// its tasks and of the subscriptions that follow them.
-type tasksExtensionFamily struct{ familyBase }
+func newTasksExtensionFamily(r *reference) family {
+	f := &tasksExtensionFamily{familyBase: familyBase{r}}
+	f.store = &extStore{r: f, tasks: map[string]*extTask{}, subs: map[*extSub]bool{}}
+	return f
+}
 
-func newTasksExtensionFamily(r *reference) family { return &tasksExtensionFamily{familyBase{r}} }
+func (r *tasksExtensionFamily) ext() *extStore { return r.store }
 
 func (r *tasksExtensionFamily) handlers() map[string]Handler {
 	return map[string]Handler{
