@@ -49,6 +49,10 @@ var (
 	legacyOnlyMethods = []string{protocol.MethodInitialize, protocol.MethodPing, "logging/setLevel", "resources/subscribe", "resources/unsubscribe"}
 )
 
+// reference is the core of the reference server: what every family shares
+// (the variant, the versions it implements), the tasks v1 store, and the
+// handlers of the lifecycle, the core's tools and the wire. Each family is
+// a type of its own that embeds it (reference_families.go).
 type reference struct {
 	fault *fault.Fault
 	hold  bool
