@@ -104,7 +104,14 @@ var (
 		AlgNoneAccepted, InvalidTokenNoError, ChallengeUnescapedQuote, DPoPProofUnchecked, SessionTrustsInitialize, Scope401, ScopeNoChallenge, OfflineAccessAdvertised}
 )
 
-var authFamily = family{faults: authFaults, liberties: authLiberties}
+// authFamily has no handlers and no state: its variants live in its HTTP
+// front (reference_auth.go).
+type authFamily struct{ familyBase }
+
+func newAuthFamily(r *reference) family { return &authFamily{familyBase{r}} }
+
+func (*authFamily) faults() fault.Set    { return authFaults }
+func (*authFamily) liberties() fault.Set { return authLiberties }
 
 // IsProtected reports whether the variant is served behind the
 // resource-server front: the auth family's faults and liberties.

@@ -49,12 +49,20 @@ var (
 	legacyOnlyMethods = []string{protocol.MethodInitialize, protocol.MethodPing, "logging/setLevel", "resources/subscribe", "resources/unsubscribe"}
 )
 
+// reference is the core of the reference server: what every family shares
+// (the variant, the versions it implements), the tasks v1 store, and the
+// handlers of the lifecycle, the core's tools and the wire. Each family is
+// a type of its own that embeds it (reference_families.go).
 type reference struct {
 	fault *fault.Fault
 	hold  bool
 	// The versions this variant implements, newest first.
 	stateful, stateless []string
 	tasks               *taskStore
+	// families are this reference's own (reference_families.go); tools are
+	// the fixture tools it lists, the core's then the families'.
+	families []family
+	tools    []refTool
 }
 
 // modernKey marks a request served under 2026-07-28 rules.
@@ -72,6 +80,7 @@ func NewReference(opts ReferenceOptions) (*Engine, error) {
 	r := &reference{fault: opts.Variant, hold: opts.HoldTaskRequests}
 	r.stateful, r.stateless = implementedVersions(opts.Variant)
 	r.tasks = newTaskStore(r)
+	r.buildFamilies()
 	e := &Engine{
 		Transcript: opts.Transcript,
 		Requests: map[string]Handler{
@@ -102,7 +111,7 @@ func NewReference(opts ReferenceOptions) (*Engine, error) {
 	r.familyHandlers(e.Requests)
 	e.WrapConn = r.wrapConn
 	e.Guard = func(p *Peer) *peer.Guard { return r.guard(p, opts.OnOwnInvalid) }
-	e.Middleware = func(next Handler) Handler { return r.middleware(r.statelessLayer(next)) }
+	e.Middleware = func(next Handler) Handler { return r.middleware(r.familyLayers(next)) }
 	if r.is(RefusesUnknownNotifications) {
 		e.RefuseNotification = func(method string) *jsonrpc.Error {
 			if _, known := e.Notifications[method]; known {
@@ -208,7 +217,7 @@ func (r *reference) middleware(next Handler) Handler {
 		}
 		if h := p.Header(); h != nil {
 			if r.is(UnknownToolFirst) && req.Method == protocol.MethodToolsCall {
-				if name := nameOf(req); findTool(name) == nil {
+				if name := nameOf(req); r.findTool(name) == nil {
 					return nil, rpcError(codes.InvalidParams, "Unknown tool: "+name, nil)
 				}
 			}
@@ -280,7 +289,7 @@ func (r *reference) headerMismatch(h http.Header, version string, req *jsonrpc.M
 		return "Mcp-Method header " + quote(got) + " does not match method " + quote(req.Method)
 	}
 	if want := nameOf(req); want != "" {
-		if got := r.decodedName(strings.TrimSpace(h.Get("Mcp-Name"))); got != want {
+		if got := decodedName(r, strings.TrimSpace(h.Get("Mcp-Name"))); got != want {
 			return "Mcp-Name header " + quote(got) + " does not match " + quote(want)
 		}
 	}

@@ -12,6 +12,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/mcpconform/mcpconform/fakes/fault"
 	"github.com/mcpconform/mcpconform/jsonrpc"
 	"github.com/mcpconform/mcpconform/protocol"
 	"github.com/mcpconform/mcpconform/protocol/codes"
@@ -37,43 +38,50 @@ const (
 	mrtrStateTTL = 10 * time.Minute
 )
 
-// mrtrKey signs requestState; one per process, which is every instance a
-// client can reach in a run.
-var mrtrKey = func() []byte {
-	b := make([]byte, 32)
-	_, _ = rand.Read(b)
-	return b
-}()
-
-var mrtrFamily = family{
-	tools: []refTool{
-		{name: "test_input_required_result_elicitation", description: "Asks the user's name (elicitation, key user_name), then greets them.", call: mrtrTool},
-		{name: "test_input_required_result_sampling", description: "Asks the client's model the capital of France (sampling, key capital_question).", call: mrtrTool},
-		{name: "test_input_required_result_list_roots", description: "Asks for the client's roots (key client_roots), then lists them.", call: mrtrTool},
-		{name: "test_input_required_result_request_state", description: "Asks for a confirmation (key confirm) and carries its progress in requestState.", call: mrtrTool},
-		{name: "test_input_required_result_multiple_inputs", description: "Asks for a name, a sampled greeting and the roots at once.", call: mrtrTool},
-		{name: "test_input_required_result_multi_round", description: "Asks for a name, then a colour, one round each.", call: mrtrTool},
-		{name: "test_input_required_result_tampered_state", description: "Asks for a confirmation; refuses a requestState that fails verification.", call: mrtrTool},
-		{name: "test_input_required_result_capabilities", description: "Asks for input only of a kind the client declares.", call: mrtrTool},
-	},
-	capabilities: func(_ *reference, version string, caps map[string]any) {
-		// The prompt that asks for input is served at 2026-07-28, so
-		// prompts are declared there too.
-		if protocol.Features(version).MRTR {
-			if _, ok := caps["prompts"]; !ok {
-				caps["prompts"] = map[string]any{"listChanged": false}
-			}
-		}
-	},
-	wrap:      wrapMRTR,
-	faults:    mrtrFaults,
-	liberties: mrtrLiberties,
+// mrtrFamily serves the MRTR fixtures. Its state is the key that signs
+// requestState: one per reference, which is every instance a client can
+// reach in a run (a stdio target's process serves one reference).
+type mrtrFamily struct {
+	familyBase
+	key []byte
 }
 
-// wrapMRTR serves the MRTR prompt and resource in front of their families'
+func newMRTRFamily(r *reference) family {
+	key := make([]byte, 32)
+	_, _ = rand.Read(key)
+	return &mrtrFamily{familyBase: familyBase{r}, key: key}
+}
+
+func (r *mrtrFamily) tools() []refTool {
+	return []refTool{
+		{name: "test_input_required_result_elicitation", description: "Asks the user's name (elicitation, key user_name), then greets them.", call: r.mrtrTool},
+		{name: "test_input_required_result_sampling", description: "Asks the client's model the capital of France (sampling, key capital_question).", call: r.mrtrTool},
+		{name: "test_input_required_result_list_roots", description: "Asks for the client's roots (key client_roots), then lists them.", call: r.mrtrTool},
+		{name: "test_input_required_result_request_state", description: "Asks for a confirmation (key confirm) and carries its progress in requestState.", call: r.mrtrTool},
+		{name: "test_input_required_result_multiple_inputs", description: "Asks for a name, a sampled greeting and the roots at once.", call: r.mrtrTool},
+		{name: "test_input_required_result_multi_round", description: "Asks for a name, then a colour, one round each.", call: r.mrtrTool},
+		{name: "test_input_required_result_tampered_state", description: "Asks for a confirmation; refuses a requestState that fails verification.", call: r.mrtrTool},
+		{name: "test_input_required_result_capabilities", description: "Asks for input only of a kind the client declares.", call: r.mrtrTool},
+	}
+}
+
+func (*mrtrFamily) capabilities(version string, caps map[string]any) {
+	// The prompt that asks for input is served at 2026-07-28, so
+	// prompts are declared there too.
+	if protocol.Features(version).MRTR {
+		if _, ok := caps["prompts"]; !ok {
+			caps["prompts"] = map[string]any{"listChanged": false}
+		}
+	}
+}
+
+func (*mrtrFamily) faults() fault.Set    { return mrtrFaults }
+func (*mrtrFamily) liberties() fault.Set { return mrtrLiberties }
+
+// wrap serves the MRTR prompt and resource in front of their families'
 // handlers, lists the prompt, and carries the fault that asks for input on
 // tools/list.
-func wrapMRTR(r *reference, method string, next Handler) Handler {
+func (r *mrtrFamily) wrap(method string, next Handler) Handler {
 	switch method {
 	case protocol.MethodPromptsGet:
 		return func(ctx context.Context, p *Peer, req *jsonrpc.Message) (any, *jsonrpc.Error) {
@@ -108,7 +116,7 @@ func wrapMRTR(r *reference, method string, next Handler) Handler {
 			if r.is(MRTROnToolsList) && isModern(ctx) {
 				if _, roots := requestCaps(req)["roots"]; roots {
 					return inputRequired([]mrtrQuestion{rootsQuestion("client_roots")},
-						sealState(mrtrState{Method: method, Step: 1}, mrtrStateTTL)), nil
+						sealState(r.key, mrtrState{Method: method, Step: 1}, mrtrStateTTL)), nil
 				}
 			}
 			return next(ctx, p, req)
@@ -141,12 +149,12 @@ type mrtrState struct {
 	Exp    int64             `json:"e"`
 }
 
-// sealState encodes the state with its HMAC (mrtr.mdx: "servers MUST
-// protect its integrity (e.g. HMAC or AEAD)").
-func sealState(st mrtrState, ttl time.Duration) string {
+// sealState encodes the state with its HMAC under key (mrtr.mdx: "servers
+// MUST protect its integrity (e.g. HMAC or AEAD)").
+func sealState(key []byte, st mrtrState, ttl time.Duration) string {
 	st.Exp = time.Now().Add(ttl).Unix()
 	payload, _ := json.Marshal(st)
-	mac := hmac.New(sha256.New, mrtrKey)
+	mac := hmac.New(sha256.New, key)
 	mac.Write(payload)
 	return base64.RawURLEncoding.EncodeToString(payload) + "." + base64.RawURLEncoding.EncodeToString(mac.Sum(nil))
 }
@@ -154,14 +162,14 @@ func sealState(st mrtrState, ttl time.Duration) string {
 // openState verifies a requestState and returns its payload; ok is false
 // for state that fails verification, has expired, or belongs to another
 // request.
-func (r *reference) openState(s, method, target string) (*mrtrState, bool) {
+func (r *mrtrFamily) openState(s, method, target string) (*mrtrState, bool) {
 	enc, sig, _ := strings.Cut(s, ".")
 	payload, err := base64.RawURLEncoding.DecodeString(enc)
 	if err != nil {
 		return nil, false
 	}
 	if !r.is(MRTRTamperedAccepted) {
-		mac := hmac.New(sha256.New, mrtrKey)
+		mac := hmac.New(sha256.New, r.key)
 		mac.Write(payload)
 		got, err := base64.RawURLEncoding.DecodeString(sig)
 		if err != nil || !hmac.Equal(got, mac.Sum(nil)) {
@@ -191,6 +199,7 @@ type mrtrIn struct {
 	caps      map[string]json.RawMessage
 	responses map[string]json.RawMessage
 	state     *mrtrState
+	key       []byte // the family's, to seal the next state with
 }
 
 // sendRequest sends q to the client as a JSON-RPC request of its own, the
@@ -218,11 +227,11 @@ func requestCaps(req *jsonrpc.Message) map[string]json.RawMessage {
 
 // serveMRTR reads and verifies what an attempt carries, then lets the
 // fixture answer it.
-func (r *reference) serveMRTR(ctx context.Context, p *Peer, req *jsonrpc.Message, target string,
+func (r *mrtrFamily) serveMRTR(ctx context.Context, p *Peer, req *jsonrpc.Message, target string,
 	fixture func(in *mrtrIn) (any, *jsonrpc.Error)) (any, *jsonrpc.Error) {
 	var params map[string]json.RawMessage
 	_ = json.Unmarshal(req.Params, &params)
-	in := &mrtrIn{ctx: ctx, peer: p, req: req, method: req.Method, target: target, caps: requestCaps(req)}
+	in := &mrtrIn{ctx: ctx, peer: p, req: req, method: req.Method, target: target, caps: requestCaps(req), key: r.key}
 	if raw, ok := params["inputResponses"]; ok && string(raw) != "null" {
 		if json.Unmarshal(raw, &in.responses) != nil {
 			// mrtr.mdx, Error Handling: an invalid InputResponses object is
@@ -246,7 +255,7 @@ func (r *reference) serveMRTR(ctx context.Context, p *Peer, req *jsonrpc.Message
 		case !ok && r.is(MRTRTamperedRestarts):
 			// The state is dropped with the answers given for it: the
 			// exchange starts again from its first round.
-			return fixture(&mrtrIn{ctx: ctx, peer: p, req: req, method: req.Method, target: target, caps: in.caps})
+			return fixture(&mrtrIn{ctx: ctx, peer: p, req: req, method: req.Method, target: target, caps: in.caps, key: r.key})
 		case !ok:
 			if r.is(MRTRTamperedOtherCode) {
 				return nil, rpcError(-32001, "requestState failed verification", nil)
@@ -259,7 +268,7 @@ func (r *reference) serveMRTR(ctx context.Context, p *Peer, req *jsonrpc.Message
 }
 
 // mrtrTool dispatches a fixture tool; before 2026-07-28 there is no MRTR.
-func mrtrTool(r *reference, ctx context.Context, p *Peer, req *jsonrpc.Message, _ json.RawMessage) (any, *jsonrpc.Error) {
+func (r *mrtrFamily) mrtrTool(ctx context.Context, p *Peer, req *jsonrpc.Message, _ json.RawMessage) (any, *jsonrpc.Error) {
 	name := nameOf(req)
 	if !isModern(ctx) {
 		return textResult(ctx, name+" answers with input_required, which exists from 2026-07-28 on.", true), nil
@@ -417,7 +426,7 @@ func answer(q mrtrQuestion, raw json.RawMessage) (string, error) {
 // earlier rounds answered, from the state). It returns the questions still
 // unanswered, or an error for a response it cannot read or, under a fault,
 // for one it never asked.
-func (r *reference) collect(in *mrtrIn, qs []mrtrQuestion, data map[string]string) (map[string]string, []mrtrQuestion, *jsonrpc.Error) {
+func (r *mrtrFamily) collect(in *mrtrIn, qs []mrtrQuestion, data map[string]string) (map[string]string, []mrtrQuestion, *jsonrpc.Error) {
 	got := map[string]string{}
 	for k, v := range data {
 		got[k] = v
@@ -469,7 +478,7 @@ func slicesHasKey(qs []mrtrQuestion, key string) bool {
 }
 
 // done is a fixture's final tool result.
-func (r *reference) done(ctx context.Context, text string) map[string]any {
+func (r *mrtrFamily) done(ctx context.Context, text string) map[string]any {
 	res := textResult(ctx, text, false)
 	if r.is(MRTRCompleteEmpty) {
 		res["content"] = []any{}
@@ -478,7 +487,7 @@ func (r *reference) done(ctx context.Context, text string) map[string]any {
 }
 
 func (in *mrtrIn) seal(step int, data map[string]string) string {
-	return sealState(mrtrState{Method: in.method, Target: in.target, Step: step, Data: data}, mrtrStateTTL)
+	return sealState(in.key, mrtrState{Method: in.method, Target: in.target, Step: step, Data: data}, mrtrStateTTL)
 }
 
 func askName(key string) mrtrQuestion {
@@ -486,7 +495,7 @@ func askName(key string) mrtrQuestion {
 }
 
 // test_input_required_result_elicitation: no state; the name is asked until given.
-func (r *reference) mrtrElicitation(in *mrtrIn) (any, *jsonrpc.Error) {
+func (r *mrtrFamily) mrtrElicitation(in *mrtrIn) (any, *jsonrpc.Error) {
 	q := askName("user_name")
 	if r.is(MRTRElicitationInvalid) {
 		delete(q.params, "message") // required of a form elicitation
@@ -529,7 +538,7 @@ func (r *reference) mrtrElicitation(in *mrtrIn) (any, *jsonrpc.Error) {
 }
 
 // test_input_required_result_sampling.
-func (r *reference) mrtrSampling(in *mrtrIn) (any, *jsonrpc.Error) {
+func (r *mrtrFamily) mrtrSampling(in *mrtrIn) (any, *jsonrpc.Error) {
 	q := samplingQuestion("capital_question", "What is the capital of France?", 100)
 	if r.is(MRTRSamplingInvalid) {
 		delete(q.params, "maxTokens")
@@ -548,7 +557,7 @@ func (r *reference) mrtrSampling(in *mrtrIn) (any, *jsonrpc.Error) {
 }
 
 // test_input_required_result_list_roots.
-func (r *reference) mrtrRoots(in *mrtrIn) (any, *jsonrpc.Error) {
+func (r *mrtrFamily) mrtrRoots(in *mrtrIn) (any, *jsonrpc.Error) {
 	q := rootsQuestion("client_roots")
 	if rerr := in.needs(q); rerr != nil {
 		return nil, rerr
@@ -568,7 +577,7 @@ func (r *reference) mrtrRoots(in *mrtrIn) (any, *jsonrpc.Error) {
 
 // test_input_required_result_request_state: the confirmation is only taken
 // with the state that asked for it.
-func (r *reference) mrtrRequestState(in *mrtrIn) (any, *jsonrpc.Error) {
+func (r *mrtrFamily) mrtrRequestState(in *mrtrIn) (any, *jsonrpc.Error) {
 	q := elicitQuestion("confirm", "Please confirm to continue", "ok", "boolean")
 	if rerr := in.needs(q); rerr != nil {
 		return nil, rerr
@@ -577,7 +586,7 @@ func (r *reference) mrtrRequestState(in *mrtrIn) (any, *jsonrpc.Error) {
 	case in.state == nil && r.is(MRTRInputRequiredEmpty):
 		return map[string]any{"resultType": "input_required"}, nil
 	case in.state == nil && r.is(MRTRStateExpired):
-		return inputRequired([]mrtrQuestion{q}, sealState(mrtrState{Method: in.method, Target: in.target, Step: 1}, -time.Minute)), nil
+		return inputRequired([]mrtrQuestion{q}, sealState(r.key, mrtrState{Method: in.method, Target: in.target, Step: 1}, -time.Minute)), nil
 	case in.state == nil && r.is(MRTRStateOnlyFirst):
 		return inputRequired(nil, in.seal(0, nil)), nil
 	case in.state == nil || in.state.Step == 0:
@@ -595,7 +604,7 @@ func (r *reference) mrtrRequestState(in *mrtrIn) (any, *jsonrpc.Error) {
 
 // test_input_required_result_multiple_inputs: three questions at once;
 // what is answered is kept in the state and only the rest asked again.
-func (r *reference) mrtrMultiple(in *mrtrIn) (any, *jsonrpc.Error) {
+func (r *mrtrFamily) mrtrMultiple(in *mrtrIn) (any, *jsonrpc.Error) {
 	qs := []mrtrQuestion{askName("user_name"), samplingQuestion("greeting", "Write a one-line greeting.", 50), rootsQuestion("client_roots")}
 	if r.is(MRTRMultipleAsksOne) {
 		qs = qs[:1]
@@ -628,7 +637,7 @@ func (r *reference) mrtrMultiple(in *mrtrIn) (any, *jsonrpc.Error) {
 
 // test_input_required_result_multi_round: step1 asks the name, step2 the
 // colour; the state says which round this is and carries the name.
-func (r *reference) mrtrMultiRound(in *mrtrIn) (any, *jsonrpc.Error) {
+func (r *mrtrFamily) mrtrMultiRound(in *mrtrIn) (any, *jsonrpc.Error) {
 	step1 := askName("step1")
 	step2 := elicitQuestion("step2", "What is your favourite colour?", "color", "string")
 	if rerr := in.needs(step1); rerr != nil {
@@ -662,7 +671,7 @@ func (r *reference) mrtrMultiRound(in *mrtrIn) (any, *jsonrpc.Error) {
 // test_input_required_result_tampered_state: the state decides what the
 // confirmation authorizes (business logic), so serveMRTR refuses it unless
 // it verifies.
-func (r *reference) mrtrTampered(in *mrtrIn) (any, *jsonrpc.Error) {
+func (r *mrtrFamily) mrtrTampered(in *mrtrIn) (any, *jsonrpc.Error) {
 	q := elicitQuestion("confirm", "Confirm the deletion of report.txt", "ok", "boolean")
 	if rerr := in.needs(q); rerr != nil {
 		return nil, rerr
@@ -682,7 +691,7 @@ func (r *reference) mrtrTampered(in *mrtrIn) (any, *jsonrpc.Error) {
 
 // test_input_required_result_capabilities asks through whichever input
 // kind the client declares: elicitation, else sampling, else roots.
-func (r *reference) mrtrCapabilities(in *mrtrIn) (any, *jsonrpc.Error) {
+func (r *mrtrFamily) mrtrCapabilities(in *mrtrIn) (any, *jsonrpc.Error) {
 	var q mrtrQuestion
 	_, elicitation := in.caps["elicitation"]
 	_, sampling := in.caps["sampling"]
@@ -712,7 +721,7 @@ func askContext() mrtrQuestion {
 }
 
 // test_input_required_result_prompt.
-func (r *reference) mrtrPrompt(in *mrtrIn) (any, *jsonrpc.Error) {
+func (r *mrtrFamily) mrtrPrompt(in *mrtrIn) (any, *jsonrpc.Error) {
 	q := askContext()
 	if rerr := in.needs(q); rerr != nil {
 		return nil, rerr
@@ -732,7 +741,7 @@ func (r *reference) mrtrPrompt(in *mrtrIn) (any, *jsonrpc.Error) {
 }
 
 // test://input-required-result-resource.
-func (r *reference) mrtrResource(in *mrtrIn) (any, *jsonrpc.Error) {
+func (r *mrtrFamily) mrtrResource(in *mrtrIn) (any, *jsonrpc.Error) {
 	q := askContext()
 	if rerr := in.needs(q); rerr != nil {
 		return nil, rerr

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"strings"
 
+	"github.com/mcpconform/mcpconform/fakes/fault"
 	"github.com/mcpconform/mcpconform/jsonrpc"
 	"github.com/mcpconform/mcpconform/protocol"
 	"github.com/mcpconform/mcpconform/protocol/codes"
@@ -17,23 +18,28 @@ import (
 // test_prompt_with_image); test_prompt_error, a handler that fails, is
 // mcpconform's own.
 
-var promptsFamily = family{
-	handlers: func(r *reference) map[string]Handler {
-		return map[string]Handler{
-			protocol.MethodPromptsList: r.promptsList,
-			protocol.MethodPromptsGet:  r.promptsGet,
-			"completion/complete":      r.complete,
-		}
-	},
-	capabilities: func(r *reference, _ string, caps map[string]any) {
-		caps["prompts"] = map[string]any{"listChanged": false}
-		if !r.is(CompletionUndeclaredServed) {
-			caps["completions"] = map[string]any{}
-		}
-	},
-	faults:    promptFaults,
-	liberties: promptLiberties,
+// promptsFamily serves prompts and completion; it has no state.
+type promptsFamily struct{ familyBase }
+
+func newPromptsFamily(r *reference) family { return &promptsFamily{familyBase{r}} }
+
+func (r *promptsFamily) handlers() map[string]Handler {
+	return map[string]Handler{
+		protocol.MethodPromptsList: r.promptsList,
+		protocol.MethodPromptsGet:  r.promptsGet,
+		"completion/complete":      r.complete,
+	}
 }
+
+func (r *promptsFamily) capabilities(_ string, caps map[string]any) {
+	caps["prompts"] = map[string]any{"listChanged": false}
+	if !r.is(CompletionUndeclaredServed) {
+		caps["completions"] = map[string]any{}
+	}
+}
+
+func (*promptsFamily) faults() fault.Set    { return promptFaults }
+func (*promptsFamily) liberties() fault.Set { return promptLiberties }
 
 type refPrompt struct {
 	name, description string
@@ -115,7 +121,7 @@ var referencePrompts = []refPrompt{
 // client sees more than one page.
 const promptPage = 2
 
-func (r *reference) promptsList(ctx context.Context, _ *Peer, req *jsonrpc.Message) (any, *jsonrpc.Error) {
+func (r *promptsFamily) promptsList(ctx context.Context, _ *Peer, req *jsonrpc.Message) (any, *jsonrpc.Error) {
 	var params struct {
 		Cursor *string `json:"cursor"`
 	}
@@ -161,7 +167,7 @@ func (r *reference) promptsList(ctx context.Context, _ *Peer, req *jsonrpc.Messa
 }
 
 // invalidParams is -32602 (prompts.mdx#error-handling), or the fault's -32603.
-func (r *reference) invalidParams(msg string) *jsonrpc.Error {
+func (r *promptsFamily) invalidParams(msg string) *jsonrpc.Error {
 	if r.is(PromptInvalidParamsInternal) {
 		return rpcError(codes.InternalError, msg, nil)
 	}
@@ -177,7 +183,7 @@ func findPrompt(name string) *refPrompt {
 	return nil
 }
 
-func (r *reference) promptsGet(ctx context.Context, _ *Peer, req *jsonrpc.Message) (any, *jsonrpc.Error) {
+func (r *promptsFamily) promptsGet(ctx context.Context, _ *Peer, req *jsonrpc.Message) (any, *jsonrpc.Error) {
 	var params struct {
 		Name      string                     `json:"name"`
 		Arguments map[string]json.RawMessage `json:"arguments"`
@@ -206,7 +212,7 @@ func (r *reference) promptsGet(ctx context.Context, _ *Peer, req *jsonrpc.Messag
 			return nil, r.invalidParams("Missing required argument: " + a.name)
 		}
 	}
-	messages, rerr := prompt.render(r, args)
+	messages, rerr := prompt.render(r.reference, args)
 	if rerr != nil {
 		return nil, rerr
 	}
@@ -219,7 +225,7 @@ var completionWords = []string{"test-alpha", "test-beta", "test-gamma", "other-d
 // templateIDs are the suggestions for the id of test://template/{id}/data.
 var templateIDs = []string{"1", "2", "3", "123"}
 
-func (r *reference) complete(ctx context.Context, _ *Peer, req *jsonrpc.Message) (any, *jsonrpc.Error) {
+func (r *promptsFamily) complete(ctx context.Context, _ *Peer, req *jsonrpc.Message) (any, *jsonrpc.Error) {
 	var params struct {
 		Ref struct {
 			Type string `json:"type"`

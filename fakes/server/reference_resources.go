@@ -9,6 +9,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/mcpconform/mcpconform/fakes/fault"
 	"github.com/mcpconform/mcpconform/jsonrpc"
 	"github.com/mcpconform/mcpconform/protocol"
 	"github.com/mcpconform/mcpconform/protocol/codes"
@@ -51,31 +52,37 @@ func referenceTemplates() []map[string]any {
 	}
 }
 
-var resourcesFamily = family{
-	handlers: func(r *reference) map[string]Handler {
-		return map[string]Handler{
-			protocol.MethodResourcesList:          r.resourcesList,
-			protocol.MethodResourcesTemplatesList: r.resourcesTemplatesList,
-			protocol.MethodResourcesRead:          r.resourcesRead,
-			protocol.MethodResourcesSubscribe:     r.resourcesSubscribe,
-			protocol.MethodResourcesUnsubscribe:   r.resourcesUnsubscribe,
-		}
-	},
-	// Resources are judged at the session versions only: at 2026-07-28
-	// subscriptions are gone and reads answer other codes (another
-	// family's concern), so nothing is declared there.
-	capabilities: func(_ *reference, version string, caps map[string]any) {
-		if !protocol.IsStateless(version) {
-			caps["resources"] = map[string]any{"subscribe": true, "listChanged": false}
-		}
-	},
-	faults:    resourceFaults,
-	liberties: resourceLiberties,
+// resourcesFamily serves resources; a subscription is kept on its
+// connection, so the family has no state of its own.
+type resourcesFamily struct{ familyBase }
+
+func newResourcesFamily(r *reference) family { return &resourcesFamily{familyBase{r}} }
+
+func (r *resourcesFamily) handlers() map[string]Handler {
+	return map[string]Handler{
+		protocol.MethodResourcesList:          r.resourcesList,
+		protocol.MethodResourcesTemplatesList: r.resourcesTemplatesList,
+		protocol.MethodResourcesRead:          r.resourcesRead,
+		protocol.MethodResourcesSubscribe:     r.resourcesSubscribe,
+		protocol.MethodResourcesUnsubscribe:   r.resourcesUnsubscribe,
+	}
 }
+
+// Resources are judged at the session versions only: at 2026-07-28
+// subscriptions are gone and reads answer other codes (another family's
+// concern), so nothing is declared there.
+func (*resourcesFamily) capabilities(version string, caps map[string]any) {
+	if !protocol.IsStateless(version) {
+		caps["resources"] = map[string]any{"subscribe": true, "listChanged": false}
+	}
+}
+
+func (*resourcesFamily) faults() fault.Set    { return resourceFaults }
+func (*resourcesFamily) liberties() fault.Set { return resourceLiberties }
 
 // page cuts items at cursor; the cursor is opaque to the client. An
 // invalid one is -32602 (utilities/pagination.mdx#error-handling).
-func (r *reference) page(key string, items []map[string]any, params json.RawMessage) (map[string]any, *jsonrpc.Error) {
+func (r *resourcesFamily) page(key string, items []map[string]any, params json.RawMessage) (map[string]any, *jsonrpc.Error) {
 	var p struct {
 		Cursor *string `json:"cursor"`
 	}
@@ -132,7 +139,7 @@ func decodeCursor(s string) (int, bool) {
 	return n, err == nil
 }
 
-func (r *reference) resourcesList(ctx context.Context, p *Peer, req *jsonrpc.Message) (any, *jsonrpc.Error) {
+func (r *resourcesFamily) resourcesList(ctx context.Context, p *Peer, req *jsonrpc.Message) (any, *jsonrpc.Error) {
 	if r.is(ListChangedUndeclared) {
 		_ = p.Notify(ctx, protocol.NotificationResourcesListChanged, map[string]any{})
 	}
@@ -143,7 +150,7 @@ func (r *reference) resourcesList(ctx context.Context, p *Peer, req *jsonrpc.Mes
 	return complete(ctx, res), nil
 }
 
-func (r *reference) resourcesTemplatesList(ctx context.Context, _ *Peer, req *jsonrpc.Message) (any, *jsonrpc.Error) {
+func (r *resourcesFamily) resourcesTemplatesList(ctx context.Context, _ *Peer, req *jsonrpc.Message) (any, *jsonrpc.Error) {
 	res, err := r.page("resourceTemplates", referenceTemplates(), req.Params)
 	if err != nil {
 		return nil, err
@@ -159,7 +166,7 @@ func uriParam(req *jsonrpc.Message) string {
 	return p.URI
 }
 
-func (r *reference) resourcesRead(ctx context.Context, _ *Peer, req *jsonrpc.Message) (any, *jsonrpc.Error) {
+func (r *resourcesFamily) resourcesRead(ctx context.Context, _ *Peer, req *jsonrpc.Message) (any, *jsonrpc.Error) {
 	uri := uriParam(req)
 	var item map[string]any
 	switch {
@@ -199,7 +206,7 @@ func (r *reference) resourcesRead(ctx context.Context, _ *Peer, req *jsonrpc.Mes
 	return complete(ctx, map[string]any{"contents": []any{item}}), nil
 }
 
-func (r *reference) resourcesSubscribe(ctx context.Context, p *Peer, req *jsonrpc.Message) (any, *jsonrpc.Error) {
+func (r *resourcesFamily) resourcesSubscribe(ctx context.Context, p *Peer, req *jsonrpc.Message) (any, *jsonrpc.Error) {
 	if r.is(SubscribeRefused) {
 		return nil, rpcError(codes.MethodNotFound, "Method not found: "+req.Method, nil)
 	}
@@ -215,7 +222,7 @@ func (r *reference) resourcesSubscribe(ctx context.Context, p *Peer, req *jsonrp
 	return map[string]any{}, nil
 }
 
-func (r *reference) resourcesUnsubscribe(_ context.Context, p *Peer, req *jsonrpc.Message) (any, *jsonrpc.Error) {
+func (r *resourcesFamily) resourcesUnsubscribe(_ context.Context, p *Peer, req *jsonrpc.Message) (any, *jsonrpc.Error) {
 	if r.is(UnsubscribeRefused) {
 		return nil, rpcError(codes.MethodNotFound, "Method not found: "+req.Method, nil)
 	}

@@ -23,33 +23,41 @@ import (
 // logging capabilities at 2026-07-28, and for the HTTP faults and liberties
 // a front that bends one rule of the reference's Streamable HTTP server.
 
-var statelessFamily = family{
-	capabilities: func(_ *reference, version string, caps map[string]any) {
-		if !protocol.IsStateless(version) {
-			return
+// statelessFamily has no state of its own: a 2026-07-28 request carries
+// what it needs (the fault that remembers keeps it on the connection).
+type statelessFamily struct{ familyBase }
+
+func newStatelessFamily(r *reference) family { return &statelessFamily{familyBase{r}} }
+
+func (*statelessFamily) capabilities(version string, caps map[string]any) {
+	if !protocol.IsStateless(version) {
+		return
+	}
+	// The other families serve these at 2026-07-28 too; the stateless
+	// family judges their modern rules (caching, resources not found,
+	// logging by request). Prompts and completion declare themselves
+	// at every version.
+	for _, c := range []string{"resources", "logging"} {
+		if _, ok := caps[c]; !ok {
+			caps[c] = map[string]any{}
 		}
-		// The other families serve these at 2026-07-28 too; the stateless
-		// family judges their modern rules (caching, resources not found,
-		// logging by request). Prompts and completion declare themselves
-		// at every version.
-		for _, c := range []string{"resources", "logging"} {
-			if _, ok := caps[c]; !ok {
-				caps[c] = map[string]any{}
-			}
-		}
-	},
-	tools: []refTool{{name: fixtureXMcpHeader,
+	}
+}
+
+func (r *statelessFamily) tools() []refTool {
+	return []refTool{{name: fixtureXMcpHeader,
 		description: "Echoes its region; over Streamable HTTP at 2026-07-28 the client mirrors region into Mcp-Param-Region (x-mcp-header).",
 		schema: map[string]any{"type": "object", "properties": map[string]any{
 			"region": map[string]any{"type": "string", "description": "A region name", "x-mcp-header": "Region"}}},
-		call: (*reference).xMcpHeader},
+		call: r.xMcpHeader},
 		{name: fixtureLoggingTool, description: "Logs two info messages while it runs, when the request asks for logs (logLevel in _meta at 2026-07-28).",
-			call: (*reference).loggingTool},
+			call: r.loggingTool},
 		{name: fixtureStreamingElicitation, description: "Answers on a response stream without asking the client anything on it (2026-07-28: questions travel in an input_required result).",
-			call: (*reference).streamingElicitation}},
-	faults:    statelessFaults,
-	liberties: statelessLiberties,
+			call: r.streamingElicitation}}
 }
+
+func (*statelessFamily) faults() fault.Set    { return statelessFaults }
+func (*statelessFamily) liberties() fault.Set { return statelessLiberties }
 
 // The official server-stateless scenario's fixtures (fixtures.md §1h).
 const (
@@ -59,10 +67,10 @@ const (
 
 // loggingTool logs only for a request that asks (2026-07-28: a logLevel in
 // _meta); in the session versions, as the level set allows.
-func (r *reference) loggingTool(ctx context.Context, p *Peer, req *jsonrpc.Message, _ json.RawMessage) (any, *jsonrpc.Error) {
+func (r *statelessFamily) loggingTool(ctx context.Context, p *Peer, req *jsonrpc.Message, _ json.RawMessage) (any, *jsonrpc.Error) {
 	lv, send := "", true
 	if isModern(ctx) {
-		lv, send = r.modernLogLevel(req)
+		lv, send = modernLogLevel(r.reference, req)
 	} else {
 		lv, _ = p.Get("logLevel").(string)
 	}
@@ -78,7 +86,7 @@ func (r *reference) loggingTool(ctx context.Context, p *Peer, req *jsonrpc.Messa
 // streamingElicitation answers with a progress notification first, where
 // the request gave a token, so that its answer is a stream; the fault asks
 // the client a question on that stream as an independent request.
-func (r *reference) streamingElicitation(ctx context.Context, p *Peer, req *jsonrpc.Message, _ json.RawMessage) (any, *jsonrpc.Error) {
+func (r *statelessFamily) streamingElicitation(ctx context.Context, p *Peer, req *jsonrpc.Message, _ json.RawMessage) (any, *jsonrpc.Error) {
 	nctx := transport.WithRelatedRequest(ctx, req.ID)
 	if token, ok := progressToken(req); ok {
 		_ = p.Notify(nctx, protocol.NotificationProgress, map[string]any{"progressToken": token, "progress": 1, "total": 1})
@@ -98,7 +106,7 @@ const fixtureXMcpHeader = "test_x_mcp_header"
 // paramHeader is the header test_x_mcp_header's region is mirrored into.
 const paramHeader = "Mcp-Param-Region"
 
-func (r *reference) xMcpHeader(ctx context.Context, _ *Peer, _ *jsonrpc.Message, args json.RawMessage) (any, *jsonrpc.Error) {
+func (r *statelessFamily) xMcpHeader(ctx context.Context, _ *Peer, _ *jsonrpc.Message, args json.RawMessage) (any, *jsonrpc.Error) {
 	var a struct {
 		Region *string `json:"region"`
 	}
@@ -112,7 +120,7 @@ func (r *reference) xMcpHeader(ctx context.Context, _ *Peer, _ *jsonrpc.Message,
 // paramHeaderMismatch validates Mcp-Param-Region of a test_x_mcp_header
 // call against its body (streamable-http.mdx "Server Behavior for Custom
 // Headers"); "" when it holds.
-func (r *reference) paramHeaderMismatch(h http.Header, req *jsonrpc.Message) string {
+func (r *statelessFamily) paramHeaderMismatch(h http.Header, req *jsonrpc.Message) string {
 	var p struct {
 		Name      string                     `json:"name"`
 		Arguments map[string]json.RawMessage `json:"arguments"`
@@ -183,8 +191,9 @@ func metaLogLevel(req *jsonrpc.Message) (string, bool) {
 
 // modernLogLevel is the level a 2026-07-28 request asks logs at, and whether
 // it asks any: without a logLevel the server must not log for it
-// (logging.mdx#per-request-log-level).
-func (r *reference) modernLogLevel(req *jsonrpc.Message) (lv string, send bool) {
+// (logging.mdx#per-request-log-level). A function of the core: every
+// family's fixture that logs keeps the rule.
+func modernLogLevel(r *reference, req *jsonrpc.Message) (lv string, send bool) {
 	lv, ok := metaLogLevel(req)
 	if !ok {
 		return "", r.is(LogsWithoutLevel)
@@ -194,8 +203,9 @@ func (r *reference) modernLogLevel(req *jsonrpc.Message) (lv string, send bool) 
 
 // decodedName is an Mcp-Name header value as the server compares it with
 // the body: a Base64 sentinel is decoded first (streamable-http.mdx "Value
-// Encoding"), except by the fault that compares it raw.
-func (r *reference) decodedName(v string) string {
+// Encoding"), except by the fault that compares it raw. A function of the
+// core, whose header check uses it.
+func decodedName(r *reference, v string) string {
 	if r.is(EncodedNameNotDecoded) {
 		return v
 	}
@@ -206,11 +216,12 @@ func (r *reference) decodedName(v string) string {
 }
 
 // modernOnly reports a variant that implements 2026-07-28 only.
-func (r *reference) modernOnly() bool { return slices.Contains(modernOnlyHTTP, r.fault) }
+func (r *statelessFamily) modernOnly() bool { return slices.Contains(modernOnlyHTTP, r.fault) }
 
-// statelessLayer wraps the handlers of 2026-07-28 requests (inside the
-// core's version and _meta checks).
-func (r *reference) statelessLayer(next Handler) Handler {
+// layer wraps the handlers of 2026-07-28 requests (inside the core's
+// version and _meta checks): the rules every modern result keeps,
+// whichever family serves it.
+func (r *statelessFamily) layer(next Handler) Handler {
 	return func(ctx context.Context, p *Peer, req *jsonrpc.Message) (any, *jsonrpc.Error) {
 		if !isModern(ctx) {
 			return next(ctx, p, req)
@@ -268,7 +279,7 @@ func (r *reference) statelessLayer(next Handler) Handler {
 // resourceNotFound answers resources/read of an unknown URI at 2026-07-28:
 // -32602, never the legacy -32002 (resources.mdx#error-handling,
 // basic/index.mdx#error-codes), or the fault's answer.
-func (r *reference) resourceNotFound(ctx context.Context, req *jsonrpc.Message, legacy *jsonrpc.Error) (any, *jsonrpc.Error) {
+func (r *statelessFamily) resourceNotFound(ctx context.Context, req *jsonrpc.Message, legacy *jsonrpc.Error) (any, *jsonrpc.Error) {
 	switch {
 	case r.is(ModernMissingResourceLegacyCode):
 		return nil, legacy
@@ -284,7 +295,7 @@ func (r *reference) resourceNotFound(ctx context.Context, req *jsonrpc.Message, 
 
 // cachingHints gives a cacheable complete result ttlMs and cacheScope where
 // its family set none (caching.mdx#cacheable-results), or the fault's.
-func (r *reference) cachingHints(req *jsonrpc.Message, m map[string]any) {
+func (r *statelessFamily) cachingHints(req *jsonrpc.Message, m map[string]any) {
 	if !slices.Contains(cacheableMethods, req.Method) || m["resultType"] != "complete" {
 		return
 	}
@@ -321,7 +332,7 @@ func hasCursor(req *jsonrpc.Message) bool {
 // resultServerInfo adds _meta io.modelcontextprotocol/serverInfo to a
 // result (basic/index.mdx, "Per-response protocol fields"). server/discover
 // keeps its own (the lifecycle family's faults remove it there).
-func (r *reference) resultServerInfo(req *jsonrpc.Message, m map[string]any) {
+func (r *statelessFamily) resultServerInfo(req *jsonrpc.Message, m map[string]any) {
 	if req.Method == protocol.MethodServerDiscover || r.is(ResultNoServerInfo) {
 		return
 	}
@@ -438,7 +449,7 @@ func (f *slFront) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 
 // discoverFaults bends the DiscoverResult as the family's variants do: the
 // versions of a 2026-07-28-only server, capabilities left undeclared.
-func (r *reference) discoverFaults(m map[string]any) {
+func (r *statelessFamily) discoverFaults(m map[string]any) {
 	if r.modernOnly() || r.is(DualEraHTTP) {
 		m["supportedVersions"] = append([]string(nil), r.stateless...)
 	}

@@ -25,38 +25,53 @@ const (
 	fixtureTriggerPrompt     = "test_trigger_prompt_change"
 )
 
-var subscriptionsFamily = family{
-	handlers: func(r *reference) map[string]Handler {
-		return map[string]Handler{protocol.MethodSubscriptionsListen: r.listen}
-	},
-	capabilities: func(_ *reference, version string, caps map[string]any) {
-		if !protocol.IsStateless(version) {
-			return
+// subscriptionsFamily serves subscriptions/listen. Its state is the
+// reference's open subscriptions: over Streamable HTTP every POST is a
+// connection of its own, so they cannot live on a connection.
+type subscriptionsFamily struct {
+	familyBase
+	set subscriptionSet
+}
+
+func newSubscriptionsFamily(r *reference) family {
+	return &subscriptionsFamily{familyBase: familyBase{r}, set: subscriptionSet{open: map[*subscription]bool{}}}
+}
+
+func (r *subscriptionsFamily) handlers() map[string]Handler {
+	return map[string]Handler{protocol.MethodSubscriptionsListen: r.listen}
+}
+
+func (*subscriptionsFamily) capabilities(version string, caps map[string]any) {
+	if !protocol.IsStateless(version) {
+		return
+	}
+	// The trigger fixtures change the lists: the server says so.
+	for _, c := range []string{"tools", "prompts"} {
+		m, ok := caps[c].(map[string]any)
+		if !ok {
+			m = map[string]any{}
+			caps[c] = m
 		}
-		// The trigger fixtures change the lists: the server says so.
-		for _, c := range []string{"tools", "prompts"} {
-			m, ok := caps[c].(map[string]any)
-			if !ok {
-				m = map[string]any{}
-				caps[c] = m
-			}
-			m["listChanged"] = true
-		}
-	},
-	tools: []refTool{
+		m["listChanged"] = true
+	}
+}
+
+func (r *subscriptionsFamily) tools() []refTool {
+	return []refTool{
 		{name: fixtureTriggerToolChange, description: "Announces a change of the tool list to every open subscriptions/listen stream that asked for it.",
-			call: func(r *reference, ctx context.Context, _ *Peer, _ *jsonrpc.Message, _ json.RawMessage) (any, *jsonrpc.Error) {
+			call: func(ctx context.Context, _ *Peer, _ *jsonrpc.Message, _ json.RawMessage) (any, *jsonrpc.Error) {
 				r.announce(protocol.NotificationToolsListChanged)
 				return textResult(ctx, "Tool list changed.", false), nil
 			}},
 		{name: fixtureTriggerPrompt, description: "Announces a change of the prompt list to every open subscriptions/listen stream that asked for it.",
-			call: func(r *reference, ctx context.Context, _ *Peer, _ *jsonrpc.Message, _ json.RawMessage) (any, *jsonrpc.Error) {
+			call: func(ctx context.Context, _ *Peer, _ *jsonrpc.Message, _ json.RawMessage) (any, *jsonrpc.Error) {
 				r.announce(protocol.NotificationPromptsListChanged)
 				return textResult(ctx, "Prompt list changed.", false), nil
 			}},
-	},
-	faults: subscriptionFaults,
+	}
 }
+
+func (*subscriptionsFamily) faults() fault.Set { return subscriptionFaults }
 
 // subscription is one open subscriptions/listen request.
 type subscription struct {
@@ -67,25 +82,17 @@ type subscription struct {
 	prompts bool // promptsListChanged asked
 }
 
-// subscriptionsByServer holds each reference server's open subscriptions
-// (over Streamable HTTP every POST is a connection of its own, so they
-// cannot live on a connection).
-var subscriptionsByServer sync.Map // *reference → *subscriptionSet
-
 type subscriptionSet struct {
 	mu   sync.Mutex
 	open map[*subscription]bool
 }
 
-func (r *reference) subscriptions() *subscriptionSet {
-	v, _ := subscriptionsByServer.LoadOrStore(r, &subscriptionSet{open: map[*subscription]bool{}})
-	return v.(*subscriptionSet)
-}
+func (r *subscriptionsFamily) subscriptions() *subscriptionSet { return &r.set }
 
 // listen serves subscriptions/listen at 2026-07-28 (the session versions
 // have no such method): the acknowledgement first, then the stream stays
 // open until the client cancels it or the connection ends.
-func (r *reference) listen(ctx context.Context, p *Peer, req *jsonrpc.Message) (any, *jsonrpc.Error) {
+func (r *subscriptionsFamily) listen(ctx context.Context, p *Peer, req *jsonrpc.Message) (any, *jsonrpc.Error) {
 	if !isModern(ctx) {
 		return r.notFound(ctx, p, req)
 	}
@@ -125,7 +132,7 @@ func (r *reference) listen(ctx context.Context, p *Peer, req *jsonrpc.Message) (
 
 // announce sends a list_changed notification on every open subscription
 // that asked for it, tagged with the subscription's id.
-func (r *reference) announce(method string) {
+func (r *subscriptionsFamily) announce(method string) {
 	set := r.subscriptions()
 	set.mu.Lock()
 	var subs []*subscription

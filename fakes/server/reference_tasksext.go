@@ -11,6 +11,7 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/mcpconform/mcpconform/fakes/fault"
 	"github.com/mcpconform/mcpconform/fakes/peer"
 	"github.com/mcpconform/mcpconform/jsonrpc"
 	"github.com/mcpconform/mcpconform/protocol"
@@ -68,94 +69,111 @@ type extSub struct {
 }
 
 type extStore struct {
-	r     *reference
+	r     *tasksExtensionFamily
 	mu    sync.Mutex
 	tasks map[string]*extTask
 	subs  map[*extSub]bool
 	seq   atomic.Int64 // the sequential-ids fault's counter
 }
 
-// extStores keeps each reference server's extension tasks: requests are
-// stateless, so they outlive the connection (an HTTP POST) that made them.
-var extStores sync.Map // *reference → *extStore
-
-func (r *reference) ext() *extStore {
-	s, _ := extStores.LoadOrStore(r, &extStore{r: r, tasks: map[string]*extTask{}, subs: map[*extSub]bool{}})
-	return s.(*extStore)
+// tasksExtensionFamily serves the extension. Its state is the store of its
+// tasks and of the subscriptions that follow them: requests are stateless,
+// so tasks outlive the connection (an HTTP POST) that made them.
+type tasksExtensionFamily struct {
+	familyBase
+	store *extStore
 }
 
-var tasksExtensionFamily = family{
-	handlers: func(r *reference) map[string]Handler {
-		return map[string]Handler{
-			protocol.MethodTasksUpdate:         r.ext().update,
-			protocol.MethodSubscriptionsListen: r.ext().listen,
-		}
-	},
-	modern: func(r *reference) map[string]Handler {
-		return map[string]Handler{
-			protocol.MethodTasksGet:    r.ext().get,
-			protocol.MethodTasksCancel: r.ext().cancel,
-			protocol.MethodTasksResult: r.ext().removed,
-			protocol.MethodTasksList:   r.ext().removed,
-		}
-	},
-	capabilities: func(r *reference, version string, caps map[string]any) {
-		if !protocol.IsStateless(version) {
-			return
-		}
-		ext, _ := caps["extensions"].(map[string]any)
-		if ext == nil {
-			ext = map[string]any{}
-		}
-		ext[protocol.ExtensionTasks] = map[string]any{}
-		caps["extensions"] = ext
-		if r.is(LegacyTasksCapabilityAdvertised) {
-			caps["tasks"] = map[string]any{"list": map[string]any{}, "cancel": map[string]any{},
-				"requests": map[string]any{"tools": map[string]any{"call": map[string]any{}}}}
-		}
-	},
-	tools: []refTool{
+func newTasksExtensionFamily(r *reference) family {
+	f := &tasksExtensionFamily{familyBase: familyBase{r}}
+	f.store = &extStore{r: f, tasks: map[string]*extTask{}, subs: map[*extSub]bool{}}
+	return f
+}
+
+func (r *tasksExtensionFamily) ext() *extStore { return r.store }
+
+func (r *tasksExtensionFamily) handlers() map[string]Handler {
+	return map[string]Handler{
+		protocol.MethodTasksUpdate:         r.ext().update,
+		protocol.MethodSubscriptionsListen: r.ext().listen,
+	}
+}
+
+func (r *tasksExtensionFamily) modern() map[string]Handler {
+	return map[string]Handler{
+		protocol.MethodTasksGet:    r.ext().get,
+		protocol.MethodTasksCancel: r.ext().cancel,
+		protocol.MethodTasksResult: r.ext().removed,
+		protocol.MethodTasksList:   r.ext().removed,
+	}
+}
+
+func (r *tasksExtensionFamily) capabilities(version string, caps map[string]any) {
+	if !protocol.IsStateless(version) {
+		return
+	}
+	ext, _ := caps["extensions"].(map[string]any)
+	if ext == nil {
+		ext = map[string]any{}
+	}
+	ext[protocol.ExtensionTasks] = map[string]any{}
+	caps["extensions"] = ext
+	if r.is(LegacyTasksCapabilityAdvertised) {
+		caps["tasks"] = map[string]any{"list": map[string]any{}, "cancel": map[string]any{},
+			"requests": map[string]any{"tools": map[string]any{"call": map[string]any{}}}}
+	}
+}
+
+func (r *tasksExtensionFamily) tools() []refTool {
+	return []refTool{
 		{name: "greet", description: "Answers Hello, <name>! at once, never as a task.",
 			properties: map[string]any{"name": map[string]any{"type": "string"}}, call: extGreet},
 		{name: "slow_compute", description: "Works for `seconds` (default 1), as a task when the client declares the tasks extension.",
 			properties: map[string]any{"seconds": map[string]any{"type": "number"}, "label": map[string]any{"type": "string"}},
-			call:       extSlowCompute},
+			call:       r.extSlowCompute},
 		{name: "failing_job", description: "Needs the tasks extension; the task completes with a tool error (isError).",
-			call: extFixture("failing_job")},
+			call: r.extFixture("failing_job")},
 		{name: "protocol_error_job", description: "As a task, fails with a JSON-RPC error.",
-			call: extFixture("protocol_error_job")},
+			call: r.extFixture("protocol_error_job")},
 		{name: "confirm_delete", description: "As a task, asks for confirmation (input_required) before it deletes `filename`.",
-			properties: map[string]any{"filename": map[string]any{"type": "string"}}, call: extFixture("confirm_delete")},
+			properties: map[string]any{"filename": map[string]any{"type": "string"}}, call: r.extFixture("confirm_delete")},
 		{name: "multi_input", description: "As a task, asks two questions at once and completes when both are answered.",
-			call: extFixture("multi_input")},
-	},
-	// Another family may serve subscriptions/listen for its own
-	// filters: a listen asking for task ids is answered here all the
-	// same (wrap runs after every family added its handlers).
-	wrap: func(r *reference, method string, next Handler) Handler {
-		if method != protocol.MethodSubscriptionsListen {
-			return next
+			call: r.extFixture("multi_input")},
+	}
+}
+
+// wrap answers a subscriptions/listen that asks for task ids: another
+// family may serve the method for its own filters (wrap runs after every
+// family added its handlers).
+func (r *tasksExtensionFamily) wrap(method string, next Handler) Handler {
+	if method != protocol.MethodSubscriptionsListen {
+		return next
+	}
+	return func(ctx context.Context, p *Peer, req *jsonrpc.Message) (any, *jsonrpc.Error) {
+		filter, ok := listenFilter(req)
+		if !ok || !isModern(ctx) {
+			return next(ctx, p, req)
 		}
-		return func(ctx context.Context, p *Peer, req *jsonrpc.Message) (any, *jsonrpc.Error) {
-			filter, ok := listenFilter(req)
-			if !ok || !isModern(ctx) {
-				return next(ctx, p, req)
+		if len(filter) > 1 {
+			// Task ids beside other filters: the other family
+			// acknowledges and holds the stream, the task updates
+			// share it.
+			if !r.extDeclared(req) && !r.is(ListenServesUndeclared) {
+				return nil, missingExtension()
 			}
-			if len(filter) > 1 {
-				// Task ids beside other filters: the other family
-				// acknowledges and holds the stream, the task updates
-				// share it.
-				if !r.extDeclared(req) && !r.is(ListenServesUndeclared) {
-					return nil, missingExtension()
-				}
-				go r.ext().follow(ctx, p, req)
-				return next(ctx, p, req)
-			}
-			return r.ext().listen(ctx, p, req)
+			go r.ext().follow(ctx, p, req)
+			return next(ctx, p, req)
 		}
-	},
-	faults:    append(slices.Clone(tasksExtFaults), tasksExtIsolationFaults...),
-	liberties: append(slices.Clone(tasksExtLiberties), ForeignTaskForbidden),
+		return r.ext().listen(ctx, p, req)
+	}
+}
+
+func (*tasksExtensionFamily) faults() fault.Set {
+	return append(slices.Clone(tasksExtFaults), tasksExtIsolationFaults...)
+}
+
+func (*tasksExtensionFamily) liberties() fault.Set {
+	return append(slices.Clone(tasksExtLiberties), ForeignTaskForbidden)
 }
 
 // listenFilter reads the notifications filter of a subscriptions/listen;
@@ -171,7 +189,7 @@ func listenFilter(req *jsonrpc.Message) (map[string]json.RawMessage, bool) {
 
 // extDeclared reports whether the request declares the extension in its
 // per-request capabilities (ext-tasks/tasks.md#capability-negotiation).
-func (r *reference) extDeclared(req *jsonrpc.Message) bool {
+func (r *tasksExtensionFamily) extDeclared(req *jsonrpc.Message) bool {
 	meta, _ := requestMeta(req)
 	var caps struct {
 		Extensions map[string]json.RawMessage `json:"extensions"`
@@ -189,7 +207,7 @@ func missingExtension() *jsonrpc.Error {
 		map[string]any{"requiredCapabilities": map[string]any{"extensions": map[string]any{protocol.ExtensionTasks: map[string]any{}}}})
 }
 
-func extGreet(_ *reference, ctx context.Context, _ *Peer, _ *jsonrpc.Message, args json.RawMessage) (any, *jsonrpc.Error) {
+func extGreet(ctx context.Context, _ *Peer, _ *jsonrpc.Message, args json.RawMessage) (any, *jsonrpc.Error) {
 	var a struct {
 		Name string `json:"name"`
 	}
@@ -200,7 +218,7 @@ func extGreet(_ *reference, ctx context.Context, _ *Peer, _ *jsonrpc.Message, ar
 	return textResult(ctx, "Hello, "+a.Name+"!", false), nil
 }
 
-func extSlowCompute(r *reference, ctx context.Context, p *Peer, req *jsonrpc.Message, args json.RawMessage) (any, *jsonrpc.Error) {
+func (r *tasksExtensionFamily) extSlowCompute(ctx context.Context, p *Peer, req *jsonrpc.Message, args json.RawMessage) (any, *jsonrpc.Error) {
 	var a struct {
 		Seconds *float64 `json:"seconds"`
 		Label   string   `json:"label"`
@@ -237,8 +255,8 @@ func extSlowCompute(r *reference, ctx context.Context, p *Peer, req *jsonrpc.Mes
 }
 
 // extFixture serves the fixtures that only make sense as tasks.
-func extFixture(name string) toolCall {
-	return func(r *reference, ctx context.Context, p *Peer, req *jsonrpc.Message, args json.RawMessage) (any, *jsonrpc.Error) {
+func (r *tasksExtensionFamily) extFixture(name string) toolCall {
+	return func(ctx context.Context, p *Peer, req *jsonrpc.Message, args json.RawMessage) (any, *jsonrpc.Error) {
 		if !isModern(ctx) {
 			return textResult(ctx, name+" runs as a task of the 2026-07-28 tasks extension only.", true), nil
 		}

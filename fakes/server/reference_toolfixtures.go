@@ -6,6 +6,7 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/mcpconform/mcpconform/fakes/fault"
 	"github.com/mcpconform/mcpconform/jsonrpc"
 	"github.com/mcpconform/mcpconform/protocol"
 	"github.com/mcpconform/mcpconform/protocol/codes"
@@ -24,30 +25,48 @@ const (
 	silentWAV = "UklGRiQAAABXQVZFZm10IBAAAAABAAEAQB8AAIA+AAACABAAZGF0YQAAAAA="
 )
 
-var toolFixturesFamily = family{
-	tools: []refTool{
-		{name: "test_image_content", description: "Returns a PNG image.", call: callImage},
-		{name: "test_audio_content", description: "Returns a WAV audio clip.", call: callAudio},
-		{name: "test_embedded_resource", description: "Returns an embedded text resource.", call: callEmbedded},
-		{name: "test_multiple_content_types", description: "Returns text, an image and an embedded resource.", call: callMixed},
-		{name: "test_error_handling", description: "Always fails with a tool error.", call: callError},
-		{name: "test_tool_with_progress", description: "Reports progress 0, 50, 100 of 100, then answers.", call: callProgress},
-		{name: "test_tool_with_logging", description: "Logs three info messages, then answers.", call: callLogging},
+// toolFixturesFamily serves the fixture tools; it has no state.
+type toolFixturesFamily struct{ familyBase }
+
+func newToolFixturesFamily(r *reference) family { return &toolFixturesFamily{familyBase{r}} }
+
+func (r *toolFixturesFamily) tools() []refTool {
+	return []refTool{
+		{name: "test_image_content", description: "Returns a PNG image.", call: r.callImage},
+		{name: "test_audio_content", description: "Returns a WAV audio clip.", call: r.callAudio},
+		{name: "test_embedded_resource", description: "Returns an embedded text resource.", call: r.callEmbedded},
+		{name: "test_multiple_content_types", description: "Returns text, an image and an embedded resource.", call: r.callMixed},
+		{name: "test_error_handling", description: "Always fails with a tool error.", call: r.callError},
+		{name: "test_tool_with_progress", description: "Reports progress 0, 50, 100 of 100, then answers.", call: r.callProgress},
+		{name: "test_tool_with_logging", description: "Logs three info messages, then answers.", call: r.callLogging},
 		{name: "test_sampling", description: "Asks the client's model to answer the prompt.",
-			properties: map[string]any{"prompt": map[string]any{"type": "string"}}, required: []string{"prompt"}, call: callSampling},
-		{name: "test_elicitation_sep1034_defaults", description: "Asks the user through a form whose fields have defaults.", call: callDefaults},
-		{name: "test_elicitation_sep1330_enums", description: "Asks the user through a form with every enum shape.", call: callEnums},
+			properties: map[string]any{"prompt": map[string]any{"type": "string"}}, required: []string{"prompt"}, call: r.callSampling},
+		{name: "test_elicitation_sep1034_defaults", description: "Asks the user through a form whose fields have defaults.", call: r.callDefaults},
+		{name: "test_elicitation_sep1330_enums", description: "Asks the user through a form with every enum shape.", call: r.callEnums},
 		{name: "test_structured_content", description: "Returns the weather as structured content.", listed: listedStructured,
-			call: callStructured},
+			call: r.callStructured},
 		{name: "json_schema_2020_12_tool", description: "Takes a contact described by a JSON Schema 2020-12 input schema.",
-			schema: schema2020(), call: callSchema2020, listed: listedSchema2020},
-	},
-	faults:    toolFixtureFaults,
-	liberties: toolFixtureLiberties,
+			schema: schema2020(), call: r.callSchema2020, listed: r.listedSchema2020},
+	}
 }
 
-func init() {
-	unknownToolHook = unknownTool
+func (*toolFixturesFamily) faults() fault.Set    { return toolFixtureFaults }
+func (*toolFixturesFamily) liberties() fault.Set { return toolFixtureLiberties }
+
+// wrap lets the family's faults answer a call of a tool nobody lists, in
+// front of the core's tools/call.
+func (r *toolFixturesFamily) wrap(method string, next Handler) Handler {
+	if method != protocol.MethodToolsCall {
+		return next
+	}
+	return func(ctx context.Context, p *Peer, req *jsonrpc.Message) (any, *jsonrpc.Error) {
+		if name := nameOf(req); r.findTool(name) == nil {
+			if res, rpcErr, ok := r.unknownTool(ctx, name); ok {
+				return res, rpcErr
+			}
+		}
+		return next(ctx, p, req)
+	}
 }
 
 func contentResult(ctx context.Context, isError bool, items ...any) map[string]any {
@@ -58,7 +77,7 @@ func contentResult(ctx context.Context, isError bool, items ...any) map[string]a
 	return complete(ctx, res)
 }
 
-func imageItem(r *reference) map[string]any {
+func imageItem(r *toolFixturesFamily) map[string]any {
 	if r.is(ImageJPEG) {
 		return map[string]any{"type": "image", "data": onePixelJPEG, "mimeType": "image/jpeg"}
 	}
@@ -69,11 +88,11 @@ func imageItem(r *reference) map[string]any {
 	return map[string]any{"type": "image", "data": data, "mimeType": "image/png"}
 }
 
-func callImage(r *reference, ctx context.Context, _ *Peer, _ *jsonrpc.Message, _ json.RawMessage) (any, *jsonrpc.Error) {
+func (r *toolFixturesFamily) callImage(ctx context.Context, _ *Peer, _ *jsonrpc.Message, _ json.RawMessage) (any, *jsonrpc.Error) {
 	return contentResult(ctx, r.is(ImageIsError), imageItem(r)), nil
 }
 
-func callAudio(r *reference, ctx context.Context, _ *Peer, _ *jsonrpc.Message, _ json.RawMessage) (any, *jsonrpc.Error) {
+func (r *toolFixturesFamily) callAudio(ctx context.Context, _ *Peer, _ *jsonrpc.Message, _ json.RawMessage) (any, *jsonrpc.Error) {
 	mime := "audio/wav"
 	if r.is(AudioWrongMime) {
 		mime = "image/png"
@@ -81,7 +100,7 @@ func callAudio(r *reference, ctx context.Context, _ *Peer, _ *jsonrpc.Message, _
 	return contentResult(ctx, false, map[string]any{"type": "audio", "data": silentWAV, "mimeType": mime}), nil
 }
 
-func callEmbedded(r *reference, ctx context.Context, _ *Peer, _ *jsonrpc.Message, _ json.RawMessage) (any, *jsonrpc.Error) {
+func (r *toolFixturesFamily) callEmbedded(ctx context.Context, _ *Peer, _ *jsonrpc.Message, _ json.RawMessage) (any, *jsonrpc.Error) {
 	if r.is(EmbeddedAsLink) {
 		return contentResult(ctx, false, map[string]any{"type": "resource_link", "uri": "test://embedded-resource",
 			"name": "embedded-resource", "mimeType": "text/plain"}), nil
@@ -90,7 +109,7 @@ func callEmbedded(r *reference, ctx context.Context, _ *Peer, _ *jsonrpc.Message
 		"uri": "test://embedded-resource", "mimeType": "text/plain", "text": "This is an embedded resource content."}}), nil
 }
 
-func callMixed(r *reference, ctx context.Context, _ *Peer, _ *jsonrpc.Message, _ json.RawMessage) (any, *jsonrpc.Error) {
+func (r *toolFixturesFamily) callMixed(ctx context.Context, _ *Peer, _ *jsonrpc.Message, _ json.RawMessage) (any, *jsonrpc.Error) {
 	items := []any{map[string]any{"type": "text", "text": "Multiple content types test:"}}
 	if !r.is(MixedNoImage) {
 		items = append(items, imageItem(r))
@@ -100,7 +119,7 @@ func callMixed(r *reference, ctx context.Context, _ *Peer, _ *jsonrpc.Message, _
 	return contentResult(ctx, false, items...), nil
 }
 
-func callError(r *reference, ctx context.Context, _ *Peer, _ *jsonrpc.Message, _ json.RawMessage) (any, *jsonrpc.Error) {
+func (r *toolFixturesFamily) callError(ctx context.Context, _ *Peer, _ *jsonrpc.Message, _ json.RawMessage) (any, *jsonrpc.Error) {
 	if r.is(ErrorAsProtocolError) {
 		return nil, rpcError(codes.InternalError, "This tool intentionally returns an error for testing", nil)
 	}
@@ -109,7 +128,7 @@ func callError(r *reference, ctx context.Context, _ *Peer, _ *jsonrpc.Message, _
 
 // callProgress reports three steps under the request's progressToken, each
 // on the request's own stream (over HTTP) before the answer.
-func callProgress(r *reference, ctx context.Context, p *Peer, req *jsonrpc.Message, _ json.RawMessage) (any, *jsonrpc.Error) {
+func (r *toolFixturesFamily) callProgress(ctx context.Context, p *Peer, req *jsonrpc.Message, _ json.RawMessage) (any, *jsonrpc.Error) {
 	token, ok := progressToken(req)
 	if ok {
 		steps := []any{0, 50, 100}
@@ -142,13 +161,13 @@ func callProgress(r *reference, ctx context.Context, p *Peer, req *jsonrpc.Messa
 	return textResult(ctx, "Progress test completed.", false), nil
 }
 
-func callLogging(r *reference, ctx context.Context, p *Peer, req *jsonrpc.Message, _ json.RawMessage) (any, *jsonrpc.Error) {
+func (r *toolFixturesFamily) callLogging(ctx context.Context, p *Peer, req *jsonrpc.Message, _ json.RawMessage) (any, *jsonrpc.Error) {
 	// The logging family (reference_utilities.go) declares the logging
 	// capability and keeps the level set; info is sent unless it is below it.
 	lv, _ := p.Get("logLevel").(string)
 	send := true
 	if isModern(ctx) { // 2026-07-28: the level comes with the request, and none asks for no log
-		lv, send = r.modernLogLevel(req)
+		lv, send = modernLogLevel(r.reference, req)
 	}
 	if send && !r.is(LoggingSilent) && (lv == "" || slices.Index(logLevels, lv) <= slices.Index(logLevels, "info")) {
 		nctx := transport.WithRelatedRequest(ctx, req.ID)
@@ -159,7 +178,7 @@ func callLogging(r *reference, ctx context.Context, p *Peer, req *jsonrpc.Messag
 	return textResult(ctx, "Logging test completed.", false), nil
 }
 
-func callSampling(r *reference, ctx context.Context, p *Peer, req *jsonrpc.Message, args json.RawMessage) (any, *jsonrpc.Error) {
+func (r *toolFixturesFamily) callSampling(ctx context.Context, p *Peer, req *jsonrpc.Message, args json.RawMessage) (any, *jsonrpc.Error) {
 	var a struct {
 		Prompt string `json:"prompt"`
 	}
@@ -186,7 +205,7 @@ func callSampling(r *reference, ctx context.Context, p *Peer, req *jsonrpc.Messa
 	return textResult(ctx, "LLM response: "+answer.Content.Text, r.is(SamplingIsError)), nil
 }
 
-func callDefaults(r *reference, ctx context.Context, p *Peer, req *jsonrpc.Message, _ json.RawMessage) (any, *jsonrpc.Error) {
+func (r *toolFixturesFamily) callDefaults(ctx context.Context, p *Peer, req *jsonrpc.Message, _ json.RawMessage) (any, *jsonrpc.Error) {
 	score := 95.5
 	if r.is(DefaultsWrong) {
 		score = 90
@@ -200,7 +219,7 @@ func callDefaults(r *reference, ctx context.Context, p *Peer, req *jsonrpc.Messa
 	})
 }
 
-func callEnums(r *reference, ctx context.Context, p *Peer, req *jsonrpc.Message, _ json.RawMessage) (any, *jsonrpc.Error) {
+func (r *toolFixturesFamily) callEnums(ctx context.Context, p *Peer, req *jsonrpc.Message, _ json.RawMessage) (any, *jsonrpc.Error) {
 	names := []string{"Option One", "Option Two", "Option Three"}
 	if r.is(EnumTitlesUneven) {
 		names = names[:2]
@@ -261,7 +280,7 @@ func schema2020() map[string]any {
 // parts the tools family judges): no property beyond those declared, name
 // a string. A failure is a tool execution error the model can correct
 // (2025-11-25/server/tools.mdx#error-handling, SEP-1303).
-func callSchema2020(r *reference, ctx context.Context, _ *Peer, _ *jsonrpc.Message, args json.RawMessage) (any, *jsonrpc.Error) {
+func (r *toolFixturesFamily) callSchema2020(ctx context.Context, _ *Peer, _ *jsonrpc.Message, args json.RawMessage) (any, *jsonrpc.Error) {
 	var got map[string]json.RawMessage
 	_ = json.Unmarshal(args, &got)
 	props := schema2020()["properties"].(map[string]any)
@@ -283,9 +302,9 @@ func callSchema2020(r *reference, ctx context.Context, _ *Peer, _ *jsonrpc.Messa
 	return textResult(ctx, "Received: "+string(args), false), nil
 }
 
-// unknownTool is the tools family's unknownToolHook: its faults answer a
-// call of a tool nobody lists otherwise than the core does.
-func unknownTool(r *reference, ctx context.Context, name string) (any, *jsonrpc.Error, bool) {
+// unknownTool is how the family's faults answer a call of a tool nobody
+// lists; ok false leaves it to the core.
+func (r *toolFixturesFamily) unknownTool(ctx context.Context, name string) (any, *jsonrpc.Error, bool) {
 	switch {
 	case r.is(UnknownToolAsResult):
 		return textResult(ctx, "Unknown tool: "+name, true), nil, true
@@ -297,7 +316,7 @@ func unknownTool(r *reference, ctx context.Context, name string) (any, *jsonrpc.
 
 // listedSchema2020 applies the faults that lose 2020-12 keywords on the
 // way to tools/list (on a copy: the tool table is shared).
-func listedSchema2020(r *reference, tool map[string]any) {
+func (r *toolFixturesFamily) listedSchema2020(tool map[string]any) {
 	if !r.is(Schema2020Flattened) && !r.is(Schema2020NoConditionals) {
 		return
 	}
@@ -327,11 +346,11 @@ var weatherSchema = map[string]any{
 	"additionalProperties": false,
 }
 
-func listedStructured(_ *reference, tool map[string]any) {
+func listedStructured(tool map[string]any) {
 	tool["outputSchema"] = weatherSchema
 }
 
-func callStructured(r *reference, ctx context.Context, _ *Peer, _ *jsonrpc.Message, _ json.RawMessage) (any, *jsonrpc.Error) {
+func (r *toolFixturesFamily) callStructured(ctx context.Context, _ *Peer, _ *jsonrpc.Message, _ json.RawMessage) (any, *jsonrpc.Error) {
 	weather := map[string]any{"temperature": 22.5, "conditions": "Sunny"}
 	if r.is(StructuredOffSchema) {
 		weather["temperature"] = "22.5"

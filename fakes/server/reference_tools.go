@@ -46,12 +46,8 @@ type refTool struct {
 	call toolCall
 	// listed, when set, edits the tool's tools/list entry (a family's
 	// fault that changes what is listed).
-	listed func(r *reference, tool map[string]any)
+	listed func(tool map[string]any)
 }
-
-// unknownToolHook, set by a family, may answer a call of an unlisted tool
-// in its own way (a fault); ok false leaves it to the core.
-var unknownToolHook func(r *reference, ctx context.Context, name string) (res any, rpcErr *jsonrpc.Error, ok bool)
 
 var coreTools = []refTool{
 	{name: "test_simple_text", description: "Returns a fixed text."},
@@ -70,8 +66,8 @@ var coreTools = []refTool{
 
 func (r *reference) toolsList(ctx context.Context, p *Peer, req *jsonrpc.Message) (any, *jsonrpc.Error) {
 	r.wireFaultsInToolsList(ctx, p, req)
-	tools := make([]any, 0, len(referenceTools))
-	for _, t := range referenceTools {
+	tools := make([]any, 0, len(r.tools))
+	for _, t := range r.tools {
 		props := t.properties
 		if props == nil {
 			props = map[string]any{}
@@ -88,7 +84,7 @@ func (r *reference) toolsList(ctx context.Context, p *Peer, req *jsonrpc.Message
 			tool[k] = v
 		}
 		if t.listed != nil {
-			t.listed(r, tool)
+			t.listed(tool)
 		}
 		if t.name == "test_simple_text" && r.is(ToolMissingInputSchema) {
 			delete(tool, "inputSchema")
@@ -174,11 +170,11 @@ type callParams struct {
 }
 
 // findTool is the reference's tool of that name (the last listed), or nil.
-func findTool(name string) *refTool {
+func (r *reference) findTool(name string) *refTool {
 	var tool *refTool
-	for i := range referenceTools {
-		if referenceTools[i].name == name {
-			tool = &referenceTools[i]
+	for i := range r.tools {
+		if r.tools[i].name == name {
+			tool = &r.tools[i]
 		}
 	}
 	return tool
@@ -187,13 +183,8 @@ func findTool(name string) *refTool {
 func (r *reference) toolsCall(ctx context.Context, p *Peer, req *jsonrpc.Message) (any, *jsonrpc.Error) {
 	var params callParams
 	_ = json.Unmarshal(req.Params, &params)
-	tool := findTool(params.Name)
+	tool := r.findTool(params.Name)
 	if tool == nil {
-		if unknownToolHook != nil {
-			if res, rpcErr, ok := unknownToolHook(r, ctx, params.Name); ok {
-				return res, rpcErr // a family's fault answers it otherwise
-			}
-		}
 		return nil, rpcError(codes.InvalidParams, "Unknown tool: "+params.Name, nil)
 	}
 	// Tasks exist only in sessions negotiated where the table has tasks v1; elsewhere the
@@ -219,7 +210,7 @@ func (r *reference) toolsCall(ctx context.Context, p *Peer, req *jsonrpc.Message
 		return r.tasks.createTask(p, tool.name, ttl, func(t *task) { r.runTaskTool(p, t, tool.name, params.Arguments) }), nil
 	}
 	if tool.call != nil {
-		return tool.call(r, ctx, p, req, params.Arguments)
+		return tool.call(ctx, p, req, params.Arguments)
 	}
 	switch tool.name {
 	case "test_simple_text":

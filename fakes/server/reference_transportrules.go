@@ -27,18 +27,25 @@ import (
 // (the official suite's sse-retry uses 500 ms too).
 const reconnectionRetry = 500 * time.Millisecond
 
-var transportRulesFamily = family{
-	tools: []refTool{{name: "test_reconnection",
+// transportRulesFamily has no state of its own: its variants live in its
+// HTTP front (listenTransportRules), each made per listener.
+type transportRulesFamily struct{ familyBase }
+
+func newTransportRulesFamily(r *reference) family { return &transportRulesFamily{familyBase{r}} }
+
+func (r *transportRulesFamily) tools() []refTool {
+	return []refTool{{name: "test_reconnection",
 		description: "Over Streamable HTTP, closes its SSE stream after a priming event and answers once the client resumes with GET and Last-Event-ID.",
-		call:        (*reference).reconnection}},
-	faults:    transportRulesFaults,
-	liberties: transportRulesLiberties,
+		call:        r.reconnection}}
 }
+
+func (*transportRulesFamily) faults() fault.Set    { return transportRulesFaults }
+func (*transportRulesFamily) liberties() fault.Set { return transportRulesLiberties }
 
 // reconnection defers its answer to a resumed stream where the transport
 // can (a session-mode HTTP POST answered with SSE); elsewhere it answers at
 // once, as there is no stream to poll.
-func (r *reference) reconnection(ctx context.Context, p *Peer, req *jsonrpc.Message, _ json.RawMessage) (any, *jsonrpc.Error) {
+func (r *transportRulesFamily) reconnection(ctx context.Context, p *Peer, req *jsonrpc.Message, _ json.RawMessage) (any, *jsonrpc.Error) {
 	if !r.is(NoPrimingEvent) {
 		if sr, ok := transport.As[transport.StreamResumer](p.Transport()); ok {
 			// An error (a stateless POST, a JSON answer) leaves the answer on

@@ -21,22 +21,30 @@ var logLevels = []string{"debug", "info", "notice", "warning", "error", "critica
 // warning and error, each only at or above the level the client set.
 const fixtureLoggingLevels = "test_logging_levels"
 
-var utilitiesFamily = family{
-	handlers: func(r *reference) map[string]Handler {
-		return map[string]Handler{protocol.MethodLoggingSetLevel: r.setLevel}
-	},
-	// logging/setLevel is gone at 2026-07-28 (the level travels in _meta).
-	capabilities: func(_ *reference, version string, caps map[string]any) {
-		if !protocol.IsStateless(version) {
-			caps["logging"] = map[string]any{}
-		}
-	},
-	tools: []refTool{{name: fixtureLoggingLevels,
-		description: "Logs one message at each of debug, info, warning and error (those the level set allows), then answers.",
-		call:        (*reference).callLoggingLevels}},
+// utilitiesFamily serves logging; the level set is kept on its
+// connection, so the family has no state of its own.
+type utilitiesFamily struct{ familyBase }
+
+func newUtilitiesFamily(r *reference) family { return &utilitiesFamily{familyBase{r}} }
+
+func (r *utilitiesFamily) handlers() map[string]Handler {
+	return map[string]Handler{protocol.MethodLoggingSetLevel: r.setLevel}
 }
 
-func (r *reference) setLevel(_ context.Context, p *Peer, req *jsonrpc.Message) (any, *jsonrpc.Error) {
+// logging/setLevel is gone at 2026-07-28 (the level travels in _meta).
+func (*utilitiesFamily) capabilities(version string, caps map[string]any) {
+	if !protocol.IsStateless(version) {
+		caps["logging"] = map[string]any{}
+	}
+}
+
+func (r *utilitiesFamily) tools() []refTool {
+	return []refTool{{name: fixtureLoggingLevels,
+		description: "Logs one message at each of debug, info, warning and error (those the level set allows), then answers.",
+		call:        r.callLoggingLevels}}
+}
+
+func (r *utilitiesFamily) setLevel(_ context.Context, p *Peer, req *jsonrpc.Message) (any, *jsonrpc.Error) {
 	var params struct {
 		Level string `json:"level"`
 	}
@@ -55,7 +63,7 @@ func (r *reference) setLevel(_ context.Context, p *Peer, req *jsonrpc.Message) (
 	return map[string]any{}, nil
 }
 
-func (r *reference) callLoggingLevels(ctx context.Context, p *Peer, _ *jsonrpc.Message, _ json.RawMessage) (any, *jsonrpc.Error) {
+func (r *utilitiesFamily) callLoggingLevels(ctx context.Context, p *Peer, _ *jsonrpc.Message, _ json.RawMessage) (any, *jsonrpc.Error) {
 	floor := 0 // no level set: the server chooses, and sends everything
 	if lv, _ := p.Get("logLevel").(string); lv != "" && !r.is(SetLevelIgnored) {
 		floor = slices.Index(logLevels, lv)
