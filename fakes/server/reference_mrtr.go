@@ -8,6 +8,7 @@ import (
 	"encoding/base64"
 	"encoding/json"
 	"fmt"
+	"github.com/mcpconform/mcpconform/fixtures"
 	"sort"
 	"strings"
 	"time"
@@ -30,11 +31,6 @@ import (
 // an input type the request's clientCapabilities do not declare.
 
 const (
-	// MRTRPrompt and MRTRResource are the prompt and the resource that ask
-	// for input before they are rendered or read.
-	MRTRPrompt   = "test_input_required_result_prompt"
-	MRTRResource = "test://input-required-result-resource"
-
 	mrtrStateTTL = 10 * time.Minute
 )
 
@@ -54,14 +50,14 @@ func newMRTRFamily(r *reference) family {
 
 func (r *mrtrFamily) tools() []refTool {
 	return []refTool{
-		{name: "test_input_required_result_elicitation", description: "Asks the user's name (elicitation, key user_name), then greets them.", call: r.mrtrTool},
-		{name: "test_input_required_result_sampling", description: "Asks the client's model the capital of France (sampling, key capital_question).", call: r.mrtrTool},
-		{name: "test_input_required_result_list_roots", description: "Asks for the client's roots (key client_roots), then lists them.", call: r.mrtrTool},
-		{name: "test_input_required_result_request_state", description: "Asks for a confirmation (key confirm) and carries its progress in requestState.", call: r.mrtrTool},
-		{name: "test_input_required_result_multiple_inputs", description: "Asks for a name, a sampled greeting and the roots at once.", call: r.mrtrTool},
-		{name: "test_input_required_result_multi_round", description: "Asks for a name, then a colour, one round each.", call: r.mrtrTool},
-		{name: "test_input_required_result_tampered_state", description: "Asks for a confirmation; refuses a requestState that fails verification.", call: r.mrtrTool},
-		{name: "test_input_required_result_capabilities", description: "Asks for input only of a kind the client declares.", call: r.mrtrTool},
+		{name: fixtures.MRTRElicitation, description: "Asks the user's name (elicitation, key user_name), then greets them.", call: r.mrtrTool},
+		{name: fixtures.MRTRSampling, description: "Asks the client's model the capital of France (sampling, key capital_question).", call: r.mrtrTool},
+		{name: fixtures.MRTRListRoots, description: "Asks for the client's roots (key client_roots), then lists them.", call: r.mrtrTool},
+		{name: fixtures.MRTRRequestState, description: "Asks for a confirmation (key confirm) and carries its progress in requestState.", call: r.mrtrTool},
+		{name: fixtures.MRTRMultipleInputs, description: "Asks for a name, a sampled greeting and the roots at once.", call: r.mrtrTool},
+		{name: fixtures.MRTRMultiRound, description: "Asks for a name, then a colour, one round each.", call: r.mrtrTool},
+		{name: fixtures.MRTRTamperedState, description: "Asks for a confirmation; refuses a requestState that fails verification.", call: r.mrtrTool},
+		{name: fixtures.MRTRCapabilities, description: "Asks for input only of a kind the client declares.", call: r.mrtrTool},
 	}
 }
 
@@ -85,29 +81,29 @@ func (r *mrtrFamily) wrap(method string, next Handler) Handler {
 	switch method {
 	case protocol.MethodPromptsGet:
 		return func(ctx context.Context, p *Peer, req *jsonrpc.Message) (any, *jsonrpc.Error) {
-			if isModern(ctx) && nameOf(req) == MRTRPrompt {
-				return r.serveMRTR(ctx, p, req, MRTRPrompt, r.mrtrPrompt)
+			if isModern(ctx) && nameOf(req) == fixtures.MRTRPrompt {
+				return r.serveMRTR(ctx, p, req, fixtures.MRTRPrompt, r.mrtrPrompt)
 			}
 			return next(ctx, p, req)
 		}
 	case protocol.MethodResourcesRead:
 		return func(ctx context.Context, p *Peer, req *jsonrpc.Message) (any, *jsonrpc.Error) {
-			if isModern(ctx) && nameOf(req) == MRTRResource {
-				return r.serveMRTR(ctx, p, req, MRTRResource, r.mrtrResource)
+			if isModern(ctx) && nameOf(req) == fixtures.MRTRResource {
+				return r.serveMRTR(ctx, p, req, fixtures.MRTRResource, r.mrtrResource)
 			}
 			return next(ctx, p, req)
 		}
 	case protocol.MethodPromptsList:
 		return func(ctx context.Context, p *Peer, req *jsonrpc.Message) (any, *jsonrpc.Error) {
 			res, rerr := next(ctx, p, req)
-			appendOnLastPage(ctx, res, "prompts", map[string]any{"name": MRTRPrompt,
+			appendOnLastPage(ctx, res, "prompts", map[string]any{"name": fixtures.MRTRPrompt,
 				"description": "Asks for the user's context (elicitation, key user_context) before it is rendered."})
 			return res, rerr
 		}
 	case protocol.MethodResourcesList:
 		return func(ctx context.Context, p *Peer, req *jsonrpc.Message) (any, *jsonrpc.Error) {
 			res, rerr := next(ctx, p, req)
-			appendOnLastPage(ctx, res, "resources", map[string]any{"uri": MRTRResource, "name": "input-required-result-resource",
+			appendOnLastPage(ctx, res, "resources", map[string]any{"uri": fixtures.MRTRResource, "name": "input-required-result-resource",
 				"mimeType": "text/plain", "description": "Asks for the user's context before it is read."})
 			return res, rerr
 		}
@@ -274,14 +270,14 @@ func (r *mrtrFamily) mrtrTool(ctx context.Context, p *Peer, req *jsonrpc.Message
 		return textResult(ctx, name+" answers with input_required, which exists from 2026-07-28 on.", true), nil
 	}
 	fixtures := map[string]func(in *mrtrIn) (any, *jsonrpc.Error){
-		"test_input_required_result_elicitation":     r.mrtrElicitation,
-		"test_input_required_result_sampling":        r.mrtrSampling,
-		"test_input_required_result_list_roots":      r.mrtrRoots,
-		"test_input_required_result_request_state":   r.mrtrRequestState,
-		"test_input_required_result_multiple_inputs": r.mrtrMultiple,
-		"test_input_required_result_multi_round":     r.mrtrMultiRound,
-		"test_input_required_result_tampered_state":  r.mrtrTampered,
-		"test_input_required_result_capabilities":    r.mrtrCapabilities,
+		fixtures.MRTRElicitation:    r.mrtrElicitation,
+		fixtures.MRTRSampling:       r.mrtrSampling,
+		fixtures.MRTRListRoots:      r.mrtrRoots,
+		fixtures.MRTRRequestState:   r.mrtrRequestState,
+		fixtures.MRTRMultipleInputs: r.mrtrMultiple,
+		fixtures.MRTRMultiRound:     r.mrtrMultiRound,
+		fixtures.MRTRTamperedState:  r.mrtrTampered,
+		fixtures.MRTRCapabilities:   r.mrtrCapabilities,
 	}
 	return r.serveMRTR(ctx, p, req, name, fixtures[name])
 }
@@ -753,7 +749,7 @@ func (r *mrtrFamily) mrtrResource(in *mrtrIn) (any, *jsonrpc.Error) {
 	if len(missing) > 0 {
 		return inputRequired(missing, ""), nil
 	}
-	contents := []any{map[string]any{"uri": MRTRResource, "mimeType": "text/plain", "text": "Read for: " + got["user_context"]}}
+	contents := []any{map[string]any{"uri": fixtures.MRTRResource, "mimeType": "text/plain", "text": "Read for: " + got["user_context"]}}
 	if r.is(MRTRCompleteEmpty) {
 		contents = []any{}
 	}

@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"github.com/mcpconform/mcpconform/fixtures"
 	"strings"
 
 	"github.com/mcpconform/mcpconform/fakes/fault"
@@ -60,7 +61,7 @@ func textMessage(role, text string) map[string]any {
 }
 
 var referencePrompts = []refPrompt{
-	{name: "test_simple_prompt", description: "A simple prompt without arguments.",
+	{name: fixtures.SimplePrompt, description: "A simple prompt without arguments.",
 		render: func(r *reference, _ map[string]string) ([]any, *jsonrpc.Error) {
 			switch {
 			case r.is(PromptSimpleEmpty):
@@ -70,7 +71,7 @@ var referencePrompts = []refPrompt{
 			}
 			return []any{textMessage("user", "This is a simple prompt for testing.")}, nil
 		}},
-	{name: "test_prompt_with_arguments", description: "A prompt quoting its two arguments.",
+	{name: fixtures.PromptWithArguments, description: "A prompt quoting its two arguments.",
 		args: []refPromptArg{{"arg1", "First test argument", true}, {"arg2", "Second test argument", true}},
 		render: func(r *reference, a map[string]string) ([]any, *jsonrpc.Error) {
 			if r.is(PromptArgsIgnored) {
@@ -78,7 +79,7 @@ var referencePrompts = []refPrompt{
 			}
 			return []any{textMessage("user", fmt.Sprintf("Prompt with arguments: arg1='%s', arg2='%s'", a["arg1"], a["arg2"]))}, nil
 		}},
-	{name: "test_prompt_with_embedded_resource", description: "A prompt embedding the resource it is given.",
+	{name: fixtures.PromptWithEmbeddedResource, description: "A prompt embedding the resource it is given.",
 		args: []refPromptArg{{"resourceUri", "URI of the resource to embed", true}},
 		render: func(r *reference, a map[string]string) ([]any, *jsonrpc.Error) {
 			text := textMessage("user", "Please process the embedded resource above.")
@@ -88,7 +89,7 @@ var referencePrompts = []refPrompt{
 			return []any{map[string]any{"role": "user", "content": map[string]any{"type": "resource",
 				"resource": map[string]any{"uri": a["resourceUri"], "mimeType": "text/plain", "text": "Embedded resource content for testing."}}}, text}, nil
 		}},
-	{name: "test_prompt_with_image", description: "A prompt with an image.",
+	{name: fixtures.PromptWithImage, description: "A prompt with an image.",
 		render: func(r *reference, _ map[string]string) ([]any, *jsonrpc.Error) {
 			text := textMessage("user", "Please analyze the image above.")
 			if r.is(PromptContentUnknownType) {
@@ -103,7 +104,7 @@ var referencePrompts = []refPrompt{
 			}
 			return []any{map[string]any{"role": "user", "content": map[string]any{"type": "image", "data": data, "mimeType": "image/png"}}, text}, nil
 		}},
-	{name: "test_prompt_error", description: "A prompt whose handler always fails.",
+	{name: fixtures.PromptError, description: "A prompt whose handler always fails.",
 		render: func(r *reference, _ map[string]string) ([]any, *jsonrpc.Error) {
 			switch {
 			case r.is(PromptErrorEmptyMessages):
@@ -240,12 +241,12 @@ func (r *promptsFamily) complete(ctx context.Context, _ *Peer, req *jsonrpc.Mess
 	if err := json.Unmarshal(req.Params, &params); err != nil || params.Ref.Type == "" {
 		return nil, rpcError(codes.InvalidParams, "completion/complete needs ref and argument", nil)
 	}
-	if r.is(CompletionError) && params.Ref.Type == "ref/prompt" && params.Ref.Name == "test_prompt_with_arguments" {
+	if r.is(CompletionError) && params.Ref.Type == "ref/prompt" && params.Ref.Name == fixtures.PromptWithArguments {
 		return nil, rpcError(codes.InternalError, "Internal error", nil)
 	}
 	words := completionWords
 	switch {
-	case params.Ref.Type == "ref/resource" && params.Ref.URI == resTemplate:
+	case params.Ref.Type == "ref/resource" && params.Ref.URI == fixtures.DataTemplate:
 		words = templateIDs // the resources family's template test://template/{id}/data
 	case params.Ref.Type == "ref/resource":
 		switch {

@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/base64"
 	"encoding/json"
+	"github.com/mcpconform/mcpconform/fixtures"
 	"regexp"
 	"strconv"
 	"strings"
@@ -23,12 +24,6 @@ import (
 // resources/templates/list page (utilities/pagination.mdx).
 
 // Resource fixtures.
-const (
-	resStaticText   = "test://static-text"
-	resStaticBinary = "test://static-binary"
-	resWatched      = "test://watched-resource"
-	resTemplate     = "test://template/{id}/data"
-)
 
 // resourcePage is how many resources a page holds (3 resources: 2 pages).
 const resourcePage = 2
@@ -40,15 +35,15 @@ var templateURI = regexp.MustCompile(`^test://template/([^/]+)/data$`)
 
 func referenceResources() []map[string]any {
 	return []map[string]any{
-		{"uri": resStaticText, "name": "static-text", "mimeType": "text/plain", "description": "A fixed text."},
-		{"uri": resStaticBinary, "name": "static-binary", "mimeType": "image/png", "description": "A 1×1 PNG."},
-		{"uri": resWatched, "name": "watched-resource", "mimeType": "text/plain", "description": "Changes; subscribe to hear of it."},
+		{"uri": fixtures.StaticText, "name": "static-text", "mimeType": "text/plain", "description": "A fixed text."},
+		{"uri": fixtures.StaticBinary, "name": "static-binary", "mimeType": "image/png", "description": "A 1×1 PNG."},
+		{"uri": fixtures.WatchedResource, "name": "watched-resource", "mimeType": "text/plain", "description": "Changes; subscribe to hear of it."},
 	}
 }
 
 func referenceTemplates() []map[string]any {
 	return []map[string]any{
-		{"uriTemplate": resTemplate, "name": "template-data", "mimeType": "application/json", "description": "Data of one id."},
+		{"uriTemplate": fixtures.DataTemplate, "name": "template-data", "mimeType": "application/json", "description": "Data of one id."},
 	}
 }
 
@@ -170,17 +165,17 @@ func (r *resourcesFamily) resourcesRead(ctx context.Context, _ *Peer, req *jsonr
 	uri := uriParam(req)
 	var item map[string]any
 	switch {
-	case uri == resStaticText && r.is(StaticTextError):
+	case uri == fixtures.StaticText && r.is(StaticTextError):
 		return nil, rpcError(codes.InternalError, "Internal error", nil)
-	case uri == resStaticText:
+	case uri == fixtures.StaticText:
 		item = map[string]any{"uri": uri, "mimeType": "text/plain", "text": "This is the content of the static text resource."}
-	case uri == resStaticBinary:
+	case uri == fixtures.StaticBinary:
 		blob := base64.StdEncoding.EncodeToString(staticPNG)
 		if r.is(BlobNotBase64) {
 			blob = "PNG raw bytes!" // what a server that forgot to encode sends
 		}
 		item = map[string]any{"uri": uri, "mimeType": "image/png", "blob": blob}
-	case uri == resWatched:
+	case uri == fixtures.WatchedResource:
 		item = map[string]any{"uri": uri, "mimeType": "text/plain", "text": "watched at " + time.Now().UTC().Format(time.RFC3339Nano)}
 		switch {
 		case r.is(ReadURINotEchoed):
@@ -212,7 +207,7 @@ func (r *resourcesFamily) resourcesSubscribe(ctx context.Context, p *Peer, req *
 	}
 	uri := uriParam(req)
 	p.Set("subscribed:"+uri, true)
-	if uri == resWatched && !r.is(NoResourceUpdates) {
+	if uri == fixtures.WatchedResource && !r.is(NoResourceUpdates) {
 		// The watched resource changes as the subscription starts: the
 		// client hears of it before the answer, on the request's own stream
 		// over HTTP (resources.mdx#subscriptions), so no update can cross

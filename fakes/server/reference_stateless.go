@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"github.com/mcpconform/mcpconform/fixtures"
 	"io"
 	"net/http"
 	"slices"
@@ -50,9 +51,9 @@ func (r *statelessFamily) tools() []refTool {
 		schema: map[string]any{"type": "object", "properties": map[string]any{
 			"region": map[string]any{"type": "string", "description": "A region name", "x-mcp-header": "Region"}}},
 		call: r.xMcpHeader},
-		{name: fixtureLoggingTool, description: "Logs two info messages while it runs, when the request asks for logs (logLevel in _meta at 2026-07-28).",
+		{name: fixtures.LoggingTool, description: "Logs two info messages while it runs, when the request asks for logs (logLevel in _meta at 2026-07-28).",
 			call: r.loggingTool},
-		{name: fixtureStreamingElicitation, description: "Answers on a response stream without asking the client anything on it (2026-07-28: questions travel in an input_required result).",
+		{name: fixtures.StreamingElicitation, description: "Answers on a response stream without asking the client anything on it (2026-07-28: questions travel in an input_required result).",
 			call: r.streamingElicitation}}
 }
 
@@ -60,10 +61,6 @@ func (*statelessFamily) faults() fault.Set    { return statelessFaults }
 func (*statelessFamily) liberties() fault.Set { return statelessLiberties }
 
 // The official server-stateless scenario's fixtures (fixtures.md §1h).
-const (
-	fixtureLoggingTool          = "test_logging_tool"
-	fixtureStreamingElicitation = "test_streaming_elicitation"
-)
 
 // loggingTool logs only for a request that asks (2026-07-28: a logLevel in
 // _meta); in the session versions, as the level set allows.
@@ -77,7 +74,7 @@ func (r *statelessFamily) loggingTool(ctx context.Context, p *Peer, req *jsonrpc
 	if send && (lv == "" || slices.Index(logLevels, lv) <= slices.Index(logLevels, "info")) {
 		nctx := transport.WithRelatedRequest(ctx, req.ID)
 		for _, msg := range []string{"test_logging_tool started", "test_logging_tool done"} {
-			_ = p.Notify(nctx, protocol.NotificationMessage, map[string]any{"level": "info", "logger": fixtureLoggingTool, "data": msg})
+			_ = p.Notify(nctx, protocol.NotificationMessage, map[string]any{"level": "info", "logger": fixtures.LoggingTool, "data": msg})
 		}
 	}
 	return textResult(ctx, "Logging tool completed.", false), nil
@@ -101,7 +98,7 @@ func (r *statelessFamily) streamingElicitation(ctx context.Context, p *Peer, req
 
 // fixtureXMcpHeader is go-sdk's tool with an x-mcp-header parameter (the
 // official http-custom-header-server-validation scenario uses any such tool).
-const fixtureXMcpHeader = "test_x_mcp_header"
+const fixtureXMcpHeader = fixtures.XMcpHeader
 
 // paramHeader is the header test_x_mcp_header's region is mirrored into.
 const paramHeader = "Mcp-Param-Region"

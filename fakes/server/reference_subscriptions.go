@@ -3,6 +3,7 @@ package server
 import (
 	"context"
 	"encoding/json"
+	"github.com/mcpconform/mcpconform/fixtures"
 	"sync"
 
 	"github.com/mcpconform/mcpconform/fakes/fault"
@@ -20,9 +21,7 @@ import (
 // server-stateless scenario's) announce a change to every open subscription.
 
 const (
-	methodSubscriptionsAck   = "notifications/subscriptions/acknowledged"
-	fixtureTriggerToolChange = "test_trigger_tool_change"
-	fixtureTriggerPrompt     = "test_trigger_prompt_change"
+	methodSubscriptionsAck = "notifications/subscriptions/acknowledged"
 )
 
 // subscriptionsFamily serves subscriptions/listen. Its state is the
@@ -58,12 +57,12 @@ func (*subscriptionsFamily) capabilities(version string, caps map[string]any) {
 
 func (r *subscriptionsFamily) tools() []refTool {
 	return []refTool{
-		{name: fixtureTriggerToolChange, description: "Announces a change of the tool list to every open subscriptions/listen stream that asked for it.",
+		{name: fixtures.TriggerToolChange, description: "Announces a change of the tool list to every open subscriptions/listen stream that asked for it.",
 			call: func(ctx context.Context, _ *Peer, _ *jsonrpc.Message, _ json.RawMessage) (any, *jsonrpc.Error) {
 				r.announce(protocol.NotificationToolsListChanged)
 				return textResult(ctx, "Tool list changed.", false), nil
 			}},
-		{name: fixtureTriggerPrompt, description: "Announces a change of the prompt list to every open subscriptions/listen stream that asked for it.",
+		{name: fixtures.TriggerPromptChange, description: "Announces a change of the prompt list to every open subscriptions/listen stream that asked for it.",
 			call: func(ctx context.Context, _ *Peer, _ *jsonrpc.Message, _ json.RawMessage) (any, *jsonrpc.Error) {
 				r.announce(protocol.NotificationPromptsListChanged)
 				return textResult(ctx, "Prompt list changed.", false), nil

@@ -6,6 +6,7 @@ import (
 	"encoding/base64"
 	"encoding/json"
 	"fmt"
+	"github.com/mcpconform/mcpconform/fixtures"
 	"slices"
 	"sync"
 	"sync/atomic"
@@ -126,19 +127,19 @@ func (r *tasksExtensionFamily) capabilities(version string, caps map[string]any)
 
 func (r *tasksExtensionFamily) tools() []refTool {
 	return []refTool{
-		{name: "greet", description: "Answers Hello, <name>! at once, never as a task.",
+		{name: fixtures.TasksExtGreet, description: "Answers Hello, <name>! at once, never as a task.",
 			properties: map[string]any{"name": map[string]any{"type": "string"}}, call: extGreet},
-		{name: "slow_compute", description: "Works for `seconds` (default 1), as a task when the client declares the tasks extension.",
+		{name: fixtures.TasksExtSlowCompute, description: "Works for `seconds` (default 1), as a task when the client declares the tasks extension.",
 			properties: map[string]any{"seconds": map[string]any{"type": "number"}, "label": map[string]any{"type": "string"}},
 			call:       r.extSlowCompute},
-		{name: "failing_job", description: "Needs the tasks extension; the task completes with a tool error (isError).",
-			call: r.extFixture("failing_job")},
-		{name: "protocol_error_job", description: "As a task, fails with a JSON-RPC error.",
-			call: r.extFixture("protocol_error_job")},
-		{name: "confirm_delete", description: "As a task, asks for confirmation (input_required) before it deletes `filename`.",
-			properties: map[string]any{"filename": map[string]any{"type": "string"}}, call: r.extFixture("confirm_delete")},
-		{name: "multi_input", description: "As a task, asks two questions at once and completes when both are answered.",
-			call: r.extFixture("multi_input")},
+		{name: fixtures.TasksExtFailingJob, description: "Needs the tasks extension; the task completes with a tool error (isError).",
+			call: r.extFixture(fixtures.TasksExtFailingJob)},
+		{name: fixtures.TasksExtProtocolError, description: "As a task, fails with a JSON-RPC error.",
+			call: r.extFixture(fixtures.TasksExtProtocolError)},
+		{name: fixtures.TasksExtConfirmDelete, description: "As a task, asks for confirmation (input_required) before it deletes `filename`.",
+			properties: map[string]any{"filename": map[string]any{"type": "string"}}, call: r.extFixture(fixtures.TasksExtConfirmDelete)},
+		{name: fixtures.TasksExtMultiInput, description: "As a task, asks two questions at once and completes when both are answered.",
+			call: r.extFixture(fixtures.TasksExtMultiInput)},
 	}
 }
 
@@ -242,7 +243,7 @@ func (r *tasksExtensionFamily) extSlowCompute(ctx context.Context, p *Peer, req 
 		}
 		return textResult(ctx, text, false), nil
 	}
-	return r.ext().create(p, "slow_compute", func(s *extStore, t *extTask) {
+	return r.ext().create(p, fixtures.TasksExtSlowCompute, func(s *extStore, t *extTask) {
 		timer := time.NewTimer(d)
 		defer timer.Stop()
 		select {
@@ -261,7 +262,7 @@ func (r *tasksExtensionFamily) extFixture(name string) toolCall {
 			return textResult(ctx, name+" runs as a task of the 2026-07-28 tasks extension only.", true), nil
 		}
 		if !r.extDeclared(req) && !r.is(TaskForUndeclaredClient) {
-			if name == "protocol_error_job" {
+			if name == fixtures.TasksExtProtocolError {
 				return nil, rpcError(codes.InternalError, "The job hit an internal error", nil)
 			}
 			// These tools cannot answer without a task
@@ -280,19 +281,19 @@ func (r *tasksExtensionFamily) extFixture(name string) toolCall {
 		_ = json.Unmarshal(args, &a)
 		return r.ext().create(p, name, func(s *extStore, t *extTask) {
 			switch name {
-			case "failing_job":
+			case fixtures.TasksExtFailingJob:
 				if !s.pause(t, extJobTime) {
 					return
 				}
 				s.finish(t, textResult(ctx, "The job failed on purpose.", true), nil)
-			case "protocol_error_job":
+			case fixtures.TasksExtProtocolError:
 				if !s.pause(t, extJobTime) {
 					return
 				}
 				s.finish(t, nil, map[string]any{"code": codes.InternalError, "message": "The job hit an internal error"})
-			case "confirm_delete":
+			case fixtures.TasksExtConfirmDelete:
 				s.confirmDelete(ctx, t, a.Filename)
-			case "multi_input":
+			case fixtures.TasksExtMultiInput:
 				s.multiInput(ctx, t)
 			}
 		}), nil
@@ -475,7 +476,7 @@ func (s *extStore) view(t *extTask, detailed bool) map[string]any {
 		v["inputRequests"] = reqs
 	case statusCompleted:
 		v["result"] = t.result
-		if s.r.is(CompletedEmptyResult) && t.tool == "slow_compute" {
+		if s.r.is(CompletedEmptyResult) && t.tool == fixtures.TasksExtSlowCompute {
 			v["result"] = map[string]any{}
 		}
 	case statusFailed:
@@ -636,7 +637,7 @@ func (s *extStore) get(_ context.Context, p *Peer, req *jsonrpc.Message) (any, *
 	}
 	view := s.view(t, true)
 	view["resultType"] = "complete"
-	if s.r.is(CancelledThenCompleted) && t.status == statusCancelled && t.tool == "slow_compute" {
+	if s.r.is(CancelledThenCompleted) && t.status == statusCancelled && t.tool == fixtures.TasksExtSlowCompute {
 		// The work it was asked to stop finishes anyway, once the
 		// cancelled status has been read.
 		t.status, t.statusMessage, t.lastUpdatedAt = statusCompleted, "The operation completed.", time.Now()

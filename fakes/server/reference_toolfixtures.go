@@ -3,6 +3,7 @@ package server
 import (
 	"context"
 	"encoding/json"
+	"github.com/mcpconform/mcpconform/fixtures"
 	"slices"
 	"strings"
 
@@ -32,20 +33,20 @@ func newToolFixturesFamily(r *reference) family { return &toolFixturesFamily{fam
 
 func (r *toolFixturesFamily) tools() []refTool {
 	return []refTool{
-		{name: "test_image_content", description: "Returns a PNG image.", call: r.callImage},
-		{name: "test_audio_content", description: "Returns a WAV audio clip.", call: r.callAudio},
-		{name: "test_embedded_resource", description: "Returns an embedded text resource.", call: r.callEmbedded},
-		{name: "test_multiple_content_types", description: "Returns text, an image and an embedded resource.", call: r.callMixed},
-		{name: "test_error_handling", description: "Always fails with a tool error.", call: r.callError},
-		{name: "test_tool_with_progress", description: "Reports progress 0, 50, 100 of 100, then answers.", call: r.callProgress},
-		{name: "test_tool_with_logging", description: "Logs three info messages, then answers.", call: r.callLogging},
-		{name: "test_sampling", description: "Asks the client's model to answer the prompt.",
+		{name: fixtures.ImageContent, description: "Returns a PNG image.", call: r.callImage},
+		{name: fixtures.AudioContent, description: "Returns a WAV audio clip.", call: r.callAudio},
+		{name: fixtures.EmbeddedResource, description: "Returns an embedded text resource.", call: r.callEmbedded},
+		{name: fixtures.MultipleContentTypes, description: "Returns text, an image and an embedded resource.", call: r.callMixed},
+		{name: fixtures.ErrorHandling, description: "Always fails with a tool error.", call: r.callError},
+		{name: fixtures.ToolWithProgress, description: "Reports progress 0, 50, 100 of 100, then answers.", call: r.callProgress},
+		{name: fixtures.ToolWithLogging, description: "Logs three info messages, then answers.", call: r.callLogging},
+		{name: fixtures.Sampling, description: "Asks the client's model to answer the prompt.",
 			properties: map[string]any{"prompt": map[string]any{"type": "string"}}, required: []string{"prompt"}, call: r.callSampling},
-		{name: "test_elicitation_sep1034_defaults", description: "Asks the user through a form whose fields have defaults.", call: r.callDefaults},
-		{name: "test_elicitation_sep1330_enums", description: "Asks the user through a form with every enum shape.", call: r.callEnums},
-		{name: "test_structured_content", description: "Returns the weather as structured content.", listed: listedStructured,
+		{name: fixtures.ElicitationDefaults, description: "Asks the user through a form whose fields have defaults.", call: r.callDefaults},
+		{name: fixtures.ElicitationEnums, description: "Asks the user through a form with every enum shape.", call: r.callEnums},
+		{name: fixtures.StructuredContent, description: "Returns the weather as structured content.", listed: listedStructured,
 			call: r.callStructured},
-		{name: "json_schema_2020_12_tool", description: "Takes a contact described by a JSON Schema 2020-12 input schema.",
+		{name: fixtures.JSONSchema202012Tool, description: "Takes a contact described by a JSON Schema 2020-12 input schema.",
 			schema: schema2020(), call: r.callSchema2020, listed: r.listedSchema2020},
 	}
 }
@@ -172,7 +173,7 @@ func (r *toolFixturesFamily) callLogging(ctx context.Context, p *Peer, req *json
 	if send && !r.is(LoggingSilent) && (lv == "" || slices.Index(logLevels, lv) <= slices.Index(logLevels, "info")) {
 		nctx := transport.WithRelatedRequest(ctx, req.ID)
 		for _, msg := range []string{"Tool execution started", "Tool processing data", "Tool execution completed"} {
-			_ = p.Notify(nctx, protocol.NotificationMessage, map[string]any{"level": "info", "logger": "test_tool_with_logging", "data": msg})
+			_ = p.Notify(nctx, protocol.NotificationMessage, map[string]any{"level": "info", "logger": fixtures.ToolWithLogging, "data": msg})
 		}
 	}
 	return textResult(ctx, "Logging test completed.", false), nil

@@ -6,6 +6,7 @@ import (
 	"encoding/hex"
 	"encoding/json"
 	"fmt"
+	"github.com/mcpconform/mcpconform/fixtures"
 	"strings"
 	"time"
 
@@ -50,18 +51,18 @@ type refTool struct {
 }
 
 var coreTools = []refTool{
-	{name: "test_simple_text", description: "Returns a fixed text."},
-	{name: "test_missing_capability", description: "Needs the client's sampling capability."},
-	{name: "test_elicitation", description: "Asks the user through elicitation/create and echoes the answer.",
+	{name: fixtures.SimpleText, description: "Returns a fixed text."},
+	{name: fixtures.MissingCapability, description: "Needs the client's sampling capability."},
+	{name: fixtures.Elicitation, description: "Asks the user through elicitation/create and echoes the answer.",
 		properties: map[string]any{"message": map[string]any{"type": "string"}}, required: []string{"message"}},
-	{name: "test_task_working", description: "Runs as a task for `ms` milliseconds (default 300), then completes.",
+	{name: fixtures.TaskWorking, description: "Runs as a task for `ms` milliseconds (default 300), then completes.",
 		taskSupport: taskOptional, properties: map[string]any{"ms": map[string]any{"type": "integer"}}},
-	{name: "test_task_elicitation", description: "Runs as a task and asks the user for confirmation from inside it.",
+	{name: fixtures.TaskElicitation, description: "Runs as a task and asks the user for confirmation from inside it.",
 		taskSupport: taskOptional, properties: map[string]any{"message": map[string]any{"type": "string"}}},
-	{name: "test_task_failing", description: "Runs as a task and ends with a tool error (isError).",
+	{name: fixtures.TaskFailing, description: "Runs as a task and ends with a tool error (isError).",
 		taskSupport: taskOptional},
-	{name: "test_task_required", description: "Must be called as a task.", taskSupport: taskRequired},
-	{name: "test_task_forbidden", description: "Must not be called as a task.", taskSupport: taskForbidden},
+	{name: fixtures.TaskRequired, description: "Must be called as a task.", taskSupport: taskRequired},
+	{name: fixtures.TaskForbidden, description: "Must not be called as a task.", taskSupport: taskForbidden},
 }
 
 func (r *reference) toolsList(ctx context.Context, p *Peer, req *jsonrpc.Message) (any, *jsonrpc.Error) {
@@ -86,7 +87,7 @@ func (r *reference) toolsList(ctx context.Context, p *Peer, req *jsonrpc.Message
 		if t.listed != nil {
 			t.listed(tool)
 		}
-		if t.name == "test_simple_text" && r.is(ToolMissingInputSchema) {
+		if t.name == fixtures.SimpleText && r.is(ToolMissingInputSchema) {
 			delete(tool, "inputSchema")
 		}
 		if t.taskSupport != "" && !isModern(ctx) {
@@ -213,15 +214,15 @@ func (r *reference) toolsCall(ctx context.Context, p *Peer, req *jsonrpc.Message
 		return tool.call(ctx, p, req, params.Arguments)
 	}
 	switch tool.name {
-	case "test_simple_text":
+	case fixtures.SimpleText:
 		return textResult(ctx, "This is a simple text response for testing.", r.is(SimpleTextIsError)), nil
-	case "test_missing_capability":
+	case fixtures.MissingCapability:
 		return r.needsSampling(ctx, p, req)
-	case "test_elicitation":
+	case fixtures.Elicitation:
 		return r.elicit(ctx, p, params.Arguments)
-	case "test_task_failing":
+	case fixtures.TaskFailing:
 		return textResult(ctx, "The job failed on purpose.", true), nil
-	case "test_task_working":
+	case fixtures.TaskWorking:
 		return r.workPlainly(ctx, p, req, params.Arguments)
 	default:
 		return textResult(ctx, tool.name+" finished.", false), nil
@@ -245,7 +246,7 @@ func (r *reference) workPlainly(ctx context.Context, p *Peer, req *jsonrpc.Messa
 	case <-ctx.Done():
 		return peer.NoAnswer, nil // cancelled (or the connection ended): no response
 	}
-	return textResult(ctx, r.workingText("test_task_working"), false), nil
+	return textResult(ctx, r.workingText(fixtures.TaskWorking), false), nil
 }
 
 // workMillis reads test_task_working's `ms` argument (default 300).
@@ -348,7 +349,7 @@ func answerText(resp *jsonrpc.Message) string {
 func (r *reference) runTaskTool(p *Peer, t *task, name string, args json.RawMessage) {
 	ctx := context.Background()
 	switch name {
-	case "test_task_working", "test_task_required", "test_task_forbidden":
+	case fixtures.TaskWorking, fixtures.TaskRequired, fixtures.TaskForbidden:
 		timer := time.NewTimer(time.Duration(workMillis(args)) * time.Millisecond)
 		defer timer.Stop()
 		select {
@@ -359,9 +360,9 @@ func (r *reference) runTaskTool(p *Peer, t *task, name string, args json.RawMess
 			return
 		}
 		r.tasks.finish(t, textResult(ctx, r.workingText(name), false), nil)
-	case "test_task_failing":
+	case fixtures.TaskFailing:
 		r.tasks.finish(t, textResult(ctx, "The job failed on purpose.", true), nil)
-	case "test_task_elicitation":
+	case fixtures.TaskElicitation:
 		r.taskElicitation(p, t, args)
 	}
 }
@@ -507,7 +508,7 @@ func (r *reference) toolNameVariants(tools []any) []any {
 		tools = append(tools, extra("admin.tools.list-v2_X"))
 	case r.is(ToolNameDuplicate):
 		for _, t := range tools {
-			if t.(map[string]any)["name"] == "test_simple_text" {
+			if t.(map[string]any)["name"] == fixtures.SimpleText {
 				return append(tools, t)
 			}
 		}

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"github.com/mcpconform/mcpconform/fixtures"
 	"io"
 	"net/http"
 	"net/url"
@@ -34,7 +35,7 @@ type transportRulesFamily struct{ familyBase }
 func newTransportRulesFamily(r *reference) family { return &transportRulesFamily{familyBase{r}} }
 
 func (r *transportRulesFamily) tools() []refTool {
-	return []refTool{{name: "test_reconnection",
+	return []refTool{{name: fixtures.Reconnection,
 		description: "Over Streamable HTTP, closes its SSE stream after a priming event and answers once the client resumes with GET and Last-Event-ID.",
 		call:        r.reconnection}}
 }

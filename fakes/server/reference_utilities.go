@@ -3,6 +3,7 @@ package server
 import (
 	"context"
 	"encoding/json"
+	"github.com/mcpconform/mcpconform/fixtures"
 	"slices"
 
 	"github.com/mcpconform/mcpconform/jsonrpc"
@@ -19,7 +20,7 @@ var logLevels = []string{"debug", "info", "notice", "warning", "error", "critica
 
 // fixtureLoggingLevels logs one notifications/message at debug, info,
 // warning and error, each only at or above the level the client set.
-const fixtureLoggingLevels = "test_logging_levels"
+const fixtureLoggingLevels = fixtures.LoggingLevels
 
 // utilitiesFamily serves logging; the level set is kept on its
 // connection, so the family has no state of its own.

@@ -6,6 +6,7 @@ import (
 	"encoding/base64"
 	"encoding/json"
 	"fmt"
+	"github.com/mcpconform/mcpconform/fixtures"
 	"slices"
 	"sort"
 	"strconv"
@@ -382,10 +383,10 @@ func (s *taskStore) result(ctx context.Context, p *Peer, req *jsonrpc.Message) (
 	if !ok && !(t != nil && s.r.is(LeakResultForeign)) {
 		return nil, s.notFound(t, id)
 	}
-	if s.r.is(ResultErrorWhileWorking) && working && t.tool == "test_task_working" {
+	if s.r.is(ResultErrorWhileWorking) && working && t.tool == fixtures.TaskWorking {
 		return nil, rpcError(codes.InternalError, "Task is still working: try again later", nil)
 	}
-	if s.r.is(ResultReturnsEarly) && t.tool == "test_task_working" {
+	if s.r.is(ResultReturnsEarly) && t.tool == fixtures.TaskWorking {
 		// Answers at once with the result the task will have: not blocking.
 		res := textResult(ctx, t.tool+" finished.", false)
 		res["_meta"] = relatedTask(t.id)

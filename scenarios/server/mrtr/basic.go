@@ -221,7 +221,7 @@ var multiRoundScenario = &scenarios.Scenario{
 
 var nonToolCompletes = &scenarios.Check{ID: "input-required-result-non-tool-request/completes", Level: scenarios.Must, Spec: basicFlow,
 	Quote: "In this example we use `tools/call` as the client request, but the same pattern applies to any of the supported requests listed above.",
-	Title: "prompts/get of test_input_required_result_prompt (and resources/read of " + server.MRTRResource + " where the server " +
+	Title: "prompts/get of test_input_required_result_prompt (and resources/read of " + fixtures.MRTRResource + " where the server " +
 		"lists it) asks for input, then completes with non-empty messages (contents) once answered",
 	Faults: []*fault.Fault{server.MRTRCompleteEmpty}}
 
