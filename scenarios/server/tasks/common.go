@@ -65,7 +65,7 @@ func serverTasksCapability(s *client.Session, name string) bool {
 
 // taskTool resolves a fixture to the target's tool and checks it is listed
 // with one of the wanted taskSupport values; otherwise the reason to skip.
-func taskTool(t *serverside.T, tools map[string]serverside.ToolInfo, fixture string, defaults map[string]any, support ...string) (scenarios.Fixture, string) {
+func taskTool(t *serverside.T, tools map[string]protocol.Tool, fixture string, defaults map[string]any, support ...string) (scenarios.Fixture, string) {
 	fx := t.Fixture(fixture, defaults)
 	tl, ok := tools[fx.Tool]
 	if !ok {

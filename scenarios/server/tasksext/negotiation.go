@@ -158,7 +158,7 @@ func argsOf(fx scenarios.Fixture) map[string]any {
 
 // judgeMethodsUndeclared creates a task declaring the extension, then sends
 // the extension's methods for it without the extension.
-func judgeMethodsUndeclared(t *serverside.T, s *client.Session, tools map[string]serverside.ToolInfo) {
+func judgeMethodsUndeclared(t *serverside.T, s *client.Session, tools map[string]protocol.Tool) {
 	slow := t.Fixture(fixtures.TasksExtSlowCompute, map[string]any{"seconds": 1, "label": "undeclared-methods"})
 	if _, ok := tools[slow.Tool]; !ok {
 		t.Skip(negotiationMethodsUndeclared, fmt.Sprintf("the target lists no tool %q for the fixture %s", slow.Tool, fixtures.TasksExtSlowCompute))
