@@ -110,11 +110,7 @@ func createTask(t *serverside.T, s *client.Session, fx scenarios.Fixture) (strin
 
 // createdStatus reads task.status from a CreateTaskResult.
 func createdStatus(resp *jsonrpc.Message) string {
-	var r struct {
-		Task struct {
-			Status string `json:"status"`
-		} `json:"task"`
-	}
+	var r protocol.CreateTaskResult
 	_ = json.Unmarshal(resp.Result, &r)
 	return r.Task.Status
 }
@@ -186,9 +182,7 @@ func quiet(t *serverside.T, s *client.Session, mark int, pred func(*jsonrpc.Mess
 
 // relatedTaskID reads _meta["io.modelcontextprotocol/related-task"].taskId.
 func relatedTaskID(raw json.RawMessage) (string, bool) {
-	var v struct {
-		Meta map[string]json.RawMessage `json:"_meta"`
-	}
+	var v protocol.Meta
 	if json.Unmarshal(raw, &v) != nil {
 		return "", false
 	}
@@ -196,9 +190,7 @@ func relatedTaskID(raw json.RawMessage) (string, bool) {
 	if !ok {
 		return "", false
 	}
-	var ref struct {
-		TaskID string `json:"taskId"`
-	}
+	var ref protocol.RelatedTask
 	_ = json.Unmarshal(rt, &ref)
 	return ref.TaskID, true
 }
