@@ -134,13 +134,11 @@ func runNegotiation(t *serverside.T) {
 		if err != nil || !judge.IsErrorCode(resp, codes.MissingRequiredClientCapability) {
 			t.NotJudged(negotiationRequiredNamesExtension, "the answer was not -32021")
 		} else {
-			var data struct {
-				Required struct {
-					Extensions map[string]json.RawMessage `json:"extensions"`
-				} `json:"requiredCapabilities"`
-			}
+			var data protocol.MissingCapabilityData
 			_ = json.Unmarshal(resp.Error.Data, &data)
-			_, named := data.Required.Extensions[protocol.ExtensionTasks]
+			var extensions map[string]json.RawMessage
+			_ = json.Unmarshal(data.RequiredCapabilities["extensions"], &extensions)
+			_, named := extensions[protocol.ExtensionTasks]
 			t.Judge(negotiationRequiredNamesExtension, named, "data.requiredCapabilities.extensions naming "+protocol.ExtensionTasks,
 				"data: "+strings.TrimSpace(string(resp.Error.Data)))
 		}
