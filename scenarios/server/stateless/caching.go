@@ -94,11 +94,7 @@ func firstResource(pages []page) string {
 		if p.method != protocol.MethodResourcesList {
 			continue
 		}
-		var r struct {
-			Resources []struct {
-				URI string `json:"uri"`
-			} `json:"resources"`
-		}
+		var r protocol.ResourcesPage
 		if json.Unmarshal(p.result, &r) == nil && len(r.Resources) > 0 {
 			return r.Resources[0].URI
 		}
