@@ -256,3 +256,12 @@ type ElicitParams struct {
 type CreateMessageParams struct {
 	Messages []json.RawMessage `json:"messages"`
 }
+
+// Cacheable is the caching of a result (2026-07-28), as sent: each field
+// nil when absent or null; ttlMs and cacheScope stay raw, for the checks
+// that judge their type.
+type Cacheable struct {
+	ResultType *string          `json:"resultType,omitempty"`
+	TTLMs      *json.RawMessage `json:"ttlMs,omitempty"`
+	CacheScope *json.RawMessage `json:"cacheScope,omitempty"`
+}

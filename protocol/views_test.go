@@ -161,6 +161,8 @@ var _ = Describe("the views of what a peer sends", func() {
 		heldTo(reflect.TypeFor[DiscoverResult](), resultsOf(MethodServerDiscover)...)
 		heldTo(reflect.TypeFor[ElicitParams](), paramsOf(MethodElicitationCreate)...)
 		heldTo(reflect.TypeFor[CreateMessageParams](), paramsOf(MethodSamplingCreateMessage)...)
+		heldTo(reflect.TypeFor[Cacheable](), resultsOf(MethodToolsList)...)
+		heldTo(reflect.TypeFor[Cacheable](), resultsOf(MethodServerDiscover)...)
 	})
 
 	It("hold the views of errors, tasks and input requests to their generated types", func() {
