@@ -54,7 +54,13 @@ type Tool struct {
 	InputSchema  json.RawMessage `json:"inputSchema,omitempty"`
 	OutputSchema json.RawMessage `json:"outputSchema,omitempty"`
 	Annotations  json.RawMessage `json:"annotations,omitempty"`
-	Execution    json.RawMessage `json:"execution,omitempty"`
+	Execution    ToolExecution   `json:"execution,omitzero"`
+}
+
+// ToolExecution is a tool's execution (2025-11-25): whether it runs as a
+// task ("forbidden", "optional", "required"; absent is "forbidden").
+type ToolExecution struct {
+	TaskSupport string `json:"taskSupport,omitempty"`
 }
 
 // ToolsPage is a ListToolsResult.
@@ -89,6 +95,12 @@ type PromptResult struct {
 	Messages    []PromptMessage `json:"messages"`
 }
 
+// PromptsPage is a ListPromptsResult.
+type PromptsPage struct {
+	Prompts    []Prompt `json:"prompts"`
+	NextCursor *string  `json:"nextCursor,omitempty"`
+}
+
 // Resource is one resource of resources/list.
 type Resource struct {
 	URI      string `json:"uri"`
@@ -103,18 +115,34 @@ type ResourceTemplate struct {
 	MimeType    string `json:"mimeType,omitempty"`
 }
 
+// ResourcesPage is a ListResourcesResult.
+type ResourcesPage struct {
+	Resources  []Resource `json:"resources"`
+	NextCursor *string    `json:"nextCursor,omitempty"`
+}
+
+// ResourceTemplatesPage is a ListResourceTemplatesResult.
+type ResourceTemplatesPage struct {
+	ResourceTemplates []ResourceTemplate `json:"resourceTemplates"`
+	NextCursor        *string            `json:"nextCursor,omitempty"`
+}
+
 // ReadResult is a ReadResourceResult.
 type ReadResult struct {
 	Contents []ResourceContents `json:"contents"`
 }
 
-// CompleteResult is completion/complete's result.
+// CompleteResult is completion/complete's result; Completion is nil when
+// the result has none.
 type CompleteResult struct {
-	Completion struct {
-		Values  []string `json:"values"`
-		Total   *int     `json:"total,omitempty"`
-		HasMore *bool    `json:"hasMore,omitempty"`
-	} `json:"completion"`
+	Completion *Completion `json:"completion"`
+}
+
+// Completion is a CompleteResult's completion: Values is nil when absent.
+type Completion struct {
+	Values  []string `json:"values"`
+	Total   *int     `json:"total,omitempty"`
+	HasMore *bool    `json:"hasMore,omitempty"`
 }
 
 // ProgressParams are a progress notification's params.
@@ -130,4 +158,110 @@ type LogParams struct {
 	Level  string          `json:"level"`
 	Logger string          `json:"logger,omitempty"`
 	Data   json.RawMessage `json:"data"`
+}
+
+// Page is the paging of any list result: nextCursor, absent on the last
+// page.
+type Page struct {
+	NextCursor *string `json:"nextCursor,omitempty"`
+}
+
+// Meta is the _meta of any params or result, each value raw (absent keys
+// are absent from the map).
+type Meta struct {
+	Meta map[string]json.RawMessage `json:"_meta,omitempty"`
+}
+
+// Implementation names a peer: serverInfo, clientInfo, and the value of
+// _meta's io.modelcontextprotocol/serverInfo (2026-07-28).
+type Implementation struct {
+	Name    string `json:"name"`
+	Version string `json:"version"`
+}
+
+// InitializeResult is initialize's result (the versions with a handshake).
+type InitializeResult struct {
+	ProtocolVersion string         `json:"protocolVersion"`
+	ServerInfo      Implementation `json:"serverInfo,omitzero"`
+}
+
+// DiscoverResult is server/discover's result (2026-07-28).
+type DiscoverResult struct {
+	SupportedVersions []string `json:"supportedVersions"`
+}
+
+// ErrorObject is a JSON-RPC error object where a result carries one (a
+// failed task's error); code and message are pointers, to tell one absent.
+type ErrorObject struct {
+	Code    *int            `json:"code"`
+	Message *string         `json:"message"`
+	Data    json.RawMessage `json:"data,omitempty"`
+}
+
+// UnsupportedVersionData is the data of an UnsupportedProtocolVersionError
+// (-32022), which initialize's refusal of a version also carries
+// (lifecycle.mdx, Error Handling: data.supported).
+type UnsupportedVersionData struct {
+	Supported []string `json:"supported"`
+	Requested string   `json:"requested,omitempty"`
+}
+
+// MissingCapabilityData is the data of a
+// MissingRequiredClientCapabilityError (-32021): the client capabilities
+// the request needs, each raw.
+type MissingCapabilityData struct {
+	RequiredCapabilities map[string]json.RawMessage `json:"requiredCapabilities"`
+}
+
+// Task is a task as a CreateTaskResult and tasks/get give it (2025-11-25).
+type Task struct {
+	TaskID        string  `json:"taskId"`
+	Status        string  `json:"status"`
+	StatusMessage *string `json:"statusMessage,omitempty"`
+	// TTL is null for unlimited, nil when absent or null.
+	TTL          *int64 `json:"ttl"`
+	PollInterval *int64 `json:"pollInterval,omitempty"`
+}
+
+// CreateTaskResult is the answer to a task-augmented request (2025-11-25).
+type CreateTaskResult struct {
+	Task Task `json:"task"`
+}
+
+// RelatedTask is the value of _meta's io.modelcontextprotocol/related-task.
+type RelatedTask struct {
+	TaskID string `json:"taskId"`
+}
+
+// InputRequest is one request of an InputRequiredResult's inputRequests
+// (2026-07-28): elicitation/create, sampling/createMessage or roots/list;
+// its params stay raw, to be read as the method's.
+type InputRequest struct {
+	Method string          `json:"method"`
+	Params json.RawMessage `json:"params,omitempty"`
+}
+
+// ElicitParams are an elicitation/create's params (form mode); each
+// property of the requested schema stays free-form.
+type ElicitParams struct {
+	Message         string `json:"message"`
+	RequestedSchema struct {
+		Properties map[string]map[string]any `json:"properties"`
+	} `json:"requestedSchema"`
+}
+
+// CreateMessageParams are a sampling/createMessage's params; the messages
+// stay raw (a message's content is one block or, from 2025-11-25, an
+// array of them).
+type CreateMessageParams struct {
+	Messages []json.RawMessage `json:"messages"`
+}
+
+// Cacheable is the caching of a result (2026-07-28), as sent: each field
+// nil when absent or null; ttlMs and cacheScope stay raw, for the checks
+// that judge their type.
+type Cacheable struct {
+	ResultType *string          `json:"resultType,omitempty"`
+	TTLMs      *json.RawMessage `json:"ttlMs,omitempty"`
+	CacheScope *json.RawMessage `json:"cacheScope,omitempty"`
 }

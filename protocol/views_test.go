@@ -7,6 +7,7 @@ import (
 	. "github.com/onsi/ginkgo/v2"
 	. "github.com/onsi/gomega"
 
+	"github.com/mcpconform/mcpconform/protocol/exttasks"
 	v0326 "github.com/mcpconform/mcpconform/protocol/v20250326"
 	v0618 "github.com/mcpconform/mcpconform/protocol/v20250618"
 	v1 "github.com/mcpconform/mcpconform/protocol/v20251125"
@@ -146,19 +147,33 @@ var _ = Describe("the views of what a peer sends", func() {
 		heldTo(reflect.TypeFor[ToolResult](), resultsOf(MethodToolsCall)...)
 		heldTo(reflect.TypeFor[ToolsPage](), resultsOf(MethodToolsList)...)
 		heldTo(reflect.TypeFor[PromptResult](), resultsOf(MethodPromptsGet)...)
-		heldTo(reflect.TypeFor[struct {
-			Prompts []Prompt `json:"prompts"`
-		}](), resultsOf(MethodPromptsList)...)
-		heldTo(reflect.TypeFor[struct {
-			Resources []Resource `json:"resources"`
-		}](), resultsOf(MethodResourcesList)...)
-		heldTo(reflect.TypeFor[struct {
-			Templates []ResourceTemplate `json:"resourceTemplates"`
-		}](), resultsOf(MethodResourcesTemplatesList)...)
+		heldTo(reflect.TypeFor[PromptsPage](), resultsOf(MethodPromptsList)...)
+		heldTo(reflect.TypeFor[ResourcesPage](), resultsOf(MethodResourcesList)...)
+		heldTo(reflect.TypeFor[ResourceTemplatesPage](), resultsOf(MethodResourcesTemplatesList)...)
 		heldTo(reflect.TypeFor[ReadResult](), resultsOf(MethodResourcesRead)...)
 		heldTo(reflect.TypeFor[CompleteResult](), resultsOf(MethodCompletionComplete)...)
 		heldTo(reflect.TypeFor[ProgressParams](), paramsOf(NotificationProgress)...)
 		heldTo(reflect.TypeFor[LogParams](), paramsOf(NotificationMessage)...)
+		heldTo(reflect.TypeFor[Page](), resultsOf(MethodToolsList)...)
+		heldTo(reflect.TypeFor[Meta](), resultsOf(MethodToolsCall)...)
+		heldTo(reflect.TypeFor[Meta](), paramsOf(NotificationProgress)...)
+		heldTo(reflect.TypeFor[InitializeResult](), resultsOf(MethodInitialize)...)
+		heldTo(reflect.TypeFor[DiscoverResult](), resultsOf(MethodServerDiscover)...)
+		heldTo(reflect.TypeFor[ElicitParams](), paramsOf(MethodElicitationCreate)...)
+		heldTo(reflect.TypeFor[CreateMessageParams](), paramsOf(MethodSamplingCreateMessage)...)
+		heldTo(reflect.TypeFor[Cacheable](), resultsOf(MethodToolsList)...)
+		heldTo(reflect.TypeFor[Cacheable](), resultsOf(MethodServerDiscover)...)
+	})
+
+	It("hold the views of errors, tasks and input requests to their generated types", func() {
+		heldTo(reflect.TypeFor[Implementation](), reflect.TypeFor[v0326.Implementation](), reflect.TypeFor[v1.Implementation]())
+		heldTo(reflect.TypeFor[ErrorObject](), reflect.TypeFor[v1.Error](), reflect.TypeFor[v2.Error](), reflect.TypeFor[exttasks.Error]())
+		heldTo(reflect.TypeFor[UnsupportedVersionData](), reflect.TypeFor[v2.UnsupportedProtocolVersionErrorErrorData]())
+		heldTo(reflect.TypeFor[MissingCapabilityData](), reflect.TypeFor[v2.MissingRequiredClientCapabilityErrorErrorData]())
+		heldTo(reflect.TypeFor[Task](), reflect.TypeFor[v1.Task]())
+		heldTo(reflect.TypeFor[CreateTaskResult](), reflect.TypeFor[v1.CreateTaskResult]())
+		heldTo(reflect.TypeFor[RelatedTask](), reflect.TypeFor[v1.RelatedTaskMetadata]())
+		heldTo(reflect.TypeFor[InputRequest](), reflect.TypeFor[v2.InputRequest]())
 	})
 
 	It("hold the content and resource-contents unions to their members", func() {

@@ -25,24 +25,17 @@ func (t *T) SurvivesProbe(s *client.Session, check *scenarios.Check) {
 	t.Judge(check, err == nil && status != 404, "a response to "+method+" on the same session", judge.Describe(resp, err)+note)
 }
 
-// ToolInfo is what tools/list says about one tool.
-type ToolInfo struct {
-	Name      string `json:"name"`
-	Execution struct {
-		TaskSupport string `json:"taskSupport"`
-	} `json:"execution"`
-}
-
 // ListTools fetches every page of tools/list, within the fake client's
 // paging budget (client.ListAll): a server that pages without end gives
 // the tools of the pages read and a *client.PagingBudgetError saying so.
-func (t *T) ListTools(s *client.Session) (map[string]ToolInfo, error) {
-	out := map[string]ToolInfo{}
+// A tool that does not decode as a protocol.Tool is left out.
+func (t *T) ListTools(s *client.Session) (map[string]protocol.Tool, error) {
+	out := map[string]protocol.Tool{}
 	l, err := s.ListAll(t.Ctx, protocol.MethodToolsList, client.ListOptions{PageTimeout: t.Env.Timing.ResponseTimeout})
 	t.abortIfUnreachable(err)
 	if l != nil {
 		for _, raw := range l.Items {
-			var tl ToolInfo
+			var tl protocol.Tool
 			if json.Unmarshal(raw, &tl) == nil {
 				out[tl.Name] = tl
 			}

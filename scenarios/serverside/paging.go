@@ -6,6 +6,7 @@ import (
 
 	"github.com/mcpconform/mcpconform/fakes/client"
 	"github.com/mcpconform/mcpconform/jsonrpc"
+	"github.com/mcpconform/mcpconform/protocol"
 	"github.com/mcpconform/mcpconform/protocol/codes"
 	"github.com/mcpconform/mcpconform/scenarios/judge"
 )
@@ -62,9 +63,7 @@ func (t *T) PageThrough(s *client.Session, method string) Paging {
 		}
 		out.Pages++
 		out.Results = append(out.Results, resp.Result)
-		var page struct {
-			NextCursor *string `json:"nextCursor"`
-		}
+		var page protocol.Page
 		_ = json.Unmarshal(resp.Result, &page)
 		if page.NextCursor == nil {
 			return out

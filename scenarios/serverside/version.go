@@ -59,9 +59,7 @@ func NotImplementedAnswer(s *client.Session, v protocol.Version, resp *jsonrpc.M
 		return ""
 	}
 	if resp.Error == nil {
-		var dr struct {
-			SupportedVersions []string `json:"supportedVersions"`
-		}
+		var dr protocol.DiscoverResult
 		if json.Unmarshal(resp.Result, &dr) == nil && dr.SupportedVersions != nil && !slices.Contains(dr.SupportedVersions, v.Name) {
 			return fmt.Sprintf("server/discover lists supportedVersions %q, without %s", dr.SupportedVersions, v.Name)
 		}
@@ -117,7 +115,10 @@ func modernError(code, status int) bool {
 	return false
 }
 
-// errorCode reads the code of a JSON-RPC error body.
+// errorCode reads the code of a JSON-RPC error body. The body is an HTTP
+// response's, which no schema types: only error.code is read, so that a
+// body whose other members are malformed (an id of no JSON-RPC type, say),
+// which jsonrpc.Message would refuse, still tells its code.
 func errorCode(body string) (int, bool) {
 	var m struct {
 		Error *struct {

@@ -147,6 +147,7 @@ func AdvertisedScopes(ctx context.Context, endpoint string) []string {
 			cancel()
 			return nil
 		}
+		// Protected Resource Metadata (RFC 9728), which no MCP schema types.
 		var doc struct {
 			Scopes []string `json:"scopes_supported"`
 		}

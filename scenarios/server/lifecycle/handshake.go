@@ -128,17 +128,18 @@ var discoverScenario = &scenarios.Scenario{
 		} else {
 			t.Pass(discoverResultSchema)
 		}
-		var result struct {
-			Meta map[string]struct {
-				Name    string `json:"name"`
-				Version string `json:"version"`
-			} `json:"_meta"`
-		}
+		var result protocol.Meta
 		_ = json.Unmarshal(resp.Result, &result)
-		info, ok := result.Meta[protocol.MetaServerInfo]
+		infos := map[string]protocol.Implementation{} // each _meta value read as one, for the message
+		for k, raw := range result.Meta {
+			var info protocol.Implementation
+			_ = json.Unmarshal(raw, &info)
+			infos[k] = info
+		}
+		info, ok := infos[protocol.MetaServerInfo]
 		t.Judge(discoverServerInfo, ok && info.Name != "" && info.Version != "",
 			"_meta[\""+protocol.MetaServerInfo+"\"] with name and version",
-			fmt.Sprintf("%+v", result.Meta))
+			fmt.Sprintf("%+v", infos))
 	}),
 }
 

@@ -83,10 +83,7 @@ var unsupportedVersionScenario = &scenarios.Scenario{
 		resp, err = rawRequest(t, s, id, method, map[string]any{"_meta": meta}, http.Header{"MCP-Protocol-Version": {bogus}})
 		judgeModernError(t, s, unsupportedVersionError32022, id, resp, err, codes.UnsupportedProtocolVersion,
 			"data.supported (non-empty) and data.requested \""+bogus+"\"", func(data json.RawMessage) bool {
-				var d struct {
-					Supported []string `json:"supported"`
-					Requested string   `json:"requested"`
-				}
+				var d protocol.UnsupportedVersionData
 				return json.Unmarshal(data, &d) == nil && len(d.Supported) > 0 && d.Requested == bogus
 			})
 	}),
@@ -149,10 +146,8 @@ var missingCapabilityScenario = &scenarios.Scenario{
 		skipIfVersionRefused(t, resp, err)
 		judgeModernError(t, s, missingCapabilityError32021, id, resp, err, codes.MissingRequiredClientCapability,
 			"data.requiredCapabilities", func(data json.RawMessage) bool {
-				var d struct {
-					Required map[string]any `json:"requiredCapabilities"`
-				}
-				return json.Unmarshal(data, &d) == nil && len(d.Required) > 0
+				var d protocol.MissingCapabilityData
+				return json.Unmarshal(data, &d) == nil && len(d.RequiredCapabilities) > 0
 			})
 	}),
 }

@@ -81,13 +81,12 @@ var wireSchemaScenario = &scenarios.Scenario{
 				if err != nil || resp.Error != nil {
 					break // judged by the families that own these methods
 				}
-				var page struct {
-					NextCursor string `json:"nextCursor"`
-				}
+				var page protocol.Page
 				_ = json.Unmarshal(resp.Result, &page)
-				if cursor = page.NextCursor; cursor == "" {
+				if page.NextCursor == nil || *page.NextCursor == "" {
 					break
 				}
+				cursor = *page.NextCursor
 			}
 		}
 		if !s.Stateless() {

@@ -243,10 +243,7 @@ func answers(requests map[string]json.RawMessage) (map[string]any, []string) {
 	out := map[string]any{}
 	var unanswerable []string
 	for key, raw := range requests {
-		var req struct {
-			Method string          `json:"method"`
-			Params json.RawMessage `json:"params"`
-		}
+		var req protocol.InputRequest
 		_ = json.Unmarshal(raw, &req)
 		switch req.Method {
 		case protocol.MethodElicitationCreate:
@@ -266,14 +263,10 @@ func answers(requests map[string]json.RawMessage) (map[string]any, []string) {
 
 // formContent fills a form: a value of each property's type.
 func formContent(params json.RawMessage) map[string]any {
-	var p struct {
-		Schema struct {
-			Properties map[string]map[string]any `json:"properties"`
-		} `json:"requestedSchema"`
-	}
+	var p protocol.ElicitParams
 	_ = json.Unmarshal(params, &p)
 	content := map[string]any{}
-	for name, prop := range p.Schema.Properties {
+	for name, prop := range p.RequestedSchema.Properties {
 		if enum, ok := prop["enum"].([]any); ok && len(enum) > 0 {
 			content[name] = enum[0]
 			continue
@@ -403,9 +396,7 @@ func declare(names ...string) map[string]any {
 func inputMethods(requests map[string]json.RawMessage) []string {
 	var out []string
 	for _, key := range slices.Sorted(maps.Keys(requests)) {
-		var req struct {
-			Method string `json:"method"`
-		}
+		var req protocol.InputRequest
 		_ = json.Unmarshal(requests[key], &req)
 		out = append(out, key+": "+req.Method)
 	}
@@ -416,10 +407,7 @@ func inputMethods(requests map[string]json.RawMessage) []string {
 // its method names (mrtr.mdx: ElicitRequest, CreateMessageRequest or
 // ListRootsRequest); it returns the method, or why the value is none.
 func validInputRequest(version string, raw json.RawMessage) (string, error) {
-	var req struct {
-		Method string          `json:"method"`
-		Params json.RawMessage `json:"params"`
-	}
+	var req protocol.InputRequest
 	if err := json.Unmarshal(raw, &req); err != nil {
 		return "", fmt.Errorf("not an object: %v", err)
 	}

@@ -33,9 +33,7 @@ func succeeded(r reply) bool {
 	if !r.complete() {
 		return false
 	}
-	var res struct {
-		IsError bool `json:"isError"`
-	}
+	var res protocol.ToolResult
 	_ = json.Unmarshal(r.msg.Result, &res)
 	return !res.IsError
 }
@@ -263,9 +261,7 @@ var capabilityScenario = &scenarios.Scenario{
 		}
 		var undeclared []string
 		for key, raw := range r.requests {
-			var req struct {
-				Method string `json:"method"`
-			}
+			var req protocol.InputRequest
 			_ = json.Unmarshal(raw, &req)
 			if req.Method == protocol.MethodElicitationCreate || req.Method == protocol.MethodRootsList {
 				undeclared = append(undeclared, key+": "+req.Method)

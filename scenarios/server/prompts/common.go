@@ -24,31 +24,16 @@ const (
 // judged at that version (scenarios.Check.Versions).
 var versions = protocol.Judged()
 
-type promptArg struct {
-	Name     string `json:"name"`
-	Required bool   `json:"required"`
-}
-
-type promptInfo struct {
-	Name      string      `json:"name"`
-	Arguments []promptArg `json:"arguments"`
-}
-
-type listPage struct {
-	Prompts    []promptInfo `json:"prompts"`
-	NextCursor *string      `json:"nextCursor"`
-}
-
 // listPrompts follows nextCursor with the paging judge every list shares
 // (serverside.PageThrough); ended is false when the listing did not end (a
 // cursor seen before, or still a new one after serverside.MaxPages pages).
-func listPrompts(t *serverside.T, s *client.Session) (prompts []promptInfo, pages int, ended bool, loop string) {
+func listPrompts(t *serverside.T, s *client.Session) (prompts []protocol.Prompt, pages int, ended bool, loop string) {
 	p := t.PageThrough(s, protocol.MethodPromptsList)
 	if p.Refused != "" {
 		t.Blocked("prompts/list was not answered with a result: %s", p.Refused)
 	}
 	for i, r := range p.Results {
-		var page listPage
+		var page protocol.PromptsPage
 		if err := json.Unmarshal(r, &page); err != nil {
 			t.Blocked("the prompts/list result of page %d does not decode: %v", i+1, err)
 		}
@@ -97,7 +82,7 @@ func answered(t *serverside.T, what string, resp *jsonrpc.Message, err error) {
 
 // findPrompt resolves a fixture prompt (mappable like a tool fixture) in
 // the target's listing; nil when it is absent.
-func findPrompt(t *serverside.T, prompts []promptInfo, fixture string) *promptInfo {
+func findPrompt(t *serverside.T, prompts []protocol.Prompt, fixture string) *protocol.Prompt {
 	name := t.Fixture(fixture, nil).Tool
 	for i := range prompts {
 		if prompts[i].Name == name {
@@ -108,7 +93,7 @@ func findPrompt(t *serverside.T, prompts []promptInfo, fixture string) *promptIn
 }
 
 // requirePrompt lists the prompts and skips the scenario without the fixture.
-func requirePrompt(t *serverside.T, s *client.Session, fixture string) *promptInfo {
+func requirePrompt(t *serverside.T, s *client.Session, fixture string) *protocol.Prompt {
 	prompts, _, _, _ := listPrompts(t, s)
 	p := findPrompt(t, prompts, fixture)
 	if p == nil {

@@ -86,13 +86,9 @@ func firstTemplate(t *serverside.T, s *client.Session) (completionRef, bool) {
 	if err != nil || resp.Error != nil {
 		return completionRef{}, false
 	}
-	var res struct {
-		Templates []struct {
-			URITemplate string `json:"uriTemplate"`
-		} `json:"resourceTemplates"`
-	}
+	var res protocol.ResourceTemplatesPage
 	_ = json.Unmarshal(resp.Result, &res)
-	for _, tpl := range res.Templates {
+	for _, tpl := range res.ResourceTemplates {
 		if m := templateVar.FindStringSubmatch(tpl.URITemplate); m != nil {
 			return completionRef{"template " + tpl.URITemplate + " variable " + m[1], map[string]any{"type": "ref/resource", "uri": tpl.URITemplate}, m[1]}, true
 		}
@@ -114,13 +110,7 @@ func judgeCompletions(t *serverside.T, s *client.Session, refs []completionRef) 
 		resp, err := raw(t, s, fmt.Sprintf("mcpconform-complete-%d", i), methodComplete, map[string]any{
 			"ref": r.ref, "argument": map[string]any{"name": r.argument, "value": value}})
 		answered(t, "completion/complete for "+r.what, resp, err)
-		var res struct {
-			Completion *struct {
-				Values  []string `json:"values"`
-				Total   *int     `json:"total"`
-				HasMore *bool    `json:"hasMore"`
-			} `json:"completion"`
-		}
+		var res protocol.CompleteResult
 		if resp.Error != nil || json.Unmarshal(resp.Result, &res) != nil || res.Completion == nil || res.Completion.Values == nil {
 			notResult = append(notResult, r.what+": "+judge.Describe(resp, nil))
 			continue

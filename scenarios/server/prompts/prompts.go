@@ -219,7 +219,7 @@ var errorScenario = &scenarios.Scenario{
 
 // fixtureScenario is one official prompts-get-* scenario: its fixture
 // prompt called with the official arguments and the result judged.
-func fixtureScenario(id, title, fixture, note string, args map[string]any, c *scenarios.Check, ok func(msgs []message) string) *scenarios.Scenario {
+func fixtureScenario(id, title, fixture, note string, args map[string]any, c *scenarios.Check, ok func(msgs []protocol.PromptMessage) string) *scenarios.Scenario {
 	return &scenarios.Scenario{
 		ID: id, Title: title, Family: "prompts", Side: scenarios.ServerSide, Versions: versions,
 		Needs: []scenarios.Need{scenarios.NeedsCapability("prompts"), scenarios.NeedsFixture(fixture, note)}, Checks: []*scenarios.Check{c},
@@ -233,29 +233,12 @@ func fixtureScenario(id, title, fixture, note string, args map[string]any, c *sc
 				t.Fail(c, "a GetPromptResult", judge.Describe(resp, nil))
 				return
 			}
-			var res struct {
-				Messages []message `json:"messages"`
-			}
+			var res protocol.PromptResult
 			_ = json.Unmarshal(resp.Result, &res)
 			problem := ok(res.Messages)
 			t.Judge(c, problem == "", title, problem+": "+judge.Describe(resp, nil))
 		}),
 	}
-}
-
-type message struct {
-	Role    string `json:"role"`
-	Content struct {
-		Type     string `json:"type"`
-		Text     string `json:"text"`
-		Data     string `json:"data"`
-		MimeType string `json:"mimeType"`
-		Resource struct {
-			URI  string  `json:"uri"`
-			Text *string `json:"text"`
-			Blob *string `json:"blob"`
-		} `json:"resource"`
-	} `json:"content"`
 }
 
 const exampleResource = "test://example-resource"
@@ -274,7 +257,7 @@ var (
 var (
 	simpleScenario = fixtureScenario("prompts-get-simple", "a prompt without arguments answers messages", fixtures.SimplePrompt,
 		"no arguments; answers at least one message", map[string]any{}, simpleCheck,
-		func(msgs []message) string {
+		func(msgs []protocol.PromptMessage) string {
 			if len(msgs) == 0 {
 				return "no messages"
 			}
@@ -283,7 +266,7 @@ var (
 	withArgsScenario = fixtureScenario("prompts-get-with-args", "a prompt uses the argument values it is given", fixtures.PromptWithArguments,
 		"arguments arg1 and arg2; answers text quoting both",
 		map[string]any{"arg1": "testValue1", "arg2": "testValue2"}, withArgsCheck,
-		func(msgs []message) string {
+		func(msgs []protocol.PromptMessage) string {
 			var all strings.Builder
 			for _, m := range msgs {
 				all.WriteString(m.Content.Text)
@@ -296,10 +279,10 @@ var (
 	embeddedScenario = fixtureScenario("prompts-get-embedded-resource", "a prompt embeds a resource", fixtures.PromptWithEmbeddedResource,
 		"argument resourceUri; answers a message embedding that resource",
 		map[string]any{"resourceUri": exampleResource}, embeddedCheck,
-		func(msgs []message) string {
+		func(msgs []protocol.PromptMessage) string {
 			for _, m := range msgs {
 				r := m.Content.Resource
-				if m.Content.Type == "resource" && r.URI == exampleResource && (r.Text != nil || r.Blob != nil) {
+				if m.Content.Type == "resource" && r != nil && r.URI == exampleResource && (r.Text != nil || r.Blob != nil) {
 					return ""
 				}
 			}
@@ -307,7 +290,7 @@ var (
 		})
 	imageScenario = fixtureScenario("prompts-get-with-image", "a prompt carries an image", fixtures.PromptWithImage,
 		"no arguments; answers an image message", map[string]any{}, imageCheck,
-		func(msgs []message) string {
+		func(msgs []protocol.PromptMessage) string {
 			for _, m := range msgs {
 				if m.Content.Type != "image" {
 					continue

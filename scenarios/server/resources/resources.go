@@ -38,18 +38,9 @@ var versions = []string{protocol.V20251125, protocol.V20250618, protocol.V202503
 // uriTemplateRead is fixtures.DataTemplate expanded with the id 123.
 const uriTemplateRead = "test://template/123/data"
 
-// content is one item of ReadResourceResult.contents.
-type content struct {
-	URI      string  `json:"uri"`
-	MimeType string  `json:"mimeType"`
-	Text     *string `json:"text"`
-	Blob     *string `json:"blob"`
-}
-
-func contents(resp *jsonrpc.Message) []content {
-	var r struct {
-		Contents []content `json:"contents"`
-	}
+// contents are the items of a ReadResourceResult, none for an error.
+func contents(resp *jsonrpc.Message) []protocol.ResourceContents {
+	var r protocol.ReadResult
 	if resp != nil && resp.Error == nil {
 		_ = json.Unmarshal(resp.Result, &r)
 	}
@@ -57,7 +48,9 @@ func contents(resp *jsonrpc.Message) []content {
 }
 
 // listAll fetches every page of a list method (at most 50 pages) and
-// returns the values of field in its items.
+// returns the values of field in its items. The items are read raw, not as
+// the views: an item without the field (or with one that is no string)
+// gives no value, where a view would give "".
 func listAll(t *serverside.T, s *client.Session, method, key, field string) (map[string]bool, error) {
 	out := map[string]bool{}
 	cursor := ""

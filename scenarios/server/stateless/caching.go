@@ -94,23 +94,12 @@ func firstResource(pages []page) string {
 		if p.method != protocol.MethodResourcesList {
 			continue
 		}
-		var r struct {
-			Resources []struct {
-				URI string `json:"uri"`
-			} `json:"resources"`
-		}
+		var r protocol.ResourcesPage
 		if json.Unmarshal(p.result, &r) == nil && len(r.Resources) > 0 {
 			return r.Resources[0].URI
 		}
 	}
 	return ""
-}
-
-// hints are the caching fields of one result, as sent.
-type hints struct {
-	ResultType *string          `json:"resultType"`
-	TTL        *json.RawMessage `json:"ttlMs"`
-	Scope      *json.RawMessage `json:"cacheScope"`
 }
 
 func (p page) String() string {
@@ -129,29 +118,29 @@ func judgeCaching(t *serverside.T, pages []page, notes []string) {
 	judged := 0
 	scopes := map[string][]string{} // list method → cacheScope of each page
 	for _, p := range pages {
-		var h hints
+		var h protocol.Cacheable
 		_ = json.Unmarshal(p.result, &h)
 		// An absent resultType is "complete" (basic/index.mdx#resulttype).
 		if h.ResultType != nil && *h.ResultType != "complete" {
 			continue
 		}
 		judged++
-		if h.TTL == nil || h.Scope == nil {
-			missing = append(missing, fmt.Sprintf("%s: ttlMs %s, cacheScope %s", p, raw(h.TTL), raw(h.Scope)))
+		if h.TTLMs == nil || h.CacheScope == nil {
+			missing = append(missing, fmt.Sprintf("%s: ttlMs %s, cacheScope %s", p, raw(h.TTLMs), raw(h.CacheScope)))
 		}
-		if h.TTL != nil {
+		if h.TTLMs != nil {
 			var ttl int64
-			if json.Unmarshal(*h.TTL, &ttl) != nil || ttl < 0 {
-				badTTL = append(badTTL, fmt.Sprintf("%s: ttlMs %s", p, raw(h.TTL)))
+			if json.Unmarshal(*h.TTLMs, &ttl) != nil || ttl < 0 {
+				badTTL = append(badTTL, fmt.Sprintf("%s: ttlMs %s", p, raw(h.TTLMs)))
 			}
 		}
-		if h.Scope != nil {
+		if h.CacheScope != nil {
 			var scope string
-			if json.Unmarshal(*h.Scope, &scope) != nil || (scope != "public" && scope != "private") {
-				badScope = append(badScope, fmt.Sprintf("%s: cacheScope %s", p, raw(h.Scope)))
+			if json.Unmarshal(*h.CacheScope, &scope) != nil || (scope != "public" && scope != "private") {
+				badScope = append(badScope, fmt.Sprintf("%s: cacheScope %s", p, raw(h.CacheScope)))
 			}
 			if p.method != protocol.MethodServerDiscover && p.method != protocol.MethodResourcesRead {
-				scopes[p.method] = append(scopes[p.method], string(*h.Scope))
+				scopes[p.method] = append(scopes[p.method], string(*h.CacheScope))
 			}
 		}
 	}

@@ -138,20 +138,19 @@ func findParamTool(t *serverside.T, s *client.Session) (tool, prop, name string)
 		t.SkipRest("tools/list could not be read: " + err.Error())
 	}
 	for _, p := range pages {
-		var r struct {
-			Tools []struct {
-				Name        string `json:"name"`
-				InputSchema struct {
-					Properties map[string]struct {
-						Type   any    `json:"type"`
-						Header string `json:"x-mcp-header"`
-					} `json:"properties"`
-				} `json:"inputSchema"`
-			} `json:"tools"`
-		}
+		var r protocol.ToolsPage
 		_ = json.Unmarshal(p.result, &r)
 		for _, tl := range r.Tools {
-			for prop, sc := range tl.InputSchema.Properties {
+			// The input schema is the tool author's JSON Schema, which no
+			// MCP schema types; x-mcp-header is an annotation inside it.
+			var schema struct {
+				Properties map[string]struct {
+					Type   any    `json:"type"`
+					Header string `json:"x-mcp-header"`
+				} `json:"properties"`
+			}
+			_ = json.Unmarshal(tl.InputSchema, &schema)
+			for prop, sc := range schema.Properties {
 				if sc.Header != "" && sc.Type == "string" {
 					return tl.Name, prop, sc.Header
 				}
@@ -189,12 +188,7 @@ var toolHeadersScenario = &scenarios.Scenario{
 		var bad []string
 		annotated := 0
 		for _, p := range pages {
-			var r struct {
-				Tools []struct {
-					Name        string          `json:"name"`
-					InputSchema json.RawMessage `json:"inputSchema"`
-				} `json:"tools"`
-			}
+			var r protocol.ToolsPage
 			_ = json.Unmarshal(p.result, &r)
 			for _, tl := range r.Tools {
 				ok, violations := transport.ToolParamHeaders(tl.InputSchema)

@@ -86,11 +86,9 @@ var httpMethodsScenario = &scenarios.Scenario{
 		if err != nil || resp.Error != nil {
 			t.Blocked("server/discover answered %s", judge.Describe(resp, err))
 		}
-		var d struct {
-			Supported []string `json:"supportedVersions"`
-		}
+		var d protocol.DiscoverResult
 		_ = json.Unmarshal(resp.Result, &d)
-		if len(d.Supported) == 0 {
+		if len(d.SupportedVersions) == 0 {
 			t.SkipRest("server/discover lists no supportedVersions, so whether the server supports only this revision is unknown " +
 				"(lifecycle-discover/result-schema judges the result)")
 		}
@@ -104,7 +102,7 @@ var httpMethodsScenario = &scenarios.Scenario{
 		t.Step("POST initialize as a %s client opens (no MCP-Protocol-Version, no _meta)", protocol.V20250326)
 		legacy, legacyNote := raw.legacyInitialize(s, protocol.V20250326)
 		switch {
-		case slices.Contains(d.Supported, protocol.V20250326):
+		case slices.Contains(d.SupportedVersions, protocol.V20250326):
 			t.Skip(httpVersionRequired, "the server lists 2025-03-26: it MAY take a request without MCP-Protocol-Version as 2025-03-26")
 		case legacy == protocol.V20250326:
 			t.Skip(httpVersionRequired, "the endpoint answers a 2025-03-26 initialize ("+legacyNote+"): it supports clients of "+
@@ -118,9 +116,9 @@ var httpMethodsScenario = &scenarios.Scenario{
 			t.Judge(httpVersionRequired, a.status == http.StatusBadRequest && a.answer != nil && judge.IsErrorCode(a.answer, codes.HeaderMismatch),
 				"HTTP 400 with error -32020", a.String())
 		}
-		if i := slices.IndexFunc(d.Supported, func(v string) bool { return !protocol.IsStateless(v) }); i >= 0 {
+		if i := slices.IndexFunc(d.SupportedVersions, func(v string) bool { return !protocol.IsStateless(v) }); i >= 0 {
 			t.SkipRest(fmt.Sprintf("the server supports %s too (supportedVersions %v): the rule is of a server that supports "+
-				"only this revision, and GET and DELETE belong to that version's transport", d.Supported[i], d.Supported))
+				"only this revision, and GET and DELETE belong to that version's transport", d.SupportedVersions[i], d.SupportedVersions))
 		}
 		if legacy != "" {
 			t.SkipRest("the endpoint answers an initialize (" + legacyNote + "): the server is dual-era (versioning.mdx: \"A " +
@@ -390,9 +388,7 @@ func (h *rawHTTP) legacyInitialize(s *client.Session, version string) (negotiate
 	if a.answer == nil || a.answer.Error != nil || len(a.answer.Result) == 0 {
 		return "", a.String()
 	}
-	var r struct {
-		ProtocolVersion string `json:"protocolVersion"`
-	}
+	var r protocol.InitializeResult
 	_ = json.Unmarshal(a.answer.Result, &r)
 	if !protocol.IsStateful(r.ProtocolVersion) {
 		return "", a.String()

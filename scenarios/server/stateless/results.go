@@ -52,15 +52,12 @@ var serverInfoScenario = &scenarios.Scenario{
 				seen = append(seen, method+": "+judge.Describe(resp, err)+" (not judged)")
 				continue
 			}
-			var r struct {
-				Meta map[string]struct {
-					Name    string `json:"name"`
-					Version string `json:"version"`
-				} `json:"_meta"`
-			}
+			var r protocol.Meta
 			_ = json.Unmarshal(resp.Result, &r)
 			judged++
-			info, ok := r.Meta[protocol.MetaServerInfo]
+			raw, ok := r.Meta[protocol.MetaServerInfo]
+			var info protocol.Implementation
+			_ = json.Unmarshal(raw, &info)
 			if !ok || info.Name == "" || info.Version == "" {
 				lacking = append(lacking, fmt.Sprintf("%s: _meta %s", method, abbreviate(judge.Field(resp.Result, "_meta"))))
 				continue
@@ -121,9 +118,7 @@ var resourceNotFoundScenario = &scenarios.Scenario{
 		}
 		empty := false
 		if resp.Error == nil {
-			var r struct {
-				Contents []json.RawMessage `json:"contents"`
-			}
+			var r protocol.ReadResult
 			empty = json.Unmarshal(resp.Result, &r) == nil && len(r.Contents) == 0
 			if !empty {
 				// Some server may hold any URI; its contents are no verdict.

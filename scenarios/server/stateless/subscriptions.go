@@ -203,9 +203,7 @@ var subscriptionsScenario = &scenarios.Scenario{
 // tagOf is _meta io.modelcontextprotocol/subscriptionId of a message, as
 // JSON ("" when absent).
 func tagOf(m *jsonrpc.Message) string {
-	var p struct {
-		Meta map[string]json.RawMessage `json:"_meta"`
-	}
+	var p protocol.Meta
 	if json.Unmarshal(m.Params, &p) != nil {
 		if json.Unmarshal(m.Result, &p) != nil {
 			return ""

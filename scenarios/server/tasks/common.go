@@ -65,7 +65,7 @@ func serverTasksCapability(s *client.Session, name string) bool {
 
 // taskTool resolves a fixture to the target's tool and checks it is listed
 // with one of the wanted taskSupport values; otherwise the reason to skip.
-func taskTool(t *serverside.T, tools map[string]serverside.ToolInfo, fixture string, defaults map[string]any, support ...string) (scenarios.Fixture, string) {
+func taskTool(t *serverside.T, tools map[string]protocol.Tool, fixture string, defaults map[string]any, support ...string) (scenarios.Fixture, string) {
 	fx := t.Fixture(fixture, defaults)
 	tl, ok := tools[fx.Tool]
 	if !ok {
@@ -110,11 +110,7 @@ func createTask(t *serverside.T, s *client.Session, fx scenarios.Fixture) (strin
 
 // createdStatus reads task.status from a CreateTaskResult.
 func createdStatus(resp *jsonrpc.Message) string {
-	var r struct {
-		Task struct {
-			Status string `json:"status"`
-		} `json:"task"`
-	}
+	var r protocol.CreateTaskResult
 	_ = json.Unmarshal(resp.Result, &r)
 	return r.Task.Status
 }
@@ -186,9 +182,7 @@ func quiet(t *serverside.T, s *client.Session, mark int, pred func(*jsonrpc.Mess
 
 // relatedTaskID reads _meta["io.modelcontextprotocol/related-task"].taskId.
 func relatedTaskID(raw json.RawMessage) (string, bool) {
-	var v struct {
-		Meta map[string]json.RawMessage `json:"_meta"`
-	}
+	var v protocol.Meta
 	if json.Unmarshal(raw, &v) != nil {
 		return "", false
 	}
@@ -196,9 +190,7 @@ func relatedTaskID(raw json.RawMessage) (string, bool) {
 	if !ok {
 		return "", false
 	}
-	var ref struct {
-		TaskID string `json:"taskId"`
-	}
+	var ref protocol.RelatedTask
 	_ = json.Unmarshal(rt, &ref)
 	return ref.TaskID, true
 }

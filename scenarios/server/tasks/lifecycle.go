@@ -213,9 +213,7 @@ func runTaskResult(t *serverside.T) {
 
 // isErrorResult reads isError from a CallToolResult.
 func isErrorResult(raw json.RawMessage) bool {
-	var r struct {
-		IsError bool `json:"isError"`
-	}
+	var r protocol.ToolResult
 	_ = json.Unmarshal(raw, &r)
 	return r.IsError
 }
@@ -446,14 +444,15 @@ var unknownTaskScenario = &scenarios.Scenario{
 }
 
 // createdTTL reads task.ttl from a CreateTaskResult (0 when absent or null:
-// unlimited).
+// unlimited, and when it is no integer, which decodes to 0 or not at all).
+// The decode's error is not read: it may be another member's.
 func createdTTL(resp *jsonrpc.Message) time.Duration {
-	var r struct {
-		Task struct {
-			TTL *int64 `json:"ttl"`
-		} `json:"task"`
+	if resp == nil {
+		return 0
 	}
-	if resp == nil || json.Unmarshal(resp.Result, &r) != nil || r.Task.TTL == nil {
+	var r protocol.CreateTaskResult
+	_ = json.Unmarshal(resp.Result, &r)
+	if r.Task.TTL == nil {
 		return 0
 	}
 	return time.Duration(*r.Task.TTL) * time.Millisecond

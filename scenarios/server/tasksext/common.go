@@ -192,25 +192,19 @@ func watchStays(t *serverside.T, s *client.Session, last client.ExtTask) *jsonrp
 // content built from its requestedSchema: a value of each property's type
 // (true for booleans, as confirm_delete's confirm expects).
 func answerFor(request json.RawMessage) map[string]any {
-	var r struct {
-		Params struct {
-			RequestedSchema struct {
-				Properties map[string]struct {
-					Type string `json:"type"`
-					Enum []any  `json:"enum"`
-				} `json:"properties"`
-			} `json:"requestedSchema"`
-		} `json:"params"`
-	}
+	var r protocol.InputRequest
 	_ = json.Unmarshal(request, &r)
+	var params protocol.ElicitParams
+	_ = json.Unmarshal(r.Params, &params)
 	content := map[string]any{}
-	for name, p := range r.Params.RequestedSchema.Properties {
+	for name, p := range params.RequestedSchema.Properties {
+		enum, _ := p["enum"].([]any)
 		switch {
-		case len(p.Enum) > 0:
-			content[name] = p.Enum[0]
-		case p.Type == "boolean":
+		case len(enum) > 0:
+			content[name] = enum[0]
+		case p["type"] == "boolean":
 			content[name] = true
-		case p.Type == "number" || p.Type == "integer":
+		case p["type"] == "number" || p["type"] == "integer":
 			content[name] = 1
 		default:
 			content[name] = "Alice"

@@ -11,6 +11,7 @@ import (
 	"github.com/mcpconform/mcpconform/fakes/server"
 	"github.com/mcpconform/mcpconform/fixtures"
 	"github.com/mcpconform/mcpconform/jsonrpc"
+	"github.com/mcpconform/mcpconform/protocol"
 	"github.com/mcpconform/mcpconform/scenarios"
 	"github.com/mcpconform/mcpconform/scenarios/judge"
 	"github.com/mcpconform/mcpconform/scenarios/serverside"
@@ -228,7 +229,7 @@ func rejected(m *jsonrpc.Message, err error) bool {
 
 // judgeIDs samples task ids (first, when the binding run made one, is
 // among them) and judges them for obvious guessability.
-func judgeIDs(t *serverside.T, a *client.Session, tools map[string]serverside.ToolInfo, first string) {
+func judgeIDs(t *serverside.T, a *client.Session, tools map[string]protocol.Tool, first string) {
 	slow := t.Fixture(fixtures.TasksExtSlowCompute, map[string]any{"seconds": 0.05, "label": "id-sample"})
 	if _, ok := tools[slow.Tool]; !ok {
 		t.Skip(isolationUnguessable, fmt.Sprintf("the target lists no tool %q for the fixture %s", slow.Tool, fixtures.TasksExtSlowCompute))

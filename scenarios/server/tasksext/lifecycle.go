@@ -208,9 +208,7 @@ var toolErrorScenario = &scenarios.Scenario{
 		fx := t.RequireTool(s, fixtures.TasksExtFailingJob, nil)
 		task, _ := createTask(t, s, fx)
 		end := waitTerminal(t, s, task, 2*time.Second)
-		var r struct {
-			IsError bool `json:"isError"`
-		}
+		var r protocol.ToolResult
 		_ = json.Unmarshal(end.Task.Result, &r)
 		t.Judge(toolErrorCompleted, end.Task.Status == "completed" && r.IsError, "status completed with a result whose isError is true",
 			fmt.Sprintf("%s; result %s", describeTask(end.Resp, nil), string(end.Task.Result)))
@@ -248,10 +246,7 @@ var protocolErrorScenario = &scenarios.Scenario{
 		fx := t.RequireTool(s, fixtures.TasksExtProtocolError, nil)
 		task, _ := createTask(t, s, fx)
 		end := waitTerminal(t, s, task, 2*time.Second)
-		var e struct {
-			Code    *int    `json:"code"`
-			Message *string `json:"message"`
-		}
+		var e protocol.ErrorObject
 		_ = json.Unmarshal(end.Task.Error, &e)
 		ok := end.Task.Status == "failed" && e.Code != nil && e.Message != nil && len(end.Task.Result) == 0
 		t.Judge(protocolErrorFailed, ok, "status failed with error {code, message} and no result",

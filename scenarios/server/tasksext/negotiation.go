@@ -134,13 +134,11 @@ func runNegotiation(t *serverside.T) {
 		if err != nil || !judge.IsErrorCode(resp, codes.MissingRequiredClientCapability) {
 			t.NotJudged(negotiationRequiredNamesExtension, "the answer was not -32021")
 		} else {
-			var data struct {
-				Required struct {
-					Extensions map[string]json.RawMessage `json:"extensions"`
-				} `json:"requiredCapabilities"`
-			}
+			var data protocol.MissingCapabilityData
 			_ = json.Unmarshal(resp.Error.Data, &data)
-			_, named := data.Required.Extensions[protocol.ExtensionTasks]
+			var extensions map[string]json.RawMessage
+			_ = json.Unmarshal(data.RequiredCapabilities["extensions"], &extensions)
+			_, named := extensions[protocol.ExtensionTasks]
 			t.Judge(negotiationRequiredNamesExtension, named, "data.requiredCapabilities.extensions naming "+protocol.ExtensionTasks,
 				"data: "+strings.TrimSpace(string(resp.Error.Data)))
 		}
@@ -158,7 +156,7 @@ func argsOf(fx scenarios.Fixture) map[string]any {
 
 // judgeMethodsUndeclared creates a task declaring the extension, then sends
 // the extension's methods for it without the extension.
-func judgeMethodsUndeclared(t *serverside.T, s *client.Session, tools map[string]serverside.ToolInfo) {
+func judgeMethodsUndeclared(t *serverside.T, s *client.Session, tools map[string]protocol.Tool) {
 	slow := t.Fixture(fixtures.TasksExtSlowCompute, map[string]any{"seconds": 1, "label": "undeclared-methods"})
 	if _, ok := tools[slow.Tool]; !ok {
 		t.Skip(negotiationMethodsUndeclared, fmt.Sprintf("the target lists no tool %q for the fixture %s", slow.Tool, fixtures.TasksExtSlowCompute))

@@ -108,9 +108,7 @@ func runNotifications(t *serverside.T) {
 	} else {
 		var bad []string
 		for _, n := range notes {
-			var p struct {
-				Meta map[string]json.RawMessage `json:"_meta"`
-			}
+			var p protocol.Meta
 			_ = json.Unmarshal(n.Params, &p)
 			if got, ok := p.Meta[protocol.MetaSubscriptionID]; !ok || !jsonrpc.ID(got).Equal(id) {
 				bad = append(bad, fmt.Sprintf("status %s with subscriptionId %s", judge.StringField(n.Params, "status"), orNone(got)))
@@ -144,9 +142,7 @@ func awaitAck(t *serverside.T, s *client.Session, l *client.Listening, mark int)
 			if m.Method != protocol.NotificationSubscriptionsAcknowledged {
 				return false
 			}
-			var p struct {
-				Meta map[string]json.RawMessage `json:"_meta"`
-			}
+			var p protocol.Meta
 			_ = json.Unmarshal(m.Params, &p)
 			return jsonrpc.ID(p.Meta[protocol.MetaSubscriptionID]).Equal(l.ID)
 		}); err == nil {

@@ -49,20 +49,16 @@ var listScenario = &scenarios.Scenario{
 			t.Fail(listInputSchemas, "a tools/list result", judge.Describe(resp, err))
 			return
 		}
-		var r struct {
-			Tools []map[string]json.RawMessage `json:"tools"`
-		}
+		var r protocol.ToolsPage
 		_ = json.Unmarshal(resp.Result, &r)
 		var bad []string
 		for i, tool := range r.Tools {
-			var name string
-			_ = json.Unmarshal(tool["name"], &name)
 			var schema map[string]json.RawMessage
 			switch {
-			case name == "":
+			case tool.Name == "":
 				bad = append(bad, fmt.Sprintf("tool %d has no name", i))
-			case json.Unmarshal(tool["inputSchema"], &schema) != nil || schema == nil:
-				bad = append(bad, fmt.Sprintf("%s: inputSchema %s", name, judge.Abbreviate(string(tool["inputSchema"]), 80)))
+			case json.Unmarshal(tool.InputSchema, &schema) != nil || schema == nil:
+				bad = append(bad, fmt.Sprintf("%s: inputSchema %s", tool.Name, judge.Abbreviate(string(tool.InputSchema), 80)))
 			}
 		}
 		t.Judge(listInputSchemas, len(bad) == 0, fmt.Sprintf("each of the %d tools with a name and an inputSchema object", len(r.Tools)), strings.Join(bad, "; "))
@@ -109,9 +105,7 @@ var elicitationScenario = &scenarios.Scenario{
 			t.Fail(elicitationMessage, "an elicitation/create before the call's answer", "none arrived")
 			return
 		}
-		var p struct {
-			Message string `json:"message"`
-		}
+		var p protocol.ElicitParams
 		_ = json.Unmarshal(params, &p)
 		want, _ := fx.Arguments["message"].(string)
 		if want == "" {

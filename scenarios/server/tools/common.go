@@ -36,26 +36,6 @@ var (
 	only1125 = []string{protocol.V20251125}
 )
 
-// content is one content item of a CallToolResult.
-type content struct {
-	Type     string `json:"type"`
-	Text     string `json:"text"`
-	Data     string `json:"data"`
-	MimeType string `json:"mimeType"`
-	URI      string `json:"uri"`
-	Resource *struct {
-		URI      string  `json:"uri"`
-		MimeType string  `json:"mimeType"`
-		Text     *string `json:"text"`
-		Blob     *string `json:"blob"`
-	} `json:"resource"`
-}
-
-type toolResult struct {
-	Content []content `json:"content"`
-	IsError bool      `json:"isError"`
-}
-
 // open opens a session declaring caps.
 func open(t *serverside.T, caps map[string]any) *client.Session {
 	if caps == nil {
@@ -77,8 +57,8 @@ func call(t *serverside.T, s *client.Session, fixture string, defaults, meta map
 // succeeded judges that a fixture answered a CallToolResult without isError:
 // a fixture that fails where it must succeed fails the check, whatever the
 // shape of its answer. On failure the check is failed and ok is false.
-func succeeded(t *serverside.T, c *scenarios.Check, fx scenarios.Fixture, resp *jsonrpc.Message, err error) (toolResult, bool) {
-	var r toolResult
+func succeeded(t *serverside.T, c *scenarios.Check, fx scenarios.Fixture, resp *jsonrpc.Message, err error) (protocol.ToolResult, bool) {
+	var r protocol.ToolResult
 	expected := "a CallToolResult of " + fx.Tool + " without isError (the fixture succeeds)"
 	if err != nil || resp == nil || resp.Error != nil {
 		t.Fail(c, expected, judge.Describe(resp, err))
@@ -108,7 +88,7 @@ func base64OK(data string) bool {
 }
 
 // mediaProblem says what is wrong with an image or audio item, "" if nothing.
-func mediaProblem(it content, kind string) string {
+func mediaProblem(it protocol.Content, kind string) string {
 	var problems []string
 	if !strings.HasPrefix(it.MimeType, kind+"/") {
 		problems = append(problems, fmt.Sprintf("mimeType %q is no %s/* type", it.MimeType, kind))
@@ -120,7 +100,7 @@ func mediaProblem(it content, kind string) string {
 }
 
 // resourceProblem says what is wrong with an embedded resource item.
-func resourceProblem(it content) string {
+func resourceProblem(it protocol.Content) string {
 	switch {
 	case it.Resource == nil:
 		return "no resource object"
@@ -135,7 +115,7 @@ func resourceProblem(it content) string {
 }
 
 // types lists the content types of a result, for failure messages.
-func types(r toolResult) string {
+func types(r protocol.ToolResult) string {
 	var out []string
 	for _, it := range r.Content {
 		out = append(out, it.Type)

@@ -8,6 +8,7 @@ import (
 	"github.com/mcpconform/mcpconform/fakes/fault"
 	"github.com/mcpconform/mcpconform/fakes/server"
 	"github.com/mcpconform/mcpconform/fixtures"
+	"github.com/mcpconform/mcpconform/protocol"
 	"github.com/mcpconform/mcpconform/scenarios"
 	"github.com/mcpconform/mcpconform/scenarios/judge"
 	"github.com/mcpconform/mcpconform/scenarios/serverside"
@@ -164,7 +165,7 @@ var errorScenario = &scenarios.Scenario{
 			t.Fail(errorIsError, expected, judge.Describe(resp, err))
 			return
 		}
-		var r toolResult
+		var r protocol.ToolResult
 		_ = json.Unmarshal(resp.Result, &r)
 		text := len(r.Content) > 0 && r.Content[0].Type == "text" && r.Content[0].Text != ""
 		t.Judge(errorIsError, r.IsError && text, expected, judge.Describe(resp, nil))

@@ -83,7 +83,7 @@ var invalidArgumentsScenario = &scenarios.Scenario{
 			t.Fail(invalidRejected, "an answer that refuses the arguments", judge.Describe(resp, err))
 			return
 		}
-		var r toolResult
+		var r protocol.ToolResult
 		_ = json.Unmarshal(resp.Result, &r)
 		refused := resp.Error != nil || r.IsError
 		t.Judge(invalidRejected, refused, "a JSON-RPC error or a result with isError: true", judge.Describe(resp, nil))

@@ -3,6 +3,8 @@ package tools
 import (
 	"encoding/json"
 
+	"github.com/mcpconform/mcpconform/protocol"
+
 	. "github.com/onsi/ginkgo/v2"
 	. "github.com/onsi/gomega"
 )
@@ -16,9 +18,9 @@ var _ = Describe("the tools family's judges", func() {
 	})
 
 	It("names what is wrong with a media item", func() {
-		Expect(mediaProblem(content{Type: "audio", Data: "UklGRg==", MimeType: "audio/wav"}, "audio")).To(BeEmpty())
-		Expect(mediaProblem(content{Type: "audio", Data: "UklGRg==", MimeType: "image/png"}, "audio")).To(ContainSubstring("no audio/* type"))
-		Expect(mediaProblem(content{Type: "image", Data: "%%", MimeType: "image/png"}, "image")).To(ContainSubstring("not base64"))
+		Expect(mediaProblem(protocol.Content{Type: "audio", Data: "UklGRg==", MimeType: "audio/wav"}, "audio")).To(BeEmpty())
+		Expect(mediaProblem(protocol.Content{Type: "audio", Data: "UklGRg==", MimeType: "image/png"}, "audio")).To(ContainSubstring("no audio/* type"))
+		Expect(mediaProblem(protocol.Content{Type: "image", Data: "%%", MimeType: "image/png"}, "image")).To(ContainSubstring("not base64"))
 	})
 
 	It("validates structured content against the subset of JSON Schema it knows", func() {

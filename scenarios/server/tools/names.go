@@ -52,20 +52,15 @@ var namesScenario = &scenarios.Scenario{
 			if err != nil || resp.Error != nil {
 				t.Blocked("tools/list: %s", judge.Describe(resp, err))
 			}
-			var r struct {
-				Tools []struct {
-					Name string `json:"name"`
-				} `json:"tools"`
-				NextCursor string `json:"nextCursor"`
-			}
+			var r protocol.ToolsPage
 			_ = json.Unmarshal(resp.Result, &r)
 			for _, tl := range r.Tools {
 				names = append(names, tl.Name)
 			}
-			if r.NextCursor == "" {
+			if r.NextCursor == nil || *r.NextCursor == "" {
 				break
 			}
-			cursor = r.NextCursor
+			cursor = *r.NextCursor
 		}
 		var malformed, twice []string
 		seen := map[string]bool{}

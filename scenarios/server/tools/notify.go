@@ -64,17 +64,18 @@ func runProgress(t *serverside.T) {
 	var foreign []string
 	var values []float64
 	for _, m := range s.Inbox().Matching(mark, client.Method(protocol.NotificationProgress)) {
-		var p struct {
-			Token    json.RawMessage `json:"progressToken"`
-			Progress float64         `json:"progress"`
-		}
+		var p protocol.ProgressParams
 		_ = json.Unmarshal(m.Params, &p)
 		var token string
-		if json.Unmarshal(p.Token, &token) != nil || token != progressTokenSent {
-			foreign = append(foreign, string(p.Token))
+		if json.Unmarshal(p.ProgressToken, &token) != nil || token != progressTokenSent {
+			foreign = append(foreign, string(p.ProgressToken))
 			continue
 		}
-		values = append(values, p.Progress)
+		var progress float64 // an absent progress reads 0
+		if p.Progress != nil {
+			progress = *p.Progress
+		}
+		values = append(values, progress)
 	}
 	if len(foreign) == 0 && len(values) == 0 {
 		why := "the server sent no notifications/progress; receivers MAY choose not to send any (progress.mdx#behavior-requirements)"

@@ -82,9 +82,7 @@ var samplingScenario = &scenarios.Scenario{
 			t.Fail(samplingRequested, "a sampling/createMessage before the call's answer", "none arrived")
 			return
 		}
-		var p struct {
-			Messages []json.RawMessage `json:"messages"`
-		}
+		var p protocol.CreateMessageParams
 		_ = json.Unmarshal(params, &p)
 		t.Judge(samplingRequested, len(p.Messages) > 0, "a sampling/createMessage with at least one message", "no messages: "+string(params))
 	}),
@@ -98,14 +96,10 @@ func elicitationCaps() map[string]any {
 // acceptDefaults accepts a form with each property's default, or a value
 // of its type: what a user who changes nothing sends.
 func acceptDefaults(params json.RawMessage) any {
-	var p struct {
-		Schema struct {
-			Properties map[string]map[string]any `json:"properties"`
-		} `json:"requestedSchema"`
-	}
+	var p protocol.ElicitParams
 	_ = json.Unmarshal(params, &p)
 	content := map[string]any{}
-	for name, prop := range p.Schema.Properties {
+	for name, prop := range p.RequestedSchema.Properties {
 		if d, ok := prop["default"]; ok {
 			content[name] = client.ContentValue(d)
 			continue
@@ -150,7 +144,7 @@ func askedSchema(t *serverside.T, c *scenarios.Check, fixture string) (props map
 		Handlers: map[string]client.RequestHandler{protocol.MethodElicitationCreate: rec.handler(acceptDefaults)}})
 	fx, resp, err := call(t, s, fixture, nil, nil)
 	params, asked := rec.first()
-	var r toolResult
+	var r protocol.ToolResult
 	switch {
 	case err != nil || resp == nil || resp.Error != nil:
 		callProblem = "the call failed: " + judge.Describe(resp, err)
@@ -165,13 +159,9 @@ func askedSchema(t *serverside.T, c *scenarios.Check, fixture string) (props map
 		t.Fail(c, "an elicitation/create from "+fx.Tool+" while its call was open", actual)
 		return nil, "", false
 	}
-	var p struct {
-		Schema struct {
-			Properties map[string]map[string]any `json:"properties"`
-		} `json:"requestedSchema"`
-	}
+	var p protocol.ElicitParams
 	_ = json.Unmarshal(params, &p)
-	return p.Schema.Properties, callProblem, true
+	return p.RequestedSchema.Properties, callProblem, true
 }
 
 var defaultsGiven = &scenarios.Check{ID: "elicitation-sep1034-defaults/defaults", Level: scenarios.Must, Spec: elicitationSpec + "#requested-schema",

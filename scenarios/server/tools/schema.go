@@ -53,7 +53,7 @@ func runSchema2020(t *serverside.T) {
 	t.Step("list tools to read the inputSchema of %s", fx.Tool)
 	tool, found := listedTool(t, s, fx.Tool)
 	var schema map[string]json.RawMessage
-	_ = json.Unmarshal(tool["inputSchema"], &schema)
+	_ = json.Unmarshal(tool.InputSchema, &schema)
 	if !found {
 		t.SkipRest(fmt.Sprintf("the target lists no tool %q for the fixture %s (map one with --fixture or the config file)", fx.Tool, fixtures.JSONSchema202012Tool))
 	}
@@ -86,7 +86,7 @@ func runSchema2020(t *serverside.T) {
 }
 
 // listedTool reads a tool's entry from tools/list (every page).
-func listedTool(t *serverside.T, s *client.Session, name string) (map[string]json.RawMessage, bool) {
+func listedTool(t *serverside.T, s *client.Session, name string) (protocol.Tool, bool) {
 	cursor := ""
 	for range 50 {
 		params := map[string]any{}
@@ -97,22 +97,17 @@ func listedTool(t *serverside.T, s *client.Session, name string) (map[string]jso
 		if err != nil || resp.Error != nil {
 			t.Blocked("tools/list failed: %s", judge.Describe(resp, err))
 		}
-		var page struct {
-			Tools      []map[string]json.RawMessage `json:"tools"`
-			NextCursor string                       `json:"nextCursor"`
-		}
+		var page protocol.ToolsPage
 		_ = json.Unmarshal(resp.Result, &page)
 		for _, tl := range page.Tools {
-			var n string
-			_ = json.Unmarshal(tl["name"], &n)
-			if n == name {
+			if tl.Name == name {
 				return tl, true
 			}
 		}
-		if page.NextCursor == "" {
+		if page.NextCursor == nil || *page.NextCursor == "" {
 			break
 		}
-		cursor = page.NextCursor
+		cursor = *page.NextCursor
 	}
-	return nil, false
+	return protocol.Tool{}, false
 }

@@ -58,17 +58,13 @@ func runStructured(t *serverside.T) {
 		t.Skip(structuredText, "the fixture did not succeed (judged by "+structuredConforms.ID+")")
 		return
 	}
-	var full struct {
-		Structured json.RawMessage `json:"structuredContent"`
-	}
-	_ = json.Unmarshal(resp.Result, &full)
-	if len(full.Structured) == 0 || string(full.Structured) == "null" {
+	if len(r.StructuredContent) == 0 || string(r.StructuredContent) == "null" {
 		t.Fail(structuredConforms, "structuredContent, as the tool declares an outputSchema", judge.Describe(resp, nil))
 		t.Skip(structuredText, "no structuredContent")
 		return
 	}
 	var value any
-	_ = json.Unmarshal(full.Structured, &value)
+	_ = json.Unmarshal(r.StructuredContent, &value)
 	problems := validate(schema, value, "structuredContent")
 	t.Judge(structuredConforms, len(problems) == 0, "structuredContent valid against the outputSchema", strings.Join(problems, "; "))
 	for _, it := range r.Content {
@@ -85,7 +81,7 @@ func runStructured(t *serverside.T) {
 func listedOutputSchema(t *serverside.T, s *client.Session, name string) (map[string]any, bool) {
 	tool, _ := listedTool(t, s, name)
 	var schema map[string]any
-	_ = json.Unmarshal(tool["outputSchema"], &schema)
+	_ = json.Unmarshal(tool.OutputSchema, &schema)
 	return schema, schema != nil
 }
 

@@ -139,6 +139,9 @@ var ssePollingScenario = &scenarios.Scenario{
 // judgeResult judges a tool's answer: a result that is not isError (the
 // fixture succeeds). A nil check only notes a failed call.
 func judgeResult(t *serverside.T, c *scenarios.Check, m *jsonrpc.Message) {
+	// Only isError is read, not the whole protocol.ToolResult: a result
+	// whose content is malformed (wire-schema's to judge) still succeeds
+	// here when it is no isError, and one whose isError is no boolean fails.
 	var res struct {
 		IsError bool `json:"isError"`
 	}

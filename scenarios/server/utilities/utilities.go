@@ -115,9 +115,7 @@ var loggingScenario = &scenarios.Scenario{
 }
 
 func isError(raw json.RawMessage) bool {
-	var r struct {
-		IsError bool `json:"isError"`
-	}
+	var r protocol.ToolResult
 	_ = json.Unmarshal(raw, &r)
 	return r.IsError
 }
