@@ -12,7 +12,9 @@ import "encoding/json"
 // nothing validated, one view for the shape every version shares. The
 // views name only fields the generated types have (views_test.go holds
 // them to it), so they cannot drift from the schema; what our own peers
-// send is validated against the version's schema before it leaves.
+// send is validated against the version's schema before it leaves. A view
+// names only the fields some check reads: any other field, sent with the
+// wrong type, would fail the decode of the ones the check does read.
 
 // Content is one content block of a tool result, a prompt message or a
 // sampling message: text, image, audio, resource_link or resource.
@@ -21,19 +23,15 @@ type Content struct {
 	Text     string `json:"text,omitempty"`
 	Data     string `json:"data,omitempty"`
 	MimeType string `json:"mimeType,omitempty"`
-	// URI and Name are a resource_link's.
-	URI      string            `json:"uri,omitempty"`
-	Name     string            `json:"name,omitempty"`
 	Resource *ResourceContents `json:"resource,omitempty"`
 }
 
 // ResourceContents is one item of resources/read's contents, or the
 // resource of an embedded resource: text or blob.
 type ResourceContents struct {
-	URI      string  `json:"uri"`
-	MimeType string  `json:"mimeType,omitempty"`
-	Text     *string `json:"text,omitempty"`
-	Blob     *string `json:"blob,omitempty"`
+	URI  string  `json:"uri"`
+	Text *string `json:"text,omitempty"`
+	Blob *string `json:"blob,omitempty"`
 }
 
 // ToolResult is a CallToolResult.
@@ -41,16 +39,12 @@ type ToolResult struct {
 	Content           []Content       `json:"content"`
 	IsError           bool            `json:"isError,omitempty"`
 	StructuredContent json.RawMessage `json:"structuredContent,omitempty"`
-	// ResultType is 2026-07-28's ("complete", "input_required", "task").
-	ResultType string `json:"resultType,omitempty"`
 }
 
 // Tool is one tool of tools/list; the schemas stay raw, for the checks
 // that judge them.
 type Tool struct {
 	Name         string          `json:"name"`
-	Title        string          `json:"title,omitempty"`
-	Description  string          `json:"description,omitempty"`
 	InputSchema  json.RawMessage `json:"inputSchema,omitempty"`
 	OutputSchema json.RawMessage `json:"outputSchema,omitempty"`
 	Annotations  json.RawMessage `json:"annotations,omitempty"`
@@ -71,10 +65,8 @@ type ToolsPage struct {
 
 // Prompt is one prompt of prompts/list.
 type Prompt struct {
-	Name        string           `json:"name"`
-	Title       string           `json:"title,omitempty"`
-	Description string           `json:"description,omitempty"`
-	Arguments   []PromptArgument `json:"arguments,omitempty"`
+	Name      string           `json:"name"`
+	Arguments []PromptArgument `json:"arguments,omitempty"`
 }
 
 // PromptArgument is one argument a prompt takes.
@@ -85,46 +77,37 @@ type PromptArgument struct {
 
 // PromptMessage is one message of a GetPromptResult.
 type PromptMessage struct {
-	Role    string  `json:"role"`
 	Content Content `json:"content"`
 }
 
 // PromptResult is a GetPromptResult.
 type PromptResult struct {
-	Description string          `json:"description,omitempty"`
-	Messages    []PromptMessage `json:"messages"`
+	Messages []PromptMessage `json:"messages"`
 }
 
 // PromptsPage is a ListPromptsResult.
 type PromptsPage struct {
-	Prompts    []Prompt `json:"prompts"`
-	NextCursor *string  `json:"nextCursor,omitempty"`
+	Prompts []Prompt `json:"prompts"`
 }
 
 // Resource is one resource of resources/list.
 type Resource struct {
-	URI      string `json:"uri"`
-	Name     string `json:"name"`
-	MimeType string `json:"mimeType,omitempty"`
+	URI string `json:"uri"`
 }
 
 // ResourceTemplate is one template of resources/templates/list.
 type ResourceTemplate struct {
 	URITemplate string `json:"uriTemplate"`
-	Name        string `json:"name"`
-	MimeType    string `json:"mimeType,omitempty"`
 }
 
 // ResourcesPage is a ListResourcesResult.
 type ResourcesPage struct {
-	Resources  []Resource `json:"resources"`
-	NextCursor *string    `json:"nextCursor,omitempty"`
+	Resources []Resource `json:"resources"`
 }
 
 // ResourceTemplatesPage is a ListResourceTemplatesResult.
 type ResourceTemplatesPage struct {
 	ResourceTemplates []ResourceTemplate `json:"resourceTemplates"`
-	NextCursor        *string            `json:"nextCursor,omitempty"`
 }
 
 // ReadResult is a ReadResourceResult.
@@ -149,15 +132,11 @@ type Completion struct {
 type ProgressParams struct {
 	ProgressToken json.RawMessage `json:"progressToken"`
 	Progress      *float64        `json:"progress"`
-	Total         *float64        `json:"total,omitempty"`
-	Message       string          `json:"message,omitempty"`
 }
 
 // LogParams are a notifications/message's params.
 type LogParams struct {
-	Level  string          `json:"level"`
-	Logger string          `json:"logger,omitempty"`
-	Data   json.RawMessage `json:"data"`
+	Data json.RawMessage `json:"data"`
 }
 
 // Page is the paging of any list result: nextCursor, absent on the last
@@ -181,8 +160,7 @@ type Implementation struct {
 
 // InitializeResult is initialize's result (the versions with a handshake).
 type InitializeResult struct {
-	ProtocolVersion string         `json:"protocolVersion"`
-	ServerInfo      Implementation `json:"serverInfo,omitzero"`
+	ProtocolVersion string `json:"protocolVersion"`
 }
 
 // DiscoverResult is server/discover's result (2026-07-28).
@@ -215,12 +193,9 @@ type MissingCapabilityData struct {
 
 // Task is a task as a CreateTaskResult and tasks/get give it (2025-11-25).
 type Task struct {
-	TaskID        string  `json:"taskId"`
-	Status        string  `json:"status"`
-	StatusMessage *string `json:"statusMessage,omitempty"`
+	Status string `json:"status"`
 	// TTL is null for unlimited, nil when absent or null.
-	TTL          *int64 `json:"ttl"`
-	PollInterval *int64 `json:"pollInterval,omitempty"`
+	TTL *int64 `json:"ttl"`
 }
 
 // CreateTaskResult is the answer to a task-augmented request (2025-11-25).
