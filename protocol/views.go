@@ -19,10 +19,10 @@ import "encoding/json"
 // Content is one content block of a tool result, a prompt message or a
 // sampling message: text, image, audio, resource_link or resource.
 type Content struct {
-	Type     string `json:"type"`
-	Text     string `json:"text,omitempty"`
-	Data     string `json:"data,omitempty"`
-	MimeType string `json:"mimeType,omitempty"`
+	Type     string            `json:"type"`
+	Text     string            `json:"text,omitempty"`
+	Data     string            `json:"data,omitempty"`
+	MimeType string            `json:"mimeType,omitempty"`
 	Resource *ResourceContents `json:"resource,omitempty"`
 }
 
