@@ -31,15 +31,13 @@ func (s *Session) Initialize(ctx context.Context) (*jsonrpc.Message, error) {
 	if resp.Error != nil {
 		return resp, fmt.Errorf("initialize rejected: %d %s", resp.Error.Code, resp.Error.Message)
 	}
-	var result struct {
-		ProtocolVersion string         `json:"protocolVersion"`
-		Capabilities    map[string]any `json:"capabilities"`
-	}
-	if err := json.Unmarshal(resp.Result, &result); err != nil {
+	var result protocol.InitializeReply
+	caps, err := readReply(resp.Result, &result, &result.Capabilities)
+	if err != nil {
 		return resp, fmt.Errorf("initialize result is not an object: %w", err)
 	}
 	s.ServerVersion = result.ProtocolVersion
-	s.ServerCapabilities = result.Capabilities
+	s.ServerCapabilities = caps
 	if vs, ok := transport.As[transport.VersionSetter](s.conn); ok && result.ProtocolVersion != "" {
 		vs.SetProtocolVersion(result.ProtocolVersion)
 	}
@@ -70,16 +68,30 @@ func (s *Session) Discover(ctx context.Context) (*jsonrpc.Message, error) {
 	if resp.Error != nil {
 		return resp, fmt.Errorf("server/discover rejected: %d %s", resp.Error.Code, resp.Error.Message)
 	}
-	var result struct {
-		SupportedVersions []string       `json:"supportedVersions"`
-		Capabilities      map[string]any `json:"capabilities"`
-	}
-	if err := json.Unmarshal(resp.Result, &result); err != nil {
+	var result protocol.DiscoverResult
+	caps, err := readReply(resp.Result, &result, &result.Capabilities)
+	if err != nil {
 		return resp, fmt.Errorf("server/discover result is not an object: %w", err)
 	}
 	s.ServerVersion = s.opts.Version
-	s.ServerCapabilities = result.Capabilities
+	s.ServerCapabilities = caps
 	return resp, nil
+}
+
+// readReply reads a handshake's result into view, and the capabilities
+// the view keeps raw (at raw) as the session keeps them: nil when absent or
+// null. A result, or capabilities, that is no object fails the read.
+func readReply(result json.RawMessage, view any, raw *json.RawMessage) (map[string]any, error) {
+	if err := json.Unmarshal(result, view); err != nil {
+		return nil, err
+	}
+	var caps map[string]any
+	if len(*raw) > 0 {
+		if err := json.Unmarshal(*raw, &caps); err != nil {
+			return nil, err
+		}
+	}
+	return caps, nil
 }
 
 // Open performs whichever handshake the session's version uses.

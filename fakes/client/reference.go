@@ -297,11 +297,9 @@ func (rc *referenceRun) initialize(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
-	var result struct {
-		ProtocolVersion string         `json:"protocolVersion"`
-		Capabilities    map[string]any `json:"capabilities"`
-	}
-	if err := json.Unmarshal(resp.Result, &result); err != nil {
+	var result protocol.InitializeReply
+	caps, err := readReply(resp.Result, &result, &result.Capabilities)
+	if err != nil {
 		return fmt.Errorf("the initialize result is not an object: %w", err)
 	}
 	// A version the client does not speak ends the session before
@@ -313,7 +311,7 @@ func (rc *referenceRun) initialize(ctx context.Context) error {
 	if result.ProtocolVersion != rc.opts.Version {
 		rc.logf("the server chose protocol version %s", result.ProtocolVersion)
 	}
-	s.ServerVersion, s.ServerCapabilities = result.ProtocolVersion, result.Capabilities
+	s.ServerVersion, s.ServerCapabilities = result.ProtocolVersion, caps
 	if vs, ok := transport.As[transport.VersionSetter](s.Conn()); ok {
 		vs.SetProtocolVersion(result.ProtocolVersion)
 	}
@@ -367,9 +365,7 @@ func (rc *referenceRun) discover(ctx context.Context) error {
 	case err != nil:
 		return fmt.Errorf("the server at %s did not answer: %w", rc.opts.Server, err)
 	}
-	var result struct {
-		SupportedVersions []string `json:"supportedVersions"`
-	}
+	var result protocol.DiscoverResult
 	_ = json.Unmarshal(resp.Result, &result) // Open has checked it is an object
 	if !slices.Contains(result.SupportedVersions, rc.opts.Version) {
 		return fmt.Errorf("the server does not support protocol version %s (it supports %s)",
@@ -384,11 +380,7 @@ func (rc *referenceRun) listTools(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
-	var result struct {
-		Tools []struct {
-			Name string `json:"name"`
-		} `json:"tools"`
-	}
+	var result protocol.ListedTools
 	if err := json.Unmarshal(resp.Result, &result); err != nil {
 		return fmt.Errorf("the tools/list result is not an object: %w", err)
 	}

@@ -23,7 +23,9 @@ const EnvContext = "MCP_CONFORMANCE_CONTEXT"
 //	 "promptGets": [{"name": "p", "arguments": {...}}], "resourceReads": [{"uri": "..."}]}
 //
 // so a harness that makes the context's calls generically runs every
-// mcpconform scenario. The calls go in that order, after tools/list.
+// mcpconform scenario. The calls go in that order, after tools/list. The
+// context is the harness's document, no protocol message: no version's
+// schema types it, so its items stay anonymous.
 type scenarioContext struct {
 	ToolCalls []struct {
 		Name      string         `json:"name"`
@@ -124,9 +126,7 @@ func (rc *referenceRun) callTool(ctx context.Context, name string, args map[stri
 	if err != nil {
 		return nil, err
 	}
-	var result struct {
-		IsError bool `json:"isError"`
-	}
+	var result protocol.ToolResult
 	_ = json.Unmarshal(resp.Result, &result)
 	if result.IsError {
 		return resp.Result, fmt.Errorf("tool %s answered isError: %s", name, abbreviate(resp.Result))

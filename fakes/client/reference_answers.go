@@ -153,13 +153,7 @@ func (rc *referenceRun) asTask(ctx context.Context, req *jsonrpc.Message) (any, 
 // (client/elicitation.mdx: the content must validate against the
 // requestedSchema); a URL-mode request is accepted without content.
 func elicitationAnswer(params json.RawMessage) map[string]any {
-	var p struct {
-		Mode            string `json:"mode"`
-		RequestedSchema struct {
-			Properties map[string]map[string]any `json:"properties"`
-			Required   []string                  `json:"required"`
-		} `json:"requestedSchema"`
-	}
+	var p protocol.ElicitParams
 	_ = json.Unmarshal(params, &p)
 	if p.Mode == "url" {
 		return map[string]any{"action": "accept"}

@@ -447,7 +447,7 @@ func (t *dpopTransport) askedNonce(resp *http.Response, key *dpopKey, origin str
 		body, _ := io.ReadAll(io.LimitReader(resp.Body, 1<<16))
 		resp.Body.Close()
 		resp.Body = io.NopCloser(bytes.NewReader(body))
-		var e struct {
+		var e struct { // an OAuth error response (RFC 6749 §5.2), no MCP message
 			Error string `json:"error"`
 		}
 		return json.Unmarshal(body, &e) == nil && e.Error == "use_dpop_nonce"

@@ -155,7 +155,7 @@ func (a *authorizer) refresh(ctx context.Context, resource string) error {
 		return fmt.Errorf("the refresh request: %w", err)
 	}
 	defer resp.Body.Close()
-	var answer struct {
+	var answer struct { // an OAuth token response (RFC 6749 §5), no MCP message
 		AccessToken  string `json:"access_token"`
 		TokenType    string `json:"token_type"`
 		RefreshToken string `json:"refresh_token"`

@@ -58,9 +58,7 @@ func (rc *referenceRun) retryVersion(resp *jsonrpc.Message) bool {
 	if resp == nil || resp.Error == nil || resp.Error.Code != codes.UnsupportedProtocolVersion {
 		return false
 	}
-	var data struct {
-		Supported []string `json:"supported"`
-	}
+	var data protocol.UnsupportedVersionData
 	_ = json.Unmarshal(resp.Error.Data, &data)
 	if !slices.Contains(data.Supported, rc.opts.Version) {
 		return false
@@ -134,10 +132,7 @@ func (rc *referenceRun) requestEditor(tp *transport.ToolParams) transport.Reques
 		return nil
 	}
 	return func(req *http.Request, body []byte) []byte {
-		var msg struct {
-			Method string          `json:"method"`
-			Params json.RawMessage `json:"params"`
-		}
+		var msg jsonrpc.Message // the request this client is about to send
 		_ = json.Unmarshal(body, &msg)
 		h := req.Header
 		var out []byte
@@ -184,10 +179,7 @@ func (rc *referenceRun) requestEditor(tp *transport.ToolParams) transport.Reques
 
 // editParams applies the Mcp-Param-* variants to a tools/call's headers.
 func (rc *referenceRun) editParams(tp *transport.ToolParams, params json.RawMessage, h http.Header) {
-	var call struct {
-		Name      string                     `json:"name"`
-		Arguments map[string]json.RawMessage `json:"arguments"`
-	}
+	var call protocol.CallToolParams
 	_ = json.Unmarshal(params, &call)
 	args, _ := json.Marshal(call.Arguments)
 	annotated, _ := tp.Tool(call.Name)

@@ -146,10 +146,7 @@ func (rc *referenceRun) inputResponses(requests map[string]json.RawMessage) (map
 		if rc.is(MRTRPartialAnswers) && i > 0 {
 			break
 		}
-		var req struct {
-			Method string          `json:"method"`
-			Params json.RawMessage `json:"params"`
-		}
+		var req protocol.InputRequest
 		_ = json.Unmarshal(requests[key], &req)
 		if !rc.declares(req.Method) && !(rc.is(MRTRUndeclaredInput) && req.Method == protocol.MethodSamplingCreateMessage) {
 			return nil, false

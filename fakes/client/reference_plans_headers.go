@@ -39,19 +39,12 @@ func init() {
 	}
 }
 
-type listedTool struct {
-	Name        string          `json:"name"`
-	InputSchema json.RawMessage `json:"inputSchema"`
-}
-
-func (rc *referenceRun) listedTools(ctx context.Context) ([]listedTool, json.RawMessage, error) {
+func (rc *referenceRun) listedTools(ctx context.Context) ([]protocol.ListedTool, json.RawMessage, error) {
 	resp, err := rc.request(ctx, protocol.MethodToolsList, map[string]any{})
 	if err != nil {
 		return nil, nil, err
 	}
-	var result struct {
-		Tools []listedTool `json:"tools"`
-	}
+	var result protocol.ListedTools
 	if err := json.Unmarshal(resp.Result, &result); err != nil {
 		return nil, nil, fmt.Errorf("the tools/list result is not an object: %w", err)
 	}
@@ -126,11 +119,7 @@ func (rc *referenceRun) exerciseNamed(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
-	var resources struct {
-		Resources []struct {
-			URI string `json:"uri"`
-		} `json:"resources"`
-	}
+	var resources protocol.ResourcesPage
 	_ = json.Unmarshal(resp.Result, &resources)
 	for _, r := range resources.Resources {
 		if _, err := rc.withInput(ctx, protocol.MethodResourcesRead, map[string]any{"uri": r.URI}); err != nil {
@@ -141,11 +130,7 @@ func (rc *referenceRun) exerciseNamed(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
-	var prompts struct {
-		Prompts []struct {
-			Name string `json:"name"`
-		} `json:"prompts"`
-	}
+	var prompts protocol.PromptsPage
 	_ = json.Unmarshal(resp.Result, &prompts)
 	for _, p := range prompts.Prompts {
 		if _, err := rc.withInput(ctx, protocol.MethodPromptsGet, map[string]any{"name": p.Name, "arguments": map[string]any{}}); err != nil {
@@ -176,7 +161,7 @@ func (rc *referenceRun) callValidTools(ctx context.Context) error {
 	return errors.Join(errs...)
 }
 
-func (rc *referenceRun) keepTool(t listedTool) bool {
+func (rc *referenceRun) keepTool(t protocol.ListedTool) bool {
 	params, bad := transport.ToolParamHeaders(t.InputSchema)
 	if rc.variant(RejectsAnnotatedTools) && len(params)+len(bad) > 0 {
 		rc.logf("warning: tool %s dropped: it has x-mcp-header annotations (fault %s)", t.Name, RejectsAnnotatedTools.Name)
@@ -204,10 +189,7 @@ func (rc *referenceRun) keepTool(t listedTool) bool {
 // placeholderArguments gives every required property of a schema a value
 // of its type.
 func placeholderArguments(schema json.RawMessage) map[string]any {
-	var s struct {
-		Properties map[string]map[string]any `json:"properties"`
-		Required   []string                  `json:"required"`
-	}
+	var s protocol.ObjectSchema
 	_ = json.Unmarshal(schema, &s)
 	args := map[string]any{}
 	for _, name := range s.Required {

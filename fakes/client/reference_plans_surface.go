@@ -112,11 +112,9 @@ func (rc *referenceRun) strayCancellations() error {
 		case m.IsRequest():
 			asked[m.ID.Key()] = true
 		case m.Method == protocol.NotificationCancelled:
-			var p struct {
-				RequestID jsonrpc.ID `json:"requestId"`
-			}
+			var p protocol.CancelledParams
 			_ = json.Unmarshal(m.Params, &p)
-			cancelled = append(cancelled, p.RequestID.Key())
+			cancelled = append(cancelled, jsonrpc.ID(p.RequestID).Key())
 		}
 	}
 	for _, id := range cancelled {
@@ -167,18 +165,18 @@ func (rc *referenceRun) toolSchemas(ctx context.Context) (map[string]map[string]
 	if err != nil {
 		return nil, err
 	}
-	var result struct {
-		Tools []struct {
-			Name        string         `json:"name"`
-			InputSchema map[string]any `json:"inputSchema"`
-		} `json:"tools"`
-	}
+	var result protocol.ListedTools
 	if err := json.Unmarshal(resp.Result, &result); err != nil {
 		return nil, fmt.Errorf("the tools/list result is not an object: %w", err)
 	}
 	out := map[string]map[string]any{}
 	for _, t := range result.Tools {
-		s := t.InputSchema
+		var s map[string]any
+		if len(t.InputSchema) > 0 {
+			if err := json.Unmarshal(t.InputSchema, &s); err != nil {
+				return nil, fmt.Errorf("the tools/list result is not an object: %w", err)
+			}
+		}
 		switch {
 		case rc.is(StripsSchemaDialect):
 			delete(s, "$schema")

@@ -61,11 +61,7 @@ func (rc *referenceRun) declaresURLMode() bool {
 func (rc *referenceRun) surfaceAnswer(method string, params json.RawMessage) (result map[string]any, rpcErr *jsonrpc.Error, ok bool) {
 	switch method {
 	case protocol.MethodSamplingCreateMessage:
-		var p struct {
-			Tools []struct {
-				Name string `json:"name"`
-			} `json:"tools"`
-		}
+		var p protocol.CreateMessageParams
 		_ = json.Unmarshal(params, &p)
 		if rc.is(SamplingToolUseUndeclared) && len(p.Tools) > 0 {
 			return map[string]any{
@@ -88,13 +84,7 @@ func (rc *referenceRun) surfaceAnswer(method string, params json.RawMessage) (re
 			return map[string]any{"roots": []any{map[string]any{"uri": "https://example.com/project", "name": "Project"}}}, nil, true
 		}
 	case protocol.MethodElicitationCreate:
-		var p struct {
-			Mode            string `json:"mode"`
-			RequestedSchema struct {
-				Properties map[string]map[string]any `json:"properties"`
-				Required   []string                  `json:"required"`
-			} `json:"requestedSchema"`
-		}
+		var p protocol.ElicitParams
 		_ = json.Unmarshal(params, &p)
 		if p.Mode == "" && rc.is(ModelessElicitationAsURL) {
 			return map[string]any{"action": "accept"}, nil, true

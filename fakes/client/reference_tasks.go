@@ -126,11 +126,7 @@ func (r *taskReceiver) capability() map[string]any {
 
 // taskParam reads the task param of a request: present, and its ttl.
 func taskParam(params json.RawMessage) (bool, *int64) {
-	var p struct {
-		Task *struct {
-			TTL *int64 `json:"ttl"`
-		} `json:"task"`
-	}
+	var p protocol.TaskAugmentedParams
 	if json.Unmarshal(params, &p) != nil || p.Task == nil {
 		return false, nil
 	}
@@ -138,9 +134,7 @@ func taskParam(params json.RawMessage) (bool, *int64) {
 }
 
 func heldByServer(params json.RawMessage) bool {
-	var p struct {
-		Meta map[string]json.RawMessage `json:"_meta"`
-	}
+	var p protocol.Meta
 	_ = json.Unmarshal(params, &p)
 	var b bool
 	return json.Unmarshal(p.Meta[MetaHoldAnswer], &b) == nil && b
@@ -308,9 +302,7 @@ func (r *taskReceiver) notify(task map[string]any) {
 // (tasks.mdx: "After a task's ttl lifetime has elapsed, receivers MAY
 // delete the task and its results").
 func (r *taskReceiver) lookup(params json.RawMessage) (*clientTask, *jsonrpc.Error) {
-	var p struct {
-		TaskID string `json:"taskId"`
-	}
+	var p protocol.RelatedTask
 	_ = json.Unmarshal(params, &p)
 	r.mu.Lock()
 	defer r.mu.Unlock()
@@ -433,9 +425,7 @@ func (r *taskReceiver) cancel(_ context.Context, req *jsonrpc.Message) (any, *js
 }
 
 func (r *taskReceiver) list(_ context.Context, req *jsonrpc.Message) (any, *jsonrpc.Error) {
-	var p struct {
-		Cursor *string `json:"cursor"`
-	}
+	var p protocol.PageParams
 	_ = json.Unmarshal(req.Params, &p)
 	r.mu.Lock()
 	defer r.mu.Unlock()
@@ -469,9 +459,7 @@ func (r *taskReceiver) list(_ context.Context, req *jsonrpc.Message) (any, *json
 // release is the server's ping naming a held task: the user answers it,
 // and the ping is answered once the answer has been applied.
 func (r *taskReceiver) release(ctx context.Context, params json.RawMessage) {
-	var p struct {
-		Meta map[string]json.RawMessage `json:"_meta"`
-	}
+	var p protocol.Meta
 	_ = json.Unmarshal(params, &p)
 	var id string
 	if json.Unmarshal(p.Meta[MetaReleaseAnswer], &id) != nil {

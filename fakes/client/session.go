@@ -362,9 +362,7 @@ func (s *Session) SendRaw(ctx context.Context, frame []byte) error {
 // answer is not a message of the version in use, so it is not held to that
 // schema (lifecycle-unsupported-version judges what comes back).
 func (s *Session) otherVersion(msg *jsonrpc.Message) bool {
-	var params struct {
-		Meta map[string]json.RawMessage `json:"_meta"`
-	}
+	var params protocol.Meta
 	if json.Unmarshal(msg.Params, &params) != nil {
 		return false
 	}

@@ -71,9 +71,7 @@ func (s *Session) TaskNotifications(id string) []*jsonrpc.Message {
 }
 
 func notifiedTaskID(m *jsonrpc.Message) string {
-	var p struct {
-		TaskID string `json:"taskId"`
-	}
+	var p protocol.RelatedTask
 	_ = json.Unmarshal(m.Params, &p)
 	return p.TaskID
 }
@@ -100,9 +98,7 @@ func (s *Session) CallToolAsTask(ctx context.Context, name string, args map[stri
 	if err != nil || resp.Error != nil {
 		return "", resp, err
 	}
-	var created struct {
-		Task json.RawMessage `json:"task"`
-	}
+	var created protocol.CreateTaskReply
 	if json.Unmarshal(resp.Result, &created) != nil || created.Task == nil {
 		return "", resp, nil
 	}
@@ -143,10 +139,7 @@ func (s *Session) ListTasks(ctx context.Context, cursor string) (*jsonrpc.Messag
 	if err != nil || resp.Error != nil {
 		return resp, nil, "", err
 	}
-	var page struct {
-		Tasks      []json.RawMessage `json:"tasks"`
-		NextCursor string            `json:"nextCursor"`
-	}
+	var page protocol.TasksPage
 	if err := json.Unmarshal(resp.Result, &page); err != nil {
 		return resp, nil, "", fmt.Errorf("tasks/list result: %w", err)
 	}
@@ -156,7 +149,11 @@ func (s *Session) ListTasks(ctx context.Context, cursor string) (*jsonrpc.Messag
 			tasks = append(tasks, t)
 		}
 	}
-	return resp, tasks, page.NextCursor, nil
+	next := ""
+	if page.NextCursor != nil {
+		next = *page.NextCursor
+	}
+	return resp, tasks, next, nil
 }
 
 // WaitTaskStatus polls tasks/get until want(status) holds. Between polls it

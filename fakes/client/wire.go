@@ -346,9 +346,7 @@ func (s *Session) judgeCapability(method, capability string, params json.RawMess
 	if f := protocol.Features(s.opts.Version); method != protocol.MethodElicitationCreate || !f.ElicitationModes || f.Era != protocol.Stateful {
 		return
 	}
-	var p struct {
-		Mode string `json:"mode"`
-	}
+	var p protocol.ElicitParams
 	_ = json.Unmarshal(params, &p)
 	if p.Mode == "" {
 		p.Mode = "form"
@@ -407,19 +405,24 @@ func (s *Session) noteDeclared(method string, params json.RawMessage) {
 	if len(params) == 0 {
 		return
 	}
-	var p struct {
-		Capabilities map[string]any `json:"capabilities"`
-		Meta         map[string]any `json:"_meta"`
+	// Params that are no object, or whose capabilities or _meta are none,
+	// declare nothing.
+	var meta protocol.Meta
+	var initParams protocol.InitializeParams
+	var caps map[string]any
+	if json.Unmarshal(params, &meta) != nil {
+		return
 	}
-	if json.Unmarshal(params, &p) != nil {
+	if _ = json.Unmarshal(params, &initParams); initParams.Capabilities != nil && json.Unmarshal(initParams.Capabilities, &caps) != nil {
 		return
 	}
 	if method == protocol.MethodInitialize {
-		s.wire.declare(p.Capabilities)
+		s.wire.declare(caps)
 		return
 	}
-	if caps, ok := p.Meta[protocol.MetaClientCapabilities].(map[string]any); ok {
-		s.wire.declare(caps)
+	var perRequest map[string]any
+	if json.Unmarshal(meta.Meta[protocol.MetaClientCapabilities], &perRequest) == nil && perRequest != nil {
+		s.wire.declare(perRequest)
 	}
 }
 

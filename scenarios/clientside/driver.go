@@ -429,9 +429,7 @@ func (t *T) legacyOnly() bool {
 			tried = true
 			continue
 		}
-		var p struct {
-			Meta map[string]json.RawMessage `json:"_meta"`
-		}
+		var p protocol.Meta
 		if json.Unmarshal(r.Msg.Params, &p) == nil && p.Meta[protocol.MetaProtocolVersion] != nil {
 			return false
 		}

@@ -388,10 +388,12 @@ var FakeServerInfo = map[string]any{"name": "mcpconform-fake-server", "version":
 // disconnects.
 func (t *T) initialize(s Script) server.Handler {
 	return func(_ context.Context, _ *server.Peer, req *jsonrpc.Message) (any, *jsonrpc.Error) {
-		var params struct {
-			ProtocolVersion string `json:"protocolVersion"`
+		var p protocol.InitializeParams
+		_ = json.Unmarshal(req.Params, &p)
+		requested := ""
+		if p.ProtocolVersion != nil {
+			requested = *p.ProtocolVersion
 		}
-		_ = json.Unmarshal(req.Params, &params)
 		if protocol.IsStateless(t.Env.Version) {
 			// A server of 2026-07-28 only names the versions it supports in
 			// any error to initialize (basic/versioning.mdx, Backward
@@ -400,8 +402,8 @@ func (t *T) initialize(s Script) server.Handler {
 			// the one the official request-metadata scenario gives; its own
 			// version, which it implements without initialize, is no
 			// unsupported version: initialize is simply no method of it.
-			data, _ := json.Marshal(map[string]any{"supported": []string{t.Env.Version}, "requested": params.ProtocolVersion})
-			if params.ProtocolVersion == t.Env.Version {
+			data, _ := json.Marshal(map[string]any{"supported": []string{t.Env.Version}, "requested": requested})
+			if requested == t.Env.Version {
 				return nil, &jsonrpc.Error{Code: codes.MethodNotFound, Data: data,
 					Message: "Method not found: initialize is no method of " + t.Env.Version + "; send requests with per-request _meta"}
 			}

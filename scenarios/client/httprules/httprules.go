@@ -36,9 +36,7 @@ var (
 
 // metaOf is a request's _meta, by key.
 func metaOf(m *jsonrpc.Message) map[string]json.RawMessage {
-	var p struct {
-		Meta map[string]json.RawMessage `json:"_meta"`
-	}
+	var p protocol.Meta
 	_ = json.Unmarshal(m.Params, &p)
 	return p.Meta
 }

@@ -240,9 +240,7 @@ const firstProtocolVersion = "2099-01-01"
 // protocolVersion; asked is false when it names none.
 func requestedVersion(m *jsonrpc.Message) (version string, asked bool) {
 	if m.Method == protocol.MethodInitialize {
-		var params struct {
-			ProtocolVersion *string `json:"protocolVersion"`
-		}
+		var params protocol.InitializeParams
 		if json.Unmarshal(m.Params, &params) != nil || params.ProtocolVersion == nil {
 			return "", false
 		}

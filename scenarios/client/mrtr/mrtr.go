@@ -167,9 +167,7 @@ func joinKeys(keys []string) string {
 // declared is the client capabilities a 2026-07-28 request carries in
 // _meta (basic/index.mdx#meta), by name.
 func declared(req *jsonrpc.Message) map[string]bool {
-	var p struct {
-		Meta map[string]json.RawMessage `json:"_meta"`
-	}
+	var p protocol.Meta
 	_ = json.Unmarshal(req.Params, &p)
 	var caps map[string]json.RawMessage
 	_ = json.Unmarshal(p.Meta[protocol.MetaClientCapabilities], &caps)

@@ -139,12 +139,12 @@ var answersScenario = &scenarios.Scenario{
 		}
 		judgeResult(answersSamplingValid, "sampling", "sampling", protocol.MethodSamplingCreateMessage)
 		if x, ok := judgeResult(answersRootsValid, "roots", "roots", protocol.MethodRootsList); ok {
-			var r struct {
-				Roots []map[string]any `json:"roots"`
-			}
+			var r protocol.ListRootsResult
 			_ = json.Unmarshal(x.resp.Result, &r)
 			var bad []string
-			for _, root := range r.Roots {
+			for _, raw := range r.Roots {
+				var root map[string]any // a uri spelled exactly so, and a string
+				_ = json.Unmarshal(raw, &root)
 				if uri, ok := root["uri"].(string); ok && !strings.HasPrefix(uri, "file://") {
 					bad = append(bad, uri)
 				}

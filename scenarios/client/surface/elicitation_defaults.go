@@ -114,10 +114,7 @@ var defaultsScenario = &scenarios.Scenario{
 
 // readElicitResult reads an ElicitResult's action and content.
 func readElicitResult(raw json.RawMessage) (string, map[string]any) {
-	var r struct {
-		Action  string         `json:"action"`
-		Content map[string]any `json:"content"`
-	}
+	var r protocol.ElicitResult
 	_ = json.Unmarshal(raw, &r)
 	return r.Action, r.Content
 }

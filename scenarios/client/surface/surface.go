@@ -54,14 +54,13 @@ func toolCalls(names ...string) map[string]any {
 // (the first one logged).
 func declared(t *clientside.T) map[string]json.RawMessage {
 	for _, r := range t.Log().Requests(protocol.MethodInitialize) {
-		var p struct {
-			Capabilities map[string]json.RawMessage `json:"capabilities"`
-		}
+		var p protocol.InitializeParams
+		var caps map[string]json.RawMessage
 		_ = json.Unmarshal(r.Msg.Params, &p)
-		if p.Capabilities == nil {
+		if json.Unmarshal(p.Capabilities, &caps) != nil || caps == nil {
 			return map[string]json.RawMessage{}
 		}
-		return p.Capabilities
+		return caps
 	}
 	return map[string]json.RawMessage{}
 }

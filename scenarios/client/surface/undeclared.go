@@ -178,18 +178,11 @@ func declaresSamplingTools(caps map[string]json.RawMessage) bool {
 // usesTools says how a CreateMessageResult uses tools ("" when it does
 // not): stopReason toolUse, or tool_use content (one block or an array).
 func usesTools(result json.RawMessage) string {
-	var r struct {
-		StopReason string          `json:"stopReason"`
-		Content    json.RawMessage `json:"content"`
-	}
+	var r protocol.CreateMessageResult
 	_ = json.Unmarshal(result, &r)
-	var blocks []struct {
-		Type string `json:"type"`
-	}
+	var blocks []protocol.Content
 	if json.Unmarshal(r.Content, &blocks) != nil {
-		var one struct {
-			Type string `json:"type"`
-		}
+		var one protocol.Content
 		_ = json.Unmarshal(r.Content, &one)
 		blocks = append(blocks, one)
 	}

@@ -167,19 +167,17 @@ var lifecycleScenario = &scenarios.Scenario{
 			}
 			judged++
 			result := resultObject(resp)
-			var meta struct {
-				Related struct {
-					TaskID string `json:"taskId"`
-				} `json:"io.modelcontextprotocol/related-task"`
-			}
+			var meta map[string]json.RawMessage // the result's _meta
+			var rel protocol.RelatedTask
 			_ = json.Unmarshal(result["_meta"], &meta)
+			_ = json.Unmarshal(meta[protocol.MetaRelatedTask], &rel)
 			switch {
 			case resp.Error != nil:
 				related = append(related, fmt.Sprintf("task %s: %s", id, describe(resp)))
 			case !k.answered(result):
 				related = append(related, fmt.Sprintf("task %s: %s, not %s", id, describe(resp), k.resultName()))
-			case meta.Related.TaskID != id:
-				related = append(related, fmt.Sprintf("task %s: _meta %s is %q", id, protocol.MetaRelatedTask, meta.Related.TaskID))
+			case rel.TaskID != id:
+				related = append(related, fmt.Sprintf("task %s: _meta %s is %q", id, protocol.MetaRelatedTask, rel.TaskID))
 			}
 		}
 		judgeResult(kindA, a.TaskID, resultA)
@@ -235,9 +233,7 @@ var lifecycleScenario = &scenarios.Scenario{
 				continue
 			}
 			notes = append(notes, observation{source: "notification", task: task})
-			var meta struct {
-				Meta map[string]json.RawMessage `json:"_meta"`
-			}
+			var meta protocol.Meta
 			if _ = json.Unmarshal(e.Msg.Params, &meta); meta.Meta[protocol.MetaRelatedTask] != nil {
 				withMeta = append(withMeta, fmt.Sprintf("the %s notification of task %s", task.Status, task.TaskID))
 			}

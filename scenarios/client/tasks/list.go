@@ -66,15 +66,17 @@ var listScenario = &scenarios.Scenario{
 		for pages < maxPages {
 			resp := r.ask(protocol.MethodTasksList, params)
 			pages++
-			var page struct {
-				Tasks      []wireTask `json:"tasks"`
-				NextCursor *string    `json:"nextCursor"`
+			var page protocol.TasksPage
+			ok := resp.Error == nil && json.Unmarshal(resp.Result, &page) == nil
+			tasks := make([]wireTask, len(page.Tasks))
+			for i, raw := range page.Tasks {
+				ok = ok && json.Unmarshal(raw, &tasks[i]) == nil
 			}
-			if resp.Error != nil || json.Unmarshal(resp.Result, &page) != nil {
+			if !ok {
 				failure = fmt.Sprintf("page %d: %s", pages, describe(resp))
 				break
 			}
-			for _, task := range page.Tasks {
+			for _, task := range tasks {
 				seen[task.TaskID] = true
 			}
 			if page.NextCursor == nil {

@@ -110,12 +110,8 @@ func (k kind) resultName() string {
 
 // caps is what the client declared in initialize.
 type caps struct {
-	all   map[string]json.RawMessage
-	tasks struct {
-		List     json.RawMessage                       `json:"list"`
-		Cancel   json.RawMessage                       `json:"cancel"`
-		Requests map[string]map[string]json.RawMessage `json:"requests"`
-	}
+	all      map[string]json.RawMessage
+	tasks    protocol.TasksCapability
 	hasTasks bool
 }
 
@@ -209,12 +205,10 @@ func (r *run) readCaps() {
 	if len(inits) == 0 {
 		return
 	}
-	var p struct {
-		Capabilities map[string]json.RawMessage `json:"capabilities"`
-	}
+	var p protocol.InitializeParams
 	_ = json.Unmarshal(inits[len(inits)-1].Msg.Params, &p)
-	r.caps.all = p.Capabilities
-	if raw := p.Capabilities["tasks"]; raw != nil {
+	_ = json.Unmarshal(p.Capabilities, &r.caps.all)
+	if raw := r.caps.all["tasks"]; raw != nil {
 		r.caps.hasTasks = json.Unmarshal(raw, &r.caps.tasks) == nil
 	}
 }
@@ -304,9 +298,7 @@ func statusNotified(id string, mark int) func([]clientside.Received) bool {
 }
 
 func notifiedID(m *jsonrpc.Message) string {
-	var p struct {
-		TaskID string `json:"taskId"`
-	}
+	var p protocol.RelatedTask
 	_ = json.Unmarshal(m.Params, &p)
 	return p.TaskID
 }
