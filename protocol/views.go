@@ -85,11 +85,6 @@ type PromptResult struct {
 	Messages []PromptMessage `json:"messages"`
 }
 
-// PromptsPage is a ListPromptsResult.
-type PromptsPage struct {
-	Prompts []Prompt `json:"prompts"`
-}
-
 // Resource is one resource of resources/list.
 type Resource struct {
 	URI string `json:"uri"`
@@ -98,11 +93,6 @@ type Resource struct {
 // ResourceTemplate is one template of resources/templates/list.
 type ResourceTemplate struct {
 	URITemplate string `json:"uriTemplate"`
-}
-
-// ResourcesPage is a ListResourcesResult.
-type ResourcesPage struct {
-	Resources []Resource `json:"resources"`
 }
 
 // ResourceTemplatesPage is a ListResourceTemplatesResult.
@@ -145,12 +135,6 @@ type Page struct {
 	NextCursor *string `json:"nextCursor,omitempty"`
 }
 
-// Meta is the _meta of any params or result, each value raw (absent keys
-// are absent from the map).
-type Meta struct {
-	Meta map[string]json.RawMessage `json:"_meta,omitempty"`
-}
-
 // Implementation names a peer: serverInfo, clientInfo, and the value of
 // _meta's io.modelcontextprotocol/serverInfo (2026-07-28).
 type Implementation struct {
@@ -163,25 +147,12 @@ type InitializeResult struct {
 	ProtocolVersion string `json:"protocolVersion"`
 }
 
-// DiscoverResult is server/discover's result (2026-07-28).
-type DiscoverResult struct {
-	SupportedVersions []string `json:"supportedVersions"`
-}
-
 // ErrorObject is a JSON-RPC error object where a result carries one (a
 // failed task's error); code and message are pointers, to tell one absent.
 type ErrorObject struct {
 	Code    *int            `json:"code"`
 	Message *string         `json:"message"`
 	Data    json.RawMessage `json:"data,omitempty"`
-}
-
-// UnsupportedVersionData is the data of an UnsupportedProtocolVersionError
-// (-32022), which initialize's refusal of a version also carries
-// (lifecycle.mdx, Error Handling: data.supported).
-type UnsupportedVersionData struct {
-	Supported []string `json:"supported"`
-	Requested string   `json:"requested,omitempty"`
 }
 
 // MissingCapabilityData is the data of a
@@ -201,35 +172,6 @@ type Task struct {
 // CreateTaskResult is the answer to a task-augmented request (2025-11-25).
 type CreateTaskResult struct {
 	Task Task `json:"task"`
-}
-
-// RelatedTask is the value of _meta's io.modelcontextprotocol/related-task.
-type RelatedTask struct {
-	TaskID string `json:"taskId"`
-}
-
-// InputRequest is one request of an InputRequiredResult's inputRequests
-// (2026-07-28): elicitation/create, sampling/createMessage or roots/list;
-// its params stay raw, to be read as the method's.
-type InputRequest struct {
-	Method string          `json:"method"`
-	Params json.RawMessage `json:"params,omitempty"`
-}
-
-// ElicitParams are an elicitation/create's params (form mode); each
-// property of the requested schema stays free-form.
-type ElicitParams struct {
-	Message         string `json:"message"`
-	RequestedSchema struct {
-		Properties map[string]map[string]any `json:"properties"`
-	} `json:"requestedSchema"`
-}
-
-// CreateMessageParams are a sampling/createMessage's params; the messages
-// stay raw (a message's content is one block or, from 2025-11-25, an
-// array of them).
-type CreateMessageParams struct {
-	Messages []json.RawMessage `json:"messages"`
 }
 
 // Cacheable is the caching of a result (2026-07-28), as sent: each field
