@@ -47,7 +47,7 @@ var scenarioPlans = map[string]func(ctx context.Context, rc *referenceRun) error
 		if err := rc.listTools(ctx); err != nil {
 			return err
 		}
-		_, err := rc.callTool(ctx, "add_numbers", map[string]any{"a": 5, "b": 3})
+		_, err := rc.callTool(ctx, fixtures.ClientAddNumbers, map[string]any{"a": 5, "b": 3})
 		return err
 	},
 	"elicitation-sep1034-client-defaults": func(ctx context.Context, rc *referenceRun) error {

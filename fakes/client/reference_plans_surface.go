@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"github.com/mcpconform/mcpconform/fixtures"
 	"time"
 
 	"github.com/mcpconform/mcpconform/fakes/peer"
@@ -26,12 +27,12 @@ func init() {
 	scenarioPlans["tools_call"] = func(ctx context.Context, rc *referenceRun) error {
 		switch {
 		case rc.is(ToolCallArgumentsText):
-			return rc.listAndCall(ctx, "add_numbers", map[string]any{"a": "5", "b": "3"})
+			return rc.listAndCall(ctx, fixtures.ClientAddNumbers, map[string]any{"a": "5", "b": "3"})
 		case rc.is(ToolCallArgumentsNotObject):
 			if err := rc.listTools(ctx); err != nil {
 				return err
 			}
-			_, err := rc.request(ctx, protocol.MethodToolsCall, map[string]any{"name": "add_numbers", "arguments": `{"a":5,"b":3}`})
+			_, err := rc.request(ctx, protocol.MethodToolsCall, map[string]any{"name": fixtures.ClientAddNumbers, "arguments": `{"a":5,"b":3}`})
 			return err
 		}
 		return toolsCall(ctx, rc)
@@ -49,7 +50,7 @@ func init() {
 		if !ok {
 			return fmt.Errorf("the server does not list json_schema_2020_12_tool")
 		}
-		_, err = rc.callTool(ctx, "json_schema_echo", map[string]any{"schema": schema})
+		_, err = rc.callTool(ctx, fixtures.ClientJSONSchemaEcho, map[string]any{"schema": schema})
 		return err
 	}
 	scenarioPlans[ElicitationCancelledScenario] = func(ctx context.Context, rc *referenceRun) error {

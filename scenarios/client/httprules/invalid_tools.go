@@ -2,6 +2,7 @@ package httprules
 
 import (
 	"fmt"
+	"github.com/mcpconform/mcpconform/fixtures"
 
 	"github.com/mcpconform/mcpconform/fakes/client"
 	"github.com/mcpconform/mcpconform/fakes/fault"
@@ -10,7 +11,7 @@ import (
 	"github.com/mcpconform/mcpconform/scenarios/clientside"
 )
 
-const validTool = "valid_tool"
+const validTool = fixtures.ClientValidTool
 
 const rejectQuote = "Rejection means the client MUST exclude the invalid tool from the result of tools/list."
 
@@ -91,7 +92,7 @@ var invalidToolsScenario = &scenarios.Scenario{
 	Side:       scenarios.ClientSide,
 	Versions:   versions,
 	Transports: httpOnly,
-	Needs:      []scenarios.Need{scenarios.NeedsOther("the client lists tools and calls " + validTool)},
+	Needs:      []scenarios.Need{scenarios.NeedsFixture(fixtures.ClientValidTool, "the client lists tools and calls it")},
 	Purpose: "The fake server lists " + validTool + " (a string region mirrored as Region) and fourteen invalid_* tools, each breaking " +
 		"one x-mcp-header constraint of server/tools.mdx. A client calling any invalid tool did not exclude it; a client that exits " +
 		"with an error is allowed, as in the official scenario.",

@@ -3,6 +3,7 @@ package httprules
 import (
 	"context"
 	"fmt"
+	"github.com/mcpconform/mcpconform/fixtures"
 	"net"
 	"net/http"
 	"sync"
@@ -15,7 +16,7 @@ import (
 )
 
 const (
-	refTool    = "lookup_user"
+	refTool    = fixtures.ClientLookupUser
 	canaryPath = "/canary/profile-schema.json"
 )
 
@@ -32,7 +33,7 @@ var schemaRefScenario = &scenarios.Scenario{
 	Family:   family,
 	Side:     scenarios.ClientSide,
 	Versions: versions,
-	Needs:    []scenarios.Need{scenarios.NeedsOther("the client lists tools")},
+	Needs:    []scenarios.Need{scenarios.NeedsFixture(fixtures.ClientLookupUser, "the client lists tools")},
 	Purpose: "The fake server lists " + refTool + ", whose inputSchema has a same-document $ref and a $ref to a canary URL served " +
 		"on loopback by mcpconform (apart from the fake server, so it applies on every transport). Any request to the canary, until " +
 		"the client exits or a quiet window after its last move, fails.",

@@ -3,6 +3,7 @@ package surface
 import (
 	"context"
 	"encoding/json"
+	"github.com/mcpconform/mcpconform/fixtures"
 	"reflect"
 	"slices"
 	"strings"
@@ -24,7 +25,7 @@ import (
 // skips the second before 2026-07-28.)
 const (
 	focalTool = "json_schema_2020_12_tool"
-	echoTool  = "json_schema_echo"
+	echoTool  = fixtures.ClientJSONSchemaEcho
 	dialect   = "https://json-schema.org/draft/2020-12/schema"
 )
 
@@ -86,7 +87,7 @@ var schemaScenario = &scenarios.Scenario{
 	Family:   family,
 	Side:     scenarios.ClientSide,
 	Versions: withModes,
-	Needs:    []scenarios.Need{scenarios.NeedsOther("the client calls " + echoTool + " with schema = the inputSchema of " + focalTool + " as it keeps it")},
+	Needs:    []scenarios.Need{scenarios.NeedsFixture(fixtures.ClientJSONSchemaEcho, "the client calls it with schema = the inputSchema of "+focalTool+" as it keeps it")},
 	Purpose: "The fake server lists " + focalTool + ", whose inputSchema uses $schema, $defs with an $anchor, allOf/anyOf, " +
 		"if/then/else and additionalProperties, and " + echoTool + "; the client is to call the echo with that schema. An echo " +
 		"that is no schema object (absent, not an object, or an object without a single JSON Schema keyword) is the harness's, " +

@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"github.com/mcpconform/mcpconform/fixtures"
 	"strings"
 
 	"github.com/mcpconform/mcpconform/fakes/client"
@@ -16,7 +17,7 @@ import (
 )
 
 // The official tools_call: list the tools, call add_numbers with numbers.
-const addNumbersTool = "add_numbers"
+const addNumbersTool = fixtures.ClientAddNumbers
 
 var (
 	toolsCallRequestValid = &scenarios.Check{ID: "client-tools-call/request-valid", Level: scenarios.Must,
@@ -42,7 +43,7 @@ var toolsCallScenario = &scenarios.Scenario{
 	Side:     scenarios.ClientSide,
 	// The official suite scores tools_call at 2026-07-28 too.
 	Versions: append(append([]string(nil), stateful...), protocol.V20260728),
-	Needs:    []scenarios.Need{scenarios.NeedsOther("the client calls " + addNumbersTool + " with numbers a and b")},
+	Needs:    []scenarios.Need{scenarios.NeedsFixture(fixtures.ClientAddNumbers, "the client calls it with numbers a and b")},
 	Purpose: "The fake server offers the official scenario's one tool, add_numbers(a, b), whose inputSchema asks for two numbers, " +
 		"and answers with their sum.",
 	Checks: []*scenarios.Check{toolsCallRequestValid, toolsCallArgumentsMatch},
