@@ -99,14 +99,12 @@ type ListedTools struct {
 
 // PromptsPage is a ListPromptsResult.
 type PromptsPage struct {
-	Prompts    []Prompt `json:"prompts"`
-	NextCursor *string  `json:"nextCursor,omitempty"`
+	Prompts []Prompt `json:"prompts"`
 }
 
 // ResourcesPage is a ListResourcesResult.
 type ResourcesPage struct {
-	Resources  []Resource `json:"resources"`
-	NextCursor *string    `json:"nextCursor,omitempty"`
+	Resources []Resource `json:"resources"`
 }
 
 // ObjectSchema is the flat object schema of a tool's inputSchema or an
@@ -143,9 +141,7 @@ type CreateMessageParams struct {
 // CreateMessageResult is a sampling/createMessage's result; the content
 // stays raw: one block or, from 2025-11-25, an array of them.
 type CreateMessageResult struct {
-	Role       string          `json:"role"`
 	Content    json.RawMessage `json:"content"`
-	Model      string          `json:"model"`
 	StopReason string          `json:"stopReason,omitempty"`
 }
 
