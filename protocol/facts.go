@@ -50,6 +50,14 @@ func hasPath(t reflect.Type, path []string) bool {
 	return false
 }
 
+// StatefulWith lists the judged stateful versions (newest first) whose
+// schema has method: a server request of a session (elicitation/create,
+// sampling/createMessage) exists there, where 2026-07-28 asks through input
+// required results instead.
+func StatefulWith(method string) []string {
+	return Where(func(v Version) bool { return v.Judged && v.Era == Stateful && v.Defines(method) })
+}
+
 // JudgedWhere lists the judged versions that satisfy pred, in Judged's order.
 func JudgedWhere(pred func(Version) bool) []string {
 	var out []string

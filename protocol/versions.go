@@ -70,6 +70,9 @@ type Version struct {
 	// ElicitationModes: elicitation requests name a mode, form or url
 	// (2025-11-25 and after).
 	ElicitationModes bool
+	// VersionHeader: over HTTP, MCP-Protocol-Version names the version on
+	// every request (2025-06-18 and after; streamable-http.mdx#protocol-version-header).
+	VersionHeader bool
 	// Batches: JSON-RPC batches are allowed (2025-03-26 only).
 	Batches bool
 	// ProtectedResourceMetadata: an MCP server names its authorization
@@ -81,11 +84,11 @@ type Version struct {
 // versions lists every known version, newest first.
 var versions = []Version{
 	{Name: V20260728, Era: Stateless, Judged: true, Handshake: MethodServerDiscover, Probe: MethodServerDiscover, SchemaOf: V20260728,
-		TasksExtension: true, MRTR: true, Discover: true, ElicitationModes: true, ProtectedResourceMetadata: true},
+		TasksExtension: true, MRTR: true, Discover: true, ElicitationModes: true, ProtectedResourceMetadata: true, VersionHeader: true},
 	{Name: V20251125, Era: Stateful, Judged: true, Handshake: MethodInitialize, Probe: MethodPing, SchemaOf: V20251125, TasksV1: true,
-		ElicitationModes: true, ProtectedResourceMetadata: true},
+		ElicitationModes: true, ProtectedResourceMetadata: true, VersionHeader: true},
 	{Name: V20250618, Era: Stateful, Judged: true, Handshake: MethodInitialize, Probe: MethodPing, SchemaOf: V20250618,
-		ProtectedResourceMetadata: true},
+		ProtectedResourceMetadata: true, VersionHeader: true},
 	{Name: V20250326, Era: Stateful, Judged: true, Handshake: MethodInitialize, Probe: MethodPing, SchemaOf: V20250326, Batches: true},
 	{Name: V20241105, Era: Stateful, Handshake: MethodInitialize, Probe: MethodPing, SchemaOf: V20251125},
 }

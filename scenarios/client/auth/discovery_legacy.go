@@ -23,7 +23,7 @@ const legacyPrefix = "/oauth"
 
 // onlyMarch is the version these scenarios run at: the rules stand on the
 // 2025-03-26 page alone (2025-06-18 replaced them by resource metadata).
-var onlyMarch = []string{protocol.V20250326}
+var onlyMarch = protocol.Where(func(v protocol.Version) bool { return v.Judged && !v.ProtectedResourceMetadata })
 
 // legacyCommon is newCommon without the resource check (2025-03-26 has no
 // resource indicators), citing the 2025-03-26 page's own sentences where it

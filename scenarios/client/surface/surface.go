@@ -31,10 +31,10 @@ func Scenarios() scenarios.Catalogue {
 var (
 	stateful = protocol.JudgedStateful()
 	// withElicitation are the versions that have elicitation/create.
-	withElicitation = []string{protocol.V20250618, protocol.V20251125}
+	withElicitation = protocol.StatefulWith(protocol.MethodElicitationCreate)
 	// withModes have elicitation modes, SSE polling and the JSON Schema
 	// usage section.
-	withModes = []string{protocol.V20251125}
+	withModes = protocol.Where(func(v protocol.Version) bool { return v.Judged && v.Era == protocol.Stateful && v.ElicitationModes })
 )
 
 func textResult(text string) map[string]any {

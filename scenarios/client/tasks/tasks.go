@@ -49,7 +49,7 @@ func Scenarios() scenarios.Catalogue {
 	return scenarios.Catalogue{augmentationScenario, lifecycleScenario, cancelScenario, listScenario, capacityScenario}
 }
 
-var versions = []string{protocol.V20251125}
+var versions = protocol.StatefulWith(protocol.MethodTasksGet)
 
 // kind is a request type a client may take as a task.
 type kind struct {

@@ -33,7 +33,7 @@ const resourcesSpec = "2025-11-25/server/resources.mdx"
 // a missing resource with -32602: the stateless family judges those);
 // reading a text, a binary and a template resource is judged at every
 // version.
-var versions = []string{protocol.V20251125, protocol.V20250618, protocol.V20250326}
+var versions = protocol.JudgedStateful()
 
 // uriTemplateRead is fixtures.DataTemplate expanded with the id 123.
 const uriTemplateRead = "test://template/123/data"

@@ -245,7 +245,7 @@ var callCancelledScenario = &scenarios.Scenario{
 	Title:    "a tools/call cancelled while it waits for an elicitation is never answered",
 	Family:   "tasks",
 	Side:     scenarios.ServerSide,
-	Versions: []string{protocol.V20251125, protocol.V20250618},
+	Versions: protocol.StatefulWith(protocol.MethodElicitationCreate),
 	Needs:    []scenarios.Need{scenarios.NeedsFixture(fixtures.Elicitation, "official fixture: elicits with the given message")},
 	Purpose: "The non-task variant: the client sends notifications/cancelled for a tools/call blocked on its elicitation, " +
 		"then answers the elicitation anyway. The server should stop and send no response for the cancelled call.",

@@ -84,7 +84,7 @@ const elicitationAsk = "mcpconform: please confirm the order"
 
 var elicitationScenario = &scenarios.Scenario{
 	ID: "tools-call-elicitation", Title: "a tool asks the user from inside its call", Family: "tools", Side: scenarios.ServerSide,
-	Versions: []string{protocol.V20251125, protocol.V20250618}, Needs: []scenarios.Need{scenarios.NeedsFixture(fixtures.Elicitation, "argument message; sends elicitation/create with it, then succeeds")},
+	Versions: protocol.StatefulWith(protocol.MethodElicitationCreate), Needs: []scenarios.Need{scenarios.NeedsFixture(fixtures.Elicitation, "argument message; sends elicitation/create with it, then succeeds")},
 	Purpose: "The fake client declares form elicitation and accepts with the form's defaults; the fixture must ask with the " +
 		"message it was given during the call, then succeed.",
 	Checks: []*scenarios.Check{elicitationMessage, elicitationResult},

@@ -22,7 +22,9 @@ import (
 // since 2025-06-18). The official suite has no such fixture; mcpconform's is
 // fixtures.StructuredContent (no arguments; lists an outputSchema).
 
-var sinceOutputSchema = protocol.Where(func(v protocol.Version) bool { return v.Judged && v.Name >= protocol.V20250618 })
+var sinceOutputSchema = protocol.Where(func(v protocol.Version) bool {
+	return v.Judged && v.ResultHas(protocol.MethodToolsList, "tools", "outputSchema")
+})
 
 var (
 	structuredConforms = &scenarios.Check{ID: "tools-call-structured-content/conforms", Level: scenarios.Must, Spec: toolsSpec + "#output-schema",

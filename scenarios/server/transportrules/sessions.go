@@ -132,7 +132,7 @@ var protocolVersionScenario = &scenarios.Scenario{
 	Title:      "an unsupported MCP-Protocol-Version header is refused with 400",
 	Family:     "transportrules",
 	Side:       scenarios.ServerSide,
-	Versions:   []string{protocol.V20251125, protocol.V20250618}, // the header exists since 2025-06-18
+	Versions:   protocol.Where(func(v protocol.Version) bool { return v.Judged && v.Era == protocol.Stateful && v.VersionHeader }),
 	Transports: httpOnly,
 	Checks:     []*scenarios.Check{protocolVersionInvalid400},
 	Run: serverside.Body(func(t *serverside.T) {

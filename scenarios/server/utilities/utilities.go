@@ -31,7 +31,7 @@ const (
 
 // logging/setLevel exists in the session versions only (2026-07-28 moved
 // the level into _meta); pagination is judged on resources there too.
-var versions = []string{protocol.V20251125, protocol.V20250618, protocol.V20250326}
+var versions = protocol.JudgedStateful()
 
 // Fixtures that log during a call: mcpconform's test_logging_levels (one
 // message at each of debug, info, warning and error), else the official
