@@ -1,5 +1,11 @@
 package protocol
 
+import "time"
+
+// DefaultPollInterval is how often mcpconform's peers poll a task when the
+// other side suggests no pollInterval (the spec leaves it to the poller).
+const DefaultPollInterval = 500 * time.Millisecond
+
 // TaskStatus is a task's status, as tasks/get and notifications/tasks/status
 // report it (2025-11-25 basic/utilities/tasks.mdx#task-status-lifecycle; the
 // same statuses and graph govern the 2026-07-28 tasks extension).

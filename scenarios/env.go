@@ -4,8 +4,8 @@ import (
 	"sync"
 	"time"
 
-	"github.com/mcpconform/mcpconform/fakes/client"
 	"github.com/mcpconform/mcpconform/fakes/issuer"
+	"github.com/mcpconform/mcpconform/protocol"
 	"github.com/mcpconform/mcpconform/transport"
 )
 
@@ -103,7 +103,7 @@ type Timing struct {
 // DefaultTiming is what the command line starts from.
 func DefaultTiming() Timing {
 	return Timing{ResponseTimeout: 5 * time.Second, QuietWindow: 250 * time.Millisecond,
-		ScenarioTimeout: 60 * time.Second, Poll: client.DefaultPoll}
+		ScenarioTimeout: 60 * time.Second, Poll: protocol.DefaultPollInterval}
 }
 
 // OrDefaults fills the durations left at zero.

@@ -63,7 +63,7 @@ type Options struct {
 
 // DefaultPoll is the task poll interval when neither the server nor the
 // options name one.
-const DefaultPoll = 500 * time.Millisecond
+const DefaultPoll = protocol.DefaultPollInterval
 
 // DefaultClientInfo is what the fake client calls itself.
 var DefaultClientInfo = map[string]any{"name": "mcpconform", "version": "0.1.0"}
