@@ -521,7 +521,7 @@ func (s *Server) documentClient(r *http.Request, id string) *client {
 		return nil
 	}
 	defer resp.Body.Close()
-	var doc struct {
+	var doc struct { // an OAuth client ID metadata document, no MCP message
 		ClientID     string   `json:"client_id"`
 		ClientName   string   `json:"client_name"`
 		RedirectURIs []string `json:"redirect_uris"`

@@ -205,7 +205,7 @@ func CheckProof(values []string, method, uri, accessToken string, now time.Time)
 		p.Problems = append(p.Problems, "the jwk header carries a private key")
 	}
 	pub := h.JSONWebKey.Public()
-	var claims struct {
+	var claims struct { // a DPoP proof's claims (RFC 9449 §4.2), no MCP message
 		JTI   string   `json:"jti"`
 		HTM   string   `json:"htm"`
 		HTU   string   `json:"htu"`

@@ -6,6 +6,7 @@ import (
 	"sync/atomic"
 
 	"github.com/mcpconform/mcpconform/jsonrpc"
+	"github.com/mcpconform/mcpconform/protocol"
 	"github.com/mcpconform/mcpconform/protocol/codes"
 	"github.com/mcpconform/mcpconform/transport"
 )
@@ -170,14 +171,13 @@ func (p *Peer) untrack(id jsonrpc.ID, fl *inflight) {
 // cancelInflight handles notifications/cancelled: the request is marked
 // cancelled and, unless cancellations are ignored, its context ends.
 func (p *Peer) cancelInflight(msg *jsonrpc.Message) {
-	var params struct {
-		RequestID jsonrpc.ID `json:"requestId"`
-	}
-	if json.Unmarshal(msg.Params, &params) != nil || params.RequestID.IsZero() {
+	var params protocol.CancelledParams
+	if json.Unmarshal(msg.Params, &params) != nil || len(params.RequestID) == 0 {
 		return // invalid cancellations are ignored (cancellation.mdx)
 	}
+	id := jsonrpc.ID(params.RequestID) // kept verbatim, as jsonrpc.ID keeps it
 	p.inflightMu.Lock()
-	fl, ok := p.inflight[params.RequestID.Key()]
+	fl, ok := p.inflight[id.Key()]
 	p.inflightMu.Unlock()
 	if ok {
 		fl.cancelled.Store(true)

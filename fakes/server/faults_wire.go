@@ -221,11 +221,7 @@ func (c twiceConn) Send(ctx context.Context, frame []byte) error {
 	if err := c.Conn.Send(ctx, frame); err != nil {
 		return err
 	}
-	var m struct {
-		ID     json.RawMessage            `json:"id"`
-		Method string                     `json:"method"`
-		Result map[string]json.RawMessage `json:"result"`
-	}
+	var m protocol.ResponseHead
 	if json.Unmarshal(frame, &m) != nil || m.Method != "" || m.ID == nil || m.Result["tools"] == nil {
 		return nil
 	}

@@ -171,9 +171,7 @@ func rpcError(code int, msg string, data any) *jsonrpc.Error {
 
 // requestMeta reads params._meta.
 func requestMeta(req *jsonrpc.Message) (map[string]json.RawMessage, bool) {
-	var params struct {
-		Meta map[string]json.RawMessage `json:"_meta"`
-	}
+	var params protocol.Meta
 	if len(req.Params) == 0 || json.Unmarshal(req.Params, &params) != nil || params.Meta == nil {
 		return nil, false
 	}
@@ -263,9 +261,7 @@ func (r *reference) refuseNegotiation(req *jsonrpc.Message) *jsonrpc.Error {
 	if !r.is(NegotiationWrongError) && !r.is(NegotiationErrorSupported) {
 		return nil
 	}
-	var params struct {
-		ProtocolVersion string `json:"protocolVersion"`
-	}
+	var params protocol.InitializeVersion
 	supported := r.stateful
 	if json.Unmarshal(req.Params, &params) != nil || params.ProtocolVersion == "" || slices.Contains(supported, params.ProtocolVersion) {
 		return nil
@@ -300,18 +296,18 @@ func quote(s string) string { return "'" + s + "'" }
 
 // nameOf is the body value the Mcp-Name header mirrors.
 func nameOf(req *jsonrpc.Message) string {
-	var p struct {
-		Name   string `json:"name"`
-		URI    string `json:"uri"`
-		TaskID string `json:"taskId"`
-	}
-	_ = json.Unmarshal(req.Params, &p)
 	switch {
 	case req.Method == protocol.MethodToolsCall || req.Method == protocol.MethodPromptsGet:
+		var p protocol.NamedArgumentsParams
+		_ = json.Unmarshal(req.Params, &p)
 		return p.Name
 	case req.Method == protocol.MethodResourcesRead:
+		var p protocol.ReadResourceParams
+		_ = json.Unmarshal(req.Params, &p)
 		return p.URI
 	case strings.HasPrefix(req.Method, "tasks/"):
+		var p protocol.RelatedTask
+		_ = json.Unmarshal(req.Params, &p)
 		return p.TaskID
 	}
 	return ""
@@ -408,10 +404,7 @@ func serverInfo() map[string]any {
 }
 
 func (r *reference) initialize(_ context.Context, p *Peer, req *jsonrpc.Message) (any, *jsonrpc.Error) {
-	var params struct {
-		ProtocolVersion string         `json:"protocolVersion"`
-		Capabilities    map[string]any `json:"capabilities"`
-	}
+	var params protocol.InitializeOffer
 	if err := json.Unmarshal(req.Params, &params); err != nil || params.ProtocolVersion == "" {
 		return nil, rpcError(codes.InvalidParams, "initialize needs protocolVersion, capabilities and clientInfo", nil)
 	}

@@ -298,7 +298,7 @@ func (f *authFront) claims(ctx context.Context, token string) (issuer.Claims, er
 	var c issuer.Claims
 	if parts := strings.Split(token, "."); len(parts) == 3 && (f.is(AlgNoneAccepted) || f.is(SignatureUnchecked)) {
 		head, _ := base64.RawURLEncoding.DecodeString(parts[0])
-		var h struct {
+		var h struct { // a JWT's JOSE header (RFC 7515), no MCP message
 			Alg string `json:"alg"`
 		}
 		_ = json.Unmarshal(head, &h)
@@ -368,7 +368,7 @@ func (f *authFront) introspect(ctx context.Context, token string) ([]string, str
 		return nil, "introspection: " + err.Error()
 	}
 	defer resp.Body.Close()
-	var a struct {
+	var a struct { // an introspection response (RFC 7662 §2.2), no MCP message
 		Active bool            `json:"active"`
 		Scope  string          `json:"scope"`
 		Aud    json.RawMessage `json:"aud"`

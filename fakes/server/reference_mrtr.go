@@ -351,10 +351,7 @@ func (in *mrtrIn) needs(qs ...mrtrQuestion) *jsonrpc.Error {
 func answer(q mrtrQuestion, raw json.RawMessage) (string, error) {
 	switch q.method {
 	case protocol.MethodElicitationCreate:
-		var res struct {
-			Action  string                     `json:"action"`
-			Content map[string]json.RawMessage `json:"content"`
-		}
+		var res protocol.ElicitAnswer
 		if json.Unmarshal(raw, &res) != nil || res.Action == "" {
 			return "", fmt.Errorf("inputResponses.%s is not an ElicitResult", q.key)
 		}
@@ -380,19 +377,12 @@ func answer(q mrtrQuestion, raw json.RawMessage) (string, error) {
 		}
 		return s, nil
 	case protocol.MethodSamplingCreateMessage:
-		var res struct {
-			Role    string          `json:"role"`
-			Content json.RawMessage `json:"content"`
-		}
+		var res protocol.SampledMessage
 		if json.Unmarshal(raw, &res) != nil || res.Role == "" || len(res.Content) == 0 {
 			return "", fmt.Errorf("inputResponses.%s is not a CreateMessageResult", q.key)
 		}
-		var one struct {
-			Text string `json:"text"`
-		}
-		var many []struct {
-			Text string `json:"text"`
-		}
+		var one protocol.ContentText
+		var many []protocol.ContentText
 		if json.Unmarshal(res.Content, &one) == nil {
 			return one.Text, nil
 		}
@@ -401,11 +391,7 @@ func answer(q mrtrQuestion, raw json.RawMessage) (string, error) {
 		}
 		return "", fmt.Errorf("inputResponses.%s has no content", q.key)
 	case protocol.MethodRootsList:
-		var res struct {
-			Roots []struct {
-				URI string `json:"uri"`
-			} `json:"roots"`
-		}
+		var res protocol.ListedRoots
 		if json.Unmarshal(raw, &res) != nil || res.Roots == nil {
 			return "", fmt.Errorf("inputResponses.%s is not a ListRootsResult", q.key)
 		}

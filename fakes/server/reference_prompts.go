@@ -123,9 +123,7 @@ var referencePrompts = []refPrompt{
 const promptPage = 2
 
 func (r *promptsFamily) promptsList(ctx context.Context, _ *Peer, req *jsonrpc.Message) (any, *jsonrpc.Error) {
-	var params struct {
-		Cursor *string `json:"cursor"`
-	}
+	var params protocol.PageParams
 	_ = json.Unmarshal(req.Params, &params)
 	size := promptPage
 	if r.is(PromptsOnePage) {
@@ -185,10 +183,7 @@ func findPrompt(name string) *refPrompt {
 }
 
 func (r *promptsFamily) promptsGet(ctx context.Context, _ *Peer, req *jsonrpc.Message) (any, *jsonrpc.Error) {
-	var params struct {
-		Name      string                     `json:"name"`
-		Arguments map[string]json.RawMessage `json:"arguments"`
-	}
+	var params protocol.NamedArgumentsParams
 	_ = json.Unmarshal(req.Params, &params)
 	prompt := findPrompt(params.Name)
 	if prompt == nil {
@@ -227,17 +222,7 @@ var completionWords = []string{"test-alpha", "test-beta", "test-gamma", "other-d
 var templateIDs = []string{"1", "2", "3", "123"}
 
 func (r *promptsFamily) complete(ctx context.Context, _ *Peer, req *jsonrpc.Message) (any, *jsonrpc.Error) {
-	var params struct {
-		Ref struct {
-			Type string `json:"type"`
-			Name string `json:"name"`
-			URI  string `json:"uri"`
-		} `json:"ref"`
-		Argument struct {
-			Name  string `json:"name"`
-			Value string `json:"value"`
-		} `json:"argument"`
-	}
+	var params protocol.CompleteParams
 	if err := json.Unmarshal(req.Params, &params); err != nil || params.Ref.Type == "" {
 		return nil, rpcError(codes.InvalidParams, "completion/complete needs ref and argument", nil)
 	}

@@ -78,9 +78,7 @@ func (*resourcesFamily) liberties() fault.Set { return resourceLiberties }
 // page cuts items at cursor; the cursor is opaque to the client. An
 // invalid one is -32602 (utilities/pagination.mdx#error-handling).
 func (r *resourcesFamily) page(key string, items []map[string]any, params json.RawMessage) (map[string]any, *jsonrpc.Error) {
-	var p struct {
-		Cursor *string `json:"cursor"`
-	}
+	var p protocol.PageParams
 	_ = json.Unmarshal(params, &p)
 	size, encode, decode := resourcePage, encodeCursor, decodeCursor
 	switch {
@@ -154,9 +152,7 @@ func (r *resourcesFamily) resourcesTemplatesList(ctx context.Context, _ *Peer, r
 }
 
 func uriParam(req *jsonrpc.Message) string {
-	var p struct {
-		URI string `json:"uri"`
-	}
+	var p protocol.ReadResourceParams
 	_ = json.Unmarshal(req.Params, &p)
 	return p.URI
 }

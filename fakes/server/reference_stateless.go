@@ -104,7 +104,7 @@ const fixtureXMcpHeader = fixtures.XMcpHeader
 const paramHeader = "Mcp-Param-Region"
 
 func (r *statelessFamily) xMcpHeader(ctx context.Context, _ *Peer, _ *jsonrpc.Message, args json.RawMessage) (any, *jsonrpc.Error) {
-	var a struct {
+	var a struct { // the tool's own arguments: its inputSchema types them, no MCP schema
 		Region *string `json:"region"`
 	}
 	_ = json.Unmarshal(args, &a)
@@ -118,10 +118,7 @@ func (r *statelessFamily) xMcpHeader(ctx context.Context, _ *Peer, _ *jsonrpc.Me
 // call against its body (streamable-http.mdx "Server Behavior for Custom
 // Headers"); "" when it holds.
 func (r *statelessFamily) paramHeaderMismatch(h http.Header, req *jsonrpc.Message) string {
-	var p struct {
-		Name      string                     `json:"name"`
-		Arguments map[string]json.RawMessage `json:"arguments"`
-	}
+	var p protocol.NamedArgumentsParams
 	if req.Method != protocol.MethodToolsCall || json.Unmarshal(req.Params, &p) != nil || p.Name != fixtureXMcpHeader {
 		return ""
 	}
@@ -319,9 +316,7 @@ func (r *statelessFamily) cachingHints(req *jsonrpc.Message, m map[string]any) {
 }
 
 func hasCursor(req *jsonrpc.Message) bool {
-	var p struct {
-		Cursor *string `json:"cursor"`
-	}
+	var p protocol.PageParams
 	_ = json.Unmarshal(req.Params, &p)
 	return p.Cursor != nil
 }
@@ -398,12 +393,7 @@ func (f *slFront) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	r.Body = io.NopCloser(bytes.NewReader(body))
-	var m struct {
-		Method string `json:"method"`
-		Params struct {
-			Name string `json:"name"`
-		} `json:"params"`
-	}
+	var m protocol.RequestHead
 	_ = json.Unmarshal(body, &m)
 	if modernOnly {
 		r.Header.Del(transport.HeaderSessionID) // ignored: there are no sessions
@@ -411,11 +401,7 @@ func (f *slFront) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	switch f.v {
 	case VersionHeaderOptional:
 		if r.Header.Get(transport.HeaderProtocolVersion) == "" {
-			var v struct {
-				Params struct {
-					Meta map[string]json.RawMessage `json:"_meta"`
-				} `json:"params"`
-			}
+			var v protocol.MetaRequest
 			_ = json.Unmarshal(body, &v)
 			var version string
 			_ = json.Unmarshal(v.Params.Meta[protocol.MetaProtocolVersion], &version)

@@ -95,14 +95,9 @@ func (r *subscriptionsFamily) listen(ctx context.Context, p *Peer, req *jsonrpc.
 	if !isModern(ctx) {
 		return r.notFound(ctx, p, req)
 	}
-	var params struct {
-		Notifications struct {
-			Tools   bool `json:"toolsListChanged"`
-			Prompts bool `json:"promptsListChanged"`
-		} `json:"notifications"`
-	}
+	var params protocol.ListenParams
 	_ = json.Unmarshal(req.Params, &params)
-	sub := &subscription{p: p, id: req.ID, ctx: ctx, tools: params.Notifications.Tools, prompts: params.Notifications.Prompts}
+	sub := &subscription{p: p, id: req.ID, ctx: ctx, tools: params.Notifications.ToolsListChanged, prompts: params.Notifications.PromptsListChanged}
 	honored := map[string]any{} // resources are not offered on subscriptions: omitted
 	if sub.tools {
 		honored["toolsListChanged"] = true

@@ -180,9 +180,7 @@ func (*tasksExtensionFamily) liberties() fault.Set {
 // listenFilter reads the notifications filter of a subscriptions/listen;
 // ok reports whether it asks for task ids.
 func listenFilter(req *jsonrpc.Message) (map[string]json.RawMessage, bool) {
-	var params struct {
-		Notifications map[string]json.RawMessage `json:"notifications"`
-	}
+	var params protocol.ListenFilterParams
 	_ = json.Unmarshal(req.Params, &params)
 	_, ok := params.Notifications["taskIds"]
 	return params.Notifications, ok
@@ -192,10 +190,7 @@ func listenFilter(req *jsonrpc.Message) (map[string]json.RawMessage, bool) {
 // per-request capabilities (ext-tasks/tasks.md#capability-negotiation).
 func (r *tasksExtensionFamily) extDeclared(req *jsonrpc.Message) bool {
 	meta, _ := requestMeta(req)
-	var caps struct {
-		Extensions map[string]json.RawMessage `json:"extensions"`
-		Tasks      json.RawMessage            `json:"tasks"`
-	}
+	var caps protocol.DeclaredCapabilities
 	_ = json.Unmarshal(meta[protocol.MetaClientCapabilities], &caps)
 	if _, ok := caps.Extensions[protocol.ExtensionTasks]; ok {
 		return true
@@ -209,7 +204,7 @@ func missingExtension() *jsonrpc.Error {
 }
 
 func extGreet(ctx context.Context, _ *Peer, _ *jsonrpc.Message, args json.RawMessage) (any, *jsonrpc.Error) {
-	var a struct {
+	var a struct { // the tool's own arguments: its inputSchema types them, no MCP schema
 		Name string `json:"name"`
 	}
 	_ = json.Unmarshal(args, &a)
@@ -220,7 +215,7 @@ func extGreet(ctx context.Context, _ *Peer, _ *jsonrpc.Message, args json.RawMes
 }
 
 func (r *tasksExtensionFamily) extSlowCompute(ctx context.Context, p *Peer, req *jsonrpc.Message, args json.RawMessage) (any, *jsonrpc.Error) {
-	var a struct {
+	var a struct { // the tool's own arguments: its inputSchema types them, no MCP schema
 		Seconds *float64 `json:"seconds"`
 		Label   string   `json:"label"`
 	}
@@ -275,7 +270,7 @@ func (r *tasksExtensionFamily) extFixture(name string) toolCall {
 			}
 			return nil, missingExtension()
 		}
-		var a struct {
+		var a struct { // the tool's own arguments: its inputSchema types them, no MCP schema
 			Filename string `json:"filename"`
 		}
 		_ = json.Unmarshal(args, &a)
@@ -322,10 +317,7 @@ func elicitForm(message, field, kind string) map[string]any {
 
 // answerOf reads an elicitation answer: its action and content.
 func answerOf(raw json.RawMessage) (string, map[string]any) {
-	var a struct {
-		Action  string         `json:"action"`
-		Content map[string]any `json:"content"`
-	}
+	var a protocol.ElicitResult
 	_ = json.Unmarshal(raw, &a)
 	return a.Action, a.Content
 }
@@ -571,10 +563,7 @@ func (s *extStore) send(sub *extSub, view map[string]any) {
 }
 
 func taskParams(req *jsonrpc.Message) (string, map[string]json.RawMessage) {
-	var p struct {
-		TaskID         string                     `json:"taskId"`
-		InputResponses map[string]json.RawMessage `json:"inputResponses"`
-	}
+	var p protocol.ExtTaskParams
 	_ = json.Unmarshal(req.Params, &p)
 	return p.TaskID, p.InputResponses
 }
@@ -796,11 +785,7 @@ func (s *extStore) listen(ctx context.Context, p *Peer, req *jsonrpc.Message) (a
 	if !isModern(ctx) {
 		return s.r.notFound(ctx, p, req)
 	}
-	var params struct {
-		Notifications struct {
-			TaskIDs []string `json:"taskIds"`
-		} `json:"notifications"`
-	}
+	var params protocol.ListenParams
 	_ = json.Unmarshal(req.Params, &params)
 	if params.Notifications.TaskIDs != nil && !s.r.extDeclared(req) && !s.r.is(ListenServesUndeclared) {
 		return nil, missingExtension()
@@ -823,11 +808,7 @@ func (s *extStore) listen(ctx context.Context, p *Peer, req *jsonrpc.Message) (a
 
 // follow sends task updates on a listen stream another family holds.
 func (s *extStore) follow(ctx context.Context, p *Peer, req *jsonrpc.Message) {
-	var params struct {
-		Notifications struct {
-			TaskIDs []string `json:"taskIds"`
-		} `json:"notifications"`
-	}
+	var params protocol.ListenParams
 	_ = json.Unmarshal(req.Params, &params)
 	sub := s.subscribe(ctx, p, req, params.Notifications.TaskIDs)
 	s.start(sub)

@@ -180,7 +180,7 @@ func (r *toolFixturesFamily) callLogging(ctx context.Context, p *Peer, req *json
 }
 
 func (r *toolFixturesFamily) callSampling(ctx context.Context, p *Peer, req *jsonrpc.Message, args json.RawMessage) (any, *jsonrpc.Error) {
-	var a struct {
+	var a struct { // the tool's own arguments: its inputSchema types them, no MCP schema
 		Prompt string `json:"prompt"`
 	}
 	_ = json.Unmarshal(args, &a)
@@ -197,11 +197,7 @@ func (r *toolFixturesFamily) callSampling(ctx context.Context, p *Peer, req *jso
 	if err != nil || resp.Error != nil {
 		return textResult(ctx, "Sampling failed.", true), nil
 	}
-	var answer struct {
-		Content struct {
-			Text string `json:"text"`
-		} `json:"content"`
-	}
+	var answer protocol.SampledText
 	_ = json.Unmarshal(resp.Result, &answer)
 	return textResult(ctx, "LLM response: "+answer.Content.Text, r.is(SamplingIsError)), nil
 }

@@ -116,9 +116,7 @@ func (r *reference) toolsList(ctx context.Context, p *Peer, req *jsonrpc.Message
 // is invalid, -32602 (utilities/pagination.mdx#error-handling). The
 // family's paging variants page otherwise.
 func (r *reference) toolsPage(req *jsonrpc.Message, tools []any) (page []any, next string, rerr *jsonrpc.Error) {
-	var p struct {
-		Cursor *string `json:"cursor"`
-	}
+	var p protocol.PageParams
 	_ = json.Unmarshal(req.Params, &p)
 	n := 0 // the page asked for, from 1; 0 for the first
 	if p.Cursor != nil {
@@ -162,14 +160,6 @@ func textResult(ctx context.Context, text string, isError bool) map[string]any {
 	return complete(ctx, res)
 }
 
-type callParams struct {
-	Name      string          `json:"name"`
-	Arguments json.RawMessage `json:"arguments"`
-	Task      *struct {
-		TTL *int64 `json:"ttl"`
-	} `json:"task"`
-}
-
 // findTool is the reference's tool of that name (the last listed), or nil.
 func (r *reference) findTool(name string) *refTool {
 	var tool *refTool
@@ -182,7 +172,7 @@ func (r *reference) findTool(name string) *refTool {
 }
 
 func (r *reference) toolsCall(ctx context.Context, p *Peer, req *jsonrpc.Message) (any, *jsonrpc.Error) {
-	var params callParams
+	var params protocol.CallToolTaskParams
 	_ = json.Unmarshal(req.Params, &params)
 	tool := r.findTool(params.Name)
 	if tool == nil {
@@ -251,7 +241,7 @@ func (r *reference) workPlainly(ctx context.Context, p *Peer, req *jsonrpc.Messa
 
 // workMillis reads test_task_working's `ms` argument (default 300).
 func workMillis(args json.RawMessage) int {
-	var a struct {
+	var a struct { // the tool's own arguments: its inputSchema types them, no MCP schema
 		MS int `json:"ms"`
 	}
 	_ = json.Unmarshal(args, &a)
@@ -285,7 +275,7 @@ func (r *reference) workingText(name string) string {
 // elicit is test_elicitation: it blocks on the user's answer, and stops
 // without a response when the client cancels the call.
 func (r *reference) elicit(ctx context.Context, p *Peer, args json.RawMessage) (any, *jsonrpc.Error) {
-	var a struct {
+	var a struct { // the tool's own arguments: its inputSchema types them, no MCP schema
 		Message string `json:"message"`
 	}
 	_ = json.Unmarshal(args, &a)
@@ -329,9 +319,7 @@ func elicitationParams(message string, meta map[string]any) map[string]any {
 }
 
 func answerAction(resp *jsonrpc.Message) string {
-	var result struct {
-		Action string `json:"action"`
-	}
+	var result protocol.ElicitAction
 	if resp == nil || resp.Error != nil || json.Unmarshal(resp.Result, &result) != nil {
 		return ""
 	}
@@ -370,7 +358,7 @@ func (r *reference) runTaskTool(p *Peer, t *task, name string, args json.RawMess
 // taskElicitation asks the user from inside a task: input_required while
 // the question is out, back to working once answered (tasks.mdx#input-required-status).
 func (r *reference) taskElicitation(p *Peer, t *task, args json.RawMessage) {
-	var a struct {
+	var a struct { // the tool's own arguments: its inputSchema types them, no MCP schema
 		Message string `json:"message"`
 	}
 	_ = json.Unmarshal(args, &a)

@@ -16,6 +16,7 @@ import (
 
 	"github.com/mcpconform/mcpconform/fakes/fault"
 	"github.com/mcpconform/mcpconform/jsonrpc"
+	"github.com/mcpconform/mcpconform/protocol"
 	"github.com/mcpconform/mcpconform/transport"
 )
 
@@ -107,9 +108,7 @@ func (f *trFront) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 			return
 		}
 		r.Body = io.NopCloser(bytes.NewReader(body))
-		var m struct {
-			Method string `json:"method"`
-		}
+		var m protocol.RequestHead
 		_ = json.Unmarshal(body, &m)
 		method = m.Method
 	}

@@ -46,9 +46,7 @@ func (r *utilitiesFamily) tools() []refTool {
 }
 
 func (r *utilitiesFamily) setLevel(_ context.Context, p *Peer, req *jsonrpc.Message) (any, *jsonrpc.Error) {
-	var params struct {
-		Level string `json:"level"`
-	}
+	var params protocol.SetLevelParams
 	_ = json.Unmarshal(req.Params, &params)
 	if !slices.Contains(logLevels, params.Level) {
 		if r.is(InvalidLevelAccepted) {

@@ -132,11 +132,7 @@ func listenInitializeEra(ctx context.Context, addr string, opts transport.Option
 // carriesModernMeta reports a JSON-RPC message whose params._meta names a
 // protocol version: a 2026-07-28 request.
 func carriesModernMeta(body []byte) bool {
-	var m struct {
-		Params struct {
-			Meta map[string]json.RawMessage `json:"_meta"`
-		} `json:"params"`
-	}
+	var m protocol.MetaRequest
 	if json.Unmarshal(body, &m) != nil {
 		return false
 	}

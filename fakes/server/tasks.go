@@ -330,9 +330,7 @@ func (s *taskStore) createTask(p *Peer, tool string, requestedTTL *int64, work f
 }
 
 func taskIDParam(req *jsonrpc.Message) string {
-	var params struct {
-		TaskID string `json:"taskId"`
-	}
+	var params protocol.RelatedTask
 	_ = json.Unmarshal(req.Params, &params)
 	return params.TaskID
 }
@@ -441,9 +439,7 @@ func (s *taskStore) result(ctx context.Context, p *Peer, req *jsonrpc.Message) (
 }
 
 func (s *taskStore) list(_ context.Context, p *Peer, req *jsonrpc.Message) (any, *jsonrpc.Error) {
-	var params struct {
-		Cursor *string `json:"cursor"`
-	}
+	var params protocol.PageParams
 	_ = json.Unmarshal(req.Params, &params)
 	s.mu.Lock()
 	defer s.mu.Unlock()
