@@ -68,3 +68,22 @@ func JudgedWhere(pred func(Version) bool) []string {
 	}
 	return out
 }
+
+// NewerThan names the oldest judged version after version whose schema has
+// what version's lacks: the method itself (no path), or the field at path
+// in the method's result (JSON names, as ResultHas reads them). It is ""
+// when version has it, or when no newer version does either (something no
+// revision defines is not a newer version's feature).
+func NewerThan(version, method string, path ...string) string {
+	has := func(v Version) bool {
+		return v.Defines(method) && (len(path) == 0 || v.ResultHas(method, path...))
+	}
+	if v, ok := Lookup(version); !ok || has(v) {
+		return ""
+	}
+	newer := Where(func(v Version) bool { return v.Judged && v.Name > version && has(v) })
+	if len(newer) == 0 {
+		return ""
+	}
+	return newer[len(newer)-1] // Where lists newest first
+}

@@ -31,6 +31,17 @@ var _ = Describe("what a version's schema has", func() {
 		Expect(protocol.Features(protocol.V20250618).ResultHas("nonesuch/method")).To(BeFalse())
 	})
 
+	It("names the version that brought what an older one lacks", func() {
+		Expect(protocol.NewerThan(protocol.V20250618, "notifications/tasks/status")).To(Equal(protocol.V20251125))
+		Expect(protocol.NewerThan(protocol.V20250326, protocol.MethodElicitationCreate)).To(Equal(protocol.V20250618))
+		Expect(protocol.NewerThan(protocol.V20250618, protocol.MethodInitialize, "capabilities", "tasks")).To(Equal(protocol.V20251125))
+		Expect(protocol.NewerThan(protocol.V20251125, protocol.MethodInitialize, "capabilities", "tasks")).To(BeEmpty())
+		Expect(protocol.NewerThan(protocol.V20250326, protocol.MethodInitialize, "capabilities", "completions")).To(BeEmpty())
+		Expect(protocol.NewerThan(protocol.V20250618, protocol.MethodInitialize, "capabilities", "nonesuch")).To(BeEmpty())
+		Expect(protocol.NewerThan(protocol.V20250618, "vendor/custom")).To(BeEmpty())
+		Expect(protocol.NewerThan("1999-01-01", protocol.MethodPing)).To(BeEmpty())
+	})
+
 	It("lists the stateful versions whose sessions have a method", func() {
 		Expect(protocol.StatefulWith(protocol.MethodElicitationCreate)).To(Equal([]string{protocol.V20251125, protocol.V20250618}))
 		Expect(protocol.StatefulWith(protocol.MethodTasksGet)).To(Equal([]string{protocol.V20251125}))

@@ -5,7 +5,10 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"maps"
 	"net/http"
+	"slices"
+	"strings"
 	"sync"
 	"unicode/utf8"
 
@@ -38,6 +41,10 @@ const (
 	// RuleNegotiatedCapabilities: sampling, elicitation and roots requests
 	// only to a client that declared the capability.
 	RuleNegotiatedCapabilities WireRule = "negotiated-capabilities"
+	// RuleNegotiatedVersion: nothing of a newer version than the session's
+	// (a method its schema lacks, a capability its initialize result lacks)
+	// where a newer version's schema has it.
+	RuleNegotiatedVersion WireRule = "negotiated-version"
 	// RuleContentType: an HTTP answer that carries JSON-RPC has Content-Type
 	// application/json or text/event-stream.
 	RuleContentType WireRule = "content-type"
@@ -49,7 +56,7 @@ const (
 
 // WireRules lists every rule, in the order the checks are listed.
 var WireRules = []WireRule{RuleJSONRPCOnly, RuleUTF8, RuleJSONRPCVersion, RuleRequestID, RuleResponseID, RuleOneResponse,
-	RuleNegotiatedCapabilities, RuleContentType, RuleWSTextFrames, RuleWSSubprotocol}
+	RuleNegotiatedCapabilities, RuleNegotiatedVersion, RuleContentType, RuleWSTextFrames, RuleWSSubprotocol}
 
 // WireBreach is one frame (or transport fact) that broke a wire rule.
 type WireBreach struct {
@@ -205,11 +212,11 @@ func (w *wireLog) noteSent(frame []byte) {
 // of the session, and no request more often than it was sent. An error
 // with id null answers a request whose id could not be read
 // (2025-11-25/basic/index.mdx#error-responses) and is not judged here.
-func (w *wireLog) answered(id json.RawMessage, isError bool, frame []byte) {
+func (w *wireLog) answered(id json.RawMessage, isError bool, frame []byte) (method string) {
 	rid := jsonrpc.ID(id)
 	key := rid.Key()
 	if rid.IsNull() && isError {
-		return
+		return ""
 	}
 	kind, a := "result", "a"
 	if isError {
@@ -217,7 +224,7 @@ func (w *wireLog) answered(id json.RawMessage, isError bool, frame []byte) {
 	}
 	w.mu.Lock()
 	sent := w.requests[key]
-	method := w.methods[key]
+	method = w.methods[key]
 	untracked := w.untracked
 	if sent > 0 {
 		w.answers[key]++
@@ -230,6 +237,7 @@ func (w *wireLog) answered(id json.RawMessage, isError bool, frame []byte) {
 	case again:
 		w.add(RuleOneResponse, fmt.Sprintf("a second %s to the request %s with id %s (answered already)", kind, method, id), frame)
 	}
+	return method
 }
 
 // note turns what the transport saw into a breach.
@@ -318,7 +326,14 @@ func (s *Session) inspect(frame []byte) {
 		s.wire.add(RuleJSONRPCVersion, fmt.Sprintf("jsonrpc is %s in the %s", v, what), frame)
 	}
 	if !hasMethod && hasID {
-		s.wire.answered(id, hasError, frame)
+		if s.wire.answered(id, hasError, frame) == protocol.MethodInitialize && hasResult {
+			s.judgeDeclaredVersion(fields["result"], frame)
+		}
+	}
+	if hasMethod {
+		if since := protocol.NewerThan(s.opts.Version, name); since != "" {
+			s.wire.add(RuleNegotiatedVersion, fmt.Sprintf("%s, which %s does not have (it came with %s)", name, s.opts.Version, since), frame)
+		}
 	}
 	if !hasMethod || !hasID {
 		return
@@ -358,6 +373,44 @@ func (s *Session) judgeCapability(method, capability string, params json.RawMess
 	}
 	if (p.Mode == "form" && !form) || (p.Mode == "url" && !url) {
 		s.wire.add(RuleNegotiatedCapabilities, fmt.Sprintf("elicitation/create in %s mode sent to a client whose elicitation capability does not declare it", p.Mode), frame)
+	}
+}
+
+// judgeDeclaredVersion records the capabilities an initialize result
+// declares that the negotiated version's schema lacks and a newer one has
+// (2025-11-25/basic/lifecycle.mdx#operation: "Respect the negotiated
+// protocol version"): two levels deep, as the schemas type them.
+func (s *Session) judgeDeclaredVersion(result json.RawMessage, frame []byte) {
+	var r struct {
+		ProtocolVersion string                     `json:"protocolVersion"`
+		Capabilities    map[string]json.RawMessage `json:"capabilities"`
+	} // read by hand: only the two levels of capability keys matter here
+	if json.Unmarshal(result, &r) != nil {
+		return // the wire-schema check judges a result that is no object
+	}
+	version := s.opts.Version
+	if v, ok := protocol.Lookup(r.ProtocolVersion); ok && v.Judged {
+		version = v.Name
+	}
+	var newer []string
+	for _, k := range slices.Sorted(maps.Keys(r.Capabilities)) {
+		if since := protocol.NewerThan(version, protocol.MethodInitialize, "capabilities", k); since != "" {
+			newer = append(newer, fmt.Sprintf("%s (%s)", k, since))
+			continue
+		}
+		var sub map[string]json.RawMessage
+		if json.Unmarshal(r.Capabilities[k], &sub) != nil {
+			continue
+		}
+		for _, k2 := range slices.Sorted(maps.Keys(sub)) {
+			if since := protocol.NewerThan(version, protocol.MethodInitialize, "capabilities", k, k2); since != "" {
+				newer = append(newer, fmt.Sprintf("%s.%s (%s)", k, k2, since))
+			}
+		}
+	}
+	if len(newer) > 0 {
+		s.wire.add(RuleNegotiatedVersion, fmt.Sprintf("the initialize result at %s declares capabilities of newer versions: %s",
+			version, strings.Join(newer, ", ")), frame)
 	}
 }
 

@@ -33,6 +33,12 @@ var (
 	// Over Streamable HTTP the transport routes a response to the stream of
 	// the request with its id: one with another id, or a second one, never
 	// reaches the client (faultless: a stream ends with its response).
+	// The versions before tasks: a newer version's capability or method
+	// is observable only where the session's version lacks it.
+	NewerCapabilityDeclared = &fault.Fault{Name: "newer-capability-declared", Versions: beforeTasks,
+		Description: "declares the tasks capability (2025-11-25's) in its initialize result at 2025-06-18 and 2025-03-26"}
+	NewerNotificationSent = &fault.Fault{Name: "newer-notification-sent", Versions: beforeTasks,
+		Description: "sends notifications/elicitation/complete (2025-11-25's) after notifications/initialized at 2025-06-18 and 2025-03-26"}
 	ResponseUnknownID = &fault.Fault{Name: "response-unknown-id", Transports: []transport.Kind{transport.Stdio, transport.WS},
 		Description: `while it answers tools/list, also sends a result with the id "srv-never-asked-1", which the client never sent`}
 	DuplicateResponse = &fault.Fault{Name: "duplicate-response", Transports: []transport.Kind{transport.Stdio, transport.WS},
@@ -65,7 +71,14 @@ var wireFaults = fault.Set{
 	UndeclaredCapabilityRequest,
 	ResponseUnknownID,
 	DuplicateResponse,
+	NewerCapabilityDeclared,
+	NewerNotificationSent,
 }
+
+// beforeTasks are the judged versions whose schema has no tasks/get.
+var beforeTasks = protocol.Where(func(v protocol.Version) bool {
+	return v.Judged && !v.Defines(protocol.MethodTasksGet) && v.Era == protocol.Stateful
+})
 
 // Liberties of the wire rules.
 var (

@@ -95,8 +95,13 @@ func NewReference(opts ReferenceOptions) (*Engine, error) {
 			protocol.MethodTasksCancel:    r.tasks.cancel,
 		},
 		Notifications: map[string]NotificationHandler{
-			protocol.NotificationInitialized: func(_ context.Context, p *Peer, _ *jsonrpc.Message) { p.Set("initialized", true) },
-			protocol.NotificationCancelled:   func(context.Context, *Peer, *jsonrpc.Message) {},
+			protocol.NotificationInitialized: func(ctx context.Context, p *Peer, _ *jsonrpc.Message) {
+				p.Set("initialized", true)
+				if v, _ := p.Get("version").(string); r.is(NewerNotificationSent) && !protocol.Features(v).Defines(protocol.NotificationElicitationComplete) {
+					_ = p.Notify(ctx, protocol.NotificationElicitationComplete, map[string]any{"elicitationId": "mcpconform-newer-1"})
+				}
+			},
+			protocol.NotificationCancelled: func(context.Context, *Peer, *jsonrpc.Message) {},
 		},
 		OtherNotifications: r.otherNotification,
 		NotFound:           r.notFound,
@@ -383,7 +388,7 @@ func asciiJSONString(s string) jsonrpc.ID {
 // (2025-11-25/basic/utilities/tasks.mdx#server-capabilities).
 func (r *reference) capabilities(version string) map[string]any {
 	caps := map[string]any{"tools": map[string]any{"listChanged": false}}
-	if protocol.Features(version).TasksV1 {
+	if protocol.Features(version).TasksV1 || r.is(NewerCapabilityDeclared) {
 		caps["tasks"] = map[string]any{
 			"list": map[string]any{}, "cancel": map[string]any{},
 			"requests": map[string]any{"tools": map[string]any{"call": map[string]any{}}},

@@ -81,6 +81,14 @@ var (
 			"the client declared (client/elicitation.mdx: \"Servers MUST NOT send elicitation requests with modes that are not " +
 			"supported by the client.\")",
 		Faults: []*fault.Fault{server.UndeclaredCapabilityRequest}}
+	rulesNegotiatedVersion = &scenarios.Check{ID: "wire-rules/negotiated-version", Level: scenarios.Must,
+		Spec:  "2025-11-25/basic/lifecycle.mdx#operation",
+		Quote: "Respect the negotiated protocol version",
+		Title: "the server uses nothing of a version newer than the session's: no request or notification whose method only a " +
+			"newer version's schema has (notifications/tasks/status at 2025-06-18, elicitation/create at 2025-03-26), and its " +
+			"initialize result declares no capability that only a newer version's schema has (tasks before 2025-11-25); what " +
+			"each version has is read from its generated schema, so a new version takes the rule in",
+		Faults: []*fault.Fault{server.NewerCapabilityDeclared, server.NewerNotificationSent}}
 	rulesContentType = &scenarios.Check{ID: "wire-rules/content-type", Level: scenarios.Must, Spec: transportsSpec + "#sending-messages-to-the-server",
 		Quote: "If the input is a JSON-RPC _request_, the server MUST either return Content-Type: text/event-stream, to " +
 			"initiate an SSE stream, or Content-Type: application/json, to return one JSON object.",
@@ -115,6 +123,7 @@ var ruleChecks = []struct {
 	{client.RuleResponseID, rulesResponseID, "", "every response with the id of a request the client sent"},
 	{client.RuleOneResponse, rulesOneResponse, "", "one response per request"},
 	{client.RuleNegotiatedCapabilities, rulesNegotiatedCapabilities, "", "sampling, elicitation and roots requests only to a client that declared them"},
+	{client.RuleNegotiatedVersion, rulesNegotiatedVersion, "", "nothing of a version newer than the session's"},
 	{client.RuleContentType, rulesContentType, transport.HTTP, "Content-Type application/json or text/event-stream on every answer to a request"},
 	{client.RuleWSTextFrames, rulesWSTextFrames, transport.WS, "every message in a text frame"},
 	{client.RuleWSSubprotocol, rulesWSSubprotocol, transport.WS, `the subprotocol "mcp" selected by the upgrade`},
@@ -135,7 +144,7 @@ var rulesScenario = &scenarios.Scenario{
 		"scenario runs last there: it opens a session that declares no client capability, lists the tools and pings, " +
 		"and judges that traffic with the ledger, naming the scenario and showing the start of each offending frame.",
 	Checks: []*scenarios.Check{rulesJSONRPCOnly, rulesUTF8, rulesJSONRPCVersion, rulesRequestID, rulesResponseID, rulesOneResponse,
-		rulesNegotiatedCapabilities, rulesContentType, rulesWSTextFrames, rulesWSSubprotocol},
+		rulesNegotiatedCapabilities, rulesNegotiatedVersion, rulesContentType, rulesWSTextFrames, rulesWSSubprotocol},
 	Run: serverside.Body(func(t *serverside.T) {
 		s := t.Open("A", client.Options{Capabilities: map[string]any{}})
 		if s.HasCapability("tools") {
