@@ -28,15 +28,23 @@ trap '[[ -n "$pid" ]] && kill "$pid" 2>/dev/null || true' EXIT
 http_run() {
   local name=$1 stateless=$2 port code=0
   shift 2
-  port=$(( 20000 + RANDOM % 20000 ))
-  "$bin" -http "127.0.0.1:$port" -stateless="$stateless" &
-  pid=$!
-  local deadline=$((SECONDS + 20))
-  until (exec 3<>"/dev/tcp/127.0.0.1/$port") 2>/dev/null; do
-    kill -0 "$pid" 2>/dev/null || { echo "everything-server exited before listening" >&2; exit 2; }
-    ((SECONDS < deadline)) || { echo "everything-server did not listen on :$port within 20 s" >&2; exit 2; }
-    sleep 0.1
+  # A port below the ephemeral range (32768-), where outgoing connections
+  # take theirs; a port someone bound meanwhile makes the server exit, and
+  # it starts again on another (five tries).
+  local tries=0 listening=false
+  while ((tries++ < 5)) && ! $listening; do
+    port=$(( 20000 + RANDOM % 12000 ))
+    (exec 3<>"/dev/tcp/127.0.0.1/$port") 2>/dev/null && continue # taken
+    "$bin" -http "127.0.0.1:$port" -stateless="$stateless" &
+    pid=$!
+    local deadline=$((SECONDS + 20))
+    until (exec 3<>"/dev/tcp/127.0.0.1/$port") 2>/dev/null && listening=true; do
+      if ! kill -0 "$pid" 2>/dev/null; then wait "$pid" 2>/dev/null || true; pid=; break; fi
+      ((SECONDS < deadline)) || { echo "everything-server did not listen on :$port within 20 s" >&2; exit 2; }
+      sleep 0.1
+    done
   done
+  $listening || { echo "everything-server exited before listening, five times" >&2; exit 2; }
   "$work/mcpconform" server -o "mcpconform-results/go-sdk-$name" "$@" --url "http://127.0.0.1:$port/" || code=$?
   kill "$pid" 2>/dev/null || true
   wait "$pid" 2>/dev/null || true
