@@ -77,6 +77,32 @@ var _ = Describe("mcpconform", func() {
 			}
 		})
 
+		It("maps every official scenario with --coverage, full, partial or absent, with the counts per revision and side", func() {
+			out := string(run(0, "list", "--coverage").Out.Contents())
+			for _, v := range catalogue.OfficialVersions() {
+				counts := map[string]map[catalogue.Status]int{}
+				for _, c := range catalogue.CoverageOf(v) {
+					Expect(out).To(MatchRegexp(`(?m)^`+regexp.QuoteMeta(c.Official)+`\s+`+string(c.Side)+`\s+(\S+\s+)?`+string(c.Status)+`\s`),
+						"%s at %s", c.Official, v)
+					kind := string(c.Side) + " of scored"
+					if !c.Scored() {
+						kind = string(c.Side) + " of not scored"
+					}
+					if counts[kind] == nil {
+						counts[kind] = map[catalogue.Status]int{}
+					}
+					counts[kind][c.Status]++
+				}
+				for kind, n := range counts {
+					side, of, _ := strings.Cut(kind, " of ")
+					Expect(out).To(ContainSubstring(fmt.Sprintf("%s %s: %d full, %d partial, %d absent of %d %s\n", v, side,
+						n[catalogue.Full], n[catalogue.Partial], n[catalogue.Absent], n[catalogue.Full]+n[catalogue.Partial]+n[catalogue.Absent], of)))
+				}
+			}
+			Expect(out).NotTo(MatchRegexp(`(?m) $`))
+			run(2, "list", "--coverage", "--spec-version", "2025-06-18")
+		})
+
 		It("lists every fault of both reference peers with --faults, and the checks it kills", func() {
 			out := string(run(0, "list", "--faults").Out.Contents())
 			killers := catalogue.All().Killers()

@@ -3,11 +3,9 @@ package main
 import (
 	"context"
 	"fmt"
-	"io"
 	"os"
 	"os/signal"
 	"runtime"
-	"slices"
 	"strings"
 	"syscall"
 	"text/tabwriter"
@@ -87,41 +85,10 @@ func listCmd() *cobra.Command {
 	}
 	cmd.Flags().BoolVar(&faults, "faults", false, "list the reference peers' faults and the checks each must kill")
 	cmd.Flags().BoolVar(&liberties, "liberties", false, "list the reference peers' conformant variants, the freedom each uses and the checks each must pass")
-	cmd.Flags().BoolVar(&coverage, "coverage", false, "map every scenario the official suite scores to the mcpconform scenarios that judge it, or say why none does")
+	cmd.Flags().BoolVar(&coverage, "coverage", false, "map every scenario of the official suite, at each revision with a requirement list, to the mcpconform scenarios that judge it: full, partial (with what is missing) or absent (with why)")
 	cmd.Flags().StringVar(&coverageVersion, "spec-version", "", "with --coverage: the revision whose official list to map (2025-11-25 or 2026-07-28; default both)")
 	cmd.Flags().StringVar(&format, "format", "text", "text, or json or yaml: the whole catalogue as data, check by check (id, scenario, side, family, versions, level, page and sentence, faults, liberties)")
 	return cmd
-}
-
-// printCoverage prints the coverage map of the official lists.
-func printCoverage(out io.Writer, version string) error {
-	versions := catalogue.OfficialVersions()
-	if version != "" {
-		if !slices.Contains(versions, version) {
-			return usageErr("--spec-version with --coverage: the official lists exist for %s, not %q", strings.Join(versions, " and "), version)
-		}
-		versions = []string{version}
-	}
-	w := tabwriter.NewWriter(out, 0, 4, 2, ' ', 0)
-	for _, v := range versions {
-		covered, total := 0, 0
-		fmt.Fprintf(w, "OFFICIAL (%s)\tSIDE\tMCPCONFORM SCENARIOS\tCHECKS\n", v)
-		for _, c := range catalogue.CoverageOf(v) {
-			total++
-			if len(c.Scenarios) == 0 {
-				why := c.Why
-				if why == "" {
-					why = "NOT COVERED, and no reason given"
-				}
-				fmt.Fprintf(w, "%s\t%s\t-\t-\t%s\n", c.Official, c.Side, why)
-				continue
-			}
-			covered++
-			fmt.Fprintf(w, "%s\t%s\t%s\t%d\n", c.Official, c.Side, strings.Join(c.Scenarios, ", "), c.Checks)
-		}
-		fmt.Fprintf(w, "%d of %d official scenarios judged at %s\n\n", covered, total, v)
-	}
-	return w.Flush()
 }
 
 func printVariants(w *tabwriter.Writer, variants fault.Set, checks map[*fault.Fault][]*scenarios.Check, heading string) {

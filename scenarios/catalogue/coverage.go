@@ -1,144 +1,252 @@
 package catalogue
 
 import (
+	"fmt"
 	"slices"
-	"strings"
 
 	"github.com/mcpconform/mcpconform/scenarios"
 )
 
-// The official suite's scored scenarios per revision and side, as frozen in
-// its requirement lists (official-conformance requirements/<revision>.yaml,
-// "server:" and "client:"). The lists are frozen by the official suite, so
-// a copy here does not go stale.
-var officialScored = map[string]map[scenarios.Side][]string{
-	"2025-11-25": {
-		scenarios.ServerSide: {"server-initialize", "logging-set-level", "ping", "completion-complete", "tools-list",
-			"tools-call-simple-text", "tools-call-image", "tools-call-audio", "tools-call-embedded-resource",
-			"tools-call-mixed-content", "tools-call-with-logging", "tools-call-error", "tools-call-with-progress",
-			"tools-call-sampling", "tools-call-elicitation", "elicitation-sep1034-defaults", "server-sse-multiple-streams",
-			"elicitation-sep1330-enums", "resources-list", "resources-read-text", "resources-read-binary",
-			"resources-templates-read", "resources-subscribe", "resources-unsubscribe", "prompts-list", "prompts-get-simple",
-			"prompts-get-with-args", "prompts-get-embedded-resource", "prompts-get-with-image", "dns-rebinding-protection"},
-		scenarios.ClientSide: {"initialize", "tools_call", "elicitation-sep1034-client-defaults", "sse-retry",
-			"auth/metadata-default", "auth/metadata-var1", "auth/metadata-var2", "auth/metadata-var3", "auth/basic-cimd",
-			"auth/scope-from-www-authenticate", "auth/scope-from-scopes-supported", "auth/scope-omitted-when-undefined",
-			"auth/scope-step-up", "auth/scope-retry-limit", "auth/token-endpoint-auth-basic",
-			"auth/token-endpoint-auth-post", "auth/token-endpoint-auth-none", "auth/pre-registration"},
-	},
-	"2026-07-28": {
-		scenarios.ServerSide: {"server-stateless", "completion-complete", "tools-list", "tools-call-simple-text",
-			"tools-call-image", "tools-call-audio", "tools-call-embedded-resource", "tools-call-mixed-content",
-			"tools-call-error", "tools-call-with-progress", "server-sse-multiple-streams", "resources-list",
-			"resources-read-text", "resources-read-binary", "resources-templates-read", "sep-2164-resource-not-found",
-			"prompts-list", "prompts-get-simple", "prompts-get-with-args", "prompts-get-embedded-resource",
-			"prompts-get-with-image", "dns-rebinding-protection", "caching", "input-required-result-basic-elicitation",
-			"input-required-result-basic-sampling", "input-required-result-basic-list-roots",
-			"input-required-result-request-state", "input-required-result-multiple-input-requests",
-			"input-required-result-multi-round", "input-required-result-missing-input-response",
-			"input-required-result-non-tool-request", "input-required-result-result-type",
-			"input-required-result-unsupported-methods", "input-required-result-tampered-state",
-			"input-required-result-capability-check", "input-required-result-ignore-extra-params",
-			"input-required-result-validate-input"},
-		scenarios.ClientSide: {"tools_call", "request-metadata", "auth/metadata-default", "auth/metadata-var1",
-			"auth/metadata-var2", "auth/metadata-var3", "auth/basic-cimd", "auth/scope-from-www-authenticate",
-			"auth/scope-from-scopes-supported", "auth/scope-omitted-when-undefined", "auth/scope-step-up",
-			"auth/scope-retry-limit", "auth/token-endpoint-auth-basic", "auth/token-endpoint-auth-post",
-			"auth/token-endpoint-auth-none", "auth/pre-registration", "auth/resource-mismatch",
-			"auth/offline-access-scope", "auth/offline-access-not-supported", "auth/authorization-server-migration",
-			"auth/iss-supported", "auth/iss-not-advertised", "auth/iss-supported-missing", "auth/iss-wrong-issuer",
-			"auth/iss-unexpected", "auth/iss-normalized", "auth/metadata-issuer-mismatch",
-			"sep-2322-client-request-state", "http-standard-headers", "http-custom-headers",
-			"http-invalid-tool-headers", "json-schema-ref-no-deref"},
-	},
-}
+// Status says how much of an official scenario mcpconform judges at a
+// revision.
+type Status string
 
-// covers names, for a scenario of mcpconform whose id and Official are not
-// the official id, the official scenarios it judges.
-var covers = map[string][]string{
-	"lifecycle-initialize":       {"server-initialize"},
-	"lifecycle-ping":             {"ping"},
-	"transport-multiple-streams": {"server-sse-multiple-streams"},
-	"transport-origin":           {"dns-rebinding-protection"},
-	"resources-subscribe":        {"resources-unsubscribe"},
-	// pagination lists every resource page by page to the last; the
-	// results are judged against the schema by wire-schema.
-	"pagination": {"resources-list"},
-	// The official server-stateless (2026-07-28) gathers the stateless
-	// protocol's rules, which mcpconform judges one scenario each.
-	"lifecycle-discover":            {"server-stateless"},
-	"lifecycle-missing-meta":        {"server-stateless"},
-	"lifecycle-missing-capability":  {"server-stateless"},
-	"lifecycle-unsupported-version": {"server-stateless"},
-	"lifecycle-header-mismatch":     {"server-stateless"},
-	"lifecycle-unknown-method":      {"server-stateless"},
-	"stateless-server-info":         {"server-stateless"},
-	"stateless-streaming":           {"server-stateless"},
-	"stateless-logging":             {"server-stateless"},
-	"stateless-subscriptions":       {"server-stateless"},
-}
+const (
+	// Full: the mcpconform scenarios named judge what it judges.
+	Full Status = "full"
+	// Partial: they judge part of it; the rest is said in words.
+	Partial Status = "partial"
+	// Absent: no mcpconform scenario judges it, and why is said.
+	Absent Status = "absent"
+)
 
-// uncovered says why no scenario of mcpconform judges an official one: a
-// rule per revision ("" for every one), side and id ("prefix*" matches by
-// prefix, "*" every id).
-var uncovered = []struct {
-	version string
-	side    scenarios.Side
-	id, why string
-}{
-	{"2026-07-28", scenarios.ServerSide, "server-sse-multiple-streams", "at 2026-07-28 every request is a POST with its own " +
-		"response stream and there are no sessions, so concurrent streams are what every scenario of a --parallel run uses; " +
-		"no reference fault can refuse them for one scenario without refusing the others' quick successive requests"},
-}
-
-// Coverage is what mcpconform judges of one official scenario at a revision.
+// Coverage is what mcpconform judges of one official scenario at a
+// revision.
 type Coverage struct {
-	Official  string
-	Side      scenarios.Side
-	Version   string
-	Scenarios []string // mcpconform scenarios that judge it, sorted
-	Checks    int      // their checks at that version
-	Why       string   // when Scenarios is empty: why
+	Official string
+	Side     scenarios.Side
+	Version  string
+	// List is how the revision's list takes it: Scored, or the reason it
+	// is not (a key of NotScoredReasons).
+	List      string
+	Status    Status
+	Scenarios []string // mcpconform scenarios that judge it there
+	Checks    int      // their checks judged at that version
+	Why       string   // Partial: what is missing; Absent: why none judges it
 }
 
-// CoverageOf maps every official scenario scored at version to the
-// mcpconform scenarios that judge it there, or says why none does. A
-// scenario judges an official one when it has the official id as its own
-// id or as Official, or lists it in covers, and applies at that version.
+// Scored reports whether the revision's list scores the scenario.
+func (c Coverage) Scored() bool { return c.List == Scored }
+
+// CoverageOf maps every official scenario that applies at version (scored
+// or not) to the mcpconform scenarios that judge it there, in the official
+// suite's order, as coverage.yaml says.
 func CoverageOf(version string) []Coverage {
 	var out []Coverage
-	for _, side := range []scenarios.Side{scenarios.ServerSide, scenarios.ClientSide} {
-		for _, id := range officialScored[version][side] {
-			c := Coverage{Official: id, Side: side, Version: version}
-			for _, s := range all {
-				if s.Side != side || !slices.Contains(s.Versions, version) {
-					continue
-				}
-				if s.ID == id || s.Official == id || slices.Contains(covers[s.ID], id) {
-					c.Scenarios = append(c.Scenarios, s.ID)
-					c.Checks += len(s.Checks)
-				}
-			}
-			if len(c.Scenarios) == 0 {
-				c.Why = uncoveredWhy(version, side, id)
-			}
-			out = append(out, c)
+	for _, o := range official.Scenarios {
+		list, ok := o.Revisions[version]
+		if !ok {
+			continue
 		}
+		r, _ := coverageMap.at(o, version)
+		c := Coverage{Official: o.Name, Side: o.Side, Version: version, List: list, Status: r.status(),
+			Scenarios: slices.Clone(r.By), Why: r.Partial + r.Absent}
+		for _, id := range r.By {
+			if s, ok := all.Find(id); ok {
+				c.Checks += judgedAt(s, version)
+			}
+		}
+		out = append(out, c)
 	}
 	return out
 }
 
-func uncoveredWhy(version string, side scenarios.Side, id string) string {
-	for _, u := range uncovered {
-		if (u.version != "" && u.version != version) || u.side != side {
+// OutsideRevisions are the official scenarios that apply at no revision
+// with a list, each with the mcpconform scenarios that take its official
+// name.
+func OutsideRevisions() []Claimed {
+	var out []Claimed
+	for _, o := range official.Scenarios {
+		if len(o.Revisions) > 0 {
 			continue
 		}
-		if u.id == id || strings.HasSuffix(u.id, "*") && strings.HasPrefix(id, strings.TrimSuffix(u.id, "*")) {
-			return u.why
+		c := Claimed{OfficialScenario: o}
+		for _, s := range all {
+			if s.Official == o.Name && s.Side == o.Side {
+				c.By = append(c.By, s.ID)
+			}
 		}
+		out = append(out, c)
 	}
-	return ""
+	return out
 }
 
-// OfficialVersions are the revisions the official lists exist for.
-func OfficialVersions() []string { return []string{"2025-11-25", "2026-07-28"} }
+// Claimed is an official scenario and the mcpconform scenarios whose
+// Official names it.
+type Claimed struct {
+	OfficialScenario
+	By []string
+}
+
+func judgedAt(s *scenarios.Scenario, version string) int {
+	n := 0
+	for _, c := range s.Checks {
+		if c.JudgedAt(version) {
+			n++
+		}
+	}
+	return n
+}
+
+// at resolves the rule of an official scenario at one revision.
+func (m coverageData) at(o OfficialScenario, version string) (coverageRule, bool) {
+	rule, ok := m[o.Side][o.Name]
+	if !ok {
+		return coverageRule{}, false
+	}
+	over, ok := rule.At[version]
+	rule.At = nil
+	if !ok {
+		return rule, true
+	}
+	if over.By != nil {
+		rule.By = over.By
+	}
+	if over.Partial != "" || over.Absent != "" {
+		rule.Partial, rule.Absent = over.Partial, over.Absent
+	}
+	if over.Absent != "" && over.By == nil {
+		rule.By = nil
+	}
+	return rule, true
+}
+
+func (r coverageRule) status() Status {
+	switch {
+	case r.Absent != "":
+		return Absent
+	case r.Partial != "":
+		return Partial
+	}
+	return Full
+}
+
+// coverageProblems holds the data to itself and to the catalogue: every
+// official scenario has one coverage rule at each revision it applies to,
+// full or partial naming mcpconform scenarios of its side that run there,
+// partial saying what is missing, absent saying why and naming none; no
+// rule names an official scenario or revision the data lacks; and an
+// mcpconform scenario that takes an official name is named in its rule
+// wherever both run.
+func coverageProblems(off officialData, cov coverageData, cat scenarios.Catalogue) []string {
+	var problems []string
+	add := func(format string, a ...any) { problems = append(problems, fmt.Sprintf(format, a...)) }
+
+	if off.Release == "" || len(off.Revisions) == 0 {
+		add("official.yaml: no release or no revisions")
+	}
+	known := map[string]OfficialScenario{}
+	for _, o := range off.Scenarios {
+		if _, dup := known[o.Name]; dup {
+			add("official.yaml: %s listed twice", o.Name)
+		}
+		known[o.Name] = o
+		if o.Side != scenarios.ServerSide && o.Side != scenarios.ClientSide && o.Side != scenarios.AuthServerSide {
+			add("official.yaml: %s has side %q", o.Name, o.Side)
+		}
+		if (len(o.Versions) == 0) == (o.Extension == "") {
+			add("official.yaml: %s needs spec versions or an extension, not both", o.Name)
+		}
+		for rev, list := range o.Revisions {
+			if !slices.Contains(off.Revisions, rev) {
+				add("official.yaml: %s names revision %s, which has no list", o.Name, rev)
+			}
+			if _, reason := off.NotScored[list]; list != Scored && !reason {
+				add("official.yaml: %s at %s is %q, neither scored nor a not-scored reason", o.Name, rev, list)
+			}
+		}
+		for _, v := range o.Versions {
+			if _, taken := o.Revisions[v]; slices.Contains(off.Revisions, v) && !taken {
+				add("official.yaml: %s applies at %s but says nothing of its list there", o.Name, v)
+			}
+		}
+	}
+
+	for side, rules := range cov {
+		for name, rule := range rules {
+			o, ok := known[name]
+			switch {
+			case !ok:
+				add("coverage.yaml: %s %s is no official scenario", side, name)
+				continue
+			case o.Side != side:
+				add("coverage.yaml: %s is under %s, but the official suite has it on the %s side", name, side, o.Side)
+				continue
+			case len(o.Revisions) == 0:
+				add("coverage.yaml: %s applies at no revision with a list, so a rule for it is never read", name)
+			}
+			for rev, over := range rule.At {
+				if _, applies := o.Revisions[rev]; !applies {
+					add("coverage.yaml: %s has a rule at %s, where it does not apply", name, rev)
+				}
+				if over.At != nil {
+					add("coverage.yaml: %s at %s nests another at", name, rev)
+				}
+			}
+		}
+	}
+
+	for _, o := range off.Scenarios {
+		for _, rev := range off.Revisions {
+			if _, applies := o.Revisions[rev]; !applies {
+				continue
+			}
+			r, ok := cov.at(o, rev)
+			if !ok {
+				add("%s %s at %s: no coverage rule", o.Side, o.Name, rev)
+				continue
+			}
+			where := fmt.Sprintf("%s %s at %s", o.Side, o.Name, rev)
+			switch {
+			case r.Partial != "" && r.Absent != "":
+				add("%s: both partial and absent", where)
+			case r.Absent != "" && len(r.By) > 0:
+				add("%s: absent, yet it names %v", where, r.By)
+			case r.Absent == "" && len(r.By) == 0:
+				add("%s: %s, yet it names no mcpconform scenario", where, r.status())
+			}
+			for _, id := range r.By {
+				s, found := cat.Find(id)
+				switch {
+				case !found:
+					add("%s: no mcpconform scenario %s", where, id)
+				case s.Side != o.Side:
+					add("%s: %s is a %s scenario", where, id, s.Side)
+				case !slices.Contains(s.Versions, rev) || judgedAt(s, rev) == 0:
+					add("%s: %s judges nothing at %s", where, id, rev)
+				}
+			}
+		}
+	}
+
+	for _, s := range cat {
+		if s.Official == "" {
+			continue
+		}
+		o, ok := known[s.Official]
+		if !ok || o.Side != s.Side {
+			add("scenario %s takes the official name %s, which the official suite has not on the %s side", s.ID, s.Official, s.Side)
+			continue
+		}
+		for _, rev := range off.Revisions {
+			if _, applies := o.Revisions[rev]; !applies || !slices.Contains(s.Versions, rev) {
+				continue
+			}
+			if r, _ := cov.at(o, rev); !slices.Contains(r.By, s.ID) {
+				add("scenario %s takes the official name %s but is not named in its coverage at %s", s.ID, o.Name, rev)
+			}
+		}
+	}
+	slices.Sort(problems)
+	return problems
+}
