@@ -58,17 +58,6 @@ func StatefulWith(method string) []string {
 	return Where(func(v Version) bool { return v.Judged && v.Era == Stateful && v.Defines(method) })
 }
 
-// JudgedWhere lists the judged versions that satisfy pred, in Judged's order.
-func JudgedWhere(pred func(Version) bool) []string {
-	var out []string
-	for _, name := range Judged() {
-		if pred(Features(name)) {
-			out = append(out, name)
-		}
-	}
-	return out
-}
-
 // NewerThan names the oldest judged version after version whose schema has
 // what version's lacks: the method itself (no path), or the field at path
 // in the method's result (JSON names, as ResultHas reads them). It is ""

@@ -47,9 +47,4 @@ var _ = Describe("what a version's schema has", func() {
 		Expect(protocol.StatefulWith(protocol.MethodTasksGet)).To(Equal([]string{protocol.V20251125}))
 		Expect(protocol.StatefulWith(protocol.MethodPing)).To(Equal(protocol.JudgedStateful()))
 	})
-
-	It("lists the judged versions with a fact, in Judged's order", func() {
-		Expect(protocol.JudgedWhere(func(v protocol.Version) bool { return v.Defines(protocol.MethodElicitationCreate) })).
-			To(Equal([]string{protocol.V20251125, protocol.V20250618, protocol.V20260728}))
-	})
 })

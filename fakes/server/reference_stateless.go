@@ -46,7 +46,7 @@ func (*statelessFamily) capabilities(version string, caps map[string]any) {
 }
 
 func (r *statelessFamily) tools() []refTool {
-	return []refTool{{name: fixtureXMcpHeader,
+	return []refTool{{name: fixtures.XMcpHeader,
 		description: "Echoes its region; over Streamable HTTP at 2026-07-28 the client mirrors region into Mcp-Param-Region (x-mcp-header).",
 		schema: map[string]any{"type": "object", "properties": map[string]any{
 			"region": map[string]any{"type": "string", "description": "A region name", "x-mcp-header": "Region"}}},
@@ -96,10 +96,6 @@ func (r *statelessFamily) streamingElicitation(ctx context.Context, p *Peer, req
 	return textResult(ctx, "Streaming elicitation completed without a question.", false), nil
 }
 
-// fixtureXMcpHeader is go-sdk's tool with an x-mcp-header parameter (the
-// official http-custom-header-server-validation scenario uses any such tool).
-const fixtureXMcpHeader = fixtures.XMcpHeader
-
 // paramHeader is the header test_x_mcp_header's region is mirrored into.
 const paramHeader = "Mcp-Param-Region"
 
@@ -119,7 +115,7 @@ func (r *statelessFamily) xMcpHeader(ctx context.Context, _ *Peer, _ *jsonrpc.Me
 // Headers"); "" when it holds.
 func (r *statelessFamily) paramHeaderMismatch(h http.Header, req *jsonrpc.Message) string {
 	var p protocol.NamedArgumentsParams
-	if req.Method != protocol.MethodToolsCall || json.Unmarshal(req.Params, &p) != nil || p.Name != fixtureXMcpHeader {
+	if req.Method != protocol.MethodToolsCall || json.Unmarshal(req.Params, &p) != nil || p.Name != fixtures.XMcpHeader {
 		return ""
 	}
 	text, hasValue := "", false

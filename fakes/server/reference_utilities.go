@@ -18,10 +18,6 @@ import (
 // logLevels are the syslog severities, lowest first (logging.mdx#log-levels).
 var logLevels = []string{"debug", "info", "notice", "warning", "error", "critical", "alert", "emergency"}
 
-// fixtureLoggingLevels logs one notifications/message at debug, info,
-// warning and error, each only at or above the level the client set.
-const fixtureLoggingLevels = fixtures.LoggingLevels
-
 // utilitiesFamily serves logging; the level set is kept on its
 // connection, so the family has no state of its own.
 type utilitiesFamily struct{ familyBase }
@@ -40,7 +36,7 @@ func (*utilitiesFamily) capabilities(version string, caps map[string]any) {
 }
 
 func (r *utilitiesFamily) tools() []refTool {
-	return []refTool{{name: fixtureLoggingLevels,
+	return []refTool{{name: fixtures.LoggingLevels,
 		description: "Logs one message at each of debug, info, warning and error (those the level set allows), then answers.",
 		call:        r.callLoggingLevels}}
 }

@@ -26,14 +26,6 @@ This page is generated from the fixtures table (package ` + "`fixtures`" + `) an
 (` + "`MCPCONFORM_UPDATE_GOLDEN=1 go test ./scenarios/catalogue`" + ` rewrites it).
 
 `)
-	used := map[string][]string{}
-	for _, s := range all {
-		for _, n := range s.Needs {
-			if n.Fixture != "" && !contains(used[n.Fixture], s.ID) {
-				used[n.Fixture] = append(used[n.Fixture], s.ID)
-			}
-		}
-	}
 	for _, part := range []struct {
 		side         fixtures.Side
 		title, intro string
@@ -52,21 +44,16 @@ This page is generated from the fixtures table (package ` + "`fixtures`" + `) an
 			if f.Official {
 				official = "yes"
 			}
-			fmt.Fprintf(&b, "| `%s` | %s | %s | %s | %s |\n", f.Name, f.Kind, official, escapeCell(f.Does), strings.Join(used[f.Name], ", "))
+			var ids []string
+			for _, s := range Needing(f.Name) {
+				ids = append(ids, s.ID)
+			}
+			fmt.Fprintf(&b, "| `%s` | %s | %s | %s | %s |\n", f.Name, f.Kind, official, escapeCell(f.Does), strings.Join(ids, ", "))
 		}
 		b.WriteString("\n")
 	}
 	_, err := io.WriteString(w, strings.TrimRight(b.String(), "\n")+"\n")
 	return err
-}
-
-func contains(list []string, s string) bool {
-	for _, v := range list {
-		if v == s {
-			return true
-		}
-	}
-	return false
 }
 
 func escapeCell(s string) string { return strings.ReplaceAll(s, "|", `\|`) }
