@@ -144,7 +144,17 @@ var _ = Describe("mcpconform", func() {
 				return os.WriteFile(filepath.Join(d, "garbage-hang.sh"), []byte("#!/bin/sh\necho not-json\nexec sleep 600\n"), 0o755)
 			},
 			func(d string) []string {
-				return []string{"server", "--stdio", "--response-timeout", "2s", "-o", filepath.Join(d, "out"), "--", filepath.Join(d, "garbage-hang.sh")}
+				return []string{"server", "--stdio", "--response-timeout", "2s", "--start-timeout", "2s", "-o", filepath.Join(d, "out"), "--", filepath.Join(d, "garbage-hang.sh")}
+			})
+		slowStart := runAhead(spec+"allows a stdio target's start-up beyond one answer timeout (--start-timeout)", 1,
+			func(d string) error {
+				// A server whose process takes 3 s to start, then answers at once.
+				script := "#!/bin/sh\nsleep 3\nexec " + exe + " fake-server --stdio\n"
+				return os.WriteFile(filepath.Join(d, "slow-start.sh"), []byte(script), 0o755)
+			},
+			func(d string) []string {
+				return []string{"server", "--stdio", "--response-timeout", "2s", "--start-timeout", "30s", "--spec-version", "2025-11-25",
+					"--label-filter", "family: containsAny lifecycle", "-o", filepath.Join(d, "out"), "--", filepath.Join(d, "slow-start.sh")}
 			})
 
 		It("passes the reference over WebSocket and writes a clean junit.xml", func() {
@@ -355,6 +365,12 @@ var _ = Describe("mcpconform", func() {
 			doc := readJUnit(dir)
 			Expect(doc.Tests).To(BeNumerically(">", 0))
 			Expect(doc.Failures).To(BeZero(), "nothing failed before the interrupt")
+		})
+
+		It("allows a stdio target's start-up beyond one answer timeout (--start-timeout)", func() {
+			doc := readJUnit(ranWith(slowStart, 0).out())
+			Expect(doc.Tests).To(BeNumerically(">", 0))
+			Expect(doc.Failures + doc.Errors).To(BeZero(), "every handshake waited out the start-up")
 		})
 
 		It("gives up on a target that cannot complete the handshake after one timeout, and fails", func() {

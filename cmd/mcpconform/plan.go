@@ -30,6 +30,7 @@ func (f *timingFlags) register(fl *pflag.FlagSet, scenarioTimeout time.Duration)
 	d := scenarios.DefaultTiming()
 	fl.DurationVar(&f.t.ScenarioTimeout, "timeout", scenarioTimeout, "deadline for one scenario")
 	fl.DurationVar(&f.t.ResponseTimeout, "response-timeout", d.ResponseTimeout, "deadline for each single answer from the target")
+	fl.DurationVar(&f.t.StartTimeout, "start-timeout", d.StartTimeout, "deadline for a target process started over stdio to answer its handshake (its start-up included)")
 	fl.DurationVar(&f.t.QuietWindow, "quiet-window", d.QuietWindow, "how long to watch for something that must not arrive (a response after a cancel, a notification to another session)")
 	fl.DurationVar(&f.t.Poll, "poll-interval", d.Poll, "interval to poll a task at when the target suggests none")
 }
@@ -37,7 +38,7 @@ func (f *timingFlags) register(fl *pflag.FlagSet, scenarioTimeout time.Duration)
 func (f *timingFlags) get() scenarios.Timing { return f.t }
 
 func (f *timingFlags) validate() error {
-	for name, d := range map[string]time.Duration{"--timeout": f.t.ScenarioTimeout, "--response-timeout": f.t.ResponseTimeout,
+	for name, d := range map[string]time.Duration{"--timeout": f.t.ScenarioTimeout, "--response-timeout": f.t.ResponseTimeout, "--start-timeout": f.t.StartTimeout,
 		"--quiet-window": f.t.QuietWindow, "--poll-interval": f.t.Poll} {
 		if d <= 0 {
 			return fmt.Errorf("%s must be positive, got %s", name, d)
