@@ -192,6 +192,15 @@ func coverageProblems(off officialData, cov coverageData, cat scenarios.Catalogu
 				if over.At != nil {
 					add("coverage.yaml: %s at %s nests another at", name, rev)
 				}
+				// An absent kept after its rule's scenarios came to run
+				// there hides coverage the catalogue now has.
+				if over.Absent != "" && over.By == nil {
+					for _, id := range rule.By {
+						if s, found := cat.Find(id); found && slices.Contains(s.Versions, rev) && judgedAt(s, rev) > 0 {
+							add("coverage.yaml: %s is absent at %s, yet %s, which its rule names, judges there", name, rev, id)
+						}
+					}
+				}
 			}
 		}
 	}
