@@ -36,6 +36,10 @@ var (
 		Description: "serves a request whose MCP-Protocol-Version it does not support, as if the header were absent"}
 	ForeignOriginAccepted = &fault.Fault{Name: "foreign-origin-accepted", Transports: httpOnly, Versions: withOrigin403OrLegacy,
 		Description: "serves a request whose Origin is a foreign site (no DNS-rebinding protection)"}
+	ForeignHostAccepted = &fault.Fault{Name: "foreign-host-accepted", Transports: httpOnly, Versions: withOrigin403OrLegacy,
+		Description: "takes an Origin that agrees with the request's Host header for its own, so a foreign site whose name resolves to it (DNS rebinding) is served"}
+	OwnOriginRefused = &fault.Fault{Name: "own-origin-refused", Transports: httpOnly, Versions: withOrigin403OrLegacy,
+		Description: "refuses with 403 a request whose Origin is its own (http:// and the Host it was reached at)"}
 	OriginRefused400 = &fault.Fault{Name: "origin-refused-400", Transports: httpOnly, Versions: withOrigin403,
 		Description: "refuses a request whose Origin is a foreign site with 400 instead of 403"}
 	NoPrimingEvent = &fault.Fault{Name: "no-priming-event", Transports: httpOnly, Versions: only20251125,
@@ -57,6 +61,6 @@ var (
 
 var (
 	transportRulesFaults = fault.Set{EndedSession400, UnknownSession400, MissingSession404, SessionIDNotASCII, ProtocolVersionUnchecked,
-		ForeignOriginAccepted, OriginRefused400, NoPrimingEvent, NoRetryField, ResumptionDropsResult, ConcurrentPostsRefused}
+		ForeignOriginAccepted, ForeignHostAccepted, OwnOriginRefused, OriginRefused400, NoPrimingEvent, NoRetryField, ResumptionDropsResult, ConcurrentPostsRefused}
 	transportRulesLiberties = fault.Set{DeleteNotAllowed, Origin403NoBody}
 )

@@ -159,6 +159,17 @@ func (f *trFront) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		}
 	case ForeignOriginAccepted:
 		r.Header.Del("Origin")
+	case ForeignHostAccepted:
+		// The same-origin test DNS rebinding defeats: the attacker's name is
+		// in both headers.
+		if u, err := url.Parse(r.Header.Get("Origin")); err == nil && u.Host != "" && strings.EqualFold(u.Host, r.Host) {
+			r.Header.Del("Origin")
+		}
+	case OwnOriginRefused:
+		if o := r.Header.Get("Origin"); o != "" && strings.EqualFold(o, "http://"+r.Host) {
+			f.refuse(w, http.StatusForbidden, "Origin not allowed")
+			return
+		}
 	case OriginRefused400:
 		if o := r.Header.Get("Origin"); o != "" && !loopbackOrigin(o) {
 			f.refuse(w, http.StatusBadRequest, "Origin not allowed")
