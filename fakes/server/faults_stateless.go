@@ -58,6 +58,8 @@ var (
 		Description: "compares a Base64-encoded Mcp-Param-Region (=?base64?…?=) with the body without decoding it, and refuses it with -32020"}
 	ParamCharsUnchecked = &fault.Fault{Name: "param-chars-unchecked", Versions: modern, Transports: httpOnly,
 		Description: "serves a test_x_mcp_header call whose Mcp-Param-Region carries raw non-ASCII bytes (not Base64-encoded) when they equal the body's"}
+	ParamBase64Lenient = &fault.Fault{Name: "param-base64-lenient", Versions: modern, Transports: httpOnly,
+		Description: "decodes a Base64 Mcp-Param-Region leniently (padding optional, characters outside the alphabet skipped) and serves the call when it then matches"}
 	MethodHeaderCaseFolded = &fault.Fault{Name: "method-header-case-folded", Versions: modern, Transports: httpOnly,
 		Description: "compares the Mcp-Method header with the method ignoring case (TOOLS/LIST is taken for tools/list)"}
 	NameCharsUnchecked = &fault.Fault{Name: "name-chars-unchecked", Versions: modern, Transports: httpOnly,
@@ -96,7 +98,7 @@ var statelessFaults = fault.Set{InvalidXMcpHeader, RemembersCapabilities,
 	ResultNoServerInfo, LogsWithoutLevel, LogLevelUnchecked,
 	ModernMissingResourceEmpty, ModernMissingResourceLegacyCode, ModernMissingResourceInternal,
 	GetOpensStream, DeleteAccepted, SessionIDMinted, VersionHeaderOptional, MethodHeaderOptional, NameHeaderOptional, NameHeaderUnchecked, NameCharsUnchecked, EncodedNameNotDecoded,
-	ParamHeaderUnchecked, ParamHeaderOptional, ParamHeaderRequired, ParamNotDecoded, ParamCharsUnchecked, MethodHeaderCaseFolded}
+	ParamHeaderUnchecked, ParamHeaderOptional, ParamHeaderRequired, ParamNotDecoded, ParamCharsUnchecked, ParamBase64Lenient, MethodHeaderCaseFolded}
 
 var (
 	CachingPrivate = &fault.Fault{Name: "caching-private-ttl", Liberty: true, Versions: modern,

@@ -3,6 +3,7 @@ package server
 import (
 	"bytes"
 	"context"
+	"encoding/base64"
 	"encoding/json"
 	"github.com/mcpconform/mcpconform/fixtures"
 	"io"
@@ -139,7 +140,10 @@ func (r *statelessFamily) paramHeaderMismatch(h http.Header, req *jsonrpc.Messag
 		return paramHeader + " header value has invalid characters"
 	}
 	decoded, ok := got, true
-	if !r.is(ParamNotDecoded) {
+	switch {
+	case r.is(ParamBase64Lenient):
+		decoded, ok = lenientBase64(got)
+	case !r.is(ParamNotDecoded):
 		decoded, ok = transport.DecodeHeaderValue(got)
 	}
 	switch {
@@ -149,6 +153,24 @@ func (r *statelessFamily) paramHeaderMismatch(h http.Header, req *jsonrpc.Messag
 		return paramHeader + " header value " + quote(decoded) + " does not match region " + quote(text)
 	}
 	return ""
+}
+
+// lenientBase64 is the fault param-base64-lenient's decoding of a Base64
+// sentinel: what is not of the alphabet is skipped and the padding is
+// optional.
+func lenientBase64(v string) (string, bool) {
+	inner, ok := strings.CutPrefix(v, "=?base64?")
+	if inner, ok2 := strings.CutSuffix(inner, "?="); ok && ok2 {
+		kept := strings.Map(func(c rune) rune {
+			if c < 0x80 && (c >= 'A' && c <= 'Z' || c >= 'a' && c <= 'z' || c >= '0' && c <= '9' || c == '+' || c == '/') {
+				return c
+			}
+			return -1
+		}, inner)
+		b, err := base64.RawStdEncoding.DecodeString(kept)
+		return string(b), err == nil
+	}
+	return transport.DecodeHeaderValue(v)
 }
 
 // headerValueChars reports a plain header value of visible ASCII, space and
