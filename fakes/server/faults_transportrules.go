@@ -21,6 +21,8 @@ var (
 	// ask for validation only.
 	withOrigin403         = protocol.From(protocol.V20251125)
 	withOrigin403OrLegacy = append(slices.Clone(legacy), protocol.V20260728)
+	// Versions of a rule every revision's Streamable HTTP keeps.
+	everyHTTP = withOrigin403OrLegacy
 	// The MCP-Protocol-Version header exists since 2025-06-18.
 	withVersionHeader = []string{protocol.V20251125, protocol.V20250618}
 
@@ -48,8 +50,9 @@ var (
 		Description: "closes the POST stream of test_reconnection after a priming event without a retry field"}
 	ResumptionDropsResult = &fault.Fault{Name: "resumption-drops-result", Transports: httpOnly, Versions: only20251125,
 		Description: "answers a GET with Last-Event-ID with an SSE stream that ends at once: the deferred result is never delivered"}
-	ConcurrentPostsRefused = &fault.Fault{Name: "concurrent-posts-refused", Transports: httpOnly, Versions: legacy,
-		Description: "refuses with 409 a tools/list POST that comes within 150 ms of another of the same session (as if it were still open)"}
+	ConcurrentPostsRefused = &fault.Fault{Name: "concurrent-posts-refused", Transports: httpOnly, Versions: everyHTTP,
+		Description: "refuses with 409 a tools/list POST that comes within 150 ms of another of the same session (as if it were still open); " +
+			"at 2026-07-28, which has no sessions, one whose request id is mcpconform-multiple-streams-N within 150 ms of another such"}
 
 	DeleteNotAllowed = &fault.Fault{Name: "delete-not-allowed", Liberty: true, Transports: httpOnly, Versions: legacy,
 		Freedom:     `transports.mdx, "Session Management": "The server MAY respond to this request with HTTP 405 Method Not Allowed, indicating that the server does not allow clients to terminate sessions."`,
