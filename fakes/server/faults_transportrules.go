@@ -37,6 +37,7 @@ var (
 	ProtocolVersionUnchecked = &fault.Fault{Name: "protocol-version-unchecked", Transports: httpOnly, Versions: withVersionHeader,
 		Description: "serves a request whose MCP-Protocol-Version it does not support, as if the header were absent"}
 	ForeignOriginAccepted = &fault.Fault{Name: "foreign-origin-accepted", Transports: httpOnly, Versions: withOrigin403OrLegacy,
+		Why:         "no Origin is refused, so neither the foreign Origin alone nor with a foreign Host that agrees with it",
 		Description: "serves a request whose Origin is a foreign site (no DNS-rebinding protection)"}
 	ForeignHostAccepted = &fault.Fault{Name: "foreign-host-accepted", Transports: httpOnly, Versions: withOrigin403OrLegacy,
 		Description: "takes an Origin that agrees with the request's Host header for its own, so a foreign site whose name resolves to it (DNS rebinding) is served"}
