@@ -58,6 +58,14 @@ var (
 		Description: "compares a Base64-encoded Mcp-Param-Region (=?base64?…?=) with the body without decoding it, and refuses it with -32020"}
 	ParamCharsUnchecked = &fault.Fault{Name: "param-chars-unchecked", Versions: modern, Transports: httpOnly,
 		Description: "serves a test_x_mcp_header call whose Mcp-Param-Region carries raw non-ASCII bytes (not Base64-encoded) when they equal the body's"}
+	ParamBase64Lenient = &fault.Fault{Name: "param-base64-lenient", Versions: modern, Transports: httpOnly,
+		Description: "decodes a Base64 Mcp-Param-Region leniently (padding optional, characters outside the alphabet skipped) and serves the call when it then matches"}
+	// The two below read the request head as it came (Go's server
+	// canonicalizes names and trims values before any handler).
+	HeaderNamesCaseSensitive = &fault.Fault{Name: "header-names-case-sensitive", Versions: modern, Transports: httpOnly,
+		Description: "looks Mcp-Method up by its exact spelling: a POST that spells it otherwise (mcp-method, MCP-METHOD) is refused as if it had none"}
+	HeaderValueUntrimmed = &fault.Fault{Name: "header-value-untrimmed", Versions: modern, Transports: httpOnly,
+		Description: "compares the Mcp-Name value with the body's name as it came, whitespace around it included, and refuses the call with -32020"}
 	MethodHeaderCaseFolded = &fault.Fault{Name: "method-header-case-folded", Versions: modern, Transports: httpOnly,
 		Description: "compares the Mcp-Method header with the method ignoring case (TOOLS/LIST is taken for tools/list)"}
 	NameCharsUnchecked = &fault.Fault{Name: "name-chars-unchecked", Versions: modern, Transports: httpOnly,
@@ -96,7 +104,8 @@ var statelessFaults = fault.Set{InvalidXMcpHeader, RemembersCapabilities,
 	ResultNoServerInfo, LogsWithoutLevel, LogLevelUnchecked,
 	ModernMissingResourceEmpty, ModernMissingResourceLegacyCode, ModernMissingResourceInternal,
 	GetOpensStream, DeleteAccepted, SessionIDMinted, VersionHeaderOptional, MethodHeaderOptional, NameHeaderOptional, NameHeaderUnchecked, NameCharsUnchecked, EncodedNameNotDecoded,
-	ParamHeaderUnchecked, ParamHeaderOptional, ParamHeaderRequired, ParamNotDecoded, ParamCharsUnchecked, MethodHeaderCaseFolded}
+	ParamHeaderUnchecked, ParamHeaderOptional, ParamHeaderRequired, ParamNotDecoded, ParamCharsUnchecked, ParamBase64Lenient, MethodHeaderCaseFolded,
+	HeaderNamesCaseSensitive, HeaderValueUntrimmed}
 
 var (
 	CachingPrivate = &fault.Fault{Name: "caching-private-ttl", Liberty: true, Versions: modern,

@@ -290,7 +290,11 @@ func (r *reference) headerMismatch(h http.Header, version string, req *jsonrpc.M
 		return "Mcp-Method header " + quote(got) + " does not match method " + quote(req.Method)
 	}
 	if want := nameOf(req); want != "" {
-		if got := decodedName(r, strings.TrimSpace(h.Get("Mcp-Name"))); got != want {
+		v := h.Get("Mcp-Name")
+		if !r.is(HeaderValueUntrimmed) { // its front passes the value on as it came
+			v = strings.TrimSpace(v)
+		}
+		if got := decodedName(r, v); got != want {
 			return "Mcp-Name header " + quote(got) + " does not match " + quote(want)
 		}
 	}
