@@ -32,13 +32,13 @@ var (
 		Faults:       []*fault.Fault{server.MRTRTaskFirst},
 		Requirements: []string{"sep-2663-mrtr-synchronous-before-task-creation"}}
 	compositionNoState = &scenarios.Check{ID: "tasksext-mrtr-composition/task-without-mrtr-state", Level: scenarios.Should,
-		Spec: sepNote + "#composition-with-multi-round-trip-requests",
+		Spec:  sepNote + "#composition-with-multi-round-trip-requests",
 		Quote: "The two flows maintain separate state despite sharing field names.",
 		Title: "the CreateTaskResult that answers the retry carries neither requestState nor inputRequests (the MRTR phase's " +
 			"state does not leak into the task)",
 		Faults: []*fault.Fault{server.MRTRStateOnTask}}
 	compositionResult = &scenarios.Check{ID: "tasksext-mrtr-composition/result-reflects-input", Level: scenarios.Must,
-		Spec: sepNote + "#composition-with-multi-round-trip-requests", Source: "fixtures.md (test_tool_with_task)",
+		Spec: sepNote + "#composition-with-multi-round-trip-requests",
 		Quote: "A tools/call that supports both MRTR (SEP-2322) and this extension may use them sequentially by sending one or " +
 			"more InputRequiredResult exchanges to gather input synchronously, followed by a CreateTaskResult to hand off to " +
 			"asynchronous execution.",
