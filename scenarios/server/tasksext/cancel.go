@@ -48,7 +48,7 @@ var (
 		Title: "tasks/cancel of a slow_compute task that already completed is acknowledged with the same empty result (-32602 is " +
 			"for unknown tasks; one whose ttlMs has elapsed may be gone, and is not judged)",
 		Faults:    []*fault.Fault{server.CancelTerminalRefused, server.CancelAckNotEmpty},
-		Liberties: []*fault.Fault{server.ForgetsReadTasks, server.CancelAppliedLate, server.CancelNotHonoured}}
+		Liberties: []*fault.Fault{server.CancelAppliedLate, server.CancelNotHonoured}}
 )
 
 var cancelScenario = &scenarios.Scenario{

@@ -43,8 +43,7 @@ var (
 			"any time.",
 		Title: "a tasks/get sent after the completed status was read still resolves the task while its ttlMs (as last read) " +
 			"has not elapsed since the call that created it",
-		Faults:    []*fault.Fault{server.ExpiresEarly},
-		Liberties: []*fault.Fault{server.ForgetsReadTasks}}
+		Faults: []*fault.Fault{server.ExpiresEarly}}
 	wireNoRelatedTaskMeta = &scenarios.Check{ID: "tasksext-wire-fields/no-related-task-meta", Level: scenarios.Should,
 		Spec: extSpec + "#response",
 		Quote: "If the status is completed, the server MUST return a Task object with status completed and a result field " +
