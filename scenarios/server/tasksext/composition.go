@@ -26,7 +26,7 @@ var (
 		Spec: extSpec + "#task-creation", Source: sepNote + "#composition-with-multi-round-trip-requests",
 		Quote: "Server implementations that use multi round-trip requests in conjunction with task creation (for example, a tool " +
 			"that requires elicitation over InputRequiredResult before creating a task) SHOULD resolve all MRTR exchanges " +
-			"synchronously before responding with a CreateTaskResult.",
+			"_synchronously_ before responding with a CreateTaskResult.",
 		Title: "test_tool_with_task first answers an InputRequiredResult (resultType \"input_required\", inputRequests, no " +
 			"taskId), not a task that asks from inside",
 		Faults:       []*fault.Fault{server.MRTRTaskFirst},
