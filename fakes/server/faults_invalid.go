@@ -34,6 +34,8 @@ var invalidOnPurpose = map[*fault.Fault][]string{
 	StdoutOverlongLine:        {"frame"},
 	ToolMissingInputSchema:    {"result of tools/list"},
 	TtlMissing:                {"result of tasks/get"},
+	FractionalMs:              {"result of tools/call", "result of tasks/get"},
+	SyncResultSaysTask:        {"result of tools/call"},
 }
 
 // deviation is the fault's deliberate deviation for the message what, or nil.

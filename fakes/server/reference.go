@@ -286,7 +286,7 @@ func (r *reference) headerMismatch(h http.Header, version string, req *jsonrpc.M
 	if r.is(HeaderMismatchAccepted) {
 		return ""
 	}
-	if got := h.Get("Mcp-Method"); got != req.Method {
+	if got := h.Get("Mcp-Method"); got != req.Method && !(r.is(MethodHeaderUncheckedOnTasks) && (isTasksMethod(got) || isTasksMethod(req.Method))) {
 		return "Mcp-Method header " + quote(got) + " does not match method " + quote(req.Method)
 	}
 	if want := nameOf(req); want != "" {
@@ -302,6 +302,9 @@ func (r *reference) headerMismatch(h http.Header, version string, req *jsonrpc.M
 }
 
 func quote(s string) string { return "'" + s + "'" }
+
+// isTasksMethod reports a method of the tasks extension (tasks/get, …).
+func isTasksMethod(method string) bool { return strings.HasPrefix(method, "tasks/") }
 
 // nameOf is the body value the Mcp-Name header mirrors.
 func nameOf(req *jsonrpc.Message) string {

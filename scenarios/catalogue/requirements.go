@@ -15,8 +15,6 @@ var unjudged = map[string]string{
 		"family judges yet",
 	"sep-2663-client-emits-mcp-name-on-tasks-methods": "a client requirement of the tasks extension, which no client " +
 		"family judges yet (the fake client sets Mcp-Name to params.taskId itself)",
-	"sep-2663-mrtr-synchronous-before-task-creation": "MRTR composed with task creation (the official fixture " +
-		"test_tool_with_task) belongs to the MRTR family, which has no scenario of it yet",
 }
 
 // UnjudgedRequirements maps each official requirement id that no check
