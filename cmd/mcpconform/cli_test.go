@@ -207,6 +207,8 @@ var _ = Describe("mcpconform", func() {
 			r := ranWith(faultStdio, 1)
 			s, dir := r, r.out()
 			Expect(string(s.Out.Contents())).To(MatchRegexp(`(?m)^FAIL\s+server stdio 2025-11-25\s+lifecycle-ping\s`))
+			Expect(string(s.Out.Contents())).To(MatchRegexp(`(?m)^1 failed:\nFAIL lifecycle-ping/empty-result  server stdio 2025-11-25  MUST\n    Expected: `),
+				"the console says which check failed, and why, before the counts")
 
 			doc := readJUnit(dir)
 			Expect(doc.Failures).To(Equal(1))

@@ -291,6 +291,7 @@ func finish(cmd *cobra.Command, run *reports.Run, outDir string, baseline *repor
 	if counts.Expected > 0 {
 		expected = fmt.Sprintf(" (+%d expected)", counts.Expected)
 	}
+	printFailures(out, run)
 	fmt.Fprintf(out, "\n%d checks: %d passed, %d failed%s, %d warnings, %d skipped, %d errors (%s)\n",
 		counts.Total, counts.Passed, counts.Failed, expected, counts.Warning, counts.Skipped, counts.Errored, run.Duration.Round(time.Millisecond))
 	printReasons(out, run)

@@ -1,0 +1,63 @@
+package main
+
+import (
+	"bytes"
+	"fmt"
+	"strings"
+
+	. "github.com/onsi/ginkgo/v2"
+	. "github.com/onsi/gomega"
+
+	"github.com/mcpconform/mcpconform/reports"
+)
+
+var _ = Describe("the failures printed after the scenario lines", func() {
+	scenario := func(checks ...reports.Check) reports.Scenario {
+		return reports.Scenario{ID: "s", Side: "server", Transport: "http", SpecVersion: "2025-11-25", Checks: checks}
+	}
+
+	It("names each failed check with where it failed, its level and the start of its Expected/Actual", func() {
+		run := &reports.Run{Scenarios: []reports.Scenario{scenario(
+			reports.Check{ID: "s/passes", Level: "MUST", Status: reports.Passed},
+			reports.Check{ID: "s/fails", Level: "MUST", Status: reports.Failed, Message: "Expected: 400\nActual:   200\n"},
+			reports.Check{ID: "s/warns", Level: "SHOULD", Status: reports.Warning, Message: "Expected: x\nActual: y"},
+			reports.Check{ID: "s/baselined", Level: "MUST", Status: reports.Failed, Expected: true, Message: "Expected: a\nActual: b"},
+		)}}
+		var out bytes.Buffer
+		printFailures(&out, run)
+		Expect(out.String()).To(Equal("\n1 failed:\nFAIL s/fails  server http 2025-11-25  MUST\n    Expected: 400\n    Actual:   200\n"),
+			"a warning does not fail the run, nor does a failure the baseline expects")
+	})
+
+	It("lists warnings too under --strict, where they fail the run", func() {
+		run := &reports.Run{Strict: true, Scenarios: []reports.Scenario{scenario(
+			reports.Check{ID: "s/warns", Level: "SHOULD", Status: reports.Warning, Message: "Expected: x\nActual: y"})}}
+		var out bytes.Buffer
+		printFailures(&out, run)
+		Expect(out.String()).To(ContainSubstring("WARN s/warns  server http 2025-11-25  SHOULD\n    Expected: x\n    Actual: y\n"))
+	})
+
+	It("is bounded: so many checks, so many lines each, so long a line", func() {
+		long := "Expected: " + strings.Repeat("x", 1000) + "\nActual: 2\nline 3\nline 4\nline 5\nline 6"
+		var checks []reports.Check
+		for i := range maxFailuresShown + 5 {
+			checks = append(checks, reports.Check{ID: fmt.Sprintf("s/c%d", i), Level: "MUST", Status: reports.Failed, Message: long})
+		}
+		run := &reports.Run{Scenarios: []reports.Scenario{scenario(checks...)}}
+		var out bytes.Buffer
+		printFailures(&out, run)
+		text := out.String()
+		Expect(strings.Count(text, "\nFAIL ")).To(Equal(maxFailuresShown))
+		Expect(text).To(ContainSubstring("… 5 more (summary.md and report.html list every one)"))
+		Expect(text).To(ContainSubstring("… (2 more lines)"))
+		for line := range strings.SplitSeq(text, "\n") {
+			Expect(len([]rune(line))).To(BeNumerically("<=", maxMessageLineLen+4))
+		}
+	})
+
+	It("prints nothing when nothing failed", func() {
+		var out bytes.Buffer
+		printFailures(&out, &reports.Run{Scenarios: []reports.Scenario{scenario(reports.Check{ID: "s/a", Status: reports.Passed})}})
+		Expect(out.String()).To(BeEmpty())
+	})
+})
