@@ -9,6 +9,7 @@ import (
 	. "github.com/onsi/gomega"
 
 	"github.com/mcpconform/mcpconform/reports"
+	"github.com/mcpconform/mcpconform/scenarios/catalogue"
 )
 
 var _ = Describe("the failures printed after the scenario lines", func() {
@@ -59,5 +60,28 @@ var _ = Describe("the failures printed after the scenario lines", func() {
 		var out bytes.Buffer
 		printFailures(&out, &reports.Run{Scenarios: []reports.Scenario{scenario(reports.Check{ID: "s/a", Status: reports.Passed})}})
 		Expect(out.String()).To(BeEmpty())
+	})
+})
+
+var _ = Describe("a baseline entry named as the official suite names a scenario", func() {
+	It("stands for every mcpconform scenario that judges it, and every official scenario id is taken", func() {
+		entries := expandOfficialNames([]reports.BaselineEntry{{Side: "server", ID: "ping"}, {Side: "server", ID: "server-initialize"},
+			{Side: "server", ID: "resources-unsubscribe"}, {Side: "server", ID: "server-stateless", SpecVersions: []string{"2026-07-28"}}})
+		var ids []string
+		for i := range entries {
+			Expect(checkBaselineEntry(&entries[i])).To(Succeed(), entries[i].ID)
+			ids = append(ids, entries[i].ID)
+		}
+		Expect(ids).To(ContainElements("lifecycle-ping", "lifecycle-initialize", "transport-session", "lifecycle-discover"))
+		Expect(len(ids)).To(BeNumerically(">", 6), "server-stateless stands for several scenarios")
+
+		for _, o := range catalogue.OfficialScenarios() {
+			if len(catalogue.ScenariosFor(o.Side, o.Name)) == 0 {
+				continue // judged by no mcpconform scenario: nothing to stand for
+			}
+			for _, e := range expandOfficialNames([]reports.BaselineEntry{{Side: string(o.Side), ID: o.Name}}) {
+				Expect(checkBaselineEntry(&e)).To(Succeed(), "official %s %s", o.Side, o.Name)
+			}
+		}
 	})
 })
