@@ -95,7 +95,7 @@ func checkBaselineEntry(e *reports.BaselineEntry) error {
 		ok = slices.ContainsFunc(s.Checks, func(c *scenarios.Check) bool { return c.ID == e.ID })
 	}
 	if !ok {
-		return fmt.Errorf("unknown scenario or check id %q (see 'mcpconform list')", e.ID)
+		return fmt.Errorf("unknown scenario or check id %q%s (see 'mcpconform list')", e.ID, didYouMean(e.ID, knownIDs(e.IsCheck())))
 	}
 	if string(s.Side) != e.Side {
 		return fmt.Errorf("%q judges a %s but is listed under %s:", e.ID, s.Side, e.Side)
@@ -295,4 +295,19 @@ func staleCount(n int) string {
 		return "1 entry"
 	}
 	return fmt.Sprintf("%d entries", n)
+}
+
+// knownIDs are the catalogue's scenario ids, or its check ids.
+func knownIDs(checks bool) []string {
+	var out []string
+	for _, s := range catalogue.All() {
+		if !checks {
+			out = append(out, s.ID)
+			continue
+		}
+		for _, c := range s.Checks {
+			out = append(out, c.ID)
+		}
+	}
+	return out
 }

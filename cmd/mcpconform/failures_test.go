@@ -85,3 +85,13 @@ var _ = Describe("a baseline entry named as the official suite names a scenario"
 		}
 	})
 })
+
+var _ = Describe("a misspelt id", func() {
+	It("gets the closest known ids, and none when nothing is close", func() {
+		known := []string{"lifecycle-ping", "lifecycle-initialize", "tools-list"}
+		Expect(didYouMean("lifecycle-pong", known)).To(Equal(` (did you mean "lifecycle-ping"?)`))
+		Expect(didYouMean("tool-list", known)).To(Equal(` (did you mean "tools-list"?)`))
+		Expect(didYouMean("zzzzzzzz", known)).To(BeEmpty())
+		Expect(editDistance("kitten", "sitting")).To(Equal(3))
+	})
+})

@@ -159,7 +159,7 @@ func (p *plan) check() error {
 	for _, id := range p.flags.scenarioIDs {
 		s, ok := catalogue.All().Find(id)
 		if !ok {
-			return fmt.Errorf("unknown --scenario %q (see `mcpconform list`)", id)
+			return fmt.Errorf("unknown --scenario %q%s (see `mcpconform list`)", id, didYouMean(id, knownIDs(false)))
 		}
 		if s.Side != p.side {
 			return fmt.Errorf("--scenario %q judges a %s; this command judges a %s", id, s.Side, p.side)
