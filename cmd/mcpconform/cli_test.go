@@ -283,6 +283,16 @@ var _ = Describe("mcpconform", func() {
 			Expect(filepath.Join(dir, "junit.xml")).NotTo(BeAnExistingFile())
 		})
 
+		It("exits 2 at once for an endpoint no connection could reach, before anything runs", func() {
+			s := run(2, "server", "--url", "127.0.0.1:1/mcp", "-o", dir)
+			Expect(string(s.Err.Contents())).To(ContainSubstring(`--url "127.0.0.1:1/mcp" has no scheme: write http://127.0.0.1:1/mcp`))
+			s = run(2, "server", "--ws", "http://127.0.0.1:1/mcp", "-o", dir)
+			Expect(string(s.Err.Contents())).To(ContainSubstring("the scheme must be ws or wss"))
+			s = run(2, "server", "--url", "http:///mcp", "-o", dir)
+			Expect(string(s.Err.Contents())).To(ContainSubstring("names no host"))
+			Expect(filepath.Join(dir, "junit.xml")).NotTo(BeAnExistingFile())
+		})
+
 		It("exits 2 for an unknown scenario, fault, version or transport", func() {
 			s := run(2, "server", "--reference", "--scenario", "no-such", "-o", dir)
 			Expect(string(s.Err.Contents())).To(ContainSubstring(`unknown --scenario "no-such"`))

@@ -4,8 +4,10 @@ import (
 	"context"
 	"fmt"
 	"net/http"
+	"net/url"
 	"os"
 	"os/exec"
+	"slices"
 	"strings"
 
 	"github.com/spf13/cobra"
@@ -116,8 +118,14 @@ func (f *serverFlags) targets(ctx context.Context, args []string) ([]transport.K
 	}
 	switch {
 	case f.url != "":
+		if err := checkEndpoint("--url", f.url, "http", "https"); err != nil {
+			return nil, nil, nil, err
+		}
 		return oneTarget(client.Target{Kind: transport.HTTP, URL: f.url, Header: header})
 	case f.ws != "":
+		if err := checkEndpoint("--ws", f.ws, "ws", "wss"); err != nil {
+			return nil, nil, nil, err
+		}
 		return oneTarget(client.Target{Kind: transport.WS, URL: f.ws, Header: header})
 	case f.stdio:
 		if len(args) == 0 {
@@ -320,4 +328,21 @@ func hasHeader(lines []string, name string) bool {
 		}
 	}
 	return false
+}
+
+// checkEndpoint refuses, before anything runs, an endpoint that no
+// connection could reach: no URL, another scheme, or no host.
+func checkEndpoint(flag, raw string, schemes ...string) error {
+	u, err := url.Parse(raw)
+	switch {
+	case !strings.Contains(raw, "://"):
+		return fmt.Errorf("%s %q has no scheme: write %s://%s", flag, raw, schemes[0], raw)
+	case err != nil:
+		return fmt.Errorf("%s %q is no URL: %v", flag, raw, err)
+	case !slices.Contains(schemes, u.Scheme):
+		return fmt.Errorf("%s %q: the scheme must be %s (e.g. %s://127.0.0.1:3000/mcp)", flag, raw, strings.Join(schemes, " or "), schemes[0])
+	case u.Host == "":
+		return fmt.Errorf("%s %q names no host", flag, raw)
+	}
+	return nil
 }
