@@ -382,7 +382,7 @@ var _ = Describe("mcpconform", func() {
 		It("allows a stdio target's start-up beyond one answer timeout (--start-timeout)", func() {
 			doc := readJUnit(ranWith(slowStart, 0).out())
 			Expect(doc.Tests).To(BeNumerically(">", 0))
-			Expect(doc.Failures + doc.Errors).To(BeZero(), "every handshake waited out the start-up")
+			Expect(doc.Failures+doc.Errors).To(BeZero(), "every handshake waited out the start-up")
 		})
 
 		It("gives up on a target that cannot complete the handshake after one timeout, and fails", func() {

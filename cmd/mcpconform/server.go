@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"net/http"
 	"net/url"
@@ -9,6 +10,7 @@ import (
 	"os/exec"
 	"slices"
 	"strings"
+	"time"
 
 	"github.com/spf13/cobra"
 
@@ -24,16 +26,19 @@ import (
 
 type serverFlags struct {
 	runFlags
-	url, ws    string
-	stdio      bool
-	reference  bool
-	fault      string
-	liberty    string
-	transport  string
-	fixtures   []string
-	headers    []string
-	configPath string
-	authTokens []string
+	url, ws string
+	// waitForTarget retries the first connection to --url or --ws until
+	// it; 0: no retry (a started target: defaultSpawnWait).
+	waitForTarget time.Duration
+	stdio         bool
+	reference     bool
+	fault         string
+	liberty       string
+	transport     string
+	fixtures      []string
+	headers       []string
+	configPath    string
+	authTokens    []string
 	// bearer is the token every session carries (the first of authTokens).
 	bearer string
 	issuer issuerFlags
@@ -56,14 +61,16 @@ Exit codes: 0 every judged check passed (SHOULD warnings allowed unless --strict
 		Example: `  mcpconform server --reference
   mcpconform server --stdio -- node build/index.js
   mcpconform server --url http://127.0.0.1:3000/mcp --spec-version 2025-11-25
+  mcpconform server --url http://127.0.0.1:3000/mcp -- node build/http-server.js
   mcpconform server --ws ws://127.0.0.1:8080/mcp --label-filter 'level: containsAny MUST'`,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			return exitWith(runServer(cmd, f, args))
 		},
 	}
 	fl := cmd.Flags()
-	fl.StringVar(&f.url, "url", "", "Streamable HTTP endpoint of the server under test")
-	fl.StringVar(&f.ws, "ws", "", "WebSocket endpoint of the server under test")
+	fl.StringVar(&f.url, "url", "", "Streamable HTTP endpoint of the server under test; a command after -- is started to serve it, waited for and stopped with all it started")
+	fl.StringVar(&f.ws, "ws", "", "WebSocket endpoint of the server under test; a command after -- is started to serve it (like --url)")
+	fl.DurationVar(&f.waitForTarget, "wait-for-target", 0, "with --url or --ws: retry the first connection until this long (a target started with -- CMD: 30s when not given)")
 	fl.BoolVar(&f.stdio, "stdio", false, "spawn the server under test: the command follows --")
 	fl.BoolVar(&f.reference, "reference", false, "judge the built-in reference server (a conformant target)")
 	fl.StringVar(&f.fault, "fault", "", "with --reference: serve this fault instead (see 'mcpconform list --faults')")
@@ -103,8 +110,14 @@ func (f *serverFlags) targets(ctx context.Context, args []string) ([]transport.K
 	if f.fault != "" && f.liberty != "" {
 		return nil, nil, nil, fmt.Errorf("name a --fault or a --liberty, not both")
 	}
-	if len(args) > 0 && !f.stdio {
-		return nil, nil, nil, fmt.Errorf("unexpected arguments %q (a command to spawn goes after --stdio --)", args)
+	if len(args) > 0 && !f.stdio && f.url == "" && f.ws == "" {
+		return nil, nil, nil, fmt.Errorf("unexpected arguments %q (a command to spawn goes after --stdio --, or after --url URL -- to serve URL)", args)
+	}
+	if f.waitForTarget < 0 {
+		return nil, nil, nil, fmt.Errorf("--wait-for-target must not be negative, got %s", f.waitForTarget)
+	}
+	if f.waitForTarget > 0 && f.url == "" && f.ws == "" {
+		return nil, nil, nil, fmt.Errorf("--wait-for-target goes with --url or --ws")
 	}
 	header, err := parseHeaders(f.headers)
 	if err != nil {
@@ -121,12 +134,12 @@ func (f *serverFlags) targets(ctx context.Context, args []string) ([]transport.K
 		if err := checkEndpoint("--url", f.url, "http", "https"); err != nil {
 			return nil, nil, nil, err
 		}
-		return oneTarget(client.Target{Kind: transport.HTTP, URL: f.url, Header: header})
+		return f.served(ctx, client.Target{Kind: transport.HTTP, URL: f.url, Header: header}, args)
 	case f.ws != "":
 		if err := checkEndpoint("--ws", f.ws, "ws", "wss"); err != nil {
 			return nil, nil, nil, err
 		}
-		return oneTarget(client.Target{Kind: transport.WS, URL: f.ws, Header: header})
+		return f.served(ctx, client.Target{Kind: transport.WS, URL: f.ws, Header: header}, args)
 	case f.stdio:
 		if len(args) == 0 {
 			return nil, nil, nil, fmt.Errorf("--stdio needs the server's command after --, e.g. --stdio -- node server.js")
@@ -259,6 +272,9 @@ func runServer(cmd *cobra.Command, f *serverFlags, args []string) (int, error) {
 		ctx = context.Background()
 	}
 	transports, targets, stop, err := f.targets(ctx, args)
+	if errors.Is(err, errNotReady) {
+		return exitUnjudged, &exitError{code: exitUnjudged, err: err}
+	}
 	if err != nil {
 		return exitUsage, usageErr("%v", err)
 	}
@@ -345,4 +361,28 @@ func checkEndpoint(flag, raw string, schemes ...string) error {
 		return fmt.Errorf("%s %q names no host", flag, raw)
 	}
 	return nil
+}
+
+// served is the target at an endpoint: started by mcpconform when a
+// command follows (and stopped, with whatever it started, when the run
+// ends), waited for when --wait-for-target says so, or dialled as it is.
+func (f *serverFlags) served(ctx context.Context, t client.Target, argv []string) ([]transport.Kind, map[transport.Kind]client.Target, func(), error) {
+	wait := f.waitForTarget
+	stop := func() {}
+	switch {
+	case len(argv) > 0:
+		if wait == 0 {
+			wait = defaultSpawnWait
+		}
+		var err error
+		if stop, err = startTarget(ctx, t.URL, argv, wait); err != nil {
+			return nil, nil, nil, err
+		}
+	case wait > 0:
+		if err := awaitEndpoint(ctx, t.URL, wait, nil); err != nil {
+			return nil, nil, nil, err
+		}
+	}
+	kinds, targets, _, err := oneTarget(t)
+	return kinds, targets, stop, err
 }
