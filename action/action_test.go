@@ -410,6 +410,18 @@ var _ = Describe("action/run.sh", func() {
 		Entry("a fault exits 1", "--fault init-unknown-version", 1, "conformance: FAIL"),
 	)
 
+	It("annotates each failed check on the run's page when it runs in GitHub Actions", func() {
+		j := newJob(map[string]string{
+			"side": "server", "transport": "stdio", "spec-versions": "2025-11-25", "output-dir": "out",
+			"extra-args": "--reference --scenario lifecycle-initialize --fault init-unknown-version",
+		})
+		j.env["MCPCONFORM_BIN"] = exe
+		j.env["GITHUB_ACTIONS"] = "true"
+		res := j.run()
+		Expect(res.code).To(Equal(1), res.output)
+		Expect(res.output).To(MatchRegexp(`(?m)^::error title=MUST lifecycle-initialize/\S+ \(server stdio 2025-11-25\)::Expected: `))
+	})
+
 	It("starts an HTTP server it is given to serve, judges it and stops it, like a runner would", func() {
 		l, err := net.Listen("tcp", "127.0.0.1:0")
 		Expect(err).NotTo(HaveOccurred())

@@ -101,6 +101,10 @@ printf '\n'
 "$bin" "${args[@]}"
 code=$?
 
+# One annotation per failed check (bounded) on the run's page.
+if [[ ${GITHUB_ACTIONS:-} == true && -s $outdir/results.json ]]; then
+  "$bin" report annotate "$outdir" || true
+fi
 if [[ -n ${GITHUB_STEP_SUMMARY:-} ]]; then
   if [[ -s $outdir/summary.md ]]; then
     cat "$outdir/summary.md" >>"$GITHUB_STEP_SUMMARY"

@@ -95,3 +95,28 @@ var _ = Describe("a misspelt id", func() {
 		Expect(editDistance("kitten", "sitting")).To(Equal(3))
 	})
 })
+
+var _ = Describe("report annotate", func() {
+	It("prints a workflow command per failed or warning check, escaped so a target's text cannot start another, bounded", func() {
+		run := &reports.Run{Scenarios: []reports.Scenario{{ID: "s", Side: "server", Transport: "http", SpecVersion: "2025-11-25", Checks: []reports.Check{
+			{ID: "s/a", Level: "MUST", SpecRef: "2025-11-25/basic/lifecycle.mdx#operation", Status: reports.Failed, Message: "Expected: x\nActual: 100%\n::error::forged"},
+			{ID: "s/b", Level: "SHOULD", Status: reports.Warning, Message: "Expected: y\nActual: z"},
+			{ID: "s/c", Level: "MUST", Status: reports.Failed, Expected: true, Message: "baselined"},
+			{ID: "s/d", Level: "MUST", Status: reports.Passed},
+		}}}}
+		var out bytes.Buffer
+		writeAnnotations(&out, run)
+		Expect(out.String()).To(Equal("::error title=MUST s/a (server http 2025-11-25)::Expected: x%0AActual: 100%25%0A::error::forged%0A" +
+			"https://modelcontextprotocol.io/specification/2025-11-25/basic/lifecycle#operation\n" +
+			"::warning title=SHOULD s/b (server http 2025-11-25)::Expected: y%0AActual: z\n"))
+
+		var many []reports.Check
+		for i := range maxAnnotations + 3 {
+			many = append(many, reports.Check{ID: fmt.Sprintf("s/c%d", i), Status: reports.Failed})
+		}
+		out.Reset()
+		writeAnnotations(&out, &reports.Run{Scenarios: []reports.Scenario{{ID: "s", Checks: many}}})
+		Expect(strings.Count(out.String(), "::error ")).To(Equal(maxAnnotations))
+		Expect(out.String()).To(HaveSuffix("::notice title=mcpconform::3 more failed or warning checks; the reports list every one\n"))
+	})
+})
