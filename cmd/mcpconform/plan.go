@@ -57,6 +57,10 @@ type runFlags struct {
 	expectedFailures string
 	baseline         *reports.Baseline
 
+	// requirements is --requirements: an official revision whose required
+	// set the run judges (applyRequirements).
+	requirements string
+
 	labelFilter string
 	outDir      string
 	verbose     bool
@@ -71,6 +75,7 @@ type runFlags struct {
 func (f *runFlags) register(fl *pflag.FlagSet) {
 	fl.StringVar(&f.specVersion, "spec-version", "", "protocol version(s) to judge, comma-separated, or all (default "+protocol.DefaultVersion+"; with --reference "+strings.Join(protocol.From(protocol.DefaultVersion), ",")+")")
 	fl.StringSliceVar(&f.scenarioIDs, "scenario", nil, "run only these scenario ids (repeatable)")
+	fl.StringVar(&f.requirements, "requirements", "", "run the official suite's required set of this revision (2025-11-25 or 2026-07-28): the mcpconform counterparts of the scenarios its list scores on this side, at that version, and print the pass rate as the official suite counts it")
 	fl.StringVar(&f.labelFilter, "label-filter", "", "Ginkgo label filter, e.g. 'family: containsAny lifecycle && level: containsAny MUST'")
 	fl.StringVarP(&f.outDir, "output", "o", "mcpconform-results", "directory for junit.xml, results.json, summary.md and report.html")
 	fl.BoolVarP(&f.verbose, "verbose", "v", false, "print Ginkgo's spec-by-spec output (steps, transcripts of failures) to stderr")
@@ -154,6 +159,9 @@ type plan struct {
 // check validates the selection before anything starts.
 func (p *plan) check() error {
 	if err := p.flags.timing.validate(); err != nil {
+		return err
+	}
+	if err := p.applyRequirements(); err != nil {
 		return err
 	}
 	for _, id := range p.flags.scenarioIDs {
@@ -272,6 +280,9 @@ func (p *plan) execute(cmd *cobra.Command) (int, error) {
 		Transport: strings.Join(kindNames(p.transports), ","), SpecVersion: strings.Join(p.versions, ","),
 		Strict: p.flags.strict, Started: started, Duration: time.Since(started), Scenarios: scenarios,
 		Interrupted: interruptedBy,
+	}
+	if p.flags.requirements != "" {
+		printRequirements(cmd.OutOrStdout(), run, p.side, p.flags.requirements)
 	}
 	return finish(cmd, run, p.flags.outDir, p.shardBaseline())
 }

@@ -70,3 +70,25 @@ var _ = Describe("server --url URL -- CMD: mcpconform starts the target itself",
 		Expect(string(s.Err.Contents())).To(ContainSubstring("--wait-for-target goes with --url or --ws"))
 	})
 })
+
+var _ = Describe("server --requirements REV: the official suite's required set", func() {
+	It("runs the counterparts of the scenarios REV's list scores, at REV, and says which official scenarios fail", func() {
+		dir := GinkgoT().TempDir()
+		s := run(1, "server", "--reference", "--fault", "init-unknown-version", "--transport", "stdio", "--requirements", "2025-11-25",
+			"-o", filepath.Join(dir, "out"))
+		out := string(s.Out.Contents())
+		Expect(out).To(MatchRegexp(`official required set 2025-11-25 \(official suite \S+\): \d+ of \d+ scored server scenarios pass`))
+		Expect(out).To(MatchRegexp(`(?m)^  1 failed:\n    server-initialize \(lifecycle-initialize`))
+		Expect(out).NotTo(ContainSubstring("server stdio 2025-06-18"), "only the revision is judged")
+	})
+
+	It("refuses a revision without a list, and flags it sets itself", func() {
+		dir := GinkgoT().TempDir()
+		s := run(2, "server", "--reference", "--requirements", "2025-06-18", "-o", dir)
+		Expect(string(s.Err.Contents())).To(ContainSubstring("has requirement lists for"))
+		s = run(2, "server", "--reference", "--requirements", "2025-11-25", "--spec-version", "2025-11-25", "-o", dir)
+		Expect(string(s.Err.Contents())).To(ContainSubstring("leave out --spec-version"))
+		s = run(2, "server", "--reference", "--requirements", "2025-11-25", "--scenario", "lifecycle-ping", "-o", dir)
+		Expect(string(s.Err.Contents())).To(ContainSubstring("leave out --scenario"))
+	})
+})
