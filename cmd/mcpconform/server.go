@@ -63,6 +63,12 @@ Exit codes: 0 every judged check passed (SHOULD warnings allowed unless --strict
   mcpconform server --url http://127.0.0.1:3000/mcp --spec-version 2025-11-25
   mcpconform server --url http://127.0.0.1:3000/mcp -- node build/http-server.js
   mcpconform server --ws ws://127.0.0.1:8080/mcp --label-filter 'level: containsAny MUST'`,
+		PreRunE: func(_ *cobra.Command, args []string) error {
+			if err := f.checkTarget(args); err != nil {
+				return usageErr("%v", err)
+			}
+			return nil
+		},
 		RunE: func(cmd *cobra.Command, args []string) error {
 			return exitWith(runServer(cmd, f, args))
 		},
@@ -95,29 +101,8 @@ func (f *serverFlags) versions() ([]string, error) {
 
 // targets resolves the flags into the transports and targets to judge.
 func (f *serverFlags) targets(ctx context.Context, args []string) ([]transport.Kind, map[transport.Kind]client.Target, func(), error) {
-	chosen := 0
-	for _, b := range []bool{f.url != "", f.ws != "", f.stdio, f.reference} {
-		if b {
-			chosen++
-		}
-	}
-	if chosen != 1 {
-		return nil, nil, nil, fmt.Errorf("name exactly one target: --url URL, --ws URL, --stdio -- CMD ARGS..., or --reference")
-	}
-	if (f.fault != "" || f.liberty != "") && !f.reference {
-		return nil, nil, nil, fmt.Errorf("--fault and --liberty go with --reference")
-	}
-	if f.fault != "" && f.liberty != "" {
-		return nil, nil, nil, fmt.Errorf("name a --fault or a --liberty, not both")
-	}
-	if len(args) > 0 && !f.stdio && f.url == "" && f.ws == "" {
-		return nil, nil, nil, fmt.Errorf("unexpected arguments %q (a command to spawn goes after --stdio --, or after --url URL -- to serve URL)", args)
-	}
-	if f.waitForTarget < 0 {
-		return nil, nil, nil, fmt.Errorf("--wait-for-target must not be negative, got %s", f.waitForTarget)
-	}
-	if f.waitForTarget > 0 && f.url == "" && f.ws == "" {
-		return nil, nil, nil, fmt.Errorf("--wait-for-target goes with --url or --ws")
+	if err := f.checkTarget(args); err != nil {
+		return nil, nil, nil, err
 	}
 	header, err := parseHeaders(f.headers)
 	if err != nil {
@@ -131,19 +116,10 @@ func (f *serverFlags) targets(ctx context.Context, args []string) ([]transport.K
 	}
 	switch {
 	case f.url != "":
-		if err := checkEndpoint("--url", f.url, "http", "https"); err != nil {
-			return nil, nil, nil, err
-		}
 		return f.served(ctx, client.Target{Kind: transport.HTTP, URL: f.url, Header: header}, args)
 	case f.ws != "":
-		if err := checkEndpoint("--ws", f.ws, "ws", "wss"); err != nil {
-			return nil, nil, nil, err
-		}
 		return f.served(ctx, client.Target{Kind: transport.WS, URL: f.ws, Header: header}, args)
 	case f.stdio:
-		if len(args) == 0 {
-			return nil, nil, nil, fmt.Errorf("--stdio needs the server's command after --, e.g. --stdio -- node server.js")
-		}
 		if _, err := exec.LookPath(args[0]); err != nil {
 			return nil, nil, nil, fmt.Errorf("target command %q not found: %v", args[0], err)
 		}
@@ -385,4 +361,49 @@ func (f *serverFlags) served(ctx context.Context, t client.Target, argv []string
 	}
 	kinds, targets, _, err := oneTarget(t)
 	return kinds, targets, stop, err
+}
+
+// checkTarget holds the target flags to one another, before anything
+// starts (cobra runs it as PreRunE, and the docs' test runs it on every
+// example): exactly one target, a command where one may go, endpoints a
+// connection could reach.
+func (f *serverFlags) checkTarget(args []string) error {
+	chosen := 0
+	for _, b := range []bool{f.url != "", f.ws != "", f.stdio, f.reference} {
+		if b {
+			chosen++
+		}
+	}
+	if chosen != 1 {
+		return fmt.Errorf("name exactly one target: --url URL, --ws URL, --stdio -- CMD ARGS..., or --reference")
+	}
+	if (f.fault != "" || f.liberty != "") && !f.reference {
+		return fmt.Errorf("--fault and --liberty go with --reference")
+	}
+	if f.fault != "" && f.liberty != "" {
+		return fmt.Errorf("name a --fault or a --liberty, not both")
+	}
+	if len(args) > 0 && !f.stdio && f.url == "" && f.ws == "" {
+		return fmt.Errorf("unexpected arguments %q (a command to spawn goes after --stdio --, or after --url URL -- to serve URL)", args)
+	}
+	if f.waitForTarget < 0 {
+		return fmt.Errorf("--wait-for-target must not be negative, got %s", f.waitForTarget)
+	}
+	if f.waitForTarget > 0 && f.url == "" && f.ws == "" {
+		return fmt.Errorf("--wait-for-target goes with --url or --ws")
+	}
+	if f.url != "" {
+		if err := checkEndpoint("--url", f.url, "http", "https"); err != nil {
+			return err
+		}
+	}
+	if f.ws != "" {
+		if err := checkEndpoint("--ws", f.ws, "ws", "wss"); err != nil {
+			return err
+		}
+	}
+	if f.stdio && len(args) == 0 {
+		return fmt.Errorf("--stdio needs the server's command after --, e.g. --stdio -- node server.js")
+	}
+	return nil
 }
