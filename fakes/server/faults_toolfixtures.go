@@ -12,6 +12,8 @@ import (
 var (
 	since0326    = protocol.Where(func(v protocol.Version) bool { return v.Judged && v.Name >= protocol.V20250326 })
 	stateful1125 = []string{protocol.V20251125}
+	// The 2020-12 default dialect came with 2025-11-25 and stays at 2026-07-28.
+	dialect2020 = []string{protocol.V20251125, protocol.V20260728}
 	// The tool-name rules of tools.mdx came with 2025-11-25.
 	toolNameRules = protocol.From(protocol.V20251125)
 	since0618     = protocol.Where(func(v protocol.Version) bool { return v.Judged && v.Name >= protocol.V20250618 })
@@ -59,7 +61,7 @@ var (
 		Description: "test_elicitation_sep1034_defaults gives score the default 90 instead of 95.5"}
 	EnumTitlesUneven = &fault.Fault{Name: "enum-titles-uneven", Versions: stateful1125,
 		Description: "test_elicitation_sep1330_enums gives legacyEnum fewer enumNames than enum values"}
-	Schema2020Flattened = &fault.Fault{Name: "schema-2020-flattened", Versions: stateful1125,
+	Schema2020Flattened = &fault.Fault{Name: "schema-2020-flattened", Versions: dialect2020,
 		Description: "lists json_schema_2020_12_tool without its $schema"}
 	UnknownToolAsResult = &fault.Fault{Name: "unknown-tool-as-result", Versions: since0326,
 		Description: "answers a call of an unknown tool with an isError result instead of a JSON-RPC error"}
@@ -73,7 +75,7 @@ var (
 		Description: "test_structured_content answers temperature as a string where its outputSchema says number"}
 	StructuredNoText = &fault.Fault{Name: "structured-no-text", Versions: since0618,
 		Description: "test_structured_content answers structuredContent with a text item that is not its JSON"}
-	Schema2020NoConditionals = &fault.Fault{Name: "schema-2020-no-conditionals", Versions: stateful1125,
+	Schema2020NoConditionals = &fault.Fault{Name: "schema-2020-no-conditionals", Versions: dialect2020,
 		Description: "lists json_schema_2020_12_tool without its if/then/else"}
 )
 
