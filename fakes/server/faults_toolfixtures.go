@@ -6,6 +6,10 @@ import (
 	"github.com/mcpconform/mcpconform/transport"
 )
 
+// RepeatedToolsListID is the id of tools-list's second tools/list, the one
+// request the fault tools-order-unstable answers in another order.
+const RepeatedToolsListID = "mcpconform-tools-list-again"
+
 // Faults of the tools family's fixture tools (scenarios/server/tools). Each
 // breaks one fixture's contract while keeping the result schema-valid, so
 // that only the check that reads the result catches it.
@@ -75,6 +79,10 @@ var (
 		Description: "test_structured_content answers temperature as a string where its outputSchema says number"}
 	StructuredNoText = &fault.Fault{Name: "structured-no-text", Versions: since0618,
 		Description: "test_structured_content answers structuredContent with a text item that is not its JSON"}
+	// Scoped to one request id, which only tools-list sends, so that every
+	// other scenario's lists (pagination, caching, names) keep their order.
+	ToolsOrderUnstable = &fault.Fault{Name: "tools-order-unstable", Versions: []string{protocol.V20260728},
+		Description: "answers a tools/list whose id is " + RepeatedToolsListID + " (tools-list's second list) with the same tools, the first moved last"}
 	Schema2020NoConditionals = &fault.Fault{Name: "schema-2020-no-conditionals", Versions: dialect2020,
 		Description: "lists json_schema_2020_12_tool without its if/then/else"}
 )
@@ -96,7 +104,7 @@ var withElicitation = []string{protocol.V20251125, protocol.V20250618}
 
 var toolFixtureFaults = fault.Set{SimpleTextIsError, ElicitationMessageIgnored, ElicitationResultError, ImageBadBase64, ImageIsError, AudioWrongMime, EmbeddedAsLink, MixedNoImage,
 	ErrorAsProtocolError, ProgressBackwards, ProgressForeignToken, ProgressAfterCompletion, ToolNameMalformed, ToolNameDuplicate, LoggingSilent, SamplingSkipped, SamplingIsError,
-	DefaultsWrong, EnumTitlesUneven, Schema2020Flattened, Schema2020NoConditionals,
+	DefaultsWrong, EnumTitlesUneven, Schema2020Flattened, Schema2020NoConditionals, ToolsOrderUnstable,
 	UnknownToolAsResult, UnknownToolInternalError, ValidationAsProtocolError, ValidationSkipped, StructuredOffSchema, StructuredNoText,
 	ToolsListNeverEnds, ToolsListCursorRepeats, ToolsInvalidCursorAccepted}
 
