@@ -73,6 +73,8 @@ var (
 		Description: "answers a server/discover that declares no _meta protocolVersion (no _meta at all, or _meta without it) with its DiscoverResult"}
 	ClientInfoRequired = &fault.Fault{Name: "client-info-required", Versions: modern,
 		Description: "refuses with -32602 a 2026-07-28 request whose _meta has no io.modelcontextprotocol/clientInfo"}
+	RemovedMethodsServed = &fault.Fault{Name: "removed-methods-served", Versions: modern,
+		Description: "serves ping, logging/setLevel, resources/subscribe and resources/unsubscribe sent with 2026-07-28 _meta as a 2025-11-25 session would"}
 	MetaRefusalWithoutID = &fault.Fault{Name: "meta-refusal-without-id", Versions: modern,
 		Description: "refuses a server/discover that lacks a required _meta field with -32602 but leaves the request's id out of the error"}
 )
@@ -104,6 +106,7 @@ var lifecycleFaults = fault.Set{
 	DiscoverWithoutVersionServed,
 	ClientInfoRequired,
 	MetaRefusalWithoutID,
+	RemovedMethodsServed,
 }
 
 // Liberties of the lifecycle family: conformant variants that each check

@@ -231,7 +231,7 @@ func (r *reference) middleware(next Handler) Handler {
 				return nil, rpcError(codes.HeaderMismatch, "Header mismatch: "+msg, nil)
 			}
 		}
-		if slices.Contains(legacyOnlyMethods, req.Method) {
+		if slices.Contains(legacyOnlyMethods, req.Method) && (req.Method == protocol.MethodInitialize || !r.is(RemovedMethodsServed)) {
 			return r.notFound(ctx, p, req)
 		}
 		p.Set("modernVersion", version)
