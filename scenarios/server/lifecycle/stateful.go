@@ -284,7 +284,7 @@ var (
 		Title: "ping, logging/setLevel, resources/subscribe and resources/unsubscribe, which 2026-07-28 removed (changelog), sent " +
 			"with its _meta, are each answered with error -32601 (over HTTP with status 404)",
 		Versions:     []string{protocol.V20260728},
-		Faults:       []*fault.Fault{server.RemovedMethodsServed},
+		Faults:       []*fault.Fault{server.RemovedMethodsServed, server.UnknownMethodInvalidRequest},
 		Requirements: []string{"sep-2575-http-server-method-not-found-404"}}
 )
 

@@ -138,10 +138,15 @@ var resourceNotFoundScenario = &scenarios.Scenario{
 		var data struct { // error.data of the page's example: the URI not found
 			URI string `json:"uri"`
 		}
-		if resp.Error != nil {
+		switch {
+		case resp.Error == nil:
+			t.NotJudged(notFoundDataURI, "no error was answered, so there is no data to read")
+		case resp.Error.Code == codes.InternalError:
+			t.NotJudged(notFoundDataURI, "an internal error is no resource-not-found error")
+		default:
 			_ = json.Unmarshal(resp.Error.Data, &data)
+			t.Judge(notFoundDataURI, data.URI == missingURI, "an error whose data.uri is \""+missingURI+"\"", judge.Describe(resp, err))
 		}
-		t.Judge(notFoundDataURI, resp.Error != nil && data.URI == missingURI, "an error whose data.uri is \""+missingURI+"\"", judge.Describe(resp, err))
 	}),
 }
 
