@@ -215,9 +215,7 @@ func (w *wireLog) noteSent(frame []byte) {
 func (w *wireLog) answered(id json.RawMessage, isError bool, frame []byte) (method string) {
 	rid := jsonrpc.ID(id)
 	key := rid.Key()
-	// An error with id null or none is about a request whose id could not
-	// be read (2026-07-28's schema leaves the id out then); not judged here.
-	if (rid.IsNull() || rid.IsZero()) && isError {
+	if rid.IsNull() && isError {
 		return ""
 	}
 	kind, a := "result", "a"
