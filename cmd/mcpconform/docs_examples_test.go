@@ -90,7 +90,6 @@ func shellWords(line string) []string {
 	return words
 }
 
-
 var _ = Describe("the command lines of README.md and docs/", func() {
 	It("each parses as mcpconform would parse it, and passes its checks before anything runs", func() {
 		examples := docExamples()
