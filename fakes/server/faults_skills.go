@@ -31,7 +31,8 @@ var (
 	SkillsSizeMissing = &fault.Fault{Name: "skills-size-missing", Versions: modern,
 		Description: "the pdf-processing entry's resources carry no size"}
 	SkillsGetUnimplemented = &fault.Fault{Name: "skills-get-unimplemented", Versions: modern,
-		Description: "skills/get answers -32601 although the server declares the skills extension"}
+		Description: "skills/get answers -32601 although the server declares the skills extension",
+		Why:         "a method not implemented answers -32601 to every call, so the unknown skill's -32602 is missing too"}
 	SkillsGetOtherSkill = &fault.Fault{Name: "skills-get-other-skill", Versions: modern,
 		Description: "skills/get answers with the entry of another skill than the one asked for"}
 	SkillsGetCursor = &fault.Fault{Name: "skills-get-cursor", Versions: modern,
@@ -53,7 +54,8 @@ var (
 	SkillsMetaUnprefixed = &fault.Fault{Name: "skills-meta-unprefixed", Versions: modern,
 		Description: "SKILL.md is read with _meta {\"version\": \"2.1.0\"}, a key without the io.modelcontextprotocol.skills/ prefix"}
 	SkillsDirectoryUnimplemented = &fault.Fault{Name: "skills-directory-unimplemented", Versions: modern,
-		Description: "resources/directory/read answers -32601 although the server declares directoryRead: true"}
+		Description: "resources/directory/read answers -32601 although the server declares directoryRead: true",
+		Why:         "a method not implemented answers -32601 to every call, so a file's -32602 is missing too"}
 	SkillsDirectoryRecursive = &fault.Fault{Name: "skills-directory-recursive", Versions: modern,
 		Description: "resources/directory/read lists every file under the directory, not its direct children"}
 	SkillsDirectoryNoMimeType = &fault.Fault{Name: "skills-directory-no-mimetype", Versions: modern,

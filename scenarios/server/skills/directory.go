@@ -20,11 +20,10 @@ import (
 
 var (
 	directoryImplemented = &scenarios.Check{ID: "skills-directory/implemented", Level: scenarios.Must,
-		Spec:      extSpec + "#capability-negotiation",
-		Quote:     "A server that additionally declares directoryRead: true MUST implement resources/directory/read.",
-		Title:     "resources/directory/read of the first listed skill's root directory answers with a resources array",
-		Faults:    []*fault.Fault{server.SkillsDirectoryUnimplemented},
-		Liberties: []*fault.Fault{server.SkillsNoDirectoryRead}}
+		Spec:   extSpec + "#capability-negotiation",
+		Quote:  "A server that additionally declares directoryRead: true MUST implement resources/directory/read.",
+		Title:  "resources/directory/read of the first listed skill's root directory answers with a resources array",
+		Faults: []*fault.Fault{server.SkillsDirectoryUnimplemented}}
 	directoryChildren = &scenarios.Check{ID: "skills-directory/direct-children", Level: scenarios.Must,
 		Spec:   extSpec + "#reading-directories",
 		Quote:  "The result contains every direct child of the directory.",
@@ -40,7 +39,7 @@ var (
 		Spec:   extSpec + "#reading-directories",
 		Quote:  "If the URI does not exist, or exists but is not a directory resource, the server MUST return error -32602 (Invalid params).",
 		Title:  "resources/directory/read of the SKILL.md's own URI is refused with -32602",
-		Faults: []*fault.Fault{server.SkillsDirectoryReadsFile}}
+		Faults: []*fault.Fault{server.SkillsDirectoryReadsFile, server.SkillsDirectoryUnimplemented}}
 )
 
 var directoryScenario = &scenarios.Scenario{

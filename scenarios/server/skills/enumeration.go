@@ -25,10 +25,11 @@ const unknownSkill = "skill://mcpconform-no-such-skill-7d1e/SKILL.md"
 
 var (
 	enumRequiresResources = &scenarios.Check{ID: "skills-enumeration/requires-resources", Level: scenarios.Must,
-		Spec:   extSpec + "#capability-negotiation",
-		Quote:  "A server declaring this extension therefore MUST also declare the resources capability.",
-		Title:  "a server declaring the extension in server/discover declares the resources capability too",
-		Faults: []*fault.Fault{server.SkillsResourcesUndeclared}}
+		Spec:      extSpec + "#capability-negotiation",
+		Quote:     "A server declaring this extension therefore MUST also declare the resources capability.",
+		Title:     "a server declaring the extension in server/discover declares the resources capability too",
+		Faults:    []*fault.Fault{server.SkillsResourcesUndeclared},
+		Liberties: []*fault.Fault{server.SkillsNoDirectoryRead}}
 	enumListImplemented = &scenarios.Check{ID: "skills-enumeration/list-implemented", Level: scenarios.Must,
 		Spec:      extSpec + "#listing-skills",
 		Quote:     "A server declaring this extension MUST implement the skills/list method, which returns entries for the skills it serves.",
@@ -110,7 +111,7 @@ var (
 		Quote: "If the URI does not identify a skill the server serves, the server MUST return error -32602 (Invalid params), the same " +
 			"code resources/read uses for unknown resources.",
 		Title:     "skills/get of " + unknownSkill + " is refused with -32602",
-		Faults:    []*fault.Fault{server.SkillsGetUnknownServed},
+		Faults:    []*fault.Fault{server.SkillsGetUnknownServed, server.SkillsGetUnimplemented},
 		Liberties: []*fault.Fault{server.SkillsListEmpty}}
 )
 

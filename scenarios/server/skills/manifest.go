@@ -36,11 +36,10 @@ var (
 		Title:  "the entry's frontmatter is the file's, field for field",
 		Faults: []*fault.Fault{server.SkillsFrontmatterDiffers}}
 	manifestDigest = &scenarios.Check{ID: "skills-manifest/digest-matches", Level: scenarios.Must,
-		Spec:      extSpec + "#integrity-and-verification",
-		Quote:     "Each SkillResource in a skill's resources carries the digest of the file at its uri.",
-		Title:     "the SKILL.md read has the digest and the size in bytes its resources item gives",
-		Faults:    []*fault.Fault{server.SkillsDigestStale},
-		Liberties: []*fault.Fault{server.SkillsDynamic}}
+		Spec:   extSpec + "#integrity-and-verification",
+		Quote:  "Each SkillResource in a skill's resources carries the digest of the file at its uri.",
+		Title:  "the SKILL.md read has the digest and the size in bytes its resources item gives",
+		Faults: []*fault.Fault{server.SkillsDigestStale}}
 	manifestMimeType = &scenarios.Check{ID: "skills-manifest/mimetype", Level: scenarios.Should,
 		Spec:   extSpec + "#resource-metadata",
 		Quote:  "mimeType SHOULD be text/markdown.",
