@@ -10,6 +10,8 @@ import "github.com/mcpconform/mcpconform/fakes/fault"
 var (
 	SkillsResourcesUndeclared = &fault.Fault{Name: "skills-resources-undeclared", Versions: modern,
 		Description: "server/discover, asked by a client that declares the skills extension, declares the extension but not the resources capability"}
+	SkillsSettingsNotObject = &fault.Fault{Name: "skills-settings-not-object", Versions: modern,
+		Description: "server/discover, asked by a client that declares the skills extension, declares it as true, not as a settings object"}
 	SkillsListUnimplemented = &fault.Fault{Name: "skills-list-unimplemented", Versions: modern,
 		Description: "skills/list answers -32601 although the server declares the skills extension"}
 	SkillsListNoCacheHints = &fault.Fault{Name: "skills-list-no-cache-hints", Versions: modern,
@@ -63,7 +65,7 @@ var (
 	SkillsDirectoryReadsFile = &fault.Fault{Name: "skills-directory-reads-file", Versions: modern,
 		Description: "resources/directory/read of a file's URI answers with an empty listing, not -32602"}
 
-	skillsFaults = fault.Set{SkillsResourcesUndeclared, SkillsListUnimplemented, SkillsListNoCacheHints, SkillsListEntryRepeated,
+	skillsFaults = fault.Set{SkillsResourcesUndeclared, SkillsSettingsNotObject, SkillsListUnimplemented, SkillsListNoCacheHints, SkillsListEntryRepeated,
 		SkillsEntryNoResources, SkillsPathNotName, SkillsNameInvalid, SkillsManifestNoSkillFile, SkillsManifestOutsideSkill,
 		SkillsDigestUppercase, SkillsSizeMissing, SkillsGetUnimplemented, SkillsGetOtherSkill, SkillsGetCursor, SkillsGetNoCacheHints,
 		SkillsGetUnknownServed, SkillsSkillFileUnreadable, SkillsNoFrontmatter, SkillsFrontmatterDiffers, SkillsDigestStale,

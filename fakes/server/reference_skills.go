@@ -198,22 +198,32 @@ func (r *skillsFamily) wrap(method string, next Handler) Handler {
 			return next(ctx, p, req)
 		}
 	case protocol.MethodServerDiscover:
-		if !r.is(SkillsResourcesUndeclared) {
+		if !r.is(SkillsResourcesUndeclared) && !r.is(SkillsSettingsNotObject) {
 			return next
 		}
 		return func(ctx context.Context, p *Peer, req *jsonrpc.Message) (any, *jsonrpc.Error) {
 			res, rerr := next(ctx, p, req)
-			if m, ok := res.(map[string]any); ok && declaresSkills(req) {
-				if caps, ok := m["capabilities"].(map[string]any); ok {
-					c := map[string]any{}
-					for k, v := range caps {
-						if k != "resources" {
-							c[k] = v
-						}
-					}
-					m["capabilities"] = c
-				}
+			m, ok := res.(map[string]any)
+			caps, _ := m["capabilities"].(map[string]any)
+			if !ok || caps == nil || !declaresSkills(req) {
+				return res, rerr
 			}
+			// A copy: the capabilities may be shared with other answers.
+			c := map[string]any{}
+			for k, v := range caps {
+				c[k] = v
+			}
+			if r.is(SkillsResourcesUndeclared) {
+				delete(c, "resources")
+			} else {
+				ext := map[string]any{}
+				for k, v := range c["extensions"].(map[string]any) {
+					ext[k] = v
+				}
+				ext[protocol.ExtensionSkills] = true
+				c["extensions"] = ext
+			}
+			m["capabilities"] = c
 			return res, rerr
 		}
 	}

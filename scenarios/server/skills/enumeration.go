@@ -30,6 +30,12 @@ var (
 		Title:     "a server declaring the extension in server/discover declares the resources capability too",
 		Faults:    []*fault.Fault{server.SkillsResourcesUndeclared},
 		Liberties: []*fault.Fault{server.SkillsNoDirectoryRead}}
+	enumSettingsObject = &scenarios.Check{ID: "skills-enumeration/settings-object", Level: scenarios.Must,
+		Spec:      "2026-07-28/basic/versioning.mdx#extension-negotiation",
+		Quote:     "Extensions are advertised in the extensions field of capabilities, which is a map of extension identifiers to per-extension settings objects.",
+		Title:     "the extension is declared with a settings object ({} or {\"directoryRead\": true}), its directoryRead a boolean if present",
+		Faults:    []*fault.Fault{server.SkillsSettingsNotObject},
+		Liberties: []*fault.Fault{server.SkillsNoDirectoryRead}}
 	enumListImplemented = &scenarios.Check{ID: "skills-enumeration/list-implemented", Level: scenarios.Must,
 		Spec:      extSpec + "#listing-skills",
 		Quote:     "A server declaring this extension MUST implement the skills/list method, which returns entries for the skills it serves.",
@@ -125,16 +131,21 @@ var enumerationScenario = &scenarios.Scenario{
 	Needs:    []scenarios.Need{needsExtension},
 	Purpose: "A client declaring the extension pages through skills/list and judges each entry (uri, frontmatter, the file " +
 		"manifest with digests and sizes, names), then asks skills/get for the first listed skill and for a skill no server serves.",
-	Checks: []*scenarios.Check{enumRequiresResources, enumListImplemented, enumListCacheHints, enumEntryAtomic, enumEntryFields,
+	Checks: []*scenarios.Check{enumRequiresResources, enumSettingsObject, enumListImplemented, enumListCacheHints, enumEntryAtomic, enumEntryFields,
 		enumNameMatchesURI, enumNameRules, enumManifestComplete, enumManifestWithinSkill, enumDigestForm, enumSizePresent,
 		enumGetImplemented, enumGetEntry, enumGetNoCursor, enumGetCacheHints, enumGetUnknown},
 	Run: serverside.Body(runEnumeration),
 }
 
 func runEnumeration(t *serverside.T) {
-	s, _ := open(t)
+	s, settings := open(t)
 	_, declared := s.ServerCapabilities["resources"]
 	t.Judge(enumRequiresResources, declared, "capabilities.resources beside the extension", "no resources capability")
+	ext, _ := s.ServerCapabilities["extensions"].(map[string]any)
+	dr, hasDR := settings["directoryRead"]
+	_, isBool := dr.(bool)
+	t.Judge(enumSettingsObject, settings != nil && (!hasDR || isBool), "a settings object",
+		fmt.Sprintf("extensions[%q] = %s", protocol.ExtensionSkills, jsonText(ext[protocol.ExtensionSkills])))
 
 	l := listSkills(t, s)
 	switch {
@@ -293,6 +304,11 @@ func judgeGet(t *serverside.T, s *client.Session, listed protocol.Skill) {
 	t.Judge(enumGetNoCursor, len(got.NextCursor) == 0, "no nextCursor", "nextCursor "+string(got.NextCursor))
 	hints, why := hasCacheHints(resp.Result)
 	t.Judge(enumGetCacheHints, hints, "ttlMs and cacheScope", why)
+}
+
+func jsonText(v any) string {
+	b, _ := json.Marshal(v)
+	return abbreviate(b)
 }
 
 func describeRaw(raw json.RawMessage) string {
