@@ -32,6 +32,16 @@ var (
 		Description: "the pdf-processing entry's digests are written in uppercase hexadecimal"}
 	SkillsSizeMissing = &fault.Fault{Name: "skills-size-missing", Versions: modern,
 		Description: "the pdf-processing entry's resources carry no size"}
+	SkillsTooManyFiles = &fault.Fault{Name: "skills-too-many-files", Versions: modern,
+		Description: "the pdf-processing entry's manifest lists 513 files, beyond the 512 a host must accept"}
+	SkillsTooLarge = &fault.Fault{Name: "skills-too-large", Versions: modern,
+		Description: "the pdf-processing entry's manifest lists a file of 16 MiB and one byte, beyond the 16 MiB a host must accept"}
+	SkillsNamesCollide = &fault.Fault{Name: "skills-names-collide", Versions: modern,
+		Description: "the second skill is also named pdf-processing, served under skill://acme/billing/pdf-processing/"}
+	SkillsMetadataReserved = &fault.Fault{Name: "skills-metadata-reserved", Versions: modern,
+		Description: "pdf-processing's frontmatter metadata (file and entry alike) holds io.modelcontextprotocol/version, a reserved key the extension does not define"}
+	SkillsAuthorityInvalid = &fault.Fault{Name: "skills-authority-invalid", Versions: modern,
+		Description: "the second skill is served under skill://acme^corp/billing/refunds/, whose authority is no RFC 3986 reg-name"}
 	SkillsGetUnimplemented = &fault.Fault{Name: "skills-get-unimplemented", Versions: modern,
 		Description: "skills/get answers -32601 although the server declares the skills extension",
 		Why:         "a method not implemented answers -32601 to every call, so the unknown skill's -32602 is missing too"}
@@ -67,7 +77,8 @@ var (
 
 	skillsFaults = fault.Set{SkillsResourcesUndeclared, SkillsSettingsNotObject, SkillsListUnimplemented, SkillsListNoCacheHints, SkillsListEntryRepeated,
 		SkillsEntryNoResources, SkillsPathNotName, SkillsNameInvalid, SkillsManifestNoSkillFile, SkillsManifestOutsideSkill,
-		SkillsDigestUppercase, SkillsSizeMissing, SkillsGetUnimplemented, SkillsGetOtherSkill, SkillsGetCursor, SkillsGetNoCacheHints,
+		SkillsDigestUppercase, SkillsSizeMissing, SkillsTooManyFiles, SkillsTooLarge, SkillsNamesCollide, SkillsMetadataReserved,
+		SkillsAuthorityInvalid, SkillsGetUnimplemented, SkillsGetOtherSkill, SkillsGetCursor, SkillsGetNoCacheHints,
 		SkillsGetUnknownServed, SkillsSkillFileUnreadable, SkillsNoFrontmatter, SkillsFrontmatterDiffers, SkillsDigestStale,
 		SkillsSkillFileMimeType, SkillsMetaUnprefixed, SkillsDirectoryUnimplemented, SkillsDirectoryRecursive, SkillsDirectoryNoMimeType,
 		SkillsDirectoryReadsFile}

@@ -3,6 +3,7 @@ package server
 import (
 	"context"
 	"encoding/json"
+	"fmt"
 	"slices"
 	"strings"
 
@@ -74,18 +75,29 @@ func (r *skillsFamily) referenceSkills() []refSkill {
 	case r.is(SkillsNameInvalid):
 		name, path = "pdf--processing", "pdf--processing"
 	}
+	metadata := fmField{key: "metadata", value: map[string]any{"version": "2.1.0"}, yaml: "metadata:\n  version: \"2.1.0\"\n"}
+	if r.is(SkillsMetadataReserved) {
+		metadata = fmField{key: "metadata", value: map[string]any{"version": "2.1.0", "io.modelcontextprotocol/version": "2.1.0"},
+			yaml: "metadata:\n  version: \"2.1.0\"\n  \"io.modelcontextprotocol/version\": \"2.1.0\"\n"}
+	}
+	second, secondName := "acme/billing/refunds", "refunds"
+	switch {
+	case r.is(SkillsNamesCollide):
+		second, secondName = "acme/billing/pdf-processing", "pdf-processing"
+	case r.is(SkillsAuthorityInvalid):
+		second = "acme^corp/billing/refunds"
+	}
 	return []refSkill{
 		{path: path,
-			frontmatter: []fmField{plainField("name", name), plainField("description", "Extract, fill, and assemble PDF documents"),
-				{key: "metadata", value: map[string]any{"version": "2.1.0"}, yaml: "metadata:\n  version: \"2.1.0\"\n"}},
-			body: "# PDF processing\n\nFill forms as references/FORMS.md says; pick a template from templates/.\n",
+			frontmatter: []fmField{plainField("name", name), plainField("description", "Extract, fill, and assemble PDF documents"), metadata},
+			body:        "# PDF processing\n\nFill forms as references/FORMS.md says; pick a template from templates/.\n",
 			files: []refSkillFile{
 				{path: "references/FORMS.md", mimeType: "text/markdown", text: "# Forms\n\nFill each field in order.\n"},
 				{path: "templates/invoice.md", mimeType: "text/markdown", text: "# Invoice\n"},
 				{path: "templates/regional/eu-invoice.md", mimeType: "text/markdown", text: "# EU invoice\n"},
 			}},
-		{path: "acme/billing/refunds",
-			frontmatter: []fmField{plainField("name", "refunds"), plainField("description", "Process customer refund requests per company policy"),
+		{path: second,
+			frontmatter: []fmField{plainField("name", secondName), plainField("description", "Process customer refund requests per company policy"),
 				plainField("license", "Apache-2.0")},
 			body:  "# Refunds\n\nAnswer as examples/email.md shows.\n",
 			files: []refSkillFile{{path: "examples/email.md", mimeType: "text/markdown", text: "Dear customer,\n"}}},
@@ -137,6 +149,17 @@ func (r *skillsFamily) entry(s refSkill, first bool) map[string]any {
 	}
 	for _, f := range s.files {
 		add(s.root()+"/"+f.path, f.text)
+	}
+	if first && r.is(SkillsTooManyFiles) {
+		// Listed only: the limit is judged from the entry alone.
+		for i := len(files); i <= 512; i++ {
+			files = append(files, map[string]any{"uri": fmt.Sprintf("%s/generated/part-%03d.md", s.root(), i),
+				"digest": protocol.SkillDigest(nil), "size": 0})
+		}
+	}
+	if first && r.is(SkillsTooLarge) {
+		files = append(files, map[string]any{"uri": s.root() + "/assets/archive.bin", "digest": protocol.SkillDigest([]byte("archive")),
+			"size": 16<<20 + 1})
 	}
 	if first && r.is(SkillsManifestOutsideSkill) {
 		add("skill://shared/LICENSE.md", "MIT\n")

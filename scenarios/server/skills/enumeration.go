@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"reflect"
+	"regexp"
 	"slices"
 	"strings"
 
@@ -91,6 +92,32 @@ var (
 		Quote:  "Each entry MUST carry size, the length in bytes of the file's raw content (the same bytes the digest covers).",
 		Title:  "every file of a manifest carries size, a non-negative integer",
 		Faults: []*fault.Fault{server.SkillsSizeMissing}}
+	enumLimitFiles = &scenarios.Check{ID: "skills-enumeration/limit-files", Level: scenarios.Should,
+		Spec:   extSpec + "#limits",
+		Quote:  "Servers SHOULD NOT serve a skill that exceeds either limit.",
+		Title:  "no manifest lists more than 512 files",
+		Faults: []*fault.Fault{server.SkillsTooManyFiles}}
+	enumLimitSize = &scenarios.Check{ID: "skills-enumeration/limit-size", Level: scenarios.Should,
+		Spec:   extSpec + "#limits",
+		Quote:  "Servers SHOULD NOT serve a skill that exceeds either limit.",
+		Title:  "no manifest's sizes sum to more than 16 MiB (16,777,216 bytes)",
+		Faults: []*fault.Fault{server.SkillsTooLarge}}
+	enumNamesUnique = &scenarios.Check{ID: "skills-enumeration/names-unique", Level: scenarios.Should,
+		Spec:   extSpec + "#names",
+		Quote:  "Within a server's listing, names SHOULD be unique, but they are not guaranteed to be.",
+		Title:  "no two listed skills share a name",
+		Faults: []*fault.Fault{server.SkillsNamesCollide}}
+	enumMetadataReserved = &scenarios.Check{ID: "skills-enumeration/metadata-reserved", Level: scenarios.Should,
+		Spec: extSpec + "#frontmatter",
+		Quote: "Within the frontmatter metadata object, keys prefixed with io.modelcontextprotocol/ are reserved for metadata defined " +
+			"by MCP extensions. This extension currently defines no such keys.",
+		Title:  "no frontmatter metadata key is under the reserved io.modelcontextprotocol/ prefix",
+		Faults: []*fault.Fault{server.SkillsMetadataReserved}}
+	enumAuthority = &scenarios.Check{ID: "skills-enumeration/authority-reg-name", Level: scenarios.Should,
+		Spec:   extSpec + "#resource-mapping",
+		Quote:  "The first segment occupies the URI authority component and SHOULD be a valid reg-name per RFC 3986.",
+		Title:  "every skill URI's first segment is an RFC 3986 reg-name (unreserved, sub-delims and percent-encodings)",
+		Faults: []*fault.Fault{server.SkillsAuthorityInvalid}}
 	enumGetImplemented = &scenarios.Check{ID: "skills-enumeration/get-implemented", Level: scenarios.Must,
 		Spec: extSpec + "#getting-a-skill",
 		Quote: "A server declaring this extension MUST implement the skills/get method, which returns the entry for a single skill " +
@@ -133,7 +160,7 @@ var enumerationScenario = &scenarios.Scenario{
 		"manifest with digests and sizes, names), then asks skills/get for the first listed skill and for a skill no server serves.",
 	Checks: []*scenarios.Check{enumRequiresResources, enumSettingsObject, enumListImplemented, enumListCacheHints, enumEntryAtomic, enumEntryFields,
 		enumNameMatchesURI, enumNameRules, enumManifestComplete, enumManifestWithinSkill, enumDigestForm, enumSizePresent,
-		enumGetImplemented, enumGetEntry, enumGetNoCursor, enumGetCacheHints, enumGetUnknown},
+		enumLimitFiles, enumLimitSize, enumNamesUnique, enumMetadataReserved, enumAuthority, enumGetImplemented, enumGetEntry, enumGetNoCursor, enumGetCacheHints, enumGetUnknown},
 	Run: serverside.Body(runEnumeration),
 }
 
@@ -193,7 +220,7 @@ func runEnumeration(t *serverside.T) {
 	if len(l.entries) == 0 {
 		why := "skills/list lists no skill (a server MAY return an empty listing)"
 		for _, c := range []*scenarios.Check{enumEntryFields, enumNameMatchesURI, enumNameRules, enumManifestComplete, enumManifestWithinSkill,
-			enumDigestForm, enumSizePresent, enumGetImplemented, enumGetEntry, enumGetNoCursor, enumGetCacheHints} {
+			enumDigestForm, enumSizePresent, enumLimitFiles, enumLimitSize, enumNamesUnique, enumMetadataReserved, enumAuthority, enumGetImplemented, enumGetEntry, enumGetNoCursor, enumGetCacheHints} {
 			t.NotJudged(c, why)
 		}
 	} else {
@@ -207,13 +234,26 @@ func runEnumeration(t *serverside.T) {
 
 // judgeEntries judges the listed entries' fields, names and manifests.
 func judgeEntries(t *serverside.T, entries []protocol.Skill) {
-	var fields, mismatched, badNames, incomplete, outside, badDigests, noSizes []string
+	var fields, mismatched, badNames, incomplete, outside, badDigests, noSizes, tooMany, tooLarge, reserved, badAuthority []string
 	manifests := 0
+	byName := map[string][]string{}
 	for i, e := range entries {
 		at := label(e, i)
 		fm, isObject := e.FrontmatterObject()
 		name, _ := fm["name"].(string)
 		description, _ := fm["description"].(string)
+		if meta, ok := fm["metadata"].(map[string]any); ok {
+			for k := range meta {
+				if strings.HasPrefix(k, "io.modelcontextprotocol/") {
+					reserved = append(reserved, at+": metadata "+k)
+				}
+			}
+		}
+		if _, rest, ok := strings.Cut(e.URI, "://"); ok {
+			if authority, _, _ := strings.Cut(rest, "/"); !regName.MatchString(authority) {
+				badAuthority = append(badAuthority, fmt.Sprintf("%s: authority %q", at, authority))
+			}
+		}
 		files, dynamic, ok := e.Manifest()
 		switch {
 		case e.URI == "":
@@ -234,14 +274,21 @@ func judgeEntries(t *serverside.T, entries []protocol.Skill) {
 			if !protocol.IsSkillName(segment) {
 				badNames = append(badNames, fmt.Sprintf("%s: name %q", at, segment))
 			}
+			byName[segment] = append(byName[segment], e.URI)
 		}
 		if !ok || dynamic {
 			continue
 		}
 		manifests++
+		if len(files) > maxFiles {
+			tooMany = append(tooMany, fmt.Sprintf("%s: %d files", at, len(files)))
+		}
+		var total int64
 		root, _ := protocol.SkillRoot(e.URI)
 		seen := map[string]bool{}
 		for _, f := range files {
+			size, _ := f.SizeBytes()
+			total += size
 			if seen[f.URI] {
 				incomplete = append(incomplete, fmt.Sprintf("%s: %s listed twice", at, f.URI))
 			}
@@ -259,13 +306,26 @@ func judgeEntries(t *serverside.T, entries []protocol.Skill) {
 		if !seen[e.URI] {
 			incomplete = append(incomplete, at+": no resources item for the SKILL.md itself")
 		}
+		if total > maxBytes {
+			tooLarge = append(tooLarge, fmt.Sprintf("%s: %d bytes", at, total))
+		}
 	}
+	var collisions []string
+	for name, uris := range byName {
+		if len(uris) > 1 {
+			collisions = append(collisions, fmt.Sprintf("%q at %s", name, strings.Join(uris, " and ")))
+		}
+	}
+	slices.Sort(collisions)
+	t.Judge(enumNamesUnique, len(collisions) == 0, "each name once", strings.Join(collisions, "; "))
+	t.Judge(enumMetadataReserved, len(reserved) == 0, "no reserved metadata key", strings.Join(reserved, "; "))
+	t.Judge(enumAuthority, len(badAuthority) == 0, "reg-name authorities", strings.Join(badAuthority, "; "))
 	t.Judge(enumEntryFields, len(fields) == 0, "uri, frontmatter with name and description, resources", strings.Join(fields, "; "))
 	t.Judge(enumNameMatchesURI, len(mismatched) == 0, "uri ending in <frontmatter.name>/SKILL.md", strings.Join(mismatched, "; "))
 	t.Judge(enumNameRules, len(badNames) == 0, "names by the Agent Skills naming rules", strings.Join(badNames, "; "))
 	if manifests == 0 {
 		why := "every listed entry's resources are \"dynamic\" (or invalid): there is no file manifest to judge"
-		for _, c := range []*scenarios.Check{enumManifestComplete, enumManifestWithinSkill, enumDigestForm, enumSizePresent} {
+		for _, c := range []*scenarios.Check{enumManifestComplete, enumManifestWithinSkill, enumDigestForm, enumSizePresent, enumLimitFiles, enumLimitSize} {
 			t.NotJudged(c, why)
 		}
 		return
@@ -274,7 +334,17 @@ func judgeEntries(t *serverside.T, entries []protocol.Skill) {
 	t.Judge(enumManifestWithinSkill, len(outside) == 0, "files under the skill's root", strings.Join(outside, "; "))
 	t.Judge(enumDigestForm, len(badDigests) == 0, "sha256:<64 lowercase hex digits>", strings.Join(badDigests, "; "))
 	t.Judge(enumSizePresent, len(noSizes) == 0, "a size in bytes on every file", strings.Join(noSizes, "; "))
+	t.Judge(enumLimitFiles, len(tooMany) == 0, fmt.Sprintf("at most %d files a skill", maxFiles), strings.Join(tooMany, "; "))
+	t.Judge(enumLimitSize, len(tooLarge) == 0, fmt.Sprintf("at most %d bytes a skill", maxBytes), strings.Join(tooLarge, "; "))
 }
+
+// The per-skill limits (#limits) and RFC 3986's reg-name.
+const (
+	maxFiles = 512
+	maxBytes = 16 << 20
+)
+
+var regName = regexp.MustCompile(`^(?:[A-Za-z0-9\-._~!$&'()*+,;=]|%[0-9A-Fa-f]{2})*$`)
 
 // judgeGet asks skills/get for a listed skill and compares the answer
 // with the listing's entry.
