@@ -59,7 +59,7 @@ func Faults() fault.Set {
 // Liberties lists the reference client's conformant variants.
 func Liberties() fault.Set {
 	set := fault.Set{ProbesDiscoverFirst}
-	for _, family := range []fault.Set{mrtrLiberties, clientTaskLiberties, surfaceLiberties, headerLiberties, authScopesLiberties, authExtLiberties, authRegistrationLiberties} {
+	for _, family := range []fault.Set{mrtrLiberties, clientTaskLiberties, skillsLiberties, surfaceLiberties, headerLiberties, authScopesLiberties, authExtLiberties, authRegistrationLiberties} {
 		set = append(set, family...)
 	}
 	return set.Sorted()

@@ -34,3 +34,20 @@ var (
 
 	skillsFaults = fault.Set{SkillsPrefetch, SkillsDigestUnchecked, SkillsSizeTruncated, SkillsFrontmatterUnchecked}
 )
+
+var (
+	// SkillsRefreshOnMismatch recovers as the page describes for a stale
+	// entry: on a verification failure it calls skills/get and reads the
+	// file again against the fresh entry, giving up when that fails too.
+	SkillsRefreshOnMismatch = &fault.Fault{Name: "skills-refresh-on-mismatch", Liberty: true, Versions: skillsVersions,
+		Description: "on a verification failure calls skills/get, reads the SKILL.md again against the refreshed entry, and gives up when it still fails",
+		Freedom: "To recover from staleness, the host calls skills/get for that skill (or skills/list to refresh the catalog) and " +
+			"proceeds from the current resources set."}
+	// SkillsGetOnListing confirms each listed skill with skills/get, which
+	// fetches metadata, no file.
+	SkillsGetOnListing = &fault.Fault{Name: "skills-get-on-listing", Liberty: true, Versions: skillsVersions,
+		Description: "calls skills/get for every listed skill right after listing (metadata only, no file)",
+		Freedom:     "A host re-calls the method to refresh one skill's digests without re-enumerating the catalog."}
+
+	skillsLiberties = fault.Set{SkillsRefreshOnMismatch, SkillsGetOnListing}
+)

@@ -72,6 +72,13 @@ func (rc *referenceRun) listSkills(ctx context.Context) ([]protocol.Skill, error
 		params = map[string]any{"cursor": *page.NextCursor}
 	}
 	rc.logf("the server lists %d skills", len(skills))
+	if rc.is(SkillsGetOnListing) {
+		for _, s := range skills {
+			if _, err := rc.request(ctx, protocol.MethodSkillsGet, map[string]any{"uri": s.URI}); err != nil {
+				return nil, err
+			}
+		}
+	}
 	if rc.is(SkillsPrefetch) {
 		for _, s := range skills {
 			if _, err := rc.readText(ctx, s.URI); err != nil {
@@ -111,21 +118,33 @@ func (rc *referenceRun) loadSkill(ctx context.Context, s protocol.Skill) error {
 	for _, f := range files {
 		byURI[f.URI] = f
 	}
-	text, err := rc.readText(ctx, s.URI)
+	why, err := rc.verifySkillFile(ctx, s, byURI[s.URI])
 	if err != nil {
 		return err
 	}
-	if why := rc.verify(byURI[s.URI], text); why != "" {
+	if why != "" && rc.is(SkillsRefreshOnMismatch) {
+		rc.logf("%s fails verification (%s); refreshing its entry", s.URI, why)
+		resp, err := rc.request(ctx, protocol.MethodSkillsGet, map[string]any{"uri": s.URI})
+		if err != nil {
+			return err
+		}
+		var fresh protocol.SkillResult
+		_ = json.Unmarshal(resp.Result, &fresh)
+		if fresh.Skill != nil {
+			s = *fresh.Skill
+			files, _, _ = s.Manifest()
+			byURI = map[string]protocol.SkillResource{}
+			for _, f := range files {
+				byURI[f.URI] = f
+			}
+			if why, err = rc.verifySkillFile(ctx, s, byURI[s.URI]); err != nil {
+				return err
+			}
+		}
+	}
+	if why != "" {
 		rc.logf("%s fails verification (%s); not loading it", s.URI, why)
 		return nil
-	}
-	if !rc.is(SkillsFrontmatterUnchecked) {
-		got, _ := protocol.ParseFrontmatter(rc.used(byURI[s.URI], text))
-		want, _ := s.FrontmatterObject()
-		if !reflect.DeepEqual(got, want) {
-			rc.logf("%s: its frontmatter differs from the entry's; not loading it", s.URI)
-			return nil
-		}
 	}
 	rc.logf("loaded %s", s.URI)
 	for _, f := range files {
@@ -141,6 +160,26 @@ func (rc *referenceRun) loadSkill(ctx context.Context, s protocol.Skill) error {
 		}
 	}
 	return nil
+}
+
+// verifySkillFile reads s's SKILL.md and says why it fails verification
+// against item and the entry's frontmatter, or "".
+func (rc *referenceRun) verifySkillFile(ctx context.Context, s protocol.Skill, item protocol.SkillResource) (string, error) {
+	text, err := rc.readText(ctx, s.URI)
+	if err != nil {
+		return "", err
+	}
+	if why := rc.verify(item, text); why != "" {
+		return why, nil
+	}
+	if !rc.is(SkillsFrontmatterUnchecked) {
+		got, _ := protocol.ParseFrontmatter(rc.used(item, text))
+		want, _ := s.FrontmatterObject()
+		if !reflect.DeepEqual(got, want) {
+			return "its frontmatter differs from the entry's", nil
+		}
+	}
+	return "", nil
 }
 
 // used is the content the client goes on with: what was read, or the

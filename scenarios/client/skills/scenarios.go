@@ -12,26 +12,30 @@ import (
 
 var (
 	noPrefetch = &scenarios.Check{ID: "client-skills-no-prefetch/no-read-on-listing", Level: scenarios.Must,
-		Spec:   extSpec + "#lazy-retrieval",
-		Quote:  "Hosts MUST NOT retrieve a skill's files ahead of need, whether on connection, on listing, or at approval.",
-		Title:  "a client that listed the skills, and loaded none, reads none of their files",
-		Faults: []*fault.Fault{client.SkillsPrefetch}}
+		Spec:      extSpec + "#lazy-retrieval",
+		Quote:     "Hosts MUST NOT retrieve a skill's files ahead of need, whether on connection, on listing, or at approval.",
+		Title:     "a client that listed the skills, and loaded none, reads none of their files",
+		Faults:    []*fault.Fault{client.SkillsPrefetch},
+		Liberties: []*fault.Fault{client.SkillsGetOnListing}}
 	verifyDigest = &scenarios.Check{ID: "client-skills-verify-digest/unverified-unused", Level: scenarios.Must,
-		Spec:   extSpec + "#verification-on-read",
-		Quote:  "When a host retrieves a file listed in a skill's resources, it MUST verify the content against that entry's digest and size.",
-		Title:  "a SKILL.md whose digest differs from the entry's (same size) is not used: the client reads no supporting file after it",
-		Faults: []*fault.Fault{client.SkillsDigestUnchecked}}
+		Spec:      extSpec + "#verification-on-read",
+		Quote:     "When a host retrieves a file listed in a skill's resources, it MUST verify the content against that entry's digest and size.",
+		Title:     "a SKILL.md whose digest differs from the entry's (same size) is not used: the client reads no supporting file after it",
+		Faults:    []*fault.Fault{client.SkillsDigestUnchecked},
+		Liberties: []*fault.Fault{client.SkillsRefreshOnMismatch}}
 	verifySize = &scenarios.Check{ID: "client-skills-verify-size/longer-unused", Level: scenarios.Must,
 		Spec: extSpec + "#resources",
 		Quote: "A read whose byte length differs from the entry's size is a verification failure equivalent to a digest mismatch " +
 			"(Integrity and Verification), whether or not the host goes on to compute the digest.",
-		Title:  "a SKILL.md longer than the entry's size is not used: the client reads no supporting file after it",
-		Faults: []*fault.Fault{client.SkillsSizeTruncated}}
+		Title:     "a SKILL.md longer than the entry's size is not used: the client reads no supporting file after it",
+		Faults:    []*fault.Fault{client.SkillsSizeTruncated},
+		Liberties: []*fault.Fault{client.SkillsRefreshOnMismatch}}
 	verifyFrontmatter = &scenarios.Check{ID: "client-skills-verify-frontmatter/differing-unloaded", Level: scenarios.Must,
-		Spec:   extSpec + "#frontmatter-verification",
-		Quote:  "Any discrepancy MUST be treated as a verification failure equivalent to a digest mismatch, and the skill MUST NOT be loaded.",
-		Title:  "a SKILL.md whose bytes match the entry but whose frontmatter does not is not loaded: the client reads no supporting file after it",
-		Faults: []*fault.Fault{client.SkillsFrontmatterUnchecked}}
+		Spec:      extSpec + "#frontmatter-verification",
+		Quote:     "Any discrepancy MUST be treated as a verification failure equivalent to a digest mismatch, and the skill MUST NOT be loaded.",
+		Title:     "a SKILL.md whose bytes match the entry but whose frontmatter does not is not loaded: the client reads no supporting file after it",
+		Faults:    []*fault.Fault{client.SkillsFrontmatterUnchecked},
+		Liberties: []*fault.Fault{client.SkillsRefreshOnMismatch}}
 )
 
 var noPrefetchScenario = &scenarios.Scenario{
