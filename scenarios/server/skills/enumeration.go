@@ -274,7 +274,10 @@ func judgeEntries(t *serverside.T, entries []protocol.Skill) {
 			if !protocol.IsSkillName(segment) {
 				badNames = append(badNames, fmt.Sprintf("%s: name %q", at, segment))
 			}
-			byName[segment] = append(byName[segment], e.URI)
+			// The same entry twice is entry-atomic's to judge: one skill.
+			if !slices.Contains(byName[segment], e.URI) {
+				byName[segment] = append(byName[segment], e.URI)
+			}
 		}
 		if !ok || dynamic {
 			continue
