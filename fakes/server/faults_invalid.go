@@ -29,6 +29,7 @@ var invalidOnPurpose = map[*fault.Fault][]string{
 	PromptSystemRole:          {"result of prompts/get"},
 	ReadContentsNoText:        {"result of resources/read"},
 	RequestIDNull:             {"request ping"},
+	SkillsSettingsNotObject:   {"result of server/discover"},
 	StatusNotificationNoTTL:   {"notification notifications/tasks/status"},
 	StdoutBanner:              {"frame"},
 	StdoutOverlongLine:        {"frame"},
