@@ -143,6 +143,7 @@ type (
 		ID       string
 		Title    string
 		SpecRef  string
+		SpecURL  string // the published page of SpecRef, when it is a spec page
 		Quote    string
 		Source   string
 		Duration string
@@ -359,6 +360,7 @@ func htmlFromScenario(r *Run, i int) htmlScenario {
 			ID:       oneLine(htmlText(ch.ID)),
 			Title:    oneLine(htmlText(ch.Title)),
 			SpecRef:  oneLine(htmlText(ch.SpecRef)),
+			SpecURL:  SpecURL(oneLine(htmlText(ch.SpecRef))),
 			Quote:    oneLine(htmlText(ch.Quote)),
 			Source:   oneLine(htmlText(ch.Source)),
 			Duration: mdDuration(ch.Duration),

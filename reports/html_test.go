@@ -139,7 +139,11 @@ var _ = Describe("WriteHTML", func() {
 		Expect(counts).NotTo(HaveKey("script"))
 		Expect(counts).NotTo(HaveKey("link"))
 		Expect(counts).NotTo(HaveKey("img"))
-		Expect(out).NotTo(MatchRegexp(`(?i)(src|href)="(https?:)?//`), "no external resources")
+		Expect(out).NotTo(MatchRegexp(`(?i)src="(https?:)?//`), "no external resources")
+		// The only links out are to the spec pages the checks cite.
+		for _, m := range regexp.MustCompile(`(?i)href="((https?:)?//[^"]*)"`).FindAllStringSubmatch(out, -1) {
+			Expect(m[1]).To(HavePrefix(reports.SpecSite), "a link out of the page")
+		}
 		Expect(out).NotTo(ContainSubstring("@import"))
 		Expect(out).NotTo(ContainSubstring("url("))
 		Expect(utf8.ValidString(out)).To(BeTrue())
@@ -268,7 +272,7 @@ var _ = Describe("WriteHTML", func() {
 	It("lists checks and shows non-passing messages in <pre>", func() {
 		sec := section(renderHTML(sampleRun()), "s1-lifecycle-initialize")
 		for _, want := range []string{
-			`<tr><td class="st-passed">PASS</td><td>MUST</td><td><code>lifecycle-initialize/version-echoed</code></td><td>Server answers with a protocol version it supports</td><td><code>2025-11-25/basic/lifecycle.mdx#version-negotiation</code></td>`,
+			`<tr><td class="st-passed">PASS</td><td>MUST</td><td><code>lifecycle-initialize/version-echoed</code></td><td>Server answers with a protocol version it supports</td><td><a href="https://modelcontextprotocol.io/specification/2025-11-25/basic/lifecycle#version-negotiation"><code>2025-11-25/basic/lifecycle.mdx#version-negotiation</code></a></td>`,
 			`<tr><td class="st-failed">FAIL</td><td>MUST</td><td><a href="#s1-lifecycle-initialize-c2"><code>lifecycle-initialize/capabilities-object</code></a></td>`,
 			`<h3 id="s1-lifecycle-initialize-c2"><span class="badge st-failed">FAIL</span>`,
 			"<pre>\nExpected: result.capabilities to be an object\nActual: null</pre>",

@@ -283,7 +283,9 @@ func writeMarkdownProblem(b *strings.Builder, ch *Check, st Status, msg string) 
 	if ch.Level != "" {
 		meta = append(meta, mdText(ch.Level))
 	}
-	if ch.SpecRef != "" {
+	if url := SpecURL(ch.SpecRef); url != "" {
+		meta = append(meta, "spec ["+mdCode(ch.SpecRef, false)+"]("+url+")")
+	} else if ch.SpecRef != "" {
 		meta = append(meta, "spec "+mdCode(ch.SpecRef, false))
 	}
 	if ch.Source != "" {

@@ -123,13 +123,13 @@ var _ = Describe("WriteMarkdown", func() {
 		failures, _, _ = strings.Cut(failures, "\n## Scenarios\n")
 		Expect(failures).To(HavePrefix("\n1 check failed; 1 check could not be judged.\n"))
 		Expect(failures).To(ContainSubstring("\n### FAIL `lifecycle-ping` · http · 2025-11-25: ping gets an empty result\n\n" +
-			"**FAIL** `lifecycle-ping/empty-result` (MUST, spec `2025-11-25/basic/utilities/ping.mdx`)\n\n" +
+			"**FAIL** `lifecycle-ping/empty-result` (MUST, spec [`2025-11-25/basic/utilities/ping.mdx`](https://modelcontextprotocol.io/specification/2025-11-25/basic/utilities/ping))\n\n" +
 			"```text\nExpected: result {}\nActual: error -32603 \"internal\"\n```\n\n" +
 			"Transcript, last 40 of 100 lines:\n\n```text\n    0.061s recv   [A] frame 61\n"))
 		Expect(failures).To(ContainSubstring("    0.100s recv   [A] frame 100\n```\n"))
 		Expect(failures).NotTo(ContainSubstring("frame 60\n"))
 		Expect(failures).To(ContainSubstring("\n### ERROR `tools-list` · ws · 2025-06-18: tools/list\n\n" +
-			"**ERROR** `tools-list/response` (MUST, spec `2025-06-18/server/tools.mdx`)\n\n" +
+			"**ERROR** `tools-list/response` (MUST, spec [`2025-06-18/server/tools.mdx`](https://modelcontextprotocol.io/specification/2025-06-18/server/tools))\n\n" +
 			"```text\nharness: websocket closed before the response\n```\n\nNo transcript was recorded.\n"))
 		Expect(failures).NotTo(ContainSubstring("lifecycle-ping/same-id"), "passing checks are no evidence")
 

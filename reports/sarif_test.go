@@ -97,5 +97,15 @@ var _ = Describe("results.sarif", func() {
 			To(Equal("https://modelcontextprotocol.io/specification/2026-07-28/basic/transports/streamable-http#session-management"))
 		Expect(reports.SpecURL("2025-06-18/basic/index.mdx")).To(Equal("https://modelcontextprotocol.io/specification/2025-06-18/basic"))
 		Expect(reports.SpecURL("ext-tasks/tasks.md#x")).To(BeEmpty())
+
+		r := &reports.Run{Scenarios: []reports.Scenario{{ID: "s", Checks: []reports.Check{
+			{ID: "s/a", Level: "MUST", SpecRef: "2025-06-18/basic/lifecycle.mdx#operation", Status: reports.Failed, Message: "Expected: a\nActual: b"},
+			{ID: "s/b", Level: "MUST", SpecRef: "seps/1234-x.md", Status: reports.Failed, Message: "Expected: a\nActual: b"}}}}}
+		link := `<a href="https://modelcontextprotocol.io/specification/2025-06-18/basic/lifecycle#operation"><code>2025-06-18/basic/lifecycle.mdx#operation</code></a>`
+		Expect(renderHTML(r)).To(ContainSubstring(link))
+		Expect(renderHTML(r)).To(ContainSubstring(`<code>seps/1234-x.md</code>`))
+		var md bytes.Buffer
+		Expect(reports.WriteMarkdown(&md, r)).To(Succeed())
+		Expect(md.String()).To(ContainSubstring("spec [`2025-06-18/basic/lifecycle.mdx#operation`](https://modelcontextprotocol.io/specification/2025-06-18/basic/lifecycle#operation)"))
 	})
 })

@@ -105,10 +105,16 @@ type Timing struct {
 }
 
 // HandshakeWait is how long a handshake over kind may take: over stdio
-// each session starts a process, so its start-up is allowed for.
+// each session starts a process, so its start-up is allowed for, within
+// half the scenario's deadline (the scenario still has to judge a target
+// that never answers as unreachable, not run out of time).
 func (t Timing) HandshakeWait(kind transport.Kind) time.Duration {
 	if kind == transport.Stdio {
-		return max(t.ResponseTimeout, t.StartTimeout)
+		start := t.StartTimeout
+		if t.ScenarioTimeout > 0 {
+			start = min(start, t.ScenarioTimeout/2)
+		}
+		return max(t.ResponseTimeout, start)
 	}
 	return t.ResponseTimeout
 }

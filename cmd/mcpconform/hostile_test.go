@@ -410,9 +410,9 @@ func runHostile(ctx context.Context, name string, c hostileCase) *hostileRun {
 	// One scenario at a time: the table's one-second answers are set for a
 	// target judged alone (a flooding target judged several at once is
 	// slower, as it should be, and that is not what the table is about).
-	args := []string{"server", "--parallel", "1", "--timeout", "10s", "--response-timeout", "1s"}
+	args := []string{"server", "--parallel", "1", "--timeout", "10s", "--response-timeout", "1s", "--start-timeout", "1s"}
 	if len(c.signals) > 0 {
-		args = []string{"server", "--parallel", "1", "--timeout", "120s", "--response-timeout", "60s"}
+		args = []string{"server", "--parallel", "1", "--timeout", "120s", "--response-timeout", "60s", "--start-timeout", "60s"}
 	}
 	if c.unwritable {
 		file := filepath.Join(r.tmp, "a-file")

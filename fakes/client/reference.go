@@ -325,7 +325,9 @@ func (rc *referenceRun) initialize(ctx context.Context) error {
 	}
 	if rc.opts.Fault == NewerMetaAfterNegotiation {
 		meta := map[string]any{"_meta": map[string]any{"io.modelcontextprotocol/protocolVersion": protocol.V20260728}}
-		if _, err := rc.request(ctx, protocol.MethodToolsList, meta); err != nil {
+		// Whatever the answer (a dual-era server may take the _meta for a
+		// 2026-07-28 request and refuse it), the fault is in having sent it.
+		if resp, err := rc.request(ctx, protocol.MethodToolsList, meta); err != nil && resp == nil {
 			return err
 		}
 	}

@@ -234,6 +234,10 @@ var _ = Describe("reference client", func() {
 				Expect(js.params(protocol.MethodInitialize)).To(HaveKeyWithValue("protocolVersion", "1999-01-01"))
 				Expect(js.params(protocol.MethodInitialize)).To(HaveKey("clientInfo"))
 			},
+			client.NewerMetaAfterNegotiation: func(js *judgingServer) {
+				Expect(js.methods()).To(Equal([]string{protocol.MethodInitialize, protocol.NotificationInitialized, protocol.MethodToolsList, protocol.MethodToolsList}))
+				Expect(js.params(protocol.MethodToolsList)).To(HaveKeyWithValue("_meta", HaveKeyWithValue("io.modelcontextprotocol/protocolVersion", protocol.V20260728)))
+			},
 			client.InitNoClientInfo: func(js *judgingServer) {
 				Expect(js.methods()).To(Equal([]string{protocol.MethodInitialize, protocol.NotificationInitialized, protocol.MethodToolsList}))
 				Expect(js.params(protocol.MethodInitialize)).NotTo(HaveKey("clientInfo"))
@@ -249,8 +253,9 @@ var _ = Describe("reference client", func() {
 		var handshakeFaults []*fault.Fault
 		for _, f := range client.Faults() {
 			httpOnly := slices.Equal(f.Transports, []transport.Kind{transport.HTTP})
+			// A fault a scenario shows (ShownBy) is not the handshake's.
 			if !slices.Contains(f.Versions, protocol.V20260728) && slices.Contains(f.Versions, protocol.V20250326) &&
-				!slices.Contains(client.SurfaceFaults(), f) && !httpOnly {
+				!slices.Contains(client.SurfaceFaults(), f) && !httpOnly && len(f.ShownBy) == 0 {
 				handshakeFaults = append(handshakeFaults, f)
 			}
 		}
