@@ -17,6 +17,7 @@ import (
 	"github.com/mcpconform/mcpconform/scenarios/client/surface"
 	clienttasks "github.com/mcpconform/mcpconform/scenarios/client/tasks"
 	serverauth "github.com/mcpconform/mcpconform/scenarios/server/auth"
+	"github.com/mcpconform/mcpconform/scenarios/server/cancellation"
 	serverlifecycle "github.com/mcpconform/mcpconform/scenarios/server/lifecycle"
 	servermrtr "github.com/mcpconform/mcpconform/scenarios/server/mrtr"
 	"github.com/mcpconform/mcpconform/scenarios/server/prompts"
@@ -45,6 +46,7 @@ var all = func() scenarios.Catalogue {
 		tasksext.Scenarios(),
 		stateless.Scenarios(),
 		serverauth.Scenarios(),
+		cancellation.Scenarios(),
 		clientlifecycle.Scenarios(),
 		clientmrtr.Scenarios(),
 		clienttasks.Scenarios(),
