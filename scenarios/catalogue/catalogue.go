@@ -11,6 +11,7 @@ import (
 	"github.com/mcpconform/mcpconform/scenarios"
 	"github.com/mcpconform/mcpconform/scenarios/authserver/oauth"
 	clientauth "github.com/mcpconform/mcpconform/scenarios/client/auth"
+	clientcancellation "github.com/mcpconform/mcpconform/scenarios/client/cancellation"
 	"github.com/mcpconform/mcpconform/scenarios/client/httprules"
 	clientlifecycle "github.com/mcpconform/mcpconform/scenarios/client/lifecycle"
 	clientmrtr "github.com/mcpconform/mcpconform/scenarios/client/mrtr"
@@ -53,6 +54,7 @@ var all = func() scenarios.Catalogue {
 		surface.Scenarios(),
 		httprules.Scenarios(),
 		clientauth.Scenarios(),
+		clientcancellation.Scenarios(),
 		oauth.Scenarios(),
 	} {
 		c = append(c, family...)
