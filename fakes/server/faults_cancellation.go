@@ -44,9 +44,16 @@ var (
 		Description: "answers a notifications/cancelled for an unknown or answered request (" + CancelUnknownPrefix + "…, " +
 			CancelAnsweredPrefix + "…) with an error response carrying that id",
 		ShownBy: []string{"cancel-stray"}}
+	// The notification cancels a plain call wherever the client sends one:
+	// every version, but not 2026-07-28's Streamable HTTP, where closing
+	// the call's stream cancels it and leaves nowhere to answer.
+	RespondsAfterCancel = &fault.Fault{Name: "responds-after-cancel", NotOn: eachPostItsOwn,
+		Versions:    []string{protocol.V20260728, protocol.V20251125, protocol.V20250618},
+		Why:         "notifications/cancelled has no effect on any request, whatever it waits on (a question or its own work)",
+		Description: "answers a tools/call after the client cancelled it with notifications/cancelled"}
 	HangsAfterCancelBurst = &fault.Fault{Name: "hangs-after-cancel-burst", NotOn: eachPostItsOwn,
 		Description: "once a connection has received a burst of notifications/cancelled (" + CancelBurstPrefix + "…), it answers " +
 			"no further request on that connection"}
 )
 
-var cancellationFaults = fault.Set{ClosesOnUnknownCancel, ClosesOnLateCancel, AnswersStrayCancel, HangsAfterCancelBurst}
+var cancellationFaults = fault.Set{ClosesOnUnknownCancel, ClosesOnLateCancel, AnswersStrayCancel, RespondsAfterCancel, HangsAfterCancelBurst}
