@@ -67,10 +67,12 @@ func (rc *referenceRun) callOrCancel(ctx context.Context, idText string, name st
 		return fmt.Errorf("the server at %s did not answer: %w", rc.opts.Server, err)
 	}
 	rc.logf("tools/call %s (id %s): no answer within %s; cancelling it", name, id, timeout)
-	// At 2026-07-28 over Streamable HTTP the call's stream, closed when its
-	// context ended, was the cancellation (basic/patterns/cancellation.mdx:
-	// "No notifications/cancelled message is required or expected").
-	if !(rc.session.Stateless() && rc.target.Kind == transport.HTTP) && !rc.is(NoCancelOnTimeout) {
+	// At 2026-07-28 over Streamable HTTP closing the call's stream is the
+	// cancellation (basic/patterns/cancellation.mdx: "No
+	// notifications/cancelled message is required or expected").
+	if rc.session.Stateless() && rc.target.Kind == transport.HTTP {
+		rc.session.CloseRequestStream(id)
+	} else if !rc.is(NoCancelOnTimeout) {
 		cancelled := id
 		if rc.is(CancelsWrongID) {
 			cancelled = jsonrpc.StringID(idText + "-other")

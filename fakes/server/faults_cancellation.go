@@ -22,6 +22,11 @@ const (
 	CancelBurstPrefix = "mcpconform-burst-"
 	// CancelBurstSize is how many cancellations a burst sends.
 	CancelBurstSize = 50
+	// DisconnectProgressToken is the progress token of the call whose
+	// stream cancel-by-disconnect closes; AfterDisconnectID the id of the
+	// request it sends next.
+	DisconnectProgressToken = "mcpconform-disconnect-1"
+	AfterDisconnectID       = "mcpconform-after-disconnect"
 )
 
 // Each 2026-07-28 Streamable HTTP POST is a connection of its own: what
@@ -51,9 +56,16 @@ var (
 		Versions:    []string{protocol.V20260728, protocol.V20251125, protocol.V20250618},
 		Why:         "notifications/cancelled has no effect on any request, whatever it waits on (a question or its own work)",
 		Description: "answers a tools/call after the client cancelled it with notifications/cancelled"}
+	// At 2026-07-28 over Streamable HTTP a closed stream is the
+	// cancellation; each POST is a connection of its own, so the fault
+	// plays a server that went down with the stream by leaving the
+	// scenario's next request unanswered.
+	DiesOnDisconnect = &fault.Fault{Name: "dies-on-disconnect", Transports: []transport.Kind{transport.HTTP}, Versions: []string{protocol.V20260728},
+		Description: "leaves the request a client sends after closing the stream of its call in flight (id " + AfterDisconnectID +
+			", after a call with progress token " + DisconnectProgressToken + ") unanswered, as if the disconnect had taken the server down"}
 	HangsAfterCancelBurst = &fault.Fault{Name: "hangs-after-cancel-burst", NotOn: eachPostItsOwn,
 		Description: "once a connection has received a burst of notifications/cancelled (" + CancelBurstPrefix + "…), it answers " +
 			"no further request on that connection"}
 )
 
-var cancellationFaults = fault.Set{ClosesOnUnknownCancel, ClosesOnLateCancel, AnswersStrayCancel, RespondsAfterCancel, HangsAfterCancelBurst}
+var cancellationFaults = fault.Set{ClosesOnUnknownCancel, ClosesOnLateCancel, AnswersStrayCancel, RespondsAfterCancel, HangsAfterCancelBurst, DiesOnDisconnect}

@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"strings"
+	"sync/atomic"
 
 	"github.com/mcpconform/mcpconform/fakes/fault"
 	"github.com/mcpconform/mcpconform/fakes/peer"
@@ -17,9 +18,16 @@ import (
 // (2025-11-25/basic/utilities/cancellation.mdx#error-handling: "Invalid
 // cancellation notifications SHOULD be ignored"); the peer stops a request
 // in flight on its own (fakes/peer). The family holds only the faults.
-type cancellationFamily struct{ familyBase }
+type cancellationFamily struct {
+	familyBase
+	// disconnected: the call whose stream cancel-by-disconnect closes has
+	// come (the fault dies-on-disconnect).
+	disconnected atomic.Bool
+}
 
-func newCancellationFamily(r *reference) family { return &cancellationFamily{familyBase{r}} }
+func newCancellationFamily(r *reference) family {
+	return &cancellationFamily{familyBase: familyBase{r}}
+}
 
 func (*cancellationFamily) faults() fault.Set { return cancellationFaults }
 
@@ -59,13 +67,35 @@ func (r *cancellationFamily) cancelled(ctx context.Context, p *Peer, msg *jsonrp
 	}
 }
 
-// layer leaves every request unanswered on a connection the burst hung.
-func (r *cancellationFamily) layer(next Handler) Handler {
-	if !r.is(HangsAfterCancelBurst) {
+// wrap notes, for dies-on-disconnect, the scenario's tools/call whose stream
+// the client will close. It is noted when it starts: the server notices a
+// closed stream when it next reads or writes, which may come after the
+// request behind it, and the fault must not depend on that race.
+func (r *cancellationFamily) wrap(method string, next Handler) Handler {
+	if method != protocol.MethodToolsCall || !r.is(DiesOnDisconnect) {
 		return next
 	}
 	return func(ctx context.Context, p *Peer, req *jsonrpc.Message) (any, *jsonrpc.Error) {
+		if token, ok := progressToken(req); ok && string(token) == `"`+DisconnectProgressToken+`"` {
+			r.disconnected.Store(true)
+		}
+		return next(ctx, p, req)
+	}
+}
+
+// layer leaves unanswered every request on a connection the burst hung,
+// and the request after the disconnect once a disconnect "took the server
+// down".
+func (r *cancellationFamily) layer(next Handler) Handler {
+	if !r.is(HangsAfterCancelBurst) && !r.is(DiesOnDisconnect) {
+		return next
+	}
+	after := jsonrpc.StringID(AfterDisconnectID)
+	return func(ctx context.Context, p *Peer, req *jsonrpc.Message) (any, *jsonrpc.Error) {
 		if hung, _ := p.Get(cancelBurstHungKey).(bool); hung {
+			return peer.NoAnswer, nil
+		}
+		if r.disconnected.Load() && req.ID.Equal(after) {
 			return peer.NoAnswer, nil
 		}
 		return next(ctx, p, req)

@@ -18,7 +18,7 @@ import (
 
 // Scenarios is the family's catalogue.
 func Scenarios() scenarios.Catalogue {
-	return scenarios.Catalogue{strayScenario, burstScenario, callCancelledScenario, callCancelledLongRunningScenario}
+	return scenarios.Catalogue{strayScenario, burstScenario, callCancelledScenario, callCancelledLongRunningScenario, disconnectScenario}
 }
 
 const (
