@@ -100,7 +100,7 @@ var callCancelledLongRunningScenario = &scenarios.Scenario{
 	Family:   family,
 	Side:     scenarios.ServerSide,
 	Versions: []string{protocol.V20260728, protocol.V20251125, protocol.V20250618},
-	Needs:    []scenarios.Need{scenarios.NeedsFixture(fixtures.TaskWorking, "a plain call works for `ms` milliseconds, default argument ms: 500; taskSupport optional, forbidden or absent")},
+	Needs:    []scenarios.Need{scenarios.NeedsFixture(fixtures.TaskWorking, "a plain call works for `ms` milliseconds, default argument ms: 2000; taskSupport optional, forbidden or absent")},
 	Purpose: "Cancellation without any fixture that asks a question: the client calls a long-running tool plainly, with a progress " +
 		"token, waits until the server has the call in hand (a progress notification, or a quiet window), sends " +
 		"notifications/cancelled and watches until the call would have finished. The server should stop and send no response.",
@@ -114,7 +114,8 @@ func runCancelLongRunning(t *serverside.T) {
 			"\"No notifications/cancelled message is required or expected.\"), and that stream was the only way an answer could come")
 	}
 	a := t.Open("A", client.Options{})
-	fx := t.RequireTool(a, fixtures.TaskWorking, map[string]any{"ms": 500})
+	// Long enough that the cancellation lands first on a busy machine.
+	fx := t.RequireTool(a, fixtures.TaskWorking, map[string]any{"ms": 2000})
 	if tools, err := t.ListTools(a); err == nil && tools[fx.Tool].Execution.TaskSupport == "required" {
 		t.SkipRest(fmt.Sprintf("tool %q has execution.taskSupport required: it has no plain call to cancel with notifications/cancelled", fx.Tool))
 	}
@@ -128,7 +129,7 @@ func runCancelLongRunning(t *serverside.T) {
 	req, _ := jsonrpc.NewRequest(id, protocol.MethodToolsCall, map[string]any{"name": fx.Tool, "arguments": fx.Arguments, "_meta": meta})
 	frame, _ := req.Encode()
 	mark := a.Inbox().Mark()
-	sent := time.Now()
+	started := time.Now()
 	t.Step("call %s plainly (id %s, progress token %s)", fx.Tool, id, longRunningProgressToken)
 	func() {
 		ctx, cancel := t.Wait()
@@ -149,6 +150,9 @@ func runCancelLongRunning(t *serverside.T) {
 		if first != nil && answer(first) {
 			t.NotJudgedRest("the call was answered before it could be cancelled (give the fixture a longer run: argument ms)")
 		}
+		if first != nil {
+			started = time.Now() // the server has the call in hand: its run counts from here
+		}
 	}()
 	t.Step("send notifications/cancelled for %s", id)
 	func() {
@@ -157,8 +161,11 @@ func runCancelLongRunning(t *serverside.T) {
 		_ = a.Notify(ctx, protocol.NotificationCancelled, map[string]any{"requestId": id, "reason": "mcpconform: cancelled by the user"})
 	}()
 	t.Barrier(a)
-	// Watch until the call would have finished, and a quiet window more.
-	watch := time.Until(sent.Add(runTime(fx.Arguments, t.Env.Timing.ResponseTimeout))) + t.QuietWindow()
+	// Watch until the call would have finished, and a margin more: the
+	// quiet window, or half the run when that is longer (a server's timer
+	// and its write slip on a busy machine, in proportion to the run).
+	run := runTime(fx.Arguments, t.Env.Timing.ResponseTimeout)
+	watch := time.Until(started.Add(run)) + max(t.QuietWindow(), run/2)
 	t.Step("watch %s for a response to %s", watch.Round(time.Millisecond), id)
 	ctx, cancel := context.WithTimeout(t.Ctx, max(watch, t.QuietWindow()))
 	defer cancel()
