@@ -162,10 +162,10 @@ func runCancelLongRunning(t *serverside.T) {
 	}()
 	t.Barrier(a)
 	// Watch until the call would have finished, and a margin more: the
-	// quiet window, or half the run when that is longer (a server's timer
+	// quiet window, or the run again when that is longer (a server's timer
 	// and its write slip on a busy machine, in proportion to the run).
 	run := runTime(fx.Arguments, t.Env.Timing.ResponseTimeout)
-	watch := time.Until(started.Add(run)) + max(t.QuietWindow(), run/2)
+	watch := time.Until(started.Add(run)) + max(t.QuietWindow(), run)
 	t.Step("watch %s for a response to %s", watch.Round(time.Millisecond), id)
 	ctx, cancel := context.WithTimeout(t.Ctx, max(watch, t.QuietWindow()))
 	defer cancel()
