@@ -5,6 +5,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"net"
 	"os"
 	"os/exec"
 	"path"
@@ -322,6 +323,9 @@ var _ = Describe("action/run.sh", func() {
 		Entry("a Streamable HTTP server",
 			map[string]string{"side": "server", "target": "https://127.0.0.1:3000/mcp", "transport": "http", "spec-versions": "all"},
 			[]string{"server", "--spec-version", "all", "-o", "mcpconform-results", "--url", "https://127.0.0.1:3000/mcp"}),
+		Entry("a Streamable HTTP server that mcpconform starts, waits for and stops",
+			map[string]string{"target": "http://127.0.0.1:3000/mcp", "serve": `node "build/http server.js" --port 3000`},
+			[]string{"server", "-o", "mcpconform-results", "--url", "http://127.0.0.1:3000/mcp", "--", "node", "build/http server.js", "--port", "3000"}),
 		Entry("a WebSocket server, with a baseline and a shard",
 			map[string]string{"target": "ws://127.0.0.1:8080/mcp", "expected-failures": "baseline.yaml", "shard": "1/4", "output-dir": "out/ws"},
 			[]string{"server", "--expected-failures", "baseline.yaml", "--shard", "1/4", "-o", "out/ws", "--ws", "ws://127.0.0.1:8080/mcp"}),
@@ -346,6 +350,8 @@ var _ = Describe("action/run.sh", func() {
 		},
 		Entry("an unknown side", map[string]string{"side": "both", "target": "x"}, "side must be server or client"),
 		Entry("a transport the target contradicts", map[string]string{"target": "http://127.0.0.1:1/mcp", "transport": "ws"}, "does not match the target"),
+		Entry("serve with a stdio target", map[string]string{"target": "node build/index.js", "serve": "node build/http.js"}, "a stdio target's command is the target itself"),
+		Entry("serve on the client side", map[string]string{"side": "client", "target": "node client.js", "serve": "node build/http.js"}, "serve goes with side server"),
 		Entry("an unbalanced quote in extra-args", map[string]string{"target": "x", "extra-args": "--label-filter 'oops"}, "cannot split"),
 	)
 
@@ -403,6 +409,41 @@ var _ = Describe("action/run.sh", func() {
 		Entry("a conformant run exits 0", "", 0, "conformance: PASS"),
 		Entry("a fault exits 1", "--fault init-unknown-version", 1, "conformance: FAIL"),
 	)
+
+	It("annotates each failed check on the run's page when it runs in GitHub Actions", func() {
+		j := newJob(map[string]string{
+			"side": "server", "transport": "stdio", "spec-versions": "2025-11-25", "output-dir": "out",
+			"extra-args": "--reference --scenario lifecycle-initialize --fault init-unknown-version",
+		})
+		j.env["MCPCONFORM_BIN"] = exe
+		j.env["GITHUB_ACTIONS"] = "true"
+		res := j.run()
+		Expect(res.code).To(Equal(1), res.output)
+		Expect(res.output).To(MatchRegexp(`(?m)^::error title=MUST lifecycle-initialize/\S+ \(server stdio 2025-11-25\)::Expected: `))
+	})
+
+	It("starts an HTTP server it is given to serve, judges it and stops it, like a runner would", func() {
+		l, err := net.Listen("tcp", "127.0.0.1:0")
+		Expect(err).NotTo(HaveOccurred())
+		addr := l.Addr().String()
+		Expect(l.Close()).To(Succeed())
+		j := newJob(map[string]string{
+			"side": "server", "target": "http://" + addr + "/mcp", "spec-versions": "2025-11-25", "output-dir": "out",
+			"serve": exe + " fake-server --http " + addr, "extra-args": "--scenario lifecycle-initialize",
+		})
+		j.env["MCPCONFORM_BIN"] = exe
+		res := j.run()
+		Expect(res.code).To(Equal(0), res.output)
+		Expect(readOutputs(j.output)).To(HaveKeyWithValue("exit-code", "0"))
+		written, err := os.ReadFile(filepath.Join(j.dir, "out", "summary.md"))
+		Expect(err).NotTo(HaveOccurred())
+		Expect(string(written)).To(ContainSubstring("conformance: PASS"))
+		conn, err := net.Dial("tcp", addr)
+		if err == nil {
+			conn.Close()
+		}
+		Expect(err).To(HaveOccurred(), "the server mcpconform started is stopped when the run ends")
+	})
 })
 
 // readmeWorkflow is the example workflow of docs/ci.md's "GitHub Action".

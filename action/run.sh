@@ -44,6 +44,8 @@ extra=()
 split extra "${INPUT_EXTRA_ARGS:-}"
 argv=() # the target's command line, after --
 split argv "$target"
+serve=()
+split serve "${INPUT_SERVE:-}"
 
 args=("$side")
 [[ -z $versions ]] || args+=(--spec-version "$versions")
@@ -65,8 +67,12 @@ if [[ $side == server && -n $target ]]; then
   ws) args+=(--ws "$target") ;;
   stdio) args+=(--stdio) ;;
   esac
-  [[ $form == stdio ]] || argv=()
+  [[ $form == stdio ]] || argv=("${serve[@]}")
+  [[ $form != stdio || ${#serve[@]} -eq 0 ]] ||
+    die "serve starts a server at an http(s):// or ws(s):// target; a stdio target's command is the target itself"
 else
+  ((${#serve[@]} == 0)) || die "serve goes with side server and an http(s):// or ws(s):// target"
+
   # The client side, or a server named in extra-args (--reference): the
   # transports are a selection.
   [[ -z $transport ]] || args+=(--transport "$transport")
@@ -95,6 +101,10 @@ printf '\n'
 "$bin" "${args[@]}"
 code=$?
 
+# One annotation per failed check (bounded) on the run's page.
+if [[ ${GITHUB_ACTIONS:-} == true && -s $outdir/results.json ]]; then
+  "$bin" report annotate "$outdir" || true
+fi
 if [[ -n ${GITHUB_STEP_SUMMARY:-} ]]; then
   if [[ -s $outdir/summary.md ]]; then
     cat "$outdir/summary.md" >>"$GITHUB_STEP_SUMMARY"

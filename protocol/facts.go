@@ -1,7 +1,10 @@
 package protocol
 
 import (
+	"encoding/json"
+	"maps"
 	"reflect"
+	"slices"
 	"strings"
 )
 
@@ -75,4 +78,82 @@ func NewerThan(version, method string, path ...string) string {
 		return ""
 	}
 	return newer[len(newer)-1] // Where lists newest first
+}
+
+// RequestHas reports whether the request or notification method, in the
+// version's schema, has the field at path under its params (JSON names, as
+// ResultHas reads them): RequestHas(MethodToolsCall, "task").
+func (v Version) RequestHas(method string, path ...string) bool {
+	e, ok := registry[v.SchemaOf][method]
+	return ok && e.request != nil && hasPath(e.request, append([]string{"params"}, path...))
+}
+
+// NewerParam is one field a message's params carry that the negotiated
+// version's schema lacks and a newer version's has.
+type NewerParam struct {
+	Path  string // dotted JSON path under params ("task", "_meta.io.modelcontextprotocol/protocolVersion")
+	Since string // the oldest judged version that has it
+}
+
+// newerParamDepth bounds how deep NewerParams looks: the schemas type
+// what a version added within a few levels of params.
+const newerParamDepth = 4
+
+// NewerParams lists the fields of params (a request's or notification's,
+// as sent) that version's schema does not have for method and a newer
+// judged version's does: what a peer that negotiated version must not send
+// (basic/lifecycle.mdx#operation: "Respect the negotiated protocol
+// version"). A field no version types (a tool's own arguments) is nobody's
+// newer feature. A method version lacks is NewerThan's to report.
+func NewerParams(version, method string, params json.RawMessage) []NewerParam {
+	v, ok := Lookup(version)
+	if !ok || !v.Defines(method) || len(params) == 0 {
+		return nil
+	}
+	var out []NewerParam
+	var walk func(raw json.RawMessage, path []string)
+	walk = func(raw json.RawMessage, path []string) {
+		if len(path) >= newerParamDepth {
+			return
+		}
+		var obj map[string]json.RawMessage
+		if json.Unmarshal(raw, &obj) != nil {
+			var arr []json.RawMessage
+			if json.Unmarshal(raw, &arr) == nil {
+				for _, el := range arr {
+					walk(el, path)
+				}
+			}
+			return
+		}
+		for _, k := range slices.Sorted(maps.Keys(obj)) {
+			p := append(slices.Clone(path), k)
+			if v.RequestHas(method, p...) || v.metaHas(p) {
+				walk(obj[k], p)
+				continue
+			}
+			newer := Where(func(n Version) bool { return n.Judged && n.Name > version && n.RequestHas(method, p...) && !v.metaHas(p) })
+			if len(newer) > 0 {
+				out = append(out, NewerParam{Path: strings.Join(p, "."), Since: newer[len(newer)-1]})
+			}
+		}
+	}
+	walk(params, nil)
+	return out
+}
+
+// metaHas reports whether some request of the version's schema types the
+// _meta field at path: the generated types leave the _meta every request
+// inherits (progressToken) out of some methods, so a _meta key is the
+// version's when any of its requests has it.
+func (v Version) metaHas(path []string) bool {
+	if len(path) == 0 || path[0] != "_meta" {
+		return false
+	}
+	for m := range registry[v.SchemaOf] {
+		if v.RequestHas(m, path...) {
+			return true
+		}
+	}
+	return false
 }

@@ -1,6 +1,8 @@
 package protocol_test
 
 import (
+	"encoding/json"
+
 	. "github.com/onsi/ginkgo/v2"
 	. "github.com/onsi/gomega"
 
@@ -29,6 +31,24 @@ var _ = Describe("what a version's schema has", func() {
 		Expect(protocol.Features(protocol.V20250618).ResultHas(protocol.MethodToolsCall, "structuredContent")).To(BeTrue())
 		Expect(protocol.Features(protocol.V20250618).ResultHas(protocol.MethodToolsCall, "nonesuch")).To(BeFalse())
 		Expect(protocol.Features(protocol.V20250618).ResultHas("nonesuch/method")).To(BeFalse())
+	})
+
+	It("names the params fields a message carries that came with a newer version", func() {
+		newer := func(version, method, params string) []protocol.NewerParam {
+			return protocol.NewerParams(version, method, json.RawMessage(params))
+		}
+		Expect(newer(protocol.V20250618, protocol.MethodToolsCall, `{"name":"x","arguments":{"task":1},"task":{"ttl":1000}}`)).
+			To(Equal([]protocol.NewerParam{{Path: "task", Since: protocol.V20251125}}), "a tool's own arguments are nobody's feature")
+		Expect(newer(protocol.V20251125, protocol.MethodToolsCall, `{"name":"x","task":{"ttl":1000}}`)).To(BeEmpty())
+		Expect(newer(protocol.V20251125, protocol.MethodToolsList, `{"_meta":{"progressToken":1,"io.modelcontextprotocol/protocolVersion":"2026-07-28"}}`)).
+			To(Equal([]protocol.NewerParam{{Path: "_meta.io.modelcontextprotocol/protocolVersion", Since: protocol.V20260728}}))
+		// Every request inherits _meta.progressToken, which the generated
+		// types of 2025-03-26 leave out of some methods.
+		Expect(newer(protocol.V20250326, protocol.MethodToolsList, `{"_meta":{"progressToken":1},"cursor":"c"}`)).To(BeEmpty())
+		Expect(newer(protocol.V20250326, protocol.MethodInitialize, `{"protocolVersion":"2025-03-26","capabilities":{"elicitation":{}},"clientInfo":{"name":"a","version":"1"}}`)).
+			To(Equal([]protocol.NewerParam{{Path: "capabilities.elicitation", Since: protocol.V20250618}}))
+		Expect(newer(protocol.V20250618, "nonesuch/method", `{"task":{}}`)).To(BeEmpty(), "a method the version lacks is NewerThan's")
+		Expect(newer(protocol.V20250618, protocol.MethodToolsCall, `[1,2]`)).To(BeEmpty())
 	})
 
 	It("names the version that brought what an older one lacks", func() {

@@ -19,7 +19,7 @@ const (
 	HTMLFile     = "report.html"
 )
 
-// WriteAll writes junit.xml, results.json, summary.md and report.html into dir
+// WriteAll writes junit.xml, results.json, summary.md, report.html and results.sarif into dir
 // (created if missing) and returns the paths, in that order. The set is
 // replaced as a whole or not at all: a reader must never find a new
 // junit.xml beside the previous run's results.json, summary and HTML (a
@@ -43,6 +43,7 @@ func WriteAll(dir string, r *Run) ([]string, error) {
 		{JSONFile, writeJSON},
 		{MarkdownFile, writeMarkdown},
 		{HTMLFile, writeHTML},
+		{SARIFFile, writeSARIF},
 	}
 	if err := stageAndSwap(dir, r, outputs); err != nil {
 		return nil, err

@@ -13,7 +13,7 @@ import (
 )
 
 var _ = Describe("WriteAll", func() {
-	It("creates the directory and writes the four reports", func() {
+	It("creates the directory and writes the five reports", func() {
 		dir := filepath.Join(GinkgoT().TempDir(), "nested", "out")
 		r := sampleRun()
 		paths, err := reports.WriteAll(dir, r)
@@ -23,6 +23,7 @@ var _ = Describe("WriteAll", func() {
 			filepath.Join(dir, "results.json"),
 			filepath.Join(dir, "summary.md"),
 			filepath.Join(dir, "report.html"),
+			filepath.Join(dir, "results.sarif"),
 		}))
 
 		read := func(name string) []byte {
@@ -34,11 +35,12 @@ var _ = Describe("WriteAll", func() {
 		Expect(read("results.json")).To(Equal(renderJSON(r)))
 		Expect(string(read("summary.md"))).To(Equal(renderMarkdown(r)))
 		Expect(string(read("report.html"))).To(Equal(renderHTML(r)))
+		Expect(read("results.sarif")).To(Equal(renderSARIF(r)))
 
 		// No temporary files left behind.
 		entries, err := os.ReadDir(dir)
 		Expect(err).NotTo(HaveOccurred())
-		Expect(entries).To(HaveLen(4))
+		Expect(entries).To(HaveLen(5))
 	})
 
 	It("overwrites reports from a previous run", func() {
@@ -122,7 +124,7 @@ var _ = Describe("WriteAll replacing a previous set", func() {
 		_, err := reports.WriteAll(dir, r)
 		Expect(err).NotTo(HaveOccurred())
 		got := contents()
-		Expect(got).To(HaveLen(5))
+		Expect(got).To(HaveLen(6))
 		Expect(got["notes.txt"]).To(Equal("the user's own file\n"))
 		Expect(got["junit.xml"]).To(Equal(string(renderJUnit(r))))
 		Expect(got["results.json"]).To(Equal(string(renderJSON(r))))

@@ -91,6 +91,10 @@ func (e Env) RoundLimit() int {
 type Timing struct {
 	// ResponseTimeout bounds each single wait for the target.
 	ResponseTimeout time.Duration
+	// StartTimeout bounds the first answer of a target process the run
+	// starts (a stdio server's handshake): it includes the process's own
+	// start-up, which is no response time and grows with the machine's load.
+	StartTimeout time.Duration
 	// QuietWindow bounds a wait for something that must NOT arrive (a
 	// notification to the wrong session, a response after a cancel).
 	QuietWindow time.Duration
@@ -100,9 +104,18 @@ type Timing struct {
 	Poll time.Duration
 }
 
+// HandshakeWait is how long a handshake over kind may take: over stdio
+// each session starts a process, so its start-up is allowed for.
+func (t Timing) HandshakeWait(kind transport.Kind) time.Duration {
+	if kind == transport.Stdio {
+		return max(t.ResponseTimeout, t.StartTimeout)
+	}
+	return t.ResponseTimeout
+}
+
 // DefaultTiming is what the command line starts from.
 func DefaultTiming() Timing {
-	return Timing{ResponseTimeout: 5 * time.Second, QuietWindow: 250 * time.Millisecond,
+	return Timing{ResponseTimeout: 5 * time.Second, StartTimeout: 15 * time.Second, QuietWindow: 250 * time.Millisecond,
 		ScenarioTimeout: 60 * time.Second, Poll: protocol.DefaultPollInterval}
 }
 
@@ -111,6 +124,9 @@ func (t Timing) OrDefaults() Timing {
 	d := DefaultTiming()
 	if t.ResponseTimeout <= 0 {
 		t.ResponseTimeout = d.ResponseTimeout
+	}
+	if t.StartTimeout <= 0 {
+		t.StartTimeout = d.StartTimeout
 	}
 	if t.QuietWindow <= 0 {
 		t.QuietWindow = d.QuietWindow

@@ -288,7 +288,7 @@ func (c *Check) JudgedAt(version string) bool {
 
 var (
 	kebab   = regexp.MustCompile(`^[a-z0-9]+(-[a-z0-9]+)*$`)
-	specRef = regexp.MustCompile(`^(\d{4}-\d{2}-\d{2}|ext-tasks|ext-auth|jsonrpc-2\.0|seps|seeds|official-conformance)/[^#\s]+(#[a-z0-9-]+)?$`)
+	specRef = regexp.MustCompile(`^(\d{4}-\d{2}-\d{2}|ext-tasks|ext-skills|ext-auth|jsonrpc-2\.0|seps|seeds|official-conformance)/[^#\s]+(#[a-z0-9-]+)?$`)
 	// requirementID is the form of the official lists' ids: sep-<number>-…,
 	// save sep-1933.yaml's, which begin wif-.
 	requirementID = regexp.MustCompile(`^(sep-\d+|wif)(-[a-z0-9]+)+$`)

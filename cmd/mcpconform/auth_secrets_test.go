@@ -31,7 +31,7 @@ var _ = Describe("the credentials of an authorization flow", func() {
 		Expect(shouted["code"]).NotTo(BeEmpty())
 		Expect(shouted["code_verifier"]).NotTo(BeEmpty())
 		texts := map[string]string{"stdout": string(s.Out.Contents()), "stderr": string(s.Err.Contents())}
-		for _, f := range []string{"junit.xml", "results.json", "summary.md", "report.html"} {
+		for _, f := range []string{"junit.xml", "results.json", "summary.md", "report.html", "results.sarif"} {
 			b, err := os.ReadFile(filepath.Join(out, f))
 			Expect(err).NotTo(HaveOccurred())
 			texts[f] = string(b)

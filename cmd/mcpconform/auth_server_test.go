@@ -57,7 +57,7 @@ var _ = Describe("auth-server and a protected target", func() {
 		return got
 	}
 	noToken := func(out string, s interface{ Contents() []byte }) {
-		for _, f := range []string{"junit.xml", "results.json", "summary.md", "report.html"} {
+		for _, f := range []string{"junit.xml", "results.json", "summary.md", "report.html", "results.sarif"} {
 			b, err := os.ReadFile(filepath.Join(out, f))
 			Expect(err).NotTo(HaveOccurred())
 			Expect(string(b)).NotTo(ContainSubstring("eyJ"), "a minted JWT in %s", f)
@@ -119,7 +119,7 @@ var _ = Describe("authserver", func() {
 		Expect(string(b)).To(ContainSubstring(`"id": "authserver-code-single-use/second-refused"`))
 		credential := regexp.MustCompile(`(code|access|refresh|secret|client)-[0-9a-f]{32}`)
 		for _, dir := range []string{ok, bad} {
-			for _, f := range []string{"junit.xml", "results.json", "summary.md", "report.html"} {
+			for _, f := range []string{"junit.xml", "results.json", "summary.md", "report.html", "results.sarif"} {
 				b, err := os.ReadFile(filepath.Join(dir, f))
 				Expect(err).NotTo(HaveOccurred())
 				Expect(credential.Find(b)).To(BeNil(), "a credential in %s/%s", dir, f)
@@ -133,7 +133,7 @@ var _ = Describe("authserver", func() {
 		Expect(os.WriteFile(cfg, []byte("approval:\n  fields: {username: mcpconform-user, password: mcpconform-password-1234}\n"), 0o600)).To(Succeed())
 		out := filepath.Join(work, "out")
 		s := run(0, "authserver", "--reference", "--liberty", "as-login-form", "--config", cfg, "-o", out)
-		for _, f := range []string{"junit.xml", "results.json", "summary.md", "report.html"} {
+		for _, f := range []string{"junit.xml", "results.json", "summary.md", "report.html", "results.sarif"} {
 			b, err := os.ReadFile(filepath.Join(out, f))
 			Expect(err).NotTo(HaveOccurred())
 			Expect(string(b)).NotTo(ContainSubstring("mcpconform-password-1234"), f)

@@ -147,7 +147,7 @@ var _ = Describe("expected failures (baselines)", func() {
 		},
 		Entry("unreadable", "", "no such file or directory"),
 		Entry("malformed YAML", "server: [lifecycle-ping\n", "FILE: not valid YAML"),
-		Entry("an unknown scenario", "server:\n  - lifecycle-ping\n  - lifecycle-pong\n", `unknown scenario or check id "lifecycle-pong" (see 'mcpconform list') in FILE line 3`),
+		Entry("an unknown scenario", "server:\n  - lifecycle-ping\n  - lifecycle-pong\n", `unknown scenario or check id "lifecycle-pong" (did you mean "lifecycle-ping"?) (see 'mcpconform list') in FILE line 3`),
 		Entry("an unknown check", "server:\n  - lifecycle-ping/empty\n", `unknown scenario or check id "lifecycle-ping/empty" (see 'mcpconform list') in FILE line 2`),
 		Entry("a scenario of the other side", "client:\n  - lifecycle-ping\n", `"lifecycle-ping" judges a server but is listed under client: in FILE line 2`),
 		Entry("an unknown transport", "server:\n  - {id: lifecycle-ping, transport: tcp}\n", `"lifecycle-ping": transport: `),

@@ -144,7 +144,17 @@ var _ = Describe("mcpconform", func() {
 				return os.WriteFile(filepath.Join(d, "garbage-hang.sh"), []byte("#!/bin/sh\necho not-json\nexec sleep 600\n"), 0o755)
 			},
 			func(d string) []string {
-				return []string{"server", "--stdio", "--response-timeout", "2s", "-o", filepath.Join(d, "out"), "--", filepath.Join(d, "garbage-hang.sh")}
+				return []string{"server", "--stdio", "--response-timeout", "2s", "--start-timeout", "2s", "-o", filepath.Join(d, "out"), "--", filepath.Join(d, "garbage-hang.sh")}
+			})
+		slowStart := runAhead(spec+"allows a stdio target's start-up beyond one answer timeout (--start-timeout)", 1,
+			func(d string) error {
+				// A server whose process takes 3 s to start, then answers at once.
+				script := "#!/bin/sh\nsleep 3\nexec " + exe + " fake-server --stdio\n"
+				return os.WriteFile(filepath.Join(d, "slow-start.sh"), []byte(script), 0o755)
+			},
+			func(d string) []string {
+				return []string{"server", "--stdio", "--response-timeout", "2s", "--start-timeout", "30s", "--spec-version", "2025-11-25",
+					"--label-filter", "family: containsAny lifecycle", "-o", filepath.Join(d, "out"), "--", filepath.Join(d, "slow-start.sh")}
 			})
 
 		It("passes the reference over WebSocket and writes a clean junit.xml", func() {
@@ -197,6 +207,8 @@ var _ = Describe("mcpconform", func() {
 			r := ranWith(faultStdio, 1)
 			s, dir := r, r.out()
 			Expect(string(s.Out.Contents())).To(MatchRegexp(`(?m)^FAIL\s+server stdio 2025-11-25\s+lifecycle-ping\s`))
+			Expect(string(s.Out.Contents())).To(MatchRegexp(`(?m)^1 failed:\nFAIL lifecycle-ping/empty-result  server stdio 2025-11-25  MUST\n    Expected: `),
+				"the console says which check failed, and why, before the counts")
 
 			doc := readJUnit(dir)
 			Expect(doc.Failures).To(Equal(1))
@@ -268,6 +280,16 @@ var _ = Describe("mcpconform", func() {
 		It("exits 2 naming a stdio command that does not exist", func() {
 			s := run(2, "server", "--stdio", "-o", dir, "--", "/no/such/binary", "--flag")
 			Expect(string(s.Err.Contents())).To(ContainSubstring("/no/such/binary"))
+			Expect(filepath.Join(dir, "junit.xml")).NotTo(BeAnExistingFile())
+		})
+
+		It("exits 2 at once for an endpoint no connection could reach, before anything runs", func() {
+			s := run(2, "server", "--url", "127.0.0.1:1/mcp", "-o", dir)
+			Expect(string(s.Err.Contents())).To(ContainSubstring(`--url "127.0.0.1:1/mcp" has no scheme: write http://127.0.0.1:1/mcp`))
+			s = run(2, "server", "--ws", "http://127.0.0.1:1/mcp", "-o", dir)
+			Expect(string(s.Err.Contents())).To(ContainSubstring("the scheme must be ws or wss"))
+			s = run(2, "server", "--url", "http:///mcp", "-o", dir)
+			Expect(string(s.Err.Contents())).To(ContainSubstring("names no host"))
 			Expect(filepath.Join(dir, "junit.xml")).NotTo(BeAnExistingFile())
 		})
 
@@ -355,6 +377,12 @@ var _ = Describe("mcpconform", func() {
 			doc := readJUnit(dir)
 			Expect(doc.Tests).To(BeNumerically(">", 0))
 			Expect(doc.Failures).To(BeZero(), "nothing failed before the interrupt")
+		})
+
+		It("allows a stdio target's start-up beyond one answer timeout (--start-timeout)", func() {
+			doc := readJUnit(ranWith(slowStart, 0).out())
+			Expect(doc.Tests).To(BeNumerically(">", 0))
+			Expect(doc.Failures+doc.Errors).To(BeZero(), "every handshake waited out the start-up")
 		})
 
 		It("gives up on a target that cannot complete the handshake after one timeout, and fails", func() {

@@ -35,13 +35,24 @@ func usageErr(format string, args ...any) error {
 	return &exitError{code: exitUsage, err: fmt.Errorf(format, args...)}
 }
 
-func main() {
+// newRoot is the command tree, flags and all.
+func newRoot() *cobra.Command {
 	root := &cobra.Command{
 		Use:           "mcpconform",
 		Short:         "Conformance test suite and fake peer for the Model Context Protocol",
 		SilenceUsage:  true,
 		SilenceErrors: true,
 	}
+	root.SetFlagErrorFunc(func(_ *cobra.Command, err error) error { return &exitError{code: exitUsage, err: err} })
+	root.AddCommand(serverCmd(), clientCmd(), listCmd(), fakeServerCmd(), selftestCmd(), versionCmd())
+	root.AddCommand(fakeClientCmd(), relayCmd())
+	root.AddCommand(baselineCmd(), authServerCmd(), authserverJudgeCmd())
+	root.AddCommand(reportCmd())
+	return root
+}
+
+func main() {
+	root := newRoot()
 	// Every line of the console goes through a cleaning writer: target text
 	// (names, messages, stderr, transcripts with -v) reaches it in many
 	// ways, and a terminal obeys the escape sequences in it. The protocol
@@ -49,11 +60,6 @@ func main() {
 	stdout, stderr := reports.NewTerminalWriter(os.Stdout), reports.NewTerminalWriter(os.Stderr)
 	root.SetOut(stdout)
 	root.SetErr(stderr)
-	root.SetFlagErrorFunc(func(_ *cobra.Command, err error) error { return &exitError{code: exitUsage, err: err} })
-	root.AddCommand(serverCmd(), clientCmd(), listCmd(), fakeServerCmd(), selftestCmd(), versionCmd())
-	root.AddCommand(fakeClientCmd(), relayCmd())
-	root.AddCommand(baselineCmd(), authServerCmd(), authserverJudgeCmd())
-	root.AddCommand(reportCmd())
 	err := root.Execute()
 	if err == nil {
 		return

@@ -30,6 +30,7 @@ func (f *timingFlags) register(fl *pflag.FlagSet, scenarioTimeout time.Duration)
 	d := scenarios.DefaultTiming()
 	fl.DurationVar(&f.t.ScenarioTimeout, "timeout", scenarioTimeout, "deadline for one scenario")
 	fl.DurationVar(&f.t.ResponseTimeout, "response-timeout", d.ResponseTimeout, "deadline for each single answer from the target")
+	fl.DurationVar(&f.t.StartTimeout, "start-timeout", d.StartTimeout, "deadline for a target process started over stdio to answer its handshake (its start-up included)")
 	fl.DurationVar(&f.t.QuietWindow, "quiet-window", d.QuietWindow, "how long to watch for something that must not arrive (a response after a cancel, a notification to another session)")
 	fl.DurationVar(&f.t.Poll, "poll-interval", d.Poll, "interval to poll a task at when the target suggests none")
 }
@@ -37,7 +38,7 @@ func (f *timingFlags) register(fl *pflag.FlagSet, scenarioTimeout time.Duration)
 func (f *timingFlags) get() scenarios.Timing { return f.t }
 
 func (f *timingFlags) validate() error {
-	for name, d := range map[string]time.Duration{"--timeout": f.t.ScenarioTimeout, "--response-timeout": f.t.ResponseTimeout,
+	for name, d := range map[string]time.Duration{"--timeout": f.t.ScenarioTimeout, "--response-timeout": f.t.ResponseTimeout, "--start-timeout": f.t.StartTimeout,
 		"--quiet-window": f.t.QuietWindow, "--poll-interval": f.t.Poll} {
 		if d <= 0 {
 			return fmt.Errorf("%s must be positive, got %s", name, d)
@@ -56,6 +57,10 @@ type runFlags struct {
 	expectedFailures string
 	baseline         *reports.Baseline
 
+	// requirements is --requirements: an official revision whose required
+	// set the run judges (applyRequirements).
+	requirements string
+
 	labelFilter string
 	outDir      string
 	verbose     bool
@@ -70,6 +75,7 @@ type runFlags struct {
 func (f *runFlags) register(fl *pflag.FlagSet) {
 	fl.StringVar(&f.specVersion, "spec-version", "", "protocol version(s) to judge, comma-separated, or all (default "+protocol.DefaultVersion+"; with --reference "+strings.Join(protocol.From(protocol.DefaultVersion), ",")+")")
 	fl.StringSliceVar(&f.scenarioIDs, "scenario", nil, "run only these scenario ids (repeatable)")
+	fl.StringVar(&f.requirements, "requirements", "", "run the official suite's required set of this revision (2025-11-25 or 2026-07-28): the mcpconform counterparts of the scenarios its list scores on this side, at that version, and print the pass rate as the official suite counts it")
 	fl.StringVar(&f.labelFilter, "label-filter", "", "Ginkgo label filter, e.g. 'family: containsAny lifecycle && level: containsAny MUST'")
 	fl.StringVarP(&f.outDir, "output", "o", "mcpconform-results", "directory for junit.xml, results.json, summary.md and report.html")
 	fl.BoolVarP(&f.verbose, "verbose", "v", false, "print Ginkgo's spec-by-spec output (steps, transcripts of failures) to stderr")
@@ -155,10 +161,13 @@ func (p *plan) check() error {
 	if err := p.flags.timing.validate(); err != nil {
 		return err
 	}
+	if err := p.applyRequirements(); err != nil {
+		return err
+	}
 	for _, id := range p.flags.scenarioIDs {
 		s, ok := catalogue.All().Find(id)
 		if !ok {
-			return fmt.Errorf("unknown --scenario %q (see `mcpconform list`)", id)
+			return fmt.Errorf("unknown --scenario %q%s (see `mcpconform list`)", id, didYouMean(id, knownIDs(false)))
 		}
 		if s.Side != p.side {
 			return fmt.Errorf("--scenario %q judges a %s; this command judges a %s", id, s.Side, p.side)
@@ -272,6 +281,9 @@ func (p *plan) execute(cmd *cobra.Command) (int, error) {
 		Strict: p.flags.strict, Started: started, Duration: time.Since(started), Scenarios: scenarios,
 		Interrupted: interruptedBy,
 	}
+	if p.flags.requirements != "" {
+		printRequirements(cmd.OutOrStdout(), run, p.side, p.flags.requirements)
+	}
 	return finish(cmd, run, p.flags.outDir, p.shardBaseline())
 }
 
@@ -290,6 +302,7 @@ func finish(cmd *cobra.Command, run *reports.Run, outDir string, baseline *repor
 	if counts.Expected > 0 {
 		expected = fmt.Sprintf(" (+%d expected)", counts.Expected)
 	}
+	printFailures(out, run)
 	fmt.Fprintf(out, "\n%d checks: %d passed, %d failed%s, %d warnings, %d skipped, %d errors (%s)\n",
 		counts.Total, counts.Passed, counts.Failed, expected, counts.Warning, counts.Skipped, counts.Errored, run.Duration.Round(time.Millisecond))
 	printReasons(out, run)

@@ -22,7 +22,7 @@ func reportCmd() *cobra.Command {
 		Short: "Work with the reports of finished runs",
 		Args:  cobra.NoArgs,
 	}
-	cmd.AddCommand(reportMergeCmd())
+	cmd.AddCommand(reportMergeCmd(), reportAnnotateCmd())
 	return cmd
 }
 

@@ -2,11 +2,15 @@ package main
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"net/http"
+	"net/url"
 	"os"
 	"os/exec"
+	"slices"
 	"strings"
+	"time"
 
 	"github.com/spf13/cobra"
 
@@ -22,16 +26,19 @@ import (
 
 type serverFlags struct {
 	runFlags
-	url, ws    string
-	stdio      bool
-	reference  bool
-	fault      string
-	liberty    string
-	transport  string
-	fixtures   []string
-	headers    []string
-	configPath string
-	authTokens []string
+	url, ws string
+	// waitForTarget retries the first connection to --url or --ws until
+	// it; 0: no retry (a started target: defaultSpawnWait).
+	waitForTarget time.Duration
+	stdio         bool
+	reference     bool
+	fault         string
+	liberty       string
+	transport     string
+	fixtures      []string
+	headers       []string
+	configPath    string
+	authTokens    []string
 	// bearer is the token every session carries (the first of authTokens).
 	bearer string
 	issuer issuerFlags
@@ -54,14 +61,22 @@ Exit codes: 0 every judged check passed (SHOULD warnings allowed unless --strict
 		Example: `  mcpconform server --reference
   mcpconform server --stdio -- node build/index.js
   mcpconform server --url http://127.0.0.1:3000/mcp --spec-version 2025-11-25
+  mcpconform server --url http://127.0.0.1:3000/mcp -- node build/http-server.js
   mcpconform server --ws ws://127.0.0.1:8080/mcp --label-filter 'level: containsAny MUST'`,
+		PreRunE: func(_ *cobra.Command, args []string) error {
+			if err := f.checkTarget(args); err != nil {
+				return usageErr("%v", err)
+			}
+			return nil
+		},
 		RunE: func(cmd *cobra.Command, args []string) error {
 			return exitWith(runServer(cmd, f, args))
 		},
 	}
 	fl := cmd.Flags()
-	fl.StringVar(&f.url, "url", "", "Streamable HTTP endpoint of the server under test")
-	fl.StringVar(&f.ws, "ws", "", "WebSocket endpoint of the server under test")
+	fl.StringVar(&f.url, "url", "", "Streamable HTTP endpoint of the server under test; a command after -- is started to serve it, waited for and stopped with all it started")
+	fl.StringVar(&f.ws, "ws", "", "WebSocket endpoint of the server under test; a command after -- is started to serve it (like --url)")
+	fl.DurationVar(&f.waitForTarget, "wait-for-target", 0, "with --url or --ws: retry the first connection until this long (a target started with -- CMD: 30s when not given)")
 	fl.BoolVar(&f.stdio, "stdio", false, "spawn the server under test: the command follows --")
 	fl.BoolVar(&f.reference, "reference", false, "judge the built-in reference server (a conformant target)")
 	fl.StringVar(&f.fault, "fault", "", "with --reference: serve this fault instead (see 'mcpconform list --faults')")
@@ -86,23 +101,8 @@ func (f *serverFlags) versions() ([]string, error) {
 
 // targets resolves the flags into the transports and targets to judge.
 func (f *serverFlags) targets(ctx context.Context, args []string) ([]transport.Kind, map[transport.Kind]client.Target, func(), error) {
-	chosen := 0
-	for _, b := range []bool{f.url != "", f.ws != "", f.stdio, f.reference} {
-		if b {
-			chosen++
-		}
-	}
-	if chosen != 1 {
-		return nil, nil, nil, fmt.Errorf("name exactly one target: --url URL, --ws URL, --stdio -- CMD ARGS..., or --reference")
-	}
-	if (f.fault != "" || f.liberty != "") && !f.reference {
-		return nil, nil, nil, fmt.Errorf("--fault and --liberty go with --reference")
-	}
-	if f.fault != "" && f.liberty != "" {
-		return nil, nil, nil, fmt.Errorf("name a --fault or a --liberty, not both")
-	}
-	if len(args) > 0 && !f.stdio {
-		return nil, nil, nil, fmt.Errorf("unexpected arguments %q (a command to spawn goes after --stdio --)", args)
+	if err := f.checkTarget(args); err != nil {
+		return nil, nil, nil, err
 	}
 	header, err := parseHeaders(f.headers)
 	if err != nil {
@@ -116,13 +116,10 @@ func (f *serverFlags) targets(ctx context.Context, args []string) ([]transport.K
 	}
 	switch {
 	case f.url != "":
-		return oneTarget(client.Target{Kind: transport.HTTP, URL: f.url, Header: header})
+		return f.served(ctx, client.Target{Kind: transport.HTTP, URL: f.url, Header: header}, args)
 	case f.ws != "":
-		return oneTarget(client.Target{Kind: transport.WS, URL: f.ws, Header: header})
+		return f.served(ctx, client.Target{Kind: transport.WS, URL: f.ws, Header: header}, args)
 	case f.stdio:
-		if len(args) == 0 {
-			return nil, nil, nil, fmt.Errorf("--stdio needs the server's command after --, e.g. --stdio -- node server.js")
-		}
 		if _, err := exec.LookPath(args[0]); err != nil {
 			return nil, nil, nil, fmt.Errorf("target command %q not found: %v", args[0], err)
 		}
@@ -251,6 +248,9 @@ func runServer(cmd *cobra.Command, f *serverFlags, args []string) (int, error) {
 		ctx = context.Background()
 	}
 	transports, targets, stop, err := f.targets(ctx, args)
+	if errors.Is(err, errNotReady) {
+		return exitUnjudged, &exitError{code: exitUnjudged, err: err}
+	}
 	if err != nil {
 		return exitUsage, usageErr("%v", err)
 	}
@@ -320,4 +320,90 @@ func hasHeader(lines []string, name string) bool {
 		}
 	}
 	return false
+}
+
+// checkEndpoint refuses, before anything runs, an endpoint that no
+// connection could reach: no URL, another scheme, or no host.
+func checkEndpoint(flag, raw string, schemes ...string) error {
+	u, err := url.Parse(raw)
+	switch {
+	case !strings.Contains(raw, "://"):
+		return fmt.Errorf("%s %q has no scheme: write %s://%s", flag, raw, schemes[0], raw)
+	case err != nil:
+		return fmt.Errorf("%s %q is no URL: %v", flag, raw, err)
+	case !slices.Contains(schemes, u.Scheme):
+		return fmt.Errorf("%s %q: the scheme must be %s (e.g. %s://127.0.0.1:3000/mcp)", flag, raw, strings.Join(schemes, " or "), schemes[0])
+	case u.Host == "":
+		return fmt.Errorf("%s %q names no host", flag, raw)
+	}
+	return nil
+}
+
+// served is the target at an endpoint: started by mcpconform when a
+// command follows (and stopped, with whatever it started, when the run
+// ends), waited for when --wait-for-target says so, or dialled as it is.
+func (f *serverFlags) served(ctx context.Context, t client.Target, argv []string) ([]transport.Kind, map[transport.Kind]client.Target, func(), error) {
+	wait := f.waitForTarget
+	stop := func() {}
+	switch {
+	case len(argv) > 0:
+		if wait == 0 {
+			wait = defaultSpawnWait
+		}
+		var err error
+		if stop, err = startTarget(ctx, t.URL, argv, wait); err != nil {
+			return nil, nil, nil, err
+		}
+	case wait > 0:
+		if err := awaitEndpoint(ctx, t.URL, wait, nil); err != nil {
+			return nil, nil, nil, err
+		}
+	}
+	kinds, targets, _, err := oneTarget(t)
+	return kinds, targets, stop, err
+}
+
+// checkTarget holds the target flags to one another, before anything
+// starts (cobra runs it as PreRunE, and the docs' test runs it on every
+// example): exactly one target, a command where one may go, endpoints a
+// connection could reach.
+func (f *serverFlags) checkTarget(args []string) error {
+	chosen := 0
+	for _, b := range []bool{f.url != "", f.ws != "", f.stdio, f.reference} {
+		if b {
+			chosen++
+		}
+	}
+	if chosen != 1 {
+		return fmt.Errorf("name exactly one target: --url URL, --ws URL, --stdio -- CMD ARGS..., or --reference")
+	}
+	if (f.fault != "" || f.liberty != "") && !f.reference {
+		return fmt.Errorf("--fault and --liberty go with --reference")
+	}
+	if f.fault != "" && f.liberty != "" {
+		return fmt.Errorf("name a --fault or a --liberty, not both")
+	}
+	if len(args) > 0 && !f.stdio && f.url == "" && f.ws == "" {
+		return fmt.Errorf("unexpected arguments %q (a command to spawn goes after --stdio --, or after --url URL -- to serve URL)", args)
+	}
+	if f.waitForTarget < 0 {
+		return fmt.Errorf("--wait-for-target must not be negative, got %s", f.waitForTarget)
+	}
+	if f.waitForTarget > 0 && f.url == "" && f.ws == "" {
+		return fmt.Errorf("--wait-for-target goes with --url or --ws")
+	}
+	if f.url != "" {
+		if err := checkEndpoint("--url", f.url, "http", "https"); err != nil {
+			return err
+		}
+	}
+	if f.ws != "" {
+		if err := checkEndpoint("--ws", f.ws, "ws", "wss"); err != nil {
+			return err
+		}
+	}
+	if f.stdio && len(args) == 0 {
+		return fmt.Errorf("--stdio needs the server's command after --, e.g. --stdio -- node server.js")
+	}
+	return nil
 }

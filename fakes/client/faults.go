@@ -50,7 +50,7 @@ const unsupportedVersion = "1999-01-01"
 // Faults lists the reference client's faults.
 func Faults() fault.Set {
 	set := fault.Set{SkipsInitialized, RequestBeforeInitialize, InitUnsupportedVersion, InitNoClientInfo}
-	for _, family := range []fault.Set{mrtrFaults, clientTaskFaults, surfaceFaults, cancellationFaults, headerFaults, authFaults, authScopesFaults, authExtFaults, authDiscoveryFaults, authRegistrationFaults} {
+	for _, family := range []fault.Set{versionFaults, mrtrFaults, clientTaskFaults, skillsFaults, surfaceFaults, cancellationFaults, headerFaults, authFaults, authScopesFaults, authExtFaults, authDiscoveryFaults, authRegistrationFaults} {
 		set = append(set, family...)
 	}
 	return set
@@ -59,7 +59,7 @@ func Faults() fault.Set {
 // Liberties lists the reference client's conformant variants.
 func Liberties() fault.Set {
 	set := fault.Set{ProbesDiscoverFirst}
-	for _, family := range []fault.Set{mrtrLiberties, clientTaskLiberties, surfaceLiberties, headerLiberties, authScopesLiberties, authExtLiberties, authRegistrationLiberties} {
+	for _, family := range []fault.Set{mrtrLiberties, clientTaskLiberties, skillsLiberties, surfaceLiberties, headerLiberties, authScopesLiberties, authExtLiberties, authRegistrationLiberties} {
 		set = append(set, family...)
 	}
 	return set.Sorted()

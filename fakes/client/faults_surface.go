@@ -16,6 +16,8 @@ var (
 	// modeVersions have elicitation modes (form and url), and the SSE
 	// polling of sse-retry.
 	modeVersions = []string{protocol.V20251125}
+	// schemaVersions are where json-schema-2020-12-preservation runs.
+	schemaVersions = []string{protocol.V20251125, protocol.V20260728}
 )
 
 var (
@@ -56,10 +58,10 @@ var (
 
 	// StripsSchemaDialect drops $schema and additionalProperties from the
 	// tool schemas it keeps, as a parser for an older dialect would.
-	StripsSchemaDialect = &fault.Fault{Name: "strips-schema-dialect", Versions: modeVersions,
+	StripsSchemaDialect = &fault.Fault{Name: "strips-schema-dialect", Versions: schemaVersions,
 		Description: "keeps tool inputSchemas without $schema and additionalProperties"}
 	// StripsSchemaComposition drops allOf, anyOf, if, then and else.
-	StripsSchemaComposition = &fault.Fault{Name: "strips-schema-composition", Versions: modeVersions,
+	StripsSchemaComposition = &fault.Fault{Name: "strips-schema-composition", Versions: schemaVersions,
 		Description: "keeps tool inputSchemas without allOf, anyOf, if, then and else"}
 
 	// SamplingInvalidResult answers sampling/createMessage without the

@@ -323,6 +323,12 @@ func (rc *referenceRun) initialize(ctx context.Context) error {
 			return fmt.Errorf("the server at %s is gone: %s: %w", rc.opts.Server, protocol.NotificationInitialized, err)
 		}
 	}
+	if rc.opts.Fault == NewerMetaAfterNegotiation {
+		meta := map[string]any{"_meta": map[string]any{"io.modelcontextprotocol/protocolVersion": protocol.V20260728}}
+		if _, err := rc.request(ctx, protocol.MethodToolsList, meta); err != nil {
+			return err
+		}
+	}
 	// As Session.Initialize does: the GET stream is where an HTTP server
 	// sends requests outside any POST; a server without one answers 405.
 	if hc, ok := transport.As[*transport.HTTPClientConn](s.Conn()); ok {

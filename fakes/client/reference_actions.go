@@ -122,7 +122,11 @@ func orEmpty(m map[string]any) map[string]any {
 // callTool calls a tool, through the MRTR loop at 2026-07-28, and returns
 // its result; an error answer or an isError result is an error.
 func (rc *referenceRun) callTool(ctx context.Context, name string, args map[string]any) (json.RawMessage, error) {
-	resp, err := rc.withInput(ctx, protocol.MethodToolsCall, map[string]any{"name": name, "arguments": orEmpty(args)})
+	params := map[string]any{"name": name, "arguments": orEmpty(args)}
+	if rc.opts.Fault == TaskAugmentedAtOlderVersion {
+		params["task"] = map[string]any{"ttl": 60000}
+	}
+	resp, err := rc.withInput(ctx, protocol.MethodToolsCall, params)
 	if err != nil {
 		return nil, err
 	}

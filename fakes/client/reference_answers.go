@@ -57,6 +57,7 @@ func (rc *referenceRun) referenceCapabilities() map[string]any {
 		caps["tasks"] = rc.tasks.capability()
 	}
 	rc.surfaceCapabilities(caps)
+	rc.skillsCapabilities(caps)
 	if rc.extendCapabilities != nil {
 		rc.extendCapabilities(caps)
 	}

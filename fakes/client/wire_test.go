@@ -116,6 +116,7 @@ var _ = Describe("the wire rules a session judges every frame by", func() {
 			[]byte(`{"jsonrpc":"2.0","id":"never-sent","result":{}}`),              // no such request
 			[]byte(`{"jsonrpc":"2.0","id":"2","error":{"code":-1,"message":"x"}}`), // "2" is not 2
 			[]byte(`{"jsonrpc":"2.0","id":null,"error":{"code":-32700,"message":"Parse error"}}`),
+			[]byte(`{"jsonrpc":"2.0","error":{"code":-32600,"message":"Invalid Request"}}`), // no id: as null
 		)), client.Options{Version: protocol.V20251125})
 		_, err := s.Initialize(stepCtx())
 		Expect(err).NotTo(HaveOccurred())

@@ -29,11 +29,14 @@ var invalidOnPurpose = map[*fault.Fault][]string{
 	PromptSystemRole:          {"result of prompts/get"},
 	ReadContentsNoText:        {"result of resources/read"},
 	RequestIDNull:             {"request ping"},
+	SkillsSettingsNotObject:   {"result of server/discover"},
 	StatusNotificationNoTTL:   {"notification notifications/tasks/status"},
 	StdoutBanner:              {"frame"},
 	StdoutOverlongLine:        {"frame"},
 	ToolMissingInputSchema:    {"result of tools/list"},
 	TtlMissing:                {"result of tasks/get"},
+	FractionalMs:              {"result of tools/call", "result of tasks/get"},
+	SyncResultSaysTask:        {"result of tools/call"},
 }
 
 // deviation is the fault's deliberate deviation for the message what, or nil.

@@ -64,6 +64,19 @@ var (
 	HeaderMismatchAccepted = &fault.Fault{Name: "header-mismatch-accepted", Versions: modern,
 		Transports:  []transport.Kind{transport.HTTP},
 		Description: "does not compare Mcp-Method with the body's method"}
+	// A mismatch only: a request without the header is still refused
+	// (stateless-http-methods/version-header-required judges that).
+	VersionHeaderUnchecked = &fault.Fault{Name: "version-header-unchecked", Versions: modern,
+		Transports:  []transport.Kind{transport.HTTP},
+		Description: "does not compare a present MCP-Protocol-Version header with the body's _meta protocolVersion"}
+	DiscoverWithoutVersionServed = &fault.Fault{Name: "discover-without-version-served", Versions: modern,
+		Description: "answers a server/discover that declares no _meta protocolVersion (no _meta at all, or _meta without it) with its DiscoverResult"}
+	ClientInfoRequired = &fault.Fault{Name: "client-info-required", Versions: modern,
+		Description: "refuses with -32602 a 2026-07-28 request whose _meta has no io.modelcontextprotocol/clientInfo"}
+	RemovedMethodsServed = &fault.Fault{Name: "removed-methods-served", Versions: modern,
+		Description: "serves ping, logging/setLevel, resources/subscribe and resources/unsubscribe sent with 2026-07-28 _meta as a 2025-11-25 session would"}
+	MetaRefusalWithoutID = &fault.Fault{Name: "meta-refusal-without-id", Versions: modern,
+		Description: "refuses a server/discover that lacks a required _meta field with -32602 but leaves the request's id out of the error"}
 )
 
 var lifecycleFaults = fault.Set{
@@ -89,6 +102,11 @@ var lifecycleFaults = fault.Set{
 	MissingMetaAccepted,
 	MissingCapabilityWrongCode,
 	HeaderMismatchAccepted,
+	VersionHeaderUnchecked,
+	DiscoverWithoutVersionServed,
+	ClientInfoRequired,
+	MetaRefusalWithoutID,
+	RemovedMethodsServed,
 }
 
 // Liberties of the lifecycle family: conformant variants that each check
@@ -116,6 +134,15 @@ var (
 		Freedom: `stdio.mdx, "Backward Compatibility": "The server returns a DiscoverResult: the server is modern. ` +
 			`Select a mutually supported version from supportedVersions and continue."`,
 		Description: "answers server/discover with its DiscoverResult whatever version the request declares"}
+	// Over stdio and WebSocket nothing but _meta says which era a request
+	// is of; over HTTP the MCP-Protocol-Version header says 2026-07-28, so
+	// the variant answers -32602 there.
+	DiscoverWithoutVersionLegacy = &fault.Fault{Name: "discover-without-version-legacy", Liberty: true, Versions: modern,
+		Transports: []transport.Kind{transport.Stdio, transport.WS},
+		Freedom: `versioning.mdx, "Backward Compatibility": a dual-era server serves statelessly "A request carrying modern per-request ` +
+			"`_meta`\"; stdio.mdx: \"legacy servers respond to unknown pre-`initialize` requests with implementation-defined errors " +
+			`(commonly -32601 or -32602)"`,
+		Description: "takes a server/discover without _meta protocolVersion for a legacy client's request before initialize, and answers -32601 (method not found)"}
 	// Only Streamable HTTP has an answer to a notification (the POST's
 	// status), so the variant shows over HTTP only.
 	RefusesUnknownNotifications = &fault.Fault{Name: "refuses-unknown-notifications", Liberty: true,
@@ -133,6 +160,7 @@ var lifecycleLiberties = fault.Set{
 	ServesWithoutInitialize,
 	NegotiationErrorSupported,
 	DiscoverAnyVersion,
+	DiscoverWithoutVersionLegacy,
 	RefusesUnknownNotifications,
 	EscapesNonASCIIIds,
 }

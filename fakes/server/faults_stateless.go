@@ -31,6 +31,8 @@ var (
 		Description: "answers resources/read of an unknown URI with -32002, the code of 2025-11-25 and earlier"}
 	ModernMissingResourceInternal = &fault.Fault{Name: "modern-missing-resource-internal", Versions: modern,
 		Description: "answers resources/read of an unknown URI with -32603"}
+	MissingResourceNoData = &fault.Fault{Name: "modern-missing-resource-no-data", Versions: modern,
+		Description: "answers resources/read of an unknown URI with -32602 and no data (so no data.uri)"}
 	// The HTTP faults of a server that implements 2026-07-28 only (its
 	// server/discover lists no other version): the rules of "Earlier
 	// Streamable HTTP Revisions" are asked of such a server.
@@ -58,6 +60,14 @@ var (
 		Description: "compares a Base64-encoded Mcp-Param-Region (=?base64?…?=) with the body without decoding it, and refuses it with -32020"}
 	ParamCharsUnchecked = &fault.Fault{Name: "param-chars-unchecked", Versions: modern, Transports: httpOnly,
 		Description: "serves a test_x_mcp_header call whose Mcp-Param-Region carries raw non-ASCII bytes (not Base64-encoded) when they equal the body's"}
+	ParamBase64Lenient = &fault.Fault{Name: "param-base64-lenient", Versions: modern, Transports: httpOnly,
+		Description: "decodes a Base64 Mcp-Param-Region leniently (padding optional, characters outside the alphabet skipped) and serves the call when it then matches"}
+	// The two below read the request head as it came (Go's server
+	// canonicalizes names and trims values before any handler).
+	HeaderNamesCaseSensitive = &fault.Fault{Name: "header-names-case-sensitive", Versions: modern, Transports: httpOnly,
+		Description: "looks Mcp-Method up by its exact spelling: a POST that spells it otherwise (mcp-method, MCP-METHOD) is refused as if it had none"}
+	HeaderValueUntrimmed = &fault.Fault{Name: "header-value-untrimmed", Versions: modern, Transports: httpOnly,
+		Description: "compares the Mcp-Name value with the body's name as it came, whitespace around it included, and refuses the call with -32020"}
 	MethodHeaderCaseFolded = &fault.Fault{Name: "method-header-case-folded", Versions: modern, Transports: httpOnly,
 		Description: "compares the Mcp-Method header with the method ignoring case (TOOLS/LIST is taken for tools/list)"}
 	NameCharsUnchecked = &fault.Fault{Name: "name-chars-unchecked", Versions: modern, Transports: httpOnly,
@@ -94,18 +104,16 @@ var statelessFaults = fault.Set{InvalidXMcpHeader, RemembersCapabilities,
 	IndependentRequestOnStream, ModernPromptsUndeclared, ModernResourcesUndeclared, ModernLoggingUndeclared,
 	CachingHintsMissing, CachingTTLNegative, CachingScopeInvalid, CachingScopeVaries,
 	ResultNoServerInfo, LogsWithoutLevel, LogLevelUnchecked,
-	ModernMissingResourceEmpty, ModernMissingResourceLegacyCode, ModernMissingResourceInternal,
+	ModernMissingResourceEmpty, ModernMissingResourceLegacyCode, ModernMissingResourceInternal, MissingResourceNoData,
 	GetOpensStream, DeleteAccepted, SessionIDMinted, VersionHeaderOptional, MethodHeaderOptional, NameHeaderOptional, NameHeaderUnchecked, NameCharsUnchecked, EncodedNameNotDecoded,
-	ParamHeaderUnchecked, ParamHeaderOptional, ParamHeaderRequired, ParamNotDecoded, ParamCharsUnchecked, MethodHeaderCaseFolded}
+	ParamHeaderUnchecked, ParamHeaderOptional, ParamHeaderRequired, ParamNotDecoded, ParamCharsUnchecked, ParamBase64Lenient, MethodHeaderCaseFolded,
+	HeaderNamesCaseSensitive, HeaderValueUntrimmed}
 
 var (
 	CachingPrivate = &fault.Fault{Name: "caching-private-ttl", Liberty: true, Versions: modern,
 		Freedom: `caching.mdx, "Cacheable Model": "cacheScope, indicates the intended scope of the cached response, either "public" or "private"", ` +
 			`and "Servers MAY return different ttlMs values on different pages"`,
 		Description: `gives every cacheable result ttlMs 60000 and cacheScope "private"`}
-	MissingResourceNoData = &fault.Fault{Name: "modern-missing-resource-no-data", Liberty: true, Versions: modern,
-		Freedom:     `resources.mdx, "Error Handling": a JSON-RPC error with code -32602; the example's data.uri is an example`,
-		Description: "answers resources/read of an unknown URI with -32602 and no data"}
 	StatelessOnlyHTTP = &fault.Fault{Name: "stateless-only-http", Liberty: true, Versions: modern, Transports: httpOnly,
 		Freedom: `streamable-http.mdx, "Earlier Streamable HTTP Revisions": "HTTP GET or DELETE to the MCP endpoint: respond with ` +
 			`405 Method Not Allowed."`,
@@ -128,7 +136,7 @@ var UnknownToolFirst = &fault.Fault{Name: "unknown-tool-before-headers", Liberty
 		`not match the corresponding values in the request body"; the page orders no other validation of the body before or after it`,
 	Description: "refuses a tools/call of a tool it does not list (-32602) before it compares the call's headers with its body"}
 
-var statelessLiberties = fault.Set{CachingPrivate, MissingResourceNoData, StatelessOnlyHTTP, UnknownToolFirst, DualEraHTTP}
+var statelessLiberties = fault.Set{CachingPrivate, StatelessOnlyHTTP, UnknownToolFirst, DualEraHTTP}
 
 // modernOnlyHTTP are the variants whose server/discover lists 2026-07-28
 // only, so that the rules for such a server are judged on them.

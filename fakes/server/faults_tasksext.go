@@ -8,6 +8,14 @@ import (
 // Faults and liberties of the tasks extension (reference_tasksext.go),
 // observable at 2026-07-28 only.
 
+// The labels the tasksext scenarios give slow_compute where a fault is
+// keyed to one scenario's task.
+const (
+	LabelWireFields     = "wire-fields"
+	LabelRequestState   = "request-state"
+	LabelCancelTerminal = "cancel-terminal"
+)
+
 var (
 	LegacyTasksCapabilityAdvertised = &fault.Fault{Name: "tasksext-legacy-capability-advertised", Versions: modern,
 		Description: "server/discover declares the 2025-11-25 tasks capability beside the extension"}
@@ -48,7 +56,8 @@ var (
 	UpdateUnknownKeyRefused = &fault.Fault{Name: "tasksext-update-unknown-key-refused", Versions: modern,
 		Description: "tasks/update with an answer to a key that is not outstanding is refused with -32602"}
 	CancelAckNotEmpty = &fault.Fault{Name: "tasksext-cancel-ack-not-empty", Versions: modern,
-		Description: "tasks/cancel answers with the task, not an empty result"}
+		Description: "tasks/cancel answers with the task, not an empty result",
+		Why:         "every tasks/cancel answers with the task, a finished task's as well as a working one's"}
 	CancelledThenCompleted = &fault.Fault{Name: "tasksext-cancelled-then-completed", Versions: modern,
 		Description: "a cancelled slow_compute finishes its work anyway and its status moves from cancelled to completed"}
 	UpdateResurrectsCancelled = &fault.Fault{Name: "tasksext-update-resurrects-cancelled", Versions: modern,
@@ -60,11 +69,43 @@ var (
 	ProgressOnTaskStream = &fault.Fault{Name: "tasksext-progress-on-task-stream", Versions: modern,
 		Description: "notifications/progress is sent on the subscriptions/listen stream of a task"}
 
+	// The gaps the official tasks-* scenarios judge. Each fault touches one
+	// fixture, or one slow_compute label, that only its scenario uses.
+	SyncResultSaysTask = &fault.Fault{Name: "tasksext-sync-result-says-task", Versions: modern,
+		Description: "greet's CallToolResult says resultType \"task\" and carries a taskId",
+		Why:         "a CallToolResult that says resultType \"task\" is no CreateTaskResult, which the extension's schema also refuses"}
+	TasksListServed = &fault.Fault{Name: "tasksext-tasks-list-served", Versions: modern,
+		Description: "tasks/list, removed by the extension, answers a list of the caller's tasks"}
+	MethodHeaderUncheckedOnTasks = &fault.Fault{Name: "tasksext-method-header-unchecked", Versions: modern,
+		Transports:  []transport.Kind{transport.HTTP},
+		Description: "an Mcp-Method header is not compared with the body when either names a tasks/ method"}
+	CancelTerminalRefused = &fault.Fault{Name: "tasksext-cancel-terminal-refused", Versions: modern,
+		Description: "tasks/cancel of a finished slow_compute labelled " + LabelCancelTerminal + " is refused with -32602"}
+	LegacyTTLKeys = &fault.Fault{Name: "tasksext-legacy-ttl-keys", Versions: modern,
+		Description: "a slow_compute task labelled " + LabelWireFields + " carries the 2025-11-25 ttl and pollInterval keys beside ttlMs and pollIntervalMs"}
+	FractionalMs = &fault.Fault{Name: "tasksext-fractional-ms", Versions: modern,
+		Description: "a slow_compute task labelled " + LabelWireFields + " says ttlMs 300000.5",
+		Why:         "a fractional ttlMs is what the extension's schema refuses (an integer), so wire-schema sees it too"}
+	ExpiresEarly = &fault.Fault{Name: "tasksext-expires-early", Versions: modern,
+		Description: "a slow_compute task labelled " + LabelWireFields + " is deleted once its terminal status was read, long before its ttlMs"}
+	RelatedTaskMeta = &fault.Fault{Name: "tasksext-related-task-meta", Versions: modern,
+		Description: "the result inlined in a finished slow_compute task labelled " + LabelWireFields + " carries _meta io.modelcontextprotocol/related-task"}
+	TaskRequestState = &fault.Fault{Name: "tasksext-task-request-state", Versions: modern,
+		Description: "a slow_compute task labelled " + LabelRequestState + " carries requestState, in its CreateTaskResult and in tasks/get"}
+	MRTRTaskFirst = &fault.Fault{Name: "tasksext-mrtr-task-first", Versions: modern,
+		Description: "test_tool_with_task creates its task at once and asks the user's name from inside it (input_required)"}
+	MRTRStateOnTask = &fault.Fault{Name: "tasksext-mrtr-state-on-task", Versions: modern,
+		Description: "the CreateTaskResult that ends test_tool_with_task's input exchange carries a requestState"}
+	MRTRAnswerDropped = &fault.Fault{Name: "tasksext-mrtr-answer-dropped", Versions: modern,
+		Description: "test_tool_with_task's task greets \"world\", not the name the client gave"}
+
 	tasksExtFaults = fault.Set{LegacyTasksCapabilityAdvertised, LegacyClientCapabilityHonoured, TaskForUndeclaredClient,
 		RequiredTaskWrongCode, RequiredTaskNoData, TasksMethodsServeUndeclared, CreateResultTypeComplete, CreatedNotDurable,
 		CompletedEmptyResult, TasksResultServed, GetUnknownWrongCode, UnknownTaskAcked, IsErrorFailed, ProtocolErrorCompleted,
 		FailedNoStatusMessage, InputRequestsEmpty, UpdateAckNotEmpty, InputKeyReused, UpdateUnknownKeyRefused, CancelAckNotEmpty,
-		CancelledThenCompleted, UpdateResurrectsCancelled, ListenServesUndeclared, TaskNotificationNoSubscriptionID, ProgressOnTaskStream}
+		CancelledThenCompleted, UpdateResurrectsCancelled, ListenServesUndeclared, TaskNotificationNoSubscriptionID, ProgressOnTaskStream,
+		SyncResultSaysTask, TasksListServed, MethodHeaderUncheckedOnTasks, CancelTerminalRefused, LegacyTTLKeys, FractionalMs,
+		ExpiresEarly, RelatedTaskMeta, TaskRequestState, MRTRTaskFirst, MRTRStateOnTask, MRTRAnswerDropped}
 )
 
 var (
@@ -78,8 +119,8 @@ var (
 		Description: "tasks carry no pollIntervalMs (it is optional)",
 		Freedom:     "Suggested polling interval in integer milliseconds."}
 	ForgetsReadTasks = &fault.Fault{Name: "tasksext-forgets-read-tasks", Liberty: true, Versions: modern,
-		Description: "a task is deleted once tasks/get returned its terminal status; later tasks/get answers -32602",
-		Freedom:     "Servers are not required to retain tasks indefinitely. It is compliant behavior for a server to return an error stating the task cannot be found if it has purged an expired task."}
+		Description: "a task expires when tasks/get returns its terminal status (that answer's ttlMs is the time since createdAt) and is deleted; later tasks/get answers -32602",
+		Freedom:     "Conversely, servers MAY mark a task as failed at any point after the TTL elapses, and subsequently delete it at any time. The value of ttlMs MAY change over the lifetime of a task."}
 
 	UpdateAppliedLate = &fault.Fault{Name: "tasksext-update-applied-late", Liberty: true, Versions: modern,
 		Description: "tasks/update is acknowledged at once, its answers applied only at the next tasks/get (which still shows the old state)",

@@ -6,12 +6,18 @@ import (
 	"github.com/mcpconform/mcpconform/transport"
 )
 
+// RepeatedToolsListID is the id of tools-list's second tools/list, the one
+// request the fault tools-order-unstable answers in another order.
+const RepeatedToolsListID = "mcpconform-tools-list-again"
+
 // Faults of the tools family's fixture tools (scenarios/server/tools). Each
 // breaks one fixture's contract while keeping the result schema-valid, so
 // that only the check that reads the result catches it.
 var (
 	since0326    = protocol.Where(func(v protocol.Version) bool { return v.Judged && v.Name >= protocol.V20250326 })
 	stateful1125 = []string{protocol.V20251125}
+	// The 2020-12 default dialect came with 2025-11-25 and stays at 2026-07-28.
+	dialect2020 = []string{protocol.V20251125, protocol.V20260728}
 	// The tool-name rules of tools.mdx came with 2025-11-25.
 	toolNameRules = protocol.From(protocol.V20251125)
 	since0618     = protocol.Where(func(v protocol.Version) bool { return v.Judged && v.Name >= protocol.V20250618 })
@@ -59,7 +65,7 @@ var (
 		Description: "test_elicitation_sep1034_defaults gives score the default 90 instead of 95.5"}
 	EnumTitlesUneven = &fault.Fault{Name: "enum-titles-uneven", Versions: stateful1125,
 		Description: "test_elicitation_sep1330_enums gives legacyEnum fewer enumNames than enum values"}
-	Schema2020Flattened = &fault.Fault{Name: "schema-2020-flattened", Versions: stateful1125,
+	Schema2020Flattened = &fault.Fault{Name: "schema-2020-flattened", Versions: dialect2020,
 		Description: "lists json_schema_2020_12_tool without its $schema"}
 	UnknownToolAsResult = &fault.Fault{Name: "unknown-tool-as-result", Versions: since0326,
 		Description: "answers a call of an unknown tool with an isError result instead of a JSON-RPC error"}
@@ -73,7 +79,11 @@ var (
 		Description: "test_structured_content answers temperature as a string where its outputSchema says number"}
 	StructuredNoText = &fault.Fault{Name: "structured-no-text", Versions: since0618,
 		Description: "test_structured_content answers structuredContent with a text item that is not its JSON"}
-	Schema2020NoConditionals = &fault.Fault{Name: "schema-2020-no-conditionals", Versions: stateful1125,
+	// Scoped to one request id, which only tools-list sends, so that every
+	// other scenario's lists (pagination, caching, names) keep their order.
+	ToolsOrderUnstable = &fault.Fault{Name: "tools-order-unstable", Versions: []string{protocol.V20260728},
+		Description: "answers a tools/list whose id is " + RepeatedToolsListID + " (tools-list's second list) with the same tools, the first moved last"}
+	Schema2020NoConditionals = &fault.Fault{Name: "schema-2020-no-conditionals", Versions: dialect2020,
 		Description: "lists json_schema_2020_12_tool without its if/then/else"}
 )
 
@@ -94,7 +104,7 @@ var withElicitation = []string{protocol.V20251125, protocol.V20250618}
 
 var toolFixtureFaults = fault.Set{SimpleTextIsError, ElicitationMessageIgnored, ElicitationResultError, ImageBadBase64, ImageIsError, AudioWrongMime, EmbeddedAsLink, MixedNoImage,
 	ErrorAsProtocolError, ProgressBackwards, ProgressForeignToken, ProgressAfterCompletion, ToolNameMalformed, ToolNameDuplicate, LoggingSilent, SamplingSkipped, SamplingIsError,
-	DefaultsWrong, EnumTitlesUneven, Schema2020Flattened, Schema2020NoConditionals,
+	DefaultsWrong, EnumTitlesUneven, Schema2020Flattened, Schema2020NoConditionals, ToolsOrderUnstable,
 	UnknownToolAsResult, UnknownToolInternalError, ValidationAsProtocolError, ValidationSkipped, StructuredOffSchema, StructuredNoText,
 	ToolsListNeverEnds, ToolsListCursorRepeats, ToolsInvalidCursorAccepted}
 

@@ -1,10 +1,13 @@
 package server
 
 import (
+	"bytes"
 	"context"
 	"fmt"
 	"net"
 	"net/http"
+	"strings"
+	"sync"
 	"time"
 
 	"github.com/mcpconform/mcpconform/transport"
@@ -27,10 +30,27 @@ type frontFunc func(next http.Handler, origin, url string) http.Handler
 // listenFront listens on addr and serves the reference's endpoint over
 // kind (http or ws) behind front.
 func listenFront(ctx context.Context, kind transport.Kind, addr string, opts transport.Options, front frontFunc) (transport.Listener, error) {
+	return listenFrontWith(ctx, kind, addr, opts, front, false)
+}
+
+// listenFrontWith is listenFront; with rawHeads, the front can read the
+// head of each connection's first request as it came (rawHead), before
+// net/http canonicalized its header names and trimmed its values.
+func listenFrontWith(ctx context.Context, kind transport.Kind, addr string, opts transport.Options, front frontFunc, rawHeads bool) (transport.Listener, error) {
 	var lc net.ListenConfig
 	ln, err := lc.Listen(ctx, "tcp", addr)
 	if err != nil {
 		return nil, err
+	}
+	var connContext func(context.Context, net.Conn) context.Context
+	if rawHeads {
+		ln = headListener{ln}
+		connContext = func(ctx context.Context, c net.Conn) context.Context {
+			if hc, ok := c.(*headConn); ok {
+				return context.WithValue(ctx, headConnKey{}, hc)
+			}
+			return ctx
+		}
 	}
 	host, port, _ := net.SplitHostPort(ln.Addr().String())
 	if ip := net.ParseIP(host); ip == nil || ip.IsUnspecified() {
@@ -54,7 +74,7 @@ func listenFront(ctx context.Context, kind transport.Kind, addr string, opts tra
 	}
 	mux := http.NewServeMux()
 	mux.Handle(endpointPath, endpoint)
-	srv := &http.Server{Handler: front(mux, "http://"+hostPort, url), ReadHeaderTimeout: 30 * time.Second}
+	srv := &http.Server{Handler: front(mux, "http://"+hostPort, url), ReadHeaderTimeout: 30 * time.Second, ConnContext: connContext}
 	go func() { _ = srv.Serve(ln) }()
 	return &frontListener{Listener: inner, srv: srv, url: url}, nil
 }
@@ -89,4 +109,63 @@ func (l *frontListener) Close() error {
 		err = cerr
 	}
 	return err
+}
+
+// headListener records the head of each connection's first request.
+type headListener struct{ net.Listener }
+
+func (l headListener) Accept() (net.Conn, error) {
+	c, err := l.Listener.Accept()
+	if err != nil {
+		return nil, err
+	}
+	return &headConn{Conn: c}, nil
+}
+
+// maxRawHead bounds what a headConn keeps.
+const maxRawHead = 64 << 10
+
+// headConn keeps the bytes read until the first blank line (the first
+// request's head), and counts the requests served on the connection.
+type headConn struct {
+	net.Conn
+	mu     sync.Mutex
+	head   []byte
+	done   bool
+	served int
+}
+
+func (c *headConn) Read(b []byte) (int, error) {
+	n, err := c.Conn.Read(b)
+	c.mu.Lock()
+	if !c.done && n > 0 {
+		c.head = append(c.head, b[:n]...)
+		if i := bytes.Index(c.head, []byte("\r\n\r\n")); i >= 0 {
+			c.head, c.done = c.head[:i+2], true
+		} else if len(c.head) > maxRawHead {
+			c.head, c.done = nil, true
+		}
+	}
+	c.mu.Unlock()
+	return n, err
+}
+
+type headConnKey struct{}
+
+// rawHead is the header lines of r as they came, when r is the first
+// request of its connection on a listener made with rawHeads (later ones
+// on a kept-alive connection are not kept).
+func rawHead(r *http.Request) ([]string, bool) {
+	c, ok := r.Context().Value(headConnKey{}).(*headConn)
+	if !ok {
+		return nil, false
+	}
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.served++
+	if c.served > 1 || !c.done || c.head == nil {
+		return nil, false
+	}
+	lines := strings.Split(strings.TrimSuffix(string(c.head), "\r\n"), "\r\n")
+	return lines[1:], true // after the request line
 }

@@ -217,7 +217,10 @@ func (r *reference) middleware(next Handler) Handler {
 				map[string]any{"supported": supported, "requested": version})
 		}
 		if _, ok := meta[protocol.MetaClientCapabilities]; !ok && !r.is(MissingMetaAccepted) {
-			return nil, rpcError(codes.InvalidParams, "Missing required _meta field "+protocol.MetaClientCapabilities, nil)
+			return nil, r.metaRefusal(p, req, protocol.MetaClientCapabilities)
+		}
+		if _, ok := meta[protocol.MetaClientInfo]; !ok && r.is(ClientInfoRequired) {
+			return nil, r.metaRefusal(p, req, protocol.MetaClientInfo)
 		}
 		if h := p.Header(); h != nil {
 			if r.is(UnknownToolFirst) && req.Method == protocol.MethodToolsCall {
@@ -229,12 +232,25 @@ func (r *reference) middleware(next Handler) Handler {
 				return nil, rpcError(codes.HeaderMismatch, "Header mismatch: "+msg, nil)
 			}
 		}
-		if slices.Contains(legacyOnlyMethods, req.Method) {
+		if slices.Contains(legacyOnlyMethods, req.Method) && (req.Method == protocol.MethodInitialize || !r.is(RemovedMethodsServed)) {
 			return r.notFound(ctx, p, req)
 		}
 		p.Set("modernVersion", version)
 		return next(context.WithValue(ctx, modernKey{}, true), p, req)
 	}
+}
+
+// metaRefusalKey marks, in a connection's State, the id of the
+// server/discover refusal the fault meta-refusal-without-id sends without it.
+const metaRefusalKey = "metaRefusalWithoutID"
+
+// metaRefusal is the -32602 of a 2026-07-28 request that lacks a required
+// _meta field (basic/index.mdx#meta).
+func (r *reference) metaRefusal(p *Peer, req *jsonrpc.Message, field string) *jsonrpc.Error {
+	if r.is(MetaRefusalWithoutID) && req.Method == protocol.MethodServerDiscover {
+		p.Set(metaRefusalKey, req.ID.Key())
+	}
+	return rpcError(codes.InvalidParams, "Missing required _meta field "+field, nil)
 }
 
 // legacyGate refuses requests before initialize (2025-11-25/basic/lifecycle.mdx#initialization).
@@ -248,7 +264,13 @@ func (r *reference) legacyGate(ctx context.Context, p *Peer, req *jsonrpc.Messag
 	case protocol.MethodPing:
 		return next(ctx, p, req)
 	case protocol.MethodServerDiscover:
-		return nil, rpcError(codes.InvalidParams, "Missing required _meta field "+protocol.MetaProtocolVersion, nil)
+		switch {
+		case r.is(DiscoverWithoutVersionServed):
+			return next(ctx, p, req)
+		case r.is(DiscoverWithoutVersionLegacy) && p.Header() == nil:
+			return r.notFound(ctx, p, req) // a legacy server knows no server/discover
+		}
+		return nil, r.metaRefusal(p, req, protocol.MetaProtocolVersion)
 	}
 	if p.Get("version") == nil && !r.is(ServesBeforeInitialize) && !r.is(ServesWithoutInitialize) {
 		if r.is(SilentBeforeInitialize) {
@@ -281,17 +303,21 @@ func (r *reference) refuseNegotiation(req *jsonrpc.Message) *jsonrpc.Error {
 
 // headerMismatch compares the 2026-07-28 standard headers with the body.
 func (r *reference) headerMismatch(h http.Header, version string, req *jsonrpc.Message) string {
-	if got := h.Get("MCP-Protocol-Version"); got != version {
+	if got := h.Get("MCP-Protocol-Version"); got != version && (got == "" || !r.is(VersionHeaderUnchecked)) {
 		return "MCP-Protocol-Version header " + quote(got) + " does not match _meta " + quote(version)
 	}
 	if r.is(HeaderMismatchAccepted) {
 		return ""
 	}
-	if got := h.Get("Mcp-Method"); got != req.Method {
+	if got := h.Get("Mcp-Method"); got != req.Method && !(r.is(MethodHeaderUncheckedOnTasks) && (isTasksMethod(got) || isTasksMethod(req.Method))) {
 		return "Mcp-Method header " + quote(got) + " does not match method " + quote(req.Method)
 	}
 	if want := nameOf(req); want != "" {
-		if got := decodedName(r, strings.TrimSpace(h.Get("Mcp-Name"))); got != want {
+		v := h.Get("Mcp-Name")
+		if !r.is(HeaderValueUntrimmed) { // its front passes the value on as it came
+			v = strings.TrimSpace(v)
+		}
+		if got := decodedName(r, v); got != want {
 			return "Mcp-Name header " + quote(got) + " does not match " + quote(want)
 		}
 	}
@@ -299,6 +325,9 @@ func (r *reference) headerMismatch(h http.Header, version string, req *jsonrpc.M
 }
 
 func quote(s string) string { return "'" + s + "'" }
+
+// isTasksMethod reports a method of the tasks extension (tasks/get, …).
+func isTasksMethod(method string) bool { return strings.HasPrefix(method, "tasks/") }
 
 // nameOf is the body value the Mcp-Name header mirrors.
 func nameOf(req *jsonrpc.Message) string {
@@ -350,6 +379,9 @@ func (r *reference) invalid(ctx context.Context, p *Peer, frame []byte, code int
 
 func (r *reference) outgoing(p *Peer, msg *jsonrpc.Message) *jsonrpc.Message {
 	msg = r.wireFaultOutgoing(p, msg)
+	if msg.Error != nil && !msg.ID.IsZero() && r.is(MetaRefusalWithoutID) && p.Get(metaRefusalKey) == msg.ID.Key() {
+		msg.ID = nil
+	}
 	if r.is(IdNumericStringUnquoted) && msg.Method == "" {
 		var s string
 		if json.Unmarshal(msg.ID, &s) == nil && s != "" && strings.Trim(s, "0123456789") == "" {

@@ -69,7 +69,7 @@ func (familyBase) liberties() fault.Set                { return nil }
 // family's) and the order their fixture tools are listed in, after the
 // core's. A constructor does nothing but make its family: familyFaults
 // makes each without a reference, to read its faults.
-var referenceFamilies = []func(r *reference) family{newAuthFamily, newCancellationFamily, newMRTRFamily, newPromptsFamily, newResourcesFamily, newStatelessFamily,
+var referenceFamilies = []func(r *reference) family{newAuthFamily, newCancellationFamily, newMRTRFamily, newPromptsFamily, newResourcesFamily, newSkillsFamily, newStatelessFamily,
 	newSubscriptionsFamily, newTasksExtensionFamily, newToolFixturesFamily, newTransportRulesFamily, newUtilitiesFamily}
 
 // buildFamilies gives the reference its families and the fixture tools it

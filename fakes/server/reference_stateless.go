@@ -3,6 +3,7 @@ package server
 import (
 	"bytes"
 	"context"
+	"encoding/base64"
 	"encoding/json"
 	"github.com/mcpconform/mcpconform/fixtures"
 	"io"
@@ -139,7 +140,10 @@ func (r *statelessFamily) paramHeaderMismatch(h http.Header, req *jsonrpc.Messag
 		return paramHeader + " header value has invalid characters"
 	}
 	decoded, ok := got, true
-	if !r.is(ParamNotDecoded) {
+	switch {
+	case r.is(ParamBase64Lenient):
+		decoded, ok = lenientBase64(got)
+	case !r.is(ParamNotDecoded):
 		decoded, ok = transport.DecodeHeaderValue(got)
 	}
 	switch {
@@ -149,6 +153,24 @@ func (r *statelessFamily) paramHeaderMismatch(h http.Header, req *jsonrpc.Messag
 		return paramHeader + " header value " + quote(decoded) + " does not match region " + quote(text)
 	}
 	return ""
+}
+
+// lenientBase64 is the fault param-base64-lenient's decoding of a Base64
+// sentinel: what is not of the alphabet is skipped and the padding is
+// optional.
+func lenientBase64(v string) (string, bool) {
+	inner, ok := strings.CutPrefix(v, "=?base64?")
+	if inner, ok2 := strings.CutSuffix(inner, "?="); ok && ok2 {
+		kept := strings.Map(func(c rune) rune {
+			if c < 0x80 && (c >= 'A' && c <= 'Z' || c >= 'a' && c <= 'z' || c >= '0' && c <= '9' || c == '+' || c == '/') {
+				return c
+			}
+			return -1
+		}, inner)
+		b, err := base64.RawStdEncoding.DecodeString(kept)
+		return string(b), err == nil
+	}
+	return transport.DecodeHeaderValue(v)
 }
 
 // headerValueChars reports a plain header value of visible ASCII, space and
@@ -338,7 +360,11 @@ func (r *statelessFamily) resultServerInfo(req *jsonrpc.Message, m map[string]an
 
 // statelessFront are the variants served through the family's HTTP front.
 var statelessFront = fault.Set{StatelessOnlyHTTP, GetOpensStream, DeleteAccepted, SessionIDMinted, VersionHeaderOptional,
-	MethodHeaderOptional, NameHeaderOptional, NameHeaderUnchecked, MethodHeaderCaseFolded}
+	MethodHeaderOptional, NameHeaderOptional, NameHeaderUnchecked, MethodHeaderCaseFolded, HeaderNamesCaseSensitive, HeaderValueUntrimmed}
+
+// rawHeadFront are the variants whose front reads the request head as it
+// came.
+var rawHeadFront = fault.Set{HeaderNamesCaseSensitive, HeaderValueUntrimmed}
 
 // listenStateless starts the HTTP front for the family's HTTP variants; ok
 // is false for every other variant or transport.
@@ -346,9 +372,9 @@ func listenStateless(ctx context.Context, kind transport.Kind, addr string, v *f
 	if kind != transport.HTTP || !slices.Contains(statelessFront, v) {
 		return nil, false, nil
 	}
-	l, err = listenFront(ctx, kind, addr, opts, atEndpoint(func(next http.Handler) http.Handler {
+	l, err = listenFrontWith(ctx, kind, addr, opts, atEndpoint(func(next http.Handler) http.Handler {
 		return &slFront{v: v, next: next, events: opts.Transcript, label: opts.Session}
-	}))
+	}), slices.Contains(rawHeadFront, v))
 	return l, true, err
 }
 
@@ -362,6 +388,10 @@ type slFront struct {
 
 func (f *slFront) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	modernOnly := slices.Contains(modernOnlyHTTP, f.v)
+	var head []string // the header lines as they came (rawHeadFront)
+	if slices.Contains(rawHeadFront, f.v) {
+		head, _ = rawHead(r)
+	}
 	switch {
 	case r.Method == http.MethodGet && f.v == GetOpensStream:
 		f.events.Eventf(f.label, "HTTP 200 GET: an SSE stream (fault %s)", f.v.Name)
@@ -412,6 +442,21 @@ func (f *slFront) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	case MethodHeaderCaseFolded:
 		if got := r.Header.Get(transport.HeaderMethod); strings.EqualFold(got, m.Method) {
 			r.Header.Set(transport.HeaderMethod, m.Method)
+		}
+	case HeaderNamesCaseSensitive:
+		if len(head) > 0 && !slices.ContainsFunc(head, func(l string) bool { return strings.HasPrefix(l, transport.HeaderMethod+":") }) {
+			if r.Header.Get(transport.HeaderMethod) != "" {
+				f.events.Eventf(f.label, "%s spelled otherwise: taken as missing (fault %s)", transport.HeaderMethod, f.v.Name)
+			}
+			r.Header.Del(transport.HeaderMethod)
+		}
+	case HeaderValueUntrimmed:
+		for _, l := range head {
+			// The value after "Name:" and one space, as written.
+			if v, ok := strings.CutPrefix(l, transport.HeaderName+":"); ok && v != strings.Trim(v, " \t") && v != " "+strings.Trim(v, " \t") {
+				f.events.Eventf(f.label, "%s %q compared as it came (fault %s)", transport.HeaderName, v, f.v.Name)
+				r.Header.Set(transport.HeaderName, strings.TrimPrefix(v, " "))
+			}
 		}
 	case NameHeaderOptional:
 		if m.Method == protocol.MethodToolsCall && r.Header.Get(transport.HeaderName) == "" {

@@ -41,6 +41,7 @@ const (
 
 type extTask struct {
 	id, owner, tool string
+	label           string // slow_compute's, which scopes the faults keyed to one scenario
 	status          string
 	statusMessage   string
 	createdAt       time.Time
@@ -57,6 +58,9 @@ type extTask struct {
 	// not applied yet (the liberties that apply them at the next tasks/get).
 	pending       map[string]json.RawMessage
 	cancelPending bool
+	// expired: the forgets-read-tasks liberty ended its TTL when its
+	// terminal status was read, so it may be deleted.
+	expired bool
 }
 
 type extSub struct {
@@ -128,7 +132,7 @@ func (r *tasksExtensionFamily) capabilities(version string, caps map[string]any)
 func (r *tasksExtensionFamily) tools() []refTool {
 	return []refTool{
 		{name: fixtures.TasksExtGreet, description: "Answers Hello, <name>! at once, never as a task.",
-			properties: map[string]any{"name": map[string]any{"type": "string"}}, call: extGreet},
+			properties: map[string]any{"name": map[string]any{"type": "string"}}, call: r.extGreet},
 		{name: fixtures.TasksExtSlowCompute, description: "Works for `seconds` (default 1), as a task when the client declares the tasks extension.",
 			properties: map[string]any{"seconds": map[string]any{"type": "number"}, "label": map[string]any{"type": "string"}},
 			call:       r.extSlowCompute},
@@ -140,6 +144,8 @@ func (r *tasksExtensionFamily) tools() []refTool {
 			properties: map[string]any{"filename": map[string]any{"type": "string"}}, call: r.extFixture(fixtures.TasksExtConfirmDelete)},
 		{name: fixtures.TasksExtMultiInput, description: "As a task, asks two questions at once and completes when both are answered.",
 			call: r.extFixture(fixtures.TasksExtMultiInput)},
+		{name: fixtures.TasksExtToolWithTask, description: "Asks the user's name (input required, key user_name), then runs as a task that greets them.",
+			call: r.extToolWithTask},
 	}
 }
 
@@ -203,7 +209,7 @@ func missingExtension() *jsonrpc.Error {
 		map[string]any{"requiredCapabilities": map[string]any{"extensions": map[string]any{protocol.ExtensionTasks: map[string]any{}}}})
 }
 
-func extGreet(ctx context.Context, _ *Peer, _ *jsonrpc.Message, args json.RawMessage) (any, *jsonrpc.Error) {
+func (r *tasksExtensionFamily) extGreet(ctx context.Context, _ *Peer, _ *jsonrpc.Message, args json.RawMessage) (any, *jsonrpc.Error) {
 	var a struct { // the tool's own arguments: its inputSchema types them, no MCP schema
 		Name string `json:"name"`
 	}
@@ -211,7 +217,11 @@ func extGreet(ctx context.Context, _ *Peer, _ *jsonrpc.Message, args json.RawMes
 	if a.Name == "" {
 		a.Name = "world"
 	}
-	return textResult(ctx, "Hello, "+a.Name+"!", false), nil
+	res := textResult(ctx, "Hello, "+a.Name+"!", false)
+	if r.is(SyncResultSaysTask) && isModern(ctx) {
+		res["resultType"], res["taskId"] = "task", "greet-"+a.Name
+	}
+	return res, nil
 }
 
 func (r *tasksExtensionFamily) extSlowCompute(ctx context.Context, p *Peer, req *jsonrpc.Message, args json.RawMessage) (any, *jsonrpc.Error) {
@@ -238,7 +248,7 @@ func (r *tasksExtensionFamily) extSlowCompute(ctx context.Context, p *Peer, req 
 		}
 		return textResult(ctx, text, false), nil
 	}
-	return r.ext().create(p, fixtures.TasksExtSlowCompute, func(s *extStore, t *extTask) {
+	return r.ext().create(p, fixtures.TasksExtSlowCompute, a.Label, func(s *extStore, t *extTask) {
 		timer := time.NewTimer(d)
 		defer timer.Stop()
 		select {
@@ -274,7 +284,7 @@ func (r *tasksExtensionFamily) extFixture(name string) toolCall {
 			Filename string `json:"filename"`
 		}
 		_ = json.Unmarshal(args, &a)
-		return r.ext().create(p, name, func(s *extStore, t *extTask) {
+		return r.ext().create(p, name, "", func(s *extStore, t *extTask) {
 			switch name {
 			case fixtures.TasksExtFailingJob:
 				if !s.pause(t, extJobTime) {
@@ -415,9 +425,9 @@ func (s *extStore) newID() string {
 // create registers a task and starts its worker; it returns the
 // CreateTaskResult only once tasks/get resolves the id
 // (ext-tasks/tasks.md#task-creation).
-func (s *extStore) create(p *Peer, tool string, work func(s *extStore, t *extTask)) map[string]any {
+func (s *extStore) create(p *Peer, tool, label string, work func(s *extStore, t *extTask)) map[string]any {
 	now := time.Now()
-	t := &extTask{id: s.newID(), owner: p.Authorization(), tool: tool, status: statusWorking,
+	t := &extTask{id: s.newID(), owner: p.Authorization(), tool: tool, label: label, status: statusWorking,
 		statusMessage: "The operation is now in progress.", createdAt: now, lastUpdatedAt: now,
 		input: make(chan map[string]json.RawMessage, 4), stop: make(chan struct{})}
 	s.mu.Lock()
@@ -454,6 +464,10 @@ func (s *extStore) view(t *extTask, detailed bool) map[string]any {
 	if t.statusMessage != "" && !(t.status == statusFailed && s.r.is(FailedNoStatusMessage)) {
 		v["statusMessage"] = t.statusMessage
 	}
+	if t.expired {
+		v["ttlMs"] = max(1, time.Since(t.createdAt).Milliseconds())
+	}
+	s.labelFaults(t, v)
 	if !detailed {
 		return v
 	}
@@ -470,6 +484,15 @@ func (s *extStore) view(t *extTask, detailed bool) map[string]any {
 		v["result"] = t.result
 		if s.r.is(CompletedEmptyResult) && t.tool == fixtures.TasksExtSlowCompute {
 			v["result"] = map[string]any{}
+		}
+		if s.r.is(RelatedTaskMeta) && t.label == LabelWireFields {
+			// The 2025-11-25 association, on the result the task inlines.
+			inlined := map[string]any{}
+			for k, x := range t.result {
+				inlined[k] = x
+			}
+			inlined["_meta"] = map[string]any{protocol.MetaRelatedTask: map[string]any{"taskId": t.id}}
+			v["result"] = inlined
 		}
 	case statusFailed:
 		v["error"] = t.rpcError
@@ -624,6 +647,10 @@ func (s *extStore) get(_ context.Context, p *Peer, req *jsonrpc.Message) (any, *
 	if s.r.is(CreatedNotDurable) && t.gets == 1 {
 		return nil, taskNotFound() // created, but not yet findable
 	}
+	// The liberty lets the task expire as its outcome is read (this
+	// answer's ttlMs says so), then deletes it.
+	forget := terminal(t.status) && s.r.is(ForgetsReadTasks)
+	t.expired = t.expired || forget
 	view := s.view(t, true)
 	view["resultType"] = "complete"
 	if s.r.is(CancelledThenCompleted) && t.status == statusCancelled && t.tool == fixtures.TasksExtSlowCompute {
@@ -632,7 +659,7 @@ func (s *extStore) get(_ context.Context, p *Peer, req *jsonrpc.Message) (any, *
 		t.status, t.statusMessage, t.lastUpdatedAt = statusCompleted, "The operation completed.", time.Now()
 		t.result = textResult(context.WithValue(context.Background(), modernKey{}, true), "Computed anyway.", false)
 	}
-	if terminal(t.status) && s.r.is(ForgetsReadTasks) {
+	if forget || (terminal(t.status) && s.r.is(ExpiresEarly) && t.label == LabelWireFields) {
 		delete(s.tasks, t.id) // not retained once its outcome was read
 	}
 	if t.pending != nil {
@@ -736,6 +763,12 @@ func (s *extStore) cancel(_ context.Context, p *Peer, req *jsonrpc.Message) (any
 		}
 		return nil, taskNotFound()
 	}
+	s.mu.Lock()
+	finished := terminal(t.status)
+	s.mu.Unlock()
+	if finished && s.r.is(CancelTerminalRefused) && t.label == LabelCancelTerminal {
+		return nil, rpcError(codes.InvalidParams, "Task already finished", nil)
+	}
 	switch {
 	case s.r.is(CancelNotHonoured):
 		// Acknowledged, and the work goes on: cancellation is cooperative.
@@ -773,7 +806,92 @@ func (s *extStore) removed(_ context.Context, p *Peer, req *jsonrpc.Message) (an
 		}
 		return nil, rpcError(codes.InternalError, "Task has no result yet", nil)
 	}
+	if req.Method == protocol.MethodTasksList && s.r.is(TasksListServed) {
+		s.mu.Lock()
+		defer s.mu.Unlock()
+		tasks := []any{}
+		for id := range s.tasks {
+			if t, ok := s.lookup(p, id); ok {
+				tasks = append(tasks, s.view(t, false))
+			}
+		}
+		return map[string]any{"resultType": "complete", "tasks": tasks}, nil
+	}
 	return nil, rpcError(codes.MethodNotFound, "Method not found: "+req.Method+" (removed by the tasks extension)", nil)
+}
+
+// labelFaults applies the faults keyed to one scenario's slow_compute
+// label to a task's view. Call with s.mu held.
+func (s *extStore) labelFaults(t *extTask, v map[string]any) {
+	switch t.label {
+	case LabelWireFields:
+		if s.r.is(LegacyTTLKeys) {
+			v["ttl"], v["pollInterval"] = v["ttlMs"], s.pollInterval()
+		}
+		if s.r.is(FractionalMs) {
+			v["ttlMs"] = extTTL + 0.5
+		}
+	case LabelRequestState:
+		if s.r.is(TaskRequestState) {
+			v["requestState"] = "mcpconform-state-" + t.id
+		}
+	}
+}
+
+// extToolWithTask is test_tool_with_task: a multi round-trip request that
+// asks the user's name (input_required, key user_name) and, once answered,
+// hands the greeting to a task: every MRTR exchange is resolved before the
+// CreateTaskResult (ext-tasks/tasks.md#task-creation). It needs the
+// extension (it cannot answer without a task) and the elicitation
+// capability.
+func (r *tasksExtensionFamily) extToolWithTask(ctx context.Context, p *Peer, req *jsonrpc.Message, _ json.RawMessage) (any, *jsonrpc.Error) {
+	name := fixtures.TasksExtToolWithTask
+	if !isModern(ctx) {
+		return textResult(ctx, name+" runs as a task of the 2026-07-28 tasks extension only.", true), nil
+	}
+	if !r.extDeclared(req) {
+		return nil, missingExtension()
+	}
+	q := elicitQuestion("user_name", "Please provide your name", "name", "string")
+	in := &mrtrIn{caps: requestCaps(req)}
+	if rerr := in.needs(q); rerr != nil {
+		return nil, rerr
+	}
+	if r.is(MRTRTaskFirst) {
+		// The question asked from inside the task instead.
+		return r.ext().create(p, name, "", func(s *extStore, t *extTask) {
+			answers := s.ask(t, map[string]map[string]any{q.key: elicitForm("Please provide your name", "name", "string")})
+			if answers == nil {
+				return
+			}
+			_, content := answerOf(answers[q.key])
+			s.finish(t, textResult(ctx, fmt.Sprintf("Hello, %v!", content["name"]), false), nil)
+		}), nil
+	}
+	var params struct { // the retry's answers (2026-07-28/basic/patterns/mrtr.mdx)
+		InputResponses map[string]json.RawMessage `json:"inputResponses"`
+	}
+	_ = json.Unmarshal(req.Params, &params)
+	raw, answered := params.InputResponses[q.key]
+	if !answered {
+		return inputRequired([]mrtrQuestion{q}, ""), nil
+	}
+	user, err := answer(q, raw)
+	if err != nil {
+		return nil, rpcError(codes.InvalidParams, err.Error(), nil)
+	}
+	if r.is(MRTRAnswerDropped) {
+		user = "world"
+	}
+	view := r.ext().create(p, name, "", func(s *extStore, t *extTask) {
+		if s.pause(t, extJobTime) {
+			s.finish(t, textResult(ctx, "Hello, "+user+"!", false), nil)
+		}
+	})
+	if r.is(MRTRStateOnTask) {
+		view["requestState"] = "mcpconform-mrtr-state"
+	}
+	return view, nil
 }
 
 // listen serves subscriptions/listen for task ids

@@ -130,6 +130,37 @@ var _ = Describe("the reference server's tasks extension", func() {
 		Expect(result(w.next())).To(HaveKeyWithValue("status", "cancelled"))
 	})
 
+	It("answers greet plainly, gathers test_tool_with_task's input before its task, and acknowledges a finished task's cancel", func() {
+		w := reference(nil)
+		greet := call("greet", map[string]any{"name": "Ann"}, withExt)
+		greet["task"] = map[string]any{"ttl": 60000}
+		w.send(request("1", "tools/call", greet))
+		plain := result(w.next())
+		Expect(plain).To(HaveKeyWithValue("resultType", "complete"))
+		Expect(plain).NotTo(HaveKey("taskId"))
+
+		caps := map[string]any{"elicitation": map[string]any{}, "extensions": withExt["extensions"]}
+		w.send(request("2", "tools/call", call("test_tool_with_task", map[string]any{}, caps)))
+		asking := result(w.next())
+		Expect(asking).To(HaveKeyWithValue("resultType", "input_required"))
+		Expect(asking).To(HaveKeyWithValue("inputRequests", HaveKey("user_name")))
+		Expect(asking).NotTo(HaveKey("taskId"))
+		retry := call("test_tool_with_task", map[string]any{}, caps)
+		retry["inputResponses"] = map[string]any{"user_name": map[string]any{"action": "accept", "content": map[string]any{"name": "Alice"}}}
+		w.send(request("3", "tools/call", retry))
+		created := result(w.next())
+		Expect(created).To(HaveKeyWithValue("resultType", "task"))
+		Expect(created).NotTo(HaveKey("requestState"))
+		id := created["taskId"].(string)
+		done := poll(w, id, "working")
+		Expect(done).To(HaveKeyWithValue("status", "completed"))
+		raw, _ := json.Marshal(done["result"])
+		Expect(string(raw)).To(ContainSubstring("Hello, Alice!"))
+
+		w.send(request("4", "tasks/cancel", task(id, withExt)))
+		ack(w.next())
+	})
+
 	It("acknowledges a subscription to a task first, then sends its states tagged with the subscription id", func() {
 		w := reference(nil)
 		w.send(request("1", "tools/call", call("slow_compute", map[string]any{"seconds": 0.05}, withExt)))

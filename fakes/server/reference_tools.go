@@ -96,6 +96,9 @@ func (r *reference) toolsList(ctx context.Context, p *Peer, req *jsonrpc.Message
 		tools = append(tools, tool)
 	}
 	tools = r.toolNameVariants(tools)
+	if r.is(ToolsOrderUnstable) && len(tools) > 1 && req.ID.Equal(jsonrpc.StringID(RepeatedToolsListID)) {
+		tools = append(tools[1:], tools[0])
+	}
 	tools, next, rerr := r.toolsPage(req, tools)
 	if rerr != nil {
 		return nil, rerr

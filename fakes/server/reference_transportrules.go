@@ -77,6 +77,9 @@ const concurrentWindow = 150 * time.Millisecond
 
 const notASCIIPrefix = "mcp session "
 
+// multipleStreamsID starts the request ids of transport-multiple-streams.
+const multipleStreamsID = "mcpconform-multiple-streams-"
+
 var retryLine = regexp.MustCompile(`(?m)^retry: *[0-9]*\r?\n`)
 
 // trFront is the HTTP front of one variant.
@@ -100,7 +103,7 @@ func (f *trFront) refuse(w http.ResponseWriter, status int, why string) {
 
 func (f *trFront) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	sid := r.Header.Get(transport.HeaderSessionID)
-	var method string
+	var method, id string
 	if r.Method == http.MethodPost {
 		body, err := io.ReadAll(io.LimitReader(r.Body, 64<<20))
 		if err != nil {
@@ -111,6 +114,11 @@ func (f *trFront) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		var m protocol.RequestHead
 		_ = json.Unmarshal(body, &m)
 		method = m.Method
+		var withID struct {
+			ID json.RawMessage `json:"id"`
+		}
+		_ = json.Unmarshal(body, &withID)
+		_ = json.Unmarshal(withID.ID, &id)
 	}
 	switch f.v {
 	case SessionIDNotASCII:
@@ -159,6 +167,17 @@ func (f *trFront) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		}
 	case ForeignOriginAccepted:
 		r.Header.Del("Origin")
+	case ForeignHostAccepted:
+		// The same-origin test DNS rebinding defeats: the attacker's name is
+		// in both headers.
+		if u, err := url.Parse(r.Header.Get("Origin")); err == nil && u.Host != "" && strings.EqualFold(u.Host, r.Host) {
+			r.Header.Del("Origin")
+		}
+	case OwnOriginRefused:
+		if o := r.Header.Get("Origin"); o != "" && strings.EqualFold(o, "http://"+r.Host) {
+			f.refuse(w, http.StatusForbidden, "Origin not allowed")
+			return
+		}
 	case OriginRefused400:
 		if o := r.Header.Get("Origin"); o != "" && !loopbackOrigin(o) {
 			f.refuse(w, http.StatusBadRequest, "Origin not allowed")
@@ -188,11 +207,18 @@ func (f *trFront) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	case ConcurrentPostsRefused:
 		// Refused by time, not by overlap: the reference answers tools/list
 		// at once, so three POSTs sent together need not overlap.
-		if method == "tools/list" && sid != "" {
+		// At 2026-07-28 there is no session to key on: only the requests of
+		// transport-multiple-streams (their ids) count, so a parallel run's
+		// other scenarios are served.
+		key := sid
+		if key == "" && strings.HasPrefix(id, multipleStreamsID) {
+			key = multipleStreamsID
+		}
+		if method == "tools/list" && key != "" {
 			now := time.Now()
 			f.mu.Lock()
-			busy := now.Sub(f.lists[sid]) < concurrentWindow
-			f.lists[sid] = now
+			busy := now.Sub(f.lists[key]) < concurrentWindow
+			f.lists[key] = now
 			f.mu.Unlock()
 			if busy {
 				f.refuse(w, http.StatusConflict, "another tools/list is in progress")

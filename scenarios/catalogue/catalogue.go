@@ -15,6 +15,7 @@ import (
 	"github.com/mcpconform/mcpconform/scenarios/client/httprules"
 	clientlifecycle "github.com/mcpconform/mcpconform/scenarios/client/lifecycle"
 	clientmrtr "github.com/mcpconform/mcpconform/scenarios/client/mrtr"
+	clientskills "github.com/mcpconform/mcpconform/scenarios/client/skills"
 	"github.com/mcpconform/mcpconform/scenarios/client/surface"
 	clienttasks "github.com/mcpconform/mcpconform/scenarios/client/tasks"
 	serverauth "github.com/mcpconform/mcpconform/scenarios/server/auth"
@@ -23,6 +24,7 @@ import (
 	servermrtr "github.com/mcpconform/mcpconform/scenarios/server/mrtr"
 	"github.com/mcpconform/mcpconform/scenarios/server/prompts"
 	"github.com/mcpconform/mcpconform/scenarios/server/resources"
+	serverskills "github.com/mcpconform/mcpconform/scenarios/server/skills"
 	"github.com/mcpconform/mcpconform/scenarios/server/stateless"
 	"github.com/mcpconform/mcpconform/scenarios/server/tasks"
 	"github.com/mcpconform/mcpconform/scenarios/server/tasksext"
@@ -45,12 +47,14 @@ var all = func() scenarios.Catalogue {
 		transportrules.Scenarios(),
 		servermrtr.Scenarios(),
 		tasksext.Scenarios(),
+		serverskills.Scenarios(),
 		stateless.Scenarios(),
 		serverauth.Scenarios(),
 		cancellation.Scenarios(),
 		clientlifecycle.Scenarios(),
 		clientmrtr.Scenarios(),
 		clienttasks.Scenarios(),
+		clientskills.Scenarios(),
 		surface.Scenarios(),
 		httprules.Scenarios(),
 		clientauth.Scenarios(),

@@ -192,6 +192,15 @@ func coverageProblems(off officialData, cov coverageData, cat scenarios.Catalogu
 				if over.At != nil {
 					add("coverage.yaml: %s at %s nests another at", name, rev)
 				}
+				// An absent kept after its rule's scenarios came to run
+				// there hides coverage the catalogue now has.
+				if over.Absent != "" && over.By == nil {
+					for _, id := range rule.By {
+						if s, found := cat.Find(id); found && slices.Contains(s.Versions, rev) && judgedAt(s, rev) > 0 {
+							add("coverage.yaml: %s is absent at %s, yet %s, which its rule names, judges there", name, rev, id)
+						}
+					}
+				}
 			}
 		}
 	}
@@ -249,4 +258,29 @@ func coverageProblems(off officialData, cov coverageData, cat scenarios.Catalogu
 	}
 	slices.Sort(problems)
 	return problems
+}
+
+// ScenariosFor lists the mcpconform scenarios that judge an official
+// scenario on a side, at any revision (coverage.yaml's by, and the
+// scenarios that take its name), in catalogue order; none for a name the
+// official suite does not have there.
+func ScenariosFor(side scenarios.Side, official string) []string {
+	ids := map[string]bool{}
+	if rule, ok := coverageMap[side][official]; ok {
+		for _, id := range rule.By {
+			ids[id] = true
+		}
+		for _, over := range rule.At {
+			for _, id := range over.By {
+				ids[id] = true
+			}
+		}
+	}
+	var out []string
+	for _, s := range all {
+		if s.Side == side && (ids[s.ID] || s.Official == official) {
+			out = append(out, s.ID)
+		}
+	}
+	return out
 }

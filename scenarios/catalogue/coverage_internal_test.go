@@ -69,6 +69,11 @@ var _ = Describe("the coverage data", func() {
 			r.At = nil
 			cov[scenarios.ClientSide]["auth/scope-step-up"] = r
 		}, "scenario client-auth-scope-step-up-union takes the official name auth/scope-step-up but is not named in its coverage at 2026-07-28"),
+		Entry("an absent kept at a revision where the rule's scenario has come to run", func(_ *officialData, cov coverageData) {
+			r := cov[scenarios.ServerSide]["tools-list"]
+			r.At = map[string]coverageRule{"2026-07-28": {Absent: "x"}}
+			cov[scenarios.ServerSide]["tools-list"] = r
+		}, "coverage.yaml: tools-list is absent at 2026-07-28, yet tools-list, which its rule names, judges there"),
 		Entry("a revision status that is no reason", func(off *officialData, _ coverageData) {
 			off.Scenarios[0].Revisions["2025-11-25"] = "optional"
 		}, `is "optional", neither scored nor a not-scored reason`),

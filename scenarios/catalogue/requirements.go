@@ -7,9 +7,6 @@ import "maps"
 // check names in Requirements, with why. A test holds the lists, the
 // checks and this table together: each id in exactly one place.
 var unjudged = map[string]string{
-	"sep-2243-header-name-case-insensitive": "the reference server is written in Go, whose HTTP server canonicalizes " +
-		"header names before any handler sees them, so no fault of it can fail such a check; what a client compares is " +
-		"not observable (mcpconform itself reads names case-insensitively: the client liberty lowercase-header-names)",
 	"sep-2663-client-handles-polymorphic-result": "a client requirement of the tasks extension, which no client family " +
 		"judges yet",
 	"sep-2663-client-rejects-task-result-on-unsupported": "a client requirement of the tasks extension, which no client " +
@@ -18,8 +15,6 @@ var unjudged = map[string]string{
 		"family judges yet",
 	"sep-2663-client-emits-mcp-name-on-tasks-methods": "a client requirement of the tasks extension, which no client " +
 		"family judges yet (the fake client sets Mcp-Name to params.taskId itself)",
-	"sep-2663-mrtr-synchronous-before-task-creation": "MRTR composed with task creation (the official fixture " +
-		"test_tool_with_task) belongs to the MRTR family, which has no scenario of it yet",
 }
 
 // UnjudgedRequirements maps each official requirement id that no check

@@ -479,6 +479,7 @@ func (t *T) completeResult(next server.Handler) server.Handler {
 // before any handler runs (requests held for the body excepted).
 func (t *T) logMessage(held []string) func(p *server.Peer, msg *jsonrpc.Message) {
 	return func(p *server.Peer, msg *jsonrpc.Message) {
+		t.judgeVersion(p, msg)
 		switch {
 		case msg.IsRequest() && slices.Contains(held, msg.Method):
 		case msg.IsRequest(), msg.IsNotification():

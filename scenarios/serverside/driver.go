@@ -10,6 +10,8 @@ import (
 	"fmt"
 	"net"
 	"strings"
+	"sync/atomic"
+	"time"
 
 	"github.com/mcpconform/mcpconform/fakes/client"
 	"github.com/mcpconform/mcpconform/fakes/peer"
@@ -27,6 +29,25 @@ type T struct {
 	// gated: the scenario's capability needs were held to a session's
 	// handshake (the first Open that completed one).
 	gated bool
+	// started: a stdio Connect started a process whose first answer is
+	// not yet waited for; that wait allows for its start-up.
+	started atomic.Bool
+}
+
+// Wait is a context for one wait on the target; the first after a stdio
+// Connect also allows for the process's start-up (Timing.StartTimeout).
+func (t *T) Wait() (context.Context, context.CancelFunc) {
+	ctx, cancel, _ := t.wait()
+	return ctx, cancel
+}
+
+func (t *T) wait() (context.Context, context.CancelFunc, time.Duration) {
+	d := t.Env.Timing.ResponseTimeout
+	if t.started.Swap(false) {
+		d = t.Env.Timing.HandshakeWait(t.target.Kind)
+	}
+	ctx, cancel := context.WithTimeout(t.Ctx, d)
+	return ctx, cancel, d
 }
 
 // Body adapts a server-side body to the verdict core.
@@ -74,6 +95,9 @@ func (t *T) Connect(label string, opts client.Options) *client.Session {
 		t.Abort("could not connect to the target (%s): %v", t.target, err)
 	}
 	t.sessions = append(t.sessions, s)
+	if t.target.Kind == transport.Stdio {
+		t.started.Store(true)
+	}
 	return s
 }
 
@@ -82,7 +106,7 @@ func (t *T) Connect(label string, opts client.Options) *client.Session {
 // no answer at all, the later scenarios on this transport and version too.
 func (t *T) Open(label string, opts client.Options) *client.Session {
 	s := t.Connect(label, opts)
-	ctx, cancel := t.Wait()
+	ctx, cancel, wait := t.wait()
 	defer cancel()
 	if resp, err := s.Open(ctx); err != nil {
 		t.abortIfUnreachable(err)
@@ -95,7 +119,7 @@ func (t *T) Open(label string, opts client.Options) *client.Session {
 			t.T.Blocked("%s", what)
 		}
 		if Unanswered(s, err) {
-			why := fmt.Sprintf("the %s handshake was not answered within %s (%v)", t.Version().Handshake, t.Env.Timing.ResponseTimeout, err)
+			why := fmt.Sprintf("the %s handshake was not answered within %s (%v)", t.Version().Handshake, wait, err)
 			if gone := t.goneNote(); gone != "" {
 				why = fmt.Sprintf("%s before answering the %s handshake (%v)", gone, t.Version().Handshake, err)
 			}

@@ -18,7 +18,9 @@ import (
 const lifecycleSpec = "2025-11-25/basic/lifecycle.mdx"
 
 // Scenarios is the family's catalogue.
-func Scenarios() scenarios.Catalogue { return scenarios.Catalogue{initializeScenario} }
+func Scenarios() scenarios.Catalogue {
+	return scenarios.Catalogue{initializeScenario, negotiatedVersionScenario}
+}
 
 var (
 	initializeFirst = &scenarios.Check{ID: "client-initialize/initialize-first", Level: scenarios.Must, Spec: lifecycleSpec + "#initialization",

@@ -12,6 +12,7 @@ import (
 	"github.com/mcpconform/mcpconform/fakes/fault"
 	"github.com/mcpconform/mcpconform/fakes/server"
 	"github.com/mcpconform/mcpconform/jsonrpc"
+	"github.com/mcpconform/mcpconform/protocol"
 	"github.com/mcpconform/mcpconform/scenarios"
 	"github.com/mcpconform/mcpconform/scenarios/clientside"
 )
@@ -86,7 +87,9 @@ var schemaScenario = &scenarios.Scenario{
 	Title:    "the client keeps a tool's JSON Schema 2020-12 inputSchema whole, as the echo of it shows",
 	Family:   family,
 	Side:     scenarios.ClientSide,
-	Versions: withModes,
+	// The official suite runs it at 2026-07-28 too, where the tool call
+	// goes through the stateless wire.
+	Versions: append(slices.Clone(withModes), protocol.V20260728),
 	Needs:    []scenarios.Need{scenarios.NeedsFixture(fixtures.ClientJSONSchemaEcho, "the client calls it with schema = the inputSchema of "+focalTool+" as it keeps it")},
 	Purpose: "The fake server lists " + focalTool + ", whose inputSchema uses $schema, $defs with an $anchor, allOf/anyOf, " +
 		"if/then/else and additionalProperties, and " + echoTool + "; the client is to call the echo with that schema. An echo " +

@@ -17,6 +17,7 @@ func Scenarios() scenarios.Catalogue {
 		discoverScenario,
 		unsupportedVersionScenario,
 		missingMetaScenario,
+		requestMetaScenario,
 		missingCapabilityScenario,
 		headerMismatchScenario,
 		wireSchemaScenario,

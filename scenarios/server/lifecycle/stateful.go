@@ -4,7 +4,9 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"net/http"
 	"slices"
+	"strings"
 
 	"github.com/mcpconform/mcpconform/fakes/client"
 	"github.com/mcpconform/mcpconform/fakes/fault"
@@ -272,7 +274,31 @@ var (
 		Title:        "a request for a method the server does not implement is answered with error -32601 (2026-07-28 over HTTP: with status 404)",
 		Faults:       []*fault.Fault{server.UnknownMethodInvalidRequest},
 		Requirements: []string{"sep-2575-http-server-method-not-found-404"}}
+	// initialize is left out: a dual-era server takes it for a legacy
+	// client's (versioning.mdx: "An initialize request selects legacy
+	// semantics").
+	unknownMethodRemoved = &scenarios.Check{ID: "lifecycle-unknown-method/removed-methods", Level: scenarios.Must,
+		Spec: "2026-07-28/basic/transports/streamable-http.mdx#protocol-version-header",
+		Quote: "If the server does not implement the requested RPC method, it **MUST** respond with `404 Not Found` and a " +
+			"JSON-RPC error with code `-32601` (`Method not found`).",
+		Title: "ping, logging/setLevel, resources/subscribe and resources/unsubscribe, which 2026-07-28 removed (changelog), sent " +
+			"with its _meta, are each answered with error -32601 (over HTTP with status 404)",
+		Versions:     []string{protocol.V20260728},
+		Faults:       []*fault.Fault{server.RemovedMethodsServed, server.UnknownMethodInvalidRequest},
+		Requirements: []string{"sep-2575-http-server-method-not-found-404"}}
 )
+
+// removedMethods are the requests 2026-07-28 removed, with params valid in
+// the revision that had them.
+var removedMethods = []struct {
+	method string
+	params map[string]any
+}{
+	{protocol.MethodPing, nil},
+	{"logging/setLevel", map[string]any{"level": "info"}},
+	{"resources/subscribe", map[string]any{"uri": "mcpconform://removed-method/probe"}},
+	{"resources/unsubscribe", map[string]any{"uri": "mcpconform://removed-method/probe"}},
+}
 
 var unknownMethodScenario = &scenarios.Scenario{
 	ID:       "lifecycle-unknown-method",
@@ -280,7 +306,7 @@ var unknownMethodScenario = &scenarios.Scenario{
 	Family:   "lifecycle",
 	Side:     scenarios.ServerSide,
 	Versions: protocol.Judged(),
-	Checks:   []*scenarios.Check{unknownMethodMethodNotFound},
+	Checks:   []*scenarios.Check{unknownMethodMethodNotFound, unknownMethodRemoved},
 	Run: serverside.Body(func(t *serverside.T) {
 		s := t.Open("A", client.Options{})
 		t.Step("call the method mcpconform/no-such-method")
@@ -295,7 +321,35 @@ var unknownMethodScenario = &scenarios.Scenario{
 			ok = ok && status == 404
 		}
 		t.Judge(unknownMethodMethodNotFound, ok, want, judge.Describe(resp, err)+note)
+		judgeRemovedMethods(t, s)
 	}),
+}
+
+// judgeRemovedMethods sends each method 2026-07-28 removed with its _meta.
+func judgeRemovedMethods(t *serverside.T, s *client.Session) {
+	if !unknownMethodRemoved.JudgedAt(t.Env.Version) {
+		t.Skip(unknownMethodRemoved, "a rule of 2026-07-28")
+		return
+	}
+	var bad, seen []string
+	for i, m := range removedMethods {
+		t.Step("call %s, removed at %s", m.method, t.Env.Version)
+		id := jsonrpc.StringID(fmt.Sprintf("mcpconform-removed-%d", i+1))
+		// Raw: a result of a removed method is no message of this version's schema.
+		params := map[string]any{"_meta": s.RequestMeta()}
+		for k, v := range m.params {
+			params[k] = v
+		}
+		resp, err := rawRequest(t, s, id, m.method, params, nil)
+		status, note := serverside.StatusNote(s, id)
+		got := m.method + ": " + judge.Describe(resp, err) + note
+		if err != nil || !judge.IsErrorCode(resp, codes.MethodNotFound) || (status != 0 && status != http.StatusNotFound) {
+			bad = append(bad, got)
+			continue
+		}
+		seen = append(seen, got)
+	}
+	t.Judge(unknownMethodRemoved, len(bad) == 0, "error -32601 (over HTTP with status 404) for each", strings.Join(append(bad, seen...), "; "))
 }
 
 var (

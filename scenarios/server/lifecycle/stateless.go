@@ -158,10 +158,20 @@ var (
 			"a JSON-RPC error response using the following error code:",
 		Title: "a tools/list POST with Mcp-Method: prompts/list is rejected with HTTP 400 and error -32020; not judged when the server " +
 			"refuses the version itself (-32022)",
-		Faults: []*fault.Fault{server.HeaderMismatchAccepted},
-		Requirements: []string{"sep-2243-server-reject-invalid-headers", "sep-2243-server-reject-error-code",
-			"sep-2575-http-server-header-mismatch-400"}}
+		Faults:       []*fault.Fault{server.HeaderMismatchAccepted},
+		Requirements: []string{"sep-2243-server-reject-invalid-headers", "sep-2243-server-reject-error-code"}}
+	headerMismatchProtocolVersion = &scenarios.Check{ID: "lifecycle-header-mismatch/protocol-version", Level: scenarios.Must,
+		Spec: "2026-07-28/basic/transports/streamable-http.mdx#protocol-version-header",
+		Quote: "If the values do not match, the server **MUST** reject the request with `400 Bad Request` and a `HeaderMismatch` " +
+			"JSON-RPC error",
+		Title: "a server/discover whose _meta declares the judged version, sent with MCP-Protocol-Version: " + bogusHeaderVersion +
+			", is rejected with HTTP 400 and error -32020",
+		Faults:       []*fault.Fault{server.VersionHeaderUnchecked},
+		Requirements: []string{"sep-2575-http-server-header-mismatch-400"}}
 )
+
+// bogusHeaderVersion is the MCP-Protocol-Version that contradicts the body.
+const bogusHeaderVersion = "1900-01-01"
 
 var headerMismatchScenario = &scenarios.Scenario{
 	ID:         "lifecycle-header-mismatch",
@@ -170,7 +180,11 @@ var headerMismatchScenario = &scenarios.Scenario{
 	Side:       scenarios.ServerSide,
 	Versions:   protocol.JudgedStateless(),
 	Transports: []transport.Kind{transport.HTTP},
-	Checks:     []*scenarios.Check{headerMismatchError32020},
+	Purpose: "Two POSTs whose headers contradict the body: Mcp-Method, then MCP-Protocol-Version. The version probe puts the " +
+		"version the server serves in _meta (the body is what the header mirrors) and another in the header, so that only the " +
+		"mismatch can refuse it: the official suite puts an unknown version in _meta instead, where a server may answer " +
+		"UnsupportedProtocolVersionError first, as the page orders neither refusal before the other.",
+	Checks: []*scenarios.Check{headerMismatchError32020, headerMismatchProtocolVersion},
 	Run: serverside.Body(func(t *serverside.T) {
 		s := t.Connect("A", client.Options{})
 		t.Step("send tools/list with the header Mcp-Method: prompts/list")
@@ -181,6 +195,14 @@ var headerMismatchScenario = &scenarios.Scenario{
 		status, note := serverside.StatusNote(s, id)
 		ok := err == nil && judge.IsErrorCode(resp, codes.HeaderMismatch) && status == http.StatusBadRequest
 		t.Judge(headerMismatchError32020, ok, "HTTP 400 with error -32020", judge.Describe(resp, err)+note)
+
+		t.Step("send server/discover at %s with the header MCP-Protocol-Version: %s", t.Env.Version, bogusHeaderVersion)
+		id = jsonrpc.StringID("mcpconform-header-2")
+		resp, err = t.Do(s, client.Call{ID: id, Method: protocol.MethodServerDiscover, Params: map[string]any{},
+			Header: http.Header{"MCP-Protocol-Version": {bogusHeaderVersion}}})
+		status, note = serverside.StatusNote(s, id)
+		ok = err == nil && judge.IsErrorCode(resp, codes.HeaderMismatch) && status == http.StatusBadRequest
+		t.Judge(headerMismatchProtocolVersion, ok, "HTTP 400 with error -32020", judge.Describe(resp, err)+note)
 	}),
 }
 

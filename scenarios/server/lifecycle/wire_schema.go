@@ -34,7 +34,10 @@ var (
 			// flows, resources-read-every) are held to the schema too.
 			server.PromptSystemRole, server.PromptContentUnknownType, server.ReadContentsNoText,
 			server.MRTRElicitationInvalid, server.MRTROnToolsList, server.MRTRResultTypeMissing,
-			server.MRTRRootsWrongMethod, server.MRTRSamplingInvalid},
+			server.MRTRRootsWrongMethod, server.MRTRSamplingInvalid,
+			// The tasks extension's: a fractional ttlMs, a CallToolResult
+			// that says resultType "task".
+			server.FractionalMs, server.SyncResultSaysTask},
 		// the extension's schema allows resultType "task" only on a CreateTaskResult and fixes "complete" on tasks/*
 		Requirements: []string{"sep-2663-no-task-result-type-on-others", "sep-2663-result-type-complete-on-tasks-get",
 			"sep-2663-result-type-complete-on-tasks-update", "sep-2663-result-type-complete-on-tasks-cancel"}}

@@ -52,6 +52,23 @@ var (
 		Title:        "a call whose Mcp-Param header carries the non-ASCII value as raw UTF-8 (not Base64-encoded) gets HTTP 400 and error -32020",
 		Faults:       []*fault.Fault{server.ParamCharsUnchecked},
 		Requirements: []string{"sep-2243-server-reject-param-mismatch", "sep-2243-server-reject-invalid-param-chars"}}
+	paramBadBase64 = &scenarios.Check{ID: "stateless-http-custom-headers/invalid-base64-refused", Level: scenarios.Must, Spec: customSpec,
+		Source: "seps/2243-http-standardization.md",
+		Quote: "| Invalid Base64 padding    | `=?base64?SGVsbG8?=`     | Server MUST reject with 400 and error code `-32001`; " +
+			"Intermediary MAY reject with 400 status code |",
+		Title: "calls whose parameter is Hello and whose Mcp-Param header is =?base64?SGVsbG8?= (the padding missing) or " +
+			"=?base64?SGVs!!!bG8=?= (characters outside the alphabet) each get HTTP 400 and error -32020 (the design note's table " +
+			"names -32001, the page's code for a failed header validation is -32020: \"Servers **MUST** reject requests with a " +
+			"`400 Bad Request` HTTP status and JSON-RPC error code `-32020` (`HeaderMismatch`) if any validation fails.\")",
+		Faults:       []*fault.Fault{server.ParamBase64Lenient},
+		Requirements: []string{"sep-2243-server-reject-invalid-param-chars", "sep-2243-server-reject-param-mismatch"}}
+)
+
+// Malformed Base64 of "Hello" (the design note's table): unpadded, and
+// with characters outside the alphabet.
+const (
+	unpaddedHello = "=?base64?SGVsbG8?="
+	badCharsHello = "=?base64?SGVs!!!bG8=?="
 )
 
 // nonASCIIValue needs the Base64 form in a header.
@@ -68,8 +85,8 @@ var customHeadersScenario = &scenarios.Scenario{
 	Needs:      []scenarios.Need{scenarios.NeedsCapability("tools"), scenarios.NeedsFixture(fixtures.XMcpHeader, "or any tool with a string property annotated x-mcp-header: the first such tool listed is used")},
 	Purpose: "tools/list finds a tool with a top-level string property annotated x-mcp-header. Calls of it, sent by hand: the " +
 		"right header (a precondition: any answer but -32020; a tool error is fine), a header of another value, none although the body has the value, none for an absent " +
-		"and a null value, the Base64 form of a non-ASCII value, and that value as raw UTF-8.",
-	Checks: []*scenarios.Check{paramMismatch, paramMissing, paramAbsent, paramDecoded, paramInvalidChars},
+		"and a null value, the Base64 form of a non-ASCII value, that value as raw UTF-8, and Hello in Base64 without its padding and with characters outside the alphabet.",
+	Checks: []*scenarios.Check{paramMismatch, paramMissing, paramAbsent, paramDecoded, paramInvalidChars, paramBadBase64},
 	Run: serverside.Body(func(t *serverside.T) {
 		s := t.Open("A", client.Options{})
 		tool, prop, name := findParamTool(t, s)
@@ -126,6 +143,12 @@ var customHeadersScenario = &scenarios.Scenario{
 		t.Step("call %s with %s: %q and the raw UTF-8 in %s", tool, prop, nonASCIIValue, header)
 		a = call(map[string]any{prop: nonASCIIValue}, nonASCIIValue, true)
 		t.Judge(paramInvalidChars, refused(a), "HTTP 400 with error -32020", a.String())
+
+		t.Step("call %s with %s: Hello and %s: %s, then %s", tool, prop, header, unpaddedHello, badCharsHello)
+		unpadded := call(map[string]any{prop: "Hello"}, unpaddedHello, true)
+		badChars := call(map[string]any{prop: "Hello"}, badCharsHello, true)
+		t.Judge(paramBadBase64, refused(unpadded) && refused(badChars), "HTTP 400 with error -32020 for each",
+			"unpadded: "+unpadded.String()+"; outside the alphabet: "+badChars.String())
 	}),
 }
 

@@ -3,10 +3,14 @@ package stateless
 import (
 	"bufio"
 	"bytes"
+	"context"
+	"crypto/tls"
 	"encoding/json"
 	"fmt"
 	"io"
+	"net"
 	"net/http"
+	"net/url"
 	"slices"
 	"strings"
 
@@ -185,6 +189,22 @@ var (
 		Requirements: []string{"sep-2243-server-decode-base64"}}
 )
 
+var (
+	headerNamesAnyCase = &scenarios.Check{ID: "stateless-http-headers/names-case-insensitive", Level: scenarios.Must, Spec: httpSpec + "#case-sensitivity",
+		Quote: "Clients and servers **MUST** use case-insensitive comparisons for header names.",
+		Title: "tools/list POSTed with its method header spelled mcp-method, and again spelled MCP-METHOD (sent over a raw " +
+			"connection, as written), is served: HTTP 2xx with a result",
+		Faults:       []*fault.Fault{server.HeaderNamesCaseSensitive},
+		Requirements: []string{"sep-2243-header-name-case-insensitive"}}
+	headerValueWhitespace = &scenarios.Check{ID: "stateless-http-headers/value-whitespace-accepted", Level: scenarios.Must, Spec: httpSpec + "#value-encoding",
+		Source: "seps/2243-http-standardization.md",
+		Quote:  "| Extra whitespace in header | `Mcp-Name:  foo `        | `\"params\": {\"name\": \"foo\"}` | Server MUST accept (trim whitespace per HTTP spec)  |",
+		Title: "a tools/call of test_simple_text whose Mcp-Name value has spaces around the name (sent over a raw connection, as " +
+			"written) is served as the call with its plain header was: no error -32020 (RFC 9110, which the page's Value Encoding " +
+			"follows, leaves leading and trailing whitespace out of a field value)",
+		Faults: []*fault.Fault{server.HeaderValueUntrimmed}}
+)
+
 // Tool names no server lists: the calls change nothing whatever the
 // server makes of their headers.
 const (
@@ -204,8 +224,12 @@ var httpHeadersScenario = &scenarios.Scenario{
 	Purpose: "POSTs whose standard headers are missing or contradict the body must be refused with 400 and HeaderMismatch " +
 		"(-32020): tools/list without Mcp-Method and with Mcp-Method: TOOLS/LIST (values are case-sensitive), tools/call of test_simple_text without Mcp-Name, and with Mcp-Name " + otherTool +
 		". A tools/call of " + nonASCIITool + " with its name as raw UTF-8 in Mcp-Name must be refused too (invalid characters); " +
-		"with its Mcp-Name Base64-encoded as the page asks, the server must decode it, so it is no mismatch. (Mcp-Method contradicting the body is lifecycle-header-mismatch.)",
-	Checks: []*scenarios.Check{headerMethodMissing, headerMethodCase, headerNameMissing, headerNameMismatch, headerNameChars, headerNameDecoded},
+		"with its Mcp-Name Base64-encoded as the page asks, the server must decode it, so it is no mismatch. Over a raw connection, " +
+		"where the header is sent as written (Go's client would canonicalize its name and trim its value), tools/list with " +
+		"mcp-method and with MCP-METHOD, and tools/call of test_simple_text with spaces around its Mcp-Name, must be served. " +
+		"(Mcp-Method contradicting the body is lifecycle-header-mismatch.)",
+	Checks: []*scenarios.Check{headerMethodMissing, headerMethodCase, headerNameMissing, headerNameMismatch, headerNameChars, headerNameDecoded,
+		headerNamesAnyCase, headerValueWhitespace},
 	Run: serverside.Body(func(t *serverside.T) {
 		s := t.Open("A", client.Options{})
 		send := func(n int, method string, params any, header http.Header) (resp *jsonrpc.Message, status int, note string, err error) {
@@ -253,6 +277,40 @@ var httpHeadersScenario = &scenarios.Scenario{
 		t.Step("send tools/call of %s with Mcp-Name: %s", simple.Tool, otherTool)
 		resp, status, note, err = send(3, protocol.MethodToolsCall, simpleCall, http.Header{transport.HeaderName: {otherTool}})
 		nameChecked(headerNameMismatch, resp, status, note, err)
+
+		raw := newRawHTTP(t, s)
+		served := func(a rawAnswer) bool {
+			return a.err == nil && a.status >= 200 && a.status < 300 && a.answer != nil && a.answer.Error == nil
+		}
+		listBody := func(n int) ([]byte, jsonrpc.ID) {
+			id := jsonrpc.StringID(fmt.Sprintf("mcpconform-headers-%d", n))
+			b, _ := json.Marshal(map[string]any{"jsonrpc": "2.0", "id": id, "method": protocol.MethodToolsList,
+				"params": map[string]any{"_meta": s.RequestMeta()}})
+			return b, id
+		}
+		t.Step("POST tools/list with mcp-method: tools/list, then MCP-METHOD: tools/list, over a raw connection")
+		body, id := listBody(8)
+		lower := raw.doRaw([]string{"mcp-method: " + protocol.MethodToolsList}, body, id)
+		body, id = listBody(9)
+		upper := raw.doRaw([]string{"MCP-METHOD: " + protocol.MethodToolsList}, body, id)
+		t.Judge(headerNamesAnyCase, served(lower) && served(upper), "HTTP 2xx with a result for each",
+			"mcp-method: "+lower.String()+"; MCP-METHOD: "+upper.String())
+
+		spaced := "   " + simple.Tool + "  "
+		t.Step("POST tools/call of %s with Mcp-Name: %q over a raw connection", simple.Tool, spaced)
+		id = jsonrpc.StringID("mcpconform-headers-10")
+		body, _ = json.Marshal(map[string]any{"jsonrpc": "2.0", "id": id, "method": protocol.MethodToolsCall,
+			"params": map[string]any{"name": simple.Tool, "arguments": simple.Arguments, "_meta": s.RequestMeta()}})
+		a := raw.doRaw([]string{transport.HeaderMethod + ": " + protocol.MethodToolsCall, transport.HeaderName + ":" + spaced}, body, id)
+		switch {
+		case a.err != nil:
+			t.Fail(headerValueWhitespace, "the call served", a.String())
+		case plainErr == nil && plain != nil && plain.Error != nil && a.answer != nil && a.answer.Error != nil && a.answer.Error.Code == plain.Error.Code:
+			t.PassWith(headerValueWhitespace, fmt.Sprintf("refused as the call with its plain header was (error %d)", plain.Error.Code))
+		default:
+			t.Judge(headerValueWhitespace, a.status >= 200 && a.status < 300 && a.answer != nil && !judge.IsErrorCode(a.answer, codes.HeaderMismatch),
+				"HTTP 2xx and no error -32020", a.String())
+		}
 
 		t.Step("send tools/call of %s (Mcp-Name: %s)", nonASCIITool, transport.EncodeHeaderValue(nonASCIITool))
 		encoded, _, encodedNote, err := send(4, protocol.MethodToolsCall, call(nonASCIITool), nil)
@@ -363,17 +421,94 @@ func (h *rawHTTP) do(method string, extra http.Header, body []byte, want jsonrpc
 		tr.Eventf("raw", "%s", a)
 		return a
 	}
-	rb := bufio.NewReader(io.LimitReader(resp.Body, 4<<20))
-	if strings.HasPrefix(resp.Header.Get("Content-Type"), "text/event-stream") {
-		a.answer = readSSEAnswer(rb, want)
-	} else if b, _ := io.ReadAll(rb); len(b) > 0 {
-		var m jsonrpc.Message
-		if json.Unmarshal(b, &m) == nil && m.ID.Key() == want.Key() {
-			a.answer = &m
-		}
-	}
+	a.answer = readAnswer(resp, want)
 	tr.Eventf("raw", "%s", a)
 	return a
+}
+
+// readAnswer reads a response's body (JSON, or SSE) for the answer with id
+// want.
+func readAnswer(resp *http.Response, want jsonrpc.ID) *jsonrpc.Message {
+	rb := bufio.NewReader(io.LimitReader(resp.Body, 4<<20))
+	if strings.HasPrefix(resp.Header.Get("Content-Type"), "text/event-stream") {
+		return readSSEAnswer(rb, want)
+	}
+	if b, _ := io.ReadAll(rb); len(b) > 0 {
+		var m jsonrpc.Message
+		if json.Unmarshal(b, &m) == nil && m.ID.Key() == want.Key() {
+			return &m
+		}
+	}
+	return nil
+}
+
+// doRaw POSTs body over a connection of its own with the header lines
+// written as given (Go's client would canonicalize a name and trim a
+// value), after the target's own headers, Accept, Content-Type and
+// MCP-Protocol-Version. The answer with id want is read as do reads it.
+func (h *rawHTTP) doRaw(lines []string, body []byte, want jsonrpc.ID) rawAnswer {
+	ctx, cancel := h.t.Wait()
+	defer cancel()
+	u, err := url.Parse(h.url)
+	if err != nil {
+		h.t.Abort("%v", err)
+	}
+	tr := h.t.Transcript()
+	tr.Eventf("raw", "POST %s over a raw connection (%s)%s", h.url, strings.Join(lines, ", "), bodyNote(body))
+	conn, err := dialRaw(ctx, u)
+	if err != nil {
+		tr.Eventf("raw", "POST: %v", err)
+		return rawAnswer{err: err}
+	}
+	defer conn.Close()
+	if d, ok := ctx.Deadline(); ok {
+		_ = conn.SetDeadline(d)
+	}
+	var head strings.Builder
+	fmt.Fprintf(&head, "POST %s HTTP/1.1\r\nHost: %s\r\n", u.RequestURI(), u.Host)
+	for k, vs := range h.header {
+		for _, v := range vs {
+			fmt.Fprintf(&head, "%s: %s\r\n", k, v)
+		}
+	}
+	fmt.Fprintf(&head, "Accept: application/json, text/event-stream\r\nContent-Type: application/json\r\n%s: %s\r\n",
+		transport.HeaderProtocolVersion, h.t.Env.Version)
+	for _, l := range lines {
+		head.WriteString(l + "\r\n")
+	}
+	fmt.Fprintf(&head, "Content-Length: %d\r\nConnection: close\r\n\r\n", len(body))
+	if _, err := io.WriteString(conn, head.String()+string(body)); err != nil {
+		tr.Eventf("raw", "POST: %v", err)
+		return rawAnswer{err: err}
+	}
+	resp, err := http.ReadResponse(bufio.NewReader(conn), nil)
+	if err != nil {
+		tr.Eventf("raw", "POST: %v", err)
+		return rawAnswer{err: err}
+	}
+	defer resp.Body.Close()
+	a := rawAnswer{status: resp.StatusCode, header: resp.Header, redirect: transport.RedirectNote(resp)}
+	a.answer = readAnswer(resp, want)
+	tr.Eventf("raw", "%s", a)
+	return a
+}
+
+// dialRaw opens a connection to the URL's host (TLS for https).
+func dialRaw(ctx context.Context, u *url.URL) (net.Conn, error) {
+	addr := u.Host
+	if u.Port() == "" {
+		port := "80"
+		if u.Scheme == "https" {
+			port = "443"
+		}
+		addr = net.JoinHostPort(u.Hostname(), port)
+	}
+	if u.Scheme == "https" {
+		d := &tls.Dialer{Config: &tls.Config{ServerName: u.Hostname()}}
+		return d.DialContext(ctx, "tcp", addr)
+	}
+	var d net.Dialer
+	return d.DialContext(ctx, "tcp", addr)
 }
 
 // legacyInitialize sends the initialize a client of version opens with

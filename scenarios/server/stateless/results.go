@@ -89,10 +89,16 @@ var (
 		Quote: "If the requested resource does not exist, servers **MUST** return a JSON-RPC error with code `-32602` (Invalid Params).",
 		Title: "it is answered with error -32602, not the -32002 of 2025-11-25 and earlier (which index.mdx forbids at 2026-07-28), " +
 			"-32603 or a result",
-		Faults:    []*fault.Fault{server.ModernMissingResourceEmpty, server.ModernMissingResourceLegacyCode, server.ModernMissingResourceInternal},
-		Liberties: []*fault.Fault{server.MissingResourceNoData},
+		Faults: []*fault.Fault{server.ModernMissingResourceEmpty, server.ModernMissingResourceLegacyCode, server.ModernMissingResourceInternal},
 		// a MUST on the 2026-07-28 page; the SEP's list says SHOULD
 		Requirements: []string{"sep-2164-error-code"}}
+	// The page shows data.uri in its example only; the design note it
+	// adopts asks for it.
+	notFoundDataURI = &scenarios.Check{ID: "stateless-resource-not-found/data-uri", Level: scenarios.Should, Spec: resourceSpec + "#error-handling",
+		Source: "seps/2164-resource-not-found-error.md#specification",
+		Quote:  "The `data` field SHOULD include the `uri` that was not found.",
+		Title:  "the error's data.uri is the requested URI",
+		Faults: []*fault.Fault{server.MissingResourceNoData}}
 )
 
 // missingURI is a resource no server has.
@@ -106,8 +112,9 @@ var resourceNotFoundScenario = &scenarios.Scenario{
 	Side:     scenarios.ServerSide,
 	Versions: versions,
 	Needs:    []scenarios.Need{scenarios.NeedsCapability("resources")},
-	Purpose:  "resources/read of " + missingURI + ", which no server lists: a JSON-RPC error -32602, never an empty contents array.",
-	Checks:   []*scenarios.Check{notFoundNotEmpty, notFoundInvalidParams},
+	Purpose: "resources/read of " + missingURI + ", which no server lists: a JSON-RPC error -32602, never an empty contents array, " +
+		"whose data.uri names " + missingURI + ".",
+	Checks: []*scenarios.Check{notFoundNotEmpty, notFoundInvalidParams, notFoundDataURI},
 	Run: serverside.Body(func(t *serverside.T) {
 		s := t.Open("A", client.Options{})
 		t.Step("send resources/read of %s", missingURI)
@@ -128,6 +135,18 @@ var resourceNotFoundScenario = &scenarios.Scenario{
 		}
 		t.Judge(notFoundNotEmpty, !empty, "no empty contents array", judge.Describe(resp, err))
 		t.Judge(notFoundInvalidParams, judge.IsErrorCode(resp, codes.InvalidParams), "error -32602", judge.Describe(resp, err))
+		var data struct { // error.data of the page's example: the URI not found
+			URI string `json:"uri"`
+		}
+		switch {
+		case resp.Error == nil:
+			t.NotJudged(notFoundDataURI, "no error was answered, so there is no data to read")
+		case resp.Error.Code == codes.InternalError:
+			t.NotJudged(notFoundDataURI, "an internal error is no resource-not-found error")
+		default:
+			_ = json.Unmarshal(resp.Error.Data, &data)
+			t.Judge(notFoundDataURI, data.URI == missingURI, "an error whose data.uri is \""+missingURI+"\"", judge.Describe(resp, err))
+		}
 	}),
 }
 

@@ -42,6 +42,13 @@ var (
 		Faults:       []*fault.Fault{server.UpdateResurrectsCancelled},
 		Liberties:    []*fault.Fault{server.CancelAppliedLate, server.ForgetsReadTasks},
 		Requirements: []string{"sep-2663-tasks-get-status-cancelled"}}
+	cancelTerminalAck = &scenarios.Check{ID: "tasksext-cancel/terminal-ack-empty", Level: scenarios.Must,
+		Spec:  extSpec + "#response-2",
+		Quote: "On success, the server MUST acknowledge the request with an empty result.",
+		Title: "tasks/cancel of a slow_compute task that already completed is acknowledged with the same empty result (-32602 is " +
+			"for unknown tasks; one whose ttlMs has elapsed may be gone, and is not judged)",
+		Faults:    []*fault.Fault{server.CancelTerminalRefused, server.CancelAckNotEmpty},
+		Liberties: []*fault.Fault{server.CancelAppliedLate, server.CancelNotHonoured}}
 )
 
 var cancelScenario = &scenarios.Scenario{
@@ -52,9 +59,10 @@ var cancelScenario = &scenarios.Scenario{
 	Versions: versions,
 	Needs: []scenarios.Need{scenarios.NeedsOther("the io.modelcontextprotocol/tasks extension declared in server/discover"),
 		scenarios.NeedsFixture(fixtures.TasksExtSlowCompute, "works for `seconds`"), scenarios.NeedsFixture(fixtures.TasksExtConfirmDelete, "parks in input_required")},
-	Purpose: "A long slow_compute task is cancelled and polled: if it reads cancelled, it is watched for a while. A " +
+	Purpose: "A long slow_compute task is cancelled and polled: if it reads cancelled, it is watched for a while. A short one " +
+		"is cancelled once it completed. A " +
 		"confirm_delete task is cancelled while it waits for input, then answered late, and watched the same way.",
-	Checks: []*scenarios.Check{cancelAckEmpty, cancelStaysCancelled, cancelInputStaysCancelled},
+	Checks: []*scenarios.Check{cancelAckEmpty, cancelStaysCancelled, cancelTerminalAck, cancelInputStaysCancelled},
 	Run:    serverside.Body(runCancel),
 }
 
@@ -69,6 +77,7 @@ func runCancel(t *serverside.T) {
 		why := fmt.Sprintf("the target lists no tool %q for the fixture %s", slow.Tool, fixtures.TasksExtSlowCompute)
 		t.Skip(cancelAckEmpty, why)
 		t.Skip(cancelStaysCancelled, why)
+		t.Skip(cancelTerminalAck, why)
 	} else {
 		task, _ := createTask(t, s, slow)
 		t.Step("tasks/cancel %s", task.TaskID)
@@ -82,6 +91,7 @@ func runCancel(t *serverside.T) {
 			t.Judge(cancelAckEmpty, empty, "an empty result (resultType and _meta only)", "members "+strings.Join(extra, ", "))
 		}
 		judgeStays(t, s, task, cancelStaysCancelled, nil)
+		judgeTerminalCancel(t, s)
 	}
 
 	confirm := t.Fixture(fixtures.TasksExtConfirmDelete, map[string]any{"filename": "keep.txt"})
@@ -143,4 +153,25 @@ func judgeStays(t *serverside.T, s *client.Session, task client.ExtTask, c *scen
 		return
 	}
 	t.Pass(c)
+}
+
+// judgeTerminalCancel cancels a slow_compute task once it completed.
+func judgeTerminalCancel(t *serverside.T, s *client.Session) {
+	fx := t.Fixture(fixtures.TasksExtSlowCompute, map[string]any{"seconds": 0, "label": server.LabelCancelTerminal})
+	sent := time.Now()
+	task, _ := createTask(t, s, fx)
+	end := waitTerminal(t, s, task, time.Second)
+	t.Step("tasks/cancel the finished task %s", task.TaskID)
+	ctx, cancel := t.Wait()
+	ack, err := s.ExtCancelTask(ctx, task.TaskID)
+	cancel()
+	switch {
+	case err == nil && ack.Error == nil:
+		empty, extra := emptyAck(ack.Result)
+		t.Judge(cancelTerminalAck, empty, "an empty result (resultType and _meta only)", "members "+strings.Join(extra, ", "))
+	case err == nil && mayBeGone(end.Task, sent):
+		t.NotJudged(cancelTerminalAck, "the task's ttlMs had elapsed, so it may be gone ("+judge.Describe(ack, nil)+")")
+	default:
+		t.Fail(cancelTerminalAck, "an empty result", judge.Describe(ack, err))
+	}
 }

@@ -212,3 +212,11 @@ func answerFor(request json.RawMessage) map[string]any {
 	}
 	return map[string]any{"action": "accept", "content": content}
 }
+
+// mayBeGone reports a task whose ttlMs, as last read, has surely elapsed:
+// more time has passed since the call that created it was sent, so the
+// server may have deleted it (ext-tasks/tasks.md#response). A null ttlMs
+// is unlimited.
+func mayBeGone(last client.ExtTask, sent time.Time) bool {
+	return last.TTLMs != nil && time.Since(sent) >= time.Duration(*last.TTLMs)*time.Millisecond
+}

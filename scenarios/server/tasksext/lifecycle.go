@@ -78,6 +78,26 @@ var (
 			"while the matching header of every other tasks/get was served",
 		Faults:       []*fault.Fault{server.HeaderMismatchAccepted},
 		Requirements: []string{"sep-2663-server-rejects-mismatched-mcp-name-on-tasks-get"}}
+	lifecycleSyncToolPlain = &scenarios.Check{ID: "tasksext-lifecycle/sync-tool-plain", Level: scenarios.Must,
+		Spec:  extSpec + "#polymorphic-results",
+		Quote: "Servers MUST NOT set resultType to \"task\" on result types other than CreateTaskResult.",
+		Title: "greet, which never runs as a task, called declaring the extension (and once more with the removed 2025-11-25 task " +
+			"parameter) answers a CallToolResult: resultType \"complete\", no taskId, a non-empty content",
+		Faults:       []*fault.Fault{server.SyncResultSaysTask},
+		Requirements: []string{"sep-2663-no-task-result-type-on-others", "sep-2663-legacy-task-param-ignored"}}
+	lifecycleTasksListRemoved = &scenarios.Check{ID: "tasksext-lifecycle/tasks-list-removed", Level: scenarios.Must,
+		Spec: "2025-11-25/basic/index.mdx#messages", Source: extSpec + "#security-considerations",
+		Quote: "All messages between MCP clients and servers MUST follow the JSON-RPC 2.0 specification.",
+		Title: "tasks/list, which the extension does not define (\"Because there is no tasks/list, a server cannot inadvertently " +
+			"leak the existence of one caller's tasks to another.\"), gets error -32601 (over HTTP with status 404)",
+		Faults: []*fault.Fault{server.TasksListServed}}
+	lifecycleMcpMethodMismatch = &scenarios.Check{ID: "tasksext-lifecycle/mcp-method-mismatch", Level: scenarios.Must,
+		Spec: "2026-07-28/basic/transports/streamable-http.mdx#server-validation", Source: "seps/2243-http-standardization.md",
+		Quote: "Servers that process the request body MUST reject requests where the values specified in the headers do not match " +
+			"the values in the request body.",
+		Title: "over Streamable HTTP, a tasks/get whose Mcp-Method says tasks/update, and a tools/call of greet whose Mcp-Method " +
+			"says tasks/get, are each rejected (error -32020, HTTP 400)",
+		Faults: []*fault.Fault{server.MethodHeaderUncheckedOnTasks, server.HeaderMismatchAccepted}}
 )
 
 var lifecycleScenario = &scenarios.Scenario{
@@ -87,17 +107,25 @@ var lifecycleScenario = &scenarios.Scenario{
 	Family:   family,
 	Side:     scenarios.ServerSide,
 	Versions: versions,
-	Needs:    []scenarios.Need{scenarios.NeedsOther("the io.modelcontextprotocol/tasks extension declared in server/discover"), scenarios.NeedsFixture(fixtures.TasksExtSlowCompute, "works for `seconds`, may run as a task")},
-	Purpose: "slow_compute is called declaring the extension. A server may answer it without a task (then only that answer is " +
+	Needs: []scenarios.Need{scenarios.NeedsOther("the io.modelcontextprotocol/tasks extension declared in server/discover"),
+		scenarios.NeedsFixture(fixtures.TasksExtGreet, "answers at once, never as a task"),
+		scenarios.NeedsFixture(fixtures.TasksExtSlowCompute, "works for `seconds`, may run as a task")},
+	Purpose: "greet, which never runs as a task, is called declaring the extension; tasks/list, which the extension removed, " +
+		"follows, and over HTTP a tasks/get and a tools/call whose Mcp-Method contradicts the body. Then slow_compute is called " +
+		"declaring the extension. A server may answer it without a task (then only that answer is " +
 		"judged); a task is polled at the pollIntervalMs it suggests until terminal, and its outcome judged. Unknown ids, the " +
 		"removed tasks/result and, over HTTP, a contradicting Mcp-Name follow.",
-	Checks: []*scenarios.Check{lifecycleResultTypeTask, lifecycleDurable, lifecycleCompletedResult, lifecycleTasksResultRemoved,
-		lifecycleUnknownGet, lifecycleUnknownUpdateCancel, lifecycleMcpNameMismatch},
+	Checks: []*scenarios.Check{lifecycleSyncToolPlain, lifecycleTasksListRemoved, lifecycleMcpMethodMismatch, lifecycleResultTypeTask,
+		lifecycleDurable, lifecycleCompletedResult, lifecycleTasksResultRemoved, lifecycleUnknownGet, lifecycleUnknownUpdateCancel,
+		lifecycleMcpNameMismatch},
 	Run: serverside.Body(runLifecycle),
 }
 
 func runLifecycle(t *serverside.T) {
 	s := open(t)
+	judgeSyncTool(t, s)
+	judgeTasksListRemoved(t, s)
+	judgeMethodMismatch(t, s)
 	fx := t.RequireTool(s, fixtures.TasksExtSlowCompute, map[string]any{"seconds": 0.3, "label": "lifecycle"})
 	t.Step("call %s declaring the extension", fx.Tool)
 	resp, err := callTool(t, s, fx, nil, nil)
@@ -159,6 +187,80 @@ func runLifecycle(t *serverside.T) {
 	mstatus, mnote := serverside.StatusNote(s, mid)
 	t.Judge(lifecycleMcpNameMismatch, merr == nil && judge.IsErrorCode(mm, codes.HeaderMismatch) && mstatus == http.StatusBadRequest,
 		"error -32020 with HTTP 400", describeTask(mm, merr)+mnote)
+}
+
+// judgeSyncTool calls greet declaring the extension, then with the
+// 2025-11-25 task parameter, and judges each answer a plain CallToolResult.
+func judgeSyncTool(t *serverside.T, s *client.Session) {
+	tools, err := t.ListTools(s)
+	if err != nil {
+		t.Blocked("%v", err)
+	}
+	fx := t.Fixture(fixtures.TasksExtGreet, map[string]any{"name": "World"})
+	if _, ok := tools[fx.Tool]; !ok {
+		t.Skip(lifecycleSyncToolPlain, fmt.Sprintf("the target lists no tool %q for the fixture %s", fx.Tool, fixtures.TasksExtGreet))
+		return
+	}
+	var bad []string
+	for _, extra := range []map[string]any{nil, {"task": map[string]any{"ttl": 60000, "pollInterval": 100}}} {
+		what := "declaring the extension"
+		if extra != nil {
+			what += ", with the task parameter"
+		}
+		t.Step("call %s %s", fx.Tool, what)
+		resp, err := callTool(t, s, fx, nil, extra)
+		if err != nil || resp.Error != nil {
+			bad = append(bad, what+": "+judge.Describe(resp, err))
+			continue
+		}
+		var r protocol.ToolResult
+		_ = json.Unmarshal(resp.Result, &r)
+		resultType, taskID := judge.StringField(resp.Result, "resultType"), judge.StringField(resp.Result, "taskId")
+		if resultType != "complete" || taskID != "" || len(r.Content) == 0 {
+			bad = append(bad, fmt.Sprintf("%s: resultType %q, taskId %q, %d content items", what, resultType, taskID, len(r.Content)))
+		}
+	}
+	t.Judge(lifecycleSyncToolPlain, len(bad) == 0, "a CallToolResult each time (resultType \"complete\", no taskId, content)", strings.Join(bad, "; "))
+}
+
+func judgeTasksListRemoved(t *serverside.T, s *client.Session) {
+	t.Step("tasks/list, which the extension removed")
+	id := jsonrpc.StringID("mcpconform-tasksext-list-1")
+	res, err := t.Do(s, client.Call{ID: id, Method: protocol.MethodTasksList, Params: map[string]any{}})
+	status, note := serverside.StatusNote(s, id)
+	t.Judge(lifecycleTasksListRemoved, err == nil && judge.IsErrorCode(res, codes.MethodNotFound) && (status == 0 || status == http.StatusNotFound),
+		"error -32601 (over HTTP with 404)", judge.Describe(res, err)+note)
+}
+
+// judgeMethodMismatch sends two requests whose Mcp-Method names another
+// method than the body: a tasks/get (of an id that never existed, so a
+// served request shows as -32602) and a tools/call of greet.
+func judgeMethodMismatch(t *serverside.T, s *client.Session) {
+	if t.Env.Transport != transport.HTTP {
+		t.Skip(lifecycleMcpMethodMismatch, "Mcp-Method is a Streamable HTTP header; this transport carries none")
+		return
+	}
+	greet := t.Fixture(fixtures.TasksExtGreet, map[string]any{"name": "header-mismatch"})
+	probes := []struct {
+		id     string
+		method string
+		params map[string]any
+		header string
+	}{
+		{"mcpconform-tasksext-method-1", protocol.MethodTasksGet, map[string]any{"taskId": "mcpconform-never-method-header"}, protocol.MethodTasksUpdate},
+		{"mcpconform-tasksext-method-2", protocol.MethodToolsCall, map[string]any{"name": greet.Tool, "arguments": greet.Arguments}, protocol.MethodTasksGet},
+	}
+	var bad []string
+	for _, p := range probes {
+		t.Step("%s with Mcp-Method: %s", p.method, p.header)
+		id := jsonrpc.StringID(p.id)
+		resp, err := t.Do(s, client.Call{ID: id, Method: p.method, Params: p.params, Header: http.Header{"Mcp-Method": {p.header}}})
+		status, note := serverside.StatusNote(s, id)
+		if err != nil || !judge.IsErrorCode(resp, codes.HeaderMismatch) || status != http.StatusBadRequest {
+			bad = append(bad, p.method+": "+judge.Describe(resp, err)+note)
+		}
+	}
+	t.Judge(lifecycleMcpMethodMismatch, len(bad) == 0, "error -32020 with HTTP 400 for each", strings.Join(bad, "; "))
 }
 
 // judgeCompleted judges a terminal poll that must read completed with a

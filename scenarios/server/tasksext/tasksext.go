@@ -8,9 +8,12 @@ func Scenarios() scenarios.Catalogue {
 	return scenarios.Catalogue{
 		negotiationScenario,
 		lifecycleScenario,
+		wireFieldsScenario,
+		requestStateScenario,
 		toolErrorScenario,
 		protocolErrorScenario,
 		inputScenario,
+		compositionScenario,
 		cancelScenario,
 		notificationsScenario,
 		isolationScenario,

@@ -3,12 +3,14 @@ package tools
 import (
 	"encoding/json"
 	"fmt"
+	"slices"
 	"strings"
 
 	"github.com/mcpconform/mcpconform/fakes/client"
 	"github.com/mcpconform/mcpconform/fakes/fault"
 	"github.com/mcpconform/mcpconform/fakes/server"
 	"github.com/mcpconform/mcpconform/fixtures"
+	"github.com/mcpconform/mcpconform/jsonrpc"
 	"github.com/mcpconform/mcpconform/protocol"
 	"github.com/mcpconform/mcpconform/scenarios"
 	"github.com/mcpconform/mcpconform/scenarios/judge"
@@ -22,6 +24,14 @@ var (
 		Quote:  "MUST be a valid JSON Schema object (not `null`)",
 		Title:  "every tool tools/list names has a name and an inputSchema that is a JSON Schema object",
 		Faults: []*fault.Fault{server.ToolMissingInputSchema}}
+	// 2026-07-28 added the sentence; the order before it is no rule.
+	listDeterministicOrder = &scenarios.Check{ID: "tools-list/deterministic-order", Level: scenarios.Should,
+		Spec:  "2026-07-28/server/tools.mdx#capabilities",
+		Quote: "Servers **SHOULD** return tools in a deterministic order (i.e., the same ordering across requests when the underlying set of tools has not changed).",
+		Title: "a second tools/list, sent right after the first with the same params and no change between them, names the same " +
+			"tools in the same order (a different set is no verdict: the set changed)",
+		Versions: []string{protocol.V20260728},
+		Faults:   []*fault.Fault{server.ToolsOrderUnstable}}
 	simpleTextResult = &scenarios.Check{ID: "tools-call-simple-text/text", Level: scenarios.Must, Spec: toolsSpec + "#calling-tools",
 		Quote:  "To invoke a tool, clients send a `tools/call` request:",
 		Title:  "test_simple_text succeeds (no isError) with a non-empty text item",
@@ -40,13 +50,15 @@ var listScenario = &scenarios.Scenario{
 	ID: "tools-list", Title: "tools/list names every tool with an inputSchema object", Family: "tools", Side: scenarios.ServerSide,
 	Versions: allVersions, Needs: []scenarios.Need{scenarios.NeedsCapability("tools")},
 	Purpose: "Every tool the target lists is checked: a name, and an inputSchema that is a JSON Schema object (2025-11-25: " +
-		"\"MUST be a valid JSON Schema object (not null)\"; the schema of every version requires inputSchema, an object).",
-	Checks: []*scenarios.Check{listInputSchemas},
+		"\"MUST be a valid JSON Schema object (not null)\"; the schema of every version requires inputSchema, an object). " +
+		"At 2026-07-28 the tools are listed a second time, and the order of their names compared.",
+	Checks: []*scenarios.Check{listInputSchemas, listDeterministicOrder},
 	Run: serverside.Body(func(t *serverside.T) {
 		s := open(t, nil)
 		resp, err := t.Request(s, protocol.MethodToolsList, map[string]any{})
 		if err != nil || resp == nil || resp.Error != nil {
 			t.Fail(listInputSchemas, "a tools/list result", judge.Describe(resp, err))
+			judgeToolOrder(t, s, resp, err)
 			return
 		}
 		var r protocol.ToolsPage
@@ -62,7 +74,52 @@ var listScenario = &scenarios.Scenario{
 			}
 		}
 		t.Judge(listInputSchemas, len(bad) == 0, fmt.Sprintf("each of the %d tools with a name and an inputSchema object", len(r.Tools)), strings.Join(bad, "; "))
+		judgeToolOrder(t, s, resp, err)
 	}),
+}
+
+// judgeToolOrder lists the tools again, with the id the fault
+// tools-order-unstable answers in another order, and compares the order of
+// the names with the first list's.
+func judgeToolOrder(t *serverside.T, s *client.Session, first *jsonrpc.Message, err error) {
+	if !listDeterministicOrder.JudgedAt(t.Env.Version) {
+		t.Skip(listDeterministicOrder, "a rule of 2026-07-28's page")
+		return
+	}
+	if err != nil || first == nil || first.Error != nil {
+		t.NotJudged(listDeterministicOrder, "the first tools/list was not answered with a result")
+		return
+	}
+	t.Step("send tools/list again")
+	again, err := t.Do(s, client.Call{ID: jsonrpc.StringID(server.RepeatedToolsListID), Method: protocol.MethodToolsList, Params: map[string]any{}})
+	if err != nil || again.Error != nil {
+		t.NotJudged(listDeterministicOrder, "the second tools/list was not answered with a result: "+judge.Describe(again, err))
+		return
+	}
+	a, b := toolNames(first), toolNames(again)
+	if !sameSet(a, b) {
+		t.NotJudged(listDeterministicOrder, fmt.Sprintf("the set of tools changed between the lists: [%s], then [%s]",
+			strings.Join(a, ", "), strings.Join(b, ", ")))
+		return
+	}
+	t.Judge(listDeterministicOrder, slices.Equal(a, b), "the same order: "+strings.Join(a, ", "), strings.Join(b, ", "))
+}
+
+func toolNames(m *jsonrpc.Message) []string {
+	var r protocol.ToolsPage
+	_ = json.Unmarshal(m.Result, &r)
+	names := make([]string, 0, len(r.Tools))
+	for _, tool := range r.Tools {
+		names = append(names, tool.Name)
+	}
+	return names
+}
+
+func sameSet(a, b []string) bool {
+	x, y := slices.Clone(a), slices.Clone(b)
+	slices.Sort(x)
+	slices.Sort(y)
+	return slices.Equal(x, y)
 }
 
 var simpleTextScenario = &scenarios.Scenario{

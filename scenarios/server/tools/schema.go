@@ -26,6 +26,10 @@ const (
 	dialectQuote  = "Implementations MUST support at least 2020-12 and SHOULD document which additional dialects they support"
 )
 
+// schema2020Versions: the 2020-12 default dialect came with 2025-11-25 and
+// stays at 2026-07-28 (basic/index.mdx "Schema Dialect" on both pages).
+var schema2020Versions = []string{protocol.V20251125, protocol.V20260728}
+
 var (
 	schema2020Core = &scenarios.Check{ID: "json-schema-2020-12/core-kept", Level: scenarios.Must, Spec: dialectSpec,
 		Quote:  dialectQuote,
@@ -40,7 +44,7 @@ var (
 
 var schema2020Scenario = &scenarios.Scenario{
 	ID: "json-schema-2020-12", Title: "a JSON Schema 2020-12 input schema is listed intact", Family: "tools", Side: scenarios.ServerSide,
-	Versions: only1125, Needs: []scenarios.Need{scenarios.NeedsFixture(fixtures.JSONSchema202012Tool, "listed only; its inputSchema uses 2020-12 keywords")},
+	Versions: schema2020Versions, Needs: []scenarios.Need{scenarios.NeedsFixture(fixtures.JSONSchema202012Tool, "listed only; its inputSchema uses 2020-12 keywords")},
 	Purpose: "Reads the fixture's inputSchema from tools/list (it is not called) and looks for the 2020-12 keywords the " +
 		"official fixture uses.",
 	Checks: []*scenarios.Check{schema2020Core, schema2020Keywords},

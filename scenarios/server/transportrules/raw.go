@@ -87,6 +87,11 @@ func (h *rawHTTP) send(method string, extra http.Header, body []byte, want jsonr
 		req.Header.Set(transport.HeaderSessionID, h.sid)
 	}
 	for k, v := range extra {
+		if http.CanonicalHeaderKey(k) == "Host" && len(v) > 0 {
+			// Go sends the request's Host field, never a Host header.
+			req.Host = v[0]
+			continue
+		}
 		if len(v) == 0 || v[0] == "" {
 			req.Header.Del(k)
 		} else {
@@ -94,7 +99,7 @@ func (h *rawHTTP) send(method string, extra http.Header, body []byte, want jsonr
 		}
 	}
 	tr := h.t.Transcript()
-	tr.Eventf(rawLabel, "%s %s %s%s", method, h.url, describeHeaders(req.Header), bodyNote(body))
+	tr.Eventf(rawLabel, "%s %s %s%s%s", method, h.url, hostNote(req), describeHeaders(req.Header), bodyNote(body))
 	resp, err := h.hc.Do(req)
 	if err != nil {
 		tr.Eventf(rawLabel, "%s: %v", method, err)
@@ -184,6 +189,14 @@ func describeHeaders(h http.Header) string {
 		return "(no session, version or Origin header)"
 	}
 	return "(" + strings.Join(parts, ", ") + ")"
+}
+
+// hostNote names a Host the request sends instead of its URL's.
+func hostNote(req *http.Request) string {
+	if req.Host == "" || req.Host == req.URL.Host {
+		return ""
+	}
+	return "Host: " + req.Host + " "
 }
 
 func bodyNote(b []byte) string {

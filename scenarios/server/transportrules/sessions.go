@@ -1,8 +1,10 @@
 package transportrules
 
 import (
+	"encoding/json"
 	"fmt"
 	"net/http"
+	"net/url"
 
 	"github.com/mcpconform/mcpconform/fakes/client"
 	"github.com/mcpconform/mcpconform/fakes/fault"
@@ -160,53 +162,95 @@ var (
 			"whose pages name no status",
 		Faults:    []*fault.Fault{server.ForeignOriginAccepted, server.OriginRefused400},
 		Liberties: []*fault.Fault{server.Origin403NoBody}}
+	originForeignHostRefused = &scenarios.Check{ID: "transport-origin/foreign-host-refused", Level: scenarios.Must, Spec: transportsPage + "#security-warning",
+		Quote: "Servers MUST validate the Origin header on all incoming connections to prevent DNS rebinding attacks",
+		Title: "the same request with Host: mcpconform-rebinding.example and Origin: http://mcpconform-rebinding.example (what a " +
+			"browser sends once the attacker's name resolves to the server: the Origin agrees with the Host) is refused with an " +
+			"HTTP 4xx (the status is foreign-refused's to judge)",
+		// foreign-origin-accepted accepts every Origin, this one's too.
+		Faults:    []*fault.Fault{server.ForeignHostAccepted, server.ForeignOriginAccepted},
+		Liberties: []*fault.Fault{server.Origin403NoBody}}
+	originOwnAccepted = &scenarios.Check{ID: "transport-origin/own-origin-accepted", Level: scenarios.Should, Spec: transportsPage + "#security-warning",
+		Quote: "Servers MUST validate the Origin header on all incoming connections to prevent DNS rebinding attacks",
+		Title: "a request whose Origin is the endpoint's own (scheme, host and port of its URL, the Host unchanged) is served: an " +
+			"initialize answered 2xx with a result and notifications/initialized accepted in its session (at 2026-07-28 the " +
+			"probe request answered) (inferred, hence SHOULD: validation exists to refuse other sites, and the page asks " +
+			"nothing of an Origin that is valid)",
+		Faults: []*fault.Fault{server.OwnOriginRefused}}
 )
 
-// foreignOrigin is a site no local server serves.
-const foreignOrigin = "http://mcpconform-rebinding.example"
+// foreignHost is a site no local server serves; foreignOrigin is its
+// origin.
+const (
+	foreignHost   = "mcpconform-rebinding.example"
+	foreignOrigin = "http://" + foreignHost
+)
 
-// foreignInitialize POSTs initialize with a foreign Origin; a session the
-// server opens for it is ended at once.
-func foreignInitialize(t *serverside.T) (*rawAnswer, error) {
-	s := t.Connect("A", client.Options{})
-	raw := newRaw(t, s)
+// originProbe sends the request that opens a conversation (initialize, at
+// 2026-07-28 the version's probe) with extra headers, outside any session;
+// a session the server opens for it is ended at once unless keep is set
+// (then the caller ends it). The answer's session id is in its header.
+func originProbe(t *serverside.T, s *client.Session, raw *rawHTTP, what string, extra http.Header, keep bool) (*rawAnswer, error) {
 	raw.sid = ""
-	t.Step("POST initialize with Origin: %s", foreignOrigin)
-	id := jsonrpc.StringID("mcpconform-foreign-origin")
+	id := jsonrpc.StringID("mcpconform-origin-" + what)
+	if t.Version().Era == protocol.Stateless {
+		h := extra.Clone()
+		h.Set(transport.HeaderMethod, t.Version().Probe)
+		return raw.send(http.MethodPost, h, request(id, t.Version().Probe, map[string]any{"_meta": s.RequestMeta()}), id)
+	}
 	params := map[string]any{"protocolVersion": t.Env.Version, "capabilities": map[string]any{},
 		"clientInfo": map[string]any{"name": "mcpconform", "version": "0"}}
-	a, err := raw.send(http.MethodPost, http.Header{"Origin": {foreignOrigin}, transport.HeaderProtocolVersion: {""}},
-		request(id, protocol.MethodInitialize, params), nil)
-	if err == nil {
-		if sid := a.header.Get(transport.HeaderSessionID); sid != "" {
-			raw.sid = sid
-			_, _ = raw.send(http.MethodDelete, nil, nil, nil)
-		}
+	h := extra.Clone()
+	h.Set(transport.HeaderProtocolVersion, "")
+	a, err := raw.send(http.MethodPost, h, request(id, protocol.MethodInitialize, params), id)
+	if err == nil && !keep {
+		endSession(raw, a)
 	}
 	return a, err
 }
 
+// endSession ends a session an answer opened.
+func endSession(raw *rawHTTP, a *rawAnswer) {
+	if sid := a.header.Get(transport.HeaderSessionID); sid != "" {
+		raw.sid = sid
+		_, _ = raw.send(http.MethodDelete, nil, nil, nil)
+		raw.sid = ""
+	}
+}
+
+// ownOrigin is the origin of the endpoint's URL.
+func ownOrigin(endpoint string) string {
+	u, err := url.Parse(endpoint)
+	if err != nil {
+		return ""
+	}
+	return u.Scheme + "://" + u.Host
+}
+
 var originScenario = &scenarios.Scenario{
 	ID:         "transport-origin",
-	Title:      "a foreign Origin is refused with 403 (DNS rebinding protection)",
+	Title:      "a foreign Origin is refused with 403, with or without a foreign Host; the endpoint's own Origin is served (DNS rebinding protection)",
 	Family:     "transportrules",
 	Side:       scenarios.ServerSide,
 	Versions:   append(protocol.JudgedStateful(), protocol.V20260728), // the same sentence on 2026-07-28's page
 	Transports: httpOnly,
 	Official:   "dns-rebinding-protection",
 	Purpose: "The official dns-rebinding-protection scenario: a web page on a foreign site reaching a local server. The Origin " +
-		"is a name no local server is configured for, so the server is judged as a local one with its default policy.",
-	Checks: []*scenarios.Check{originForeignRefused},
+		"is a name no local server is configured for, so the server is judged as a local one with its default policy: an " +
+		"initialize (at 2026-07-28 the probe request) with that Origin, then with that Host and Origin both (the request a " +
+		"browser sends after a DNS rebinding), must be refused; the same request with the endpoint's own origin must be served.",
+	Checks: []*scenarios.Check{originForeignRefused, originForeignHostRefused, originOwnAccepted},
 	Run: serverside.Body(func(t *serverside.T) {
 		want, ok := "HTTP 403 Forbidden", func(st int) bool { return st == http.StatusForbidden }
 		if t.Env.Version == protocol.V20250618 || t.Env.Version == protocol.V20250326 {
 			// The page of this version names no status (it came with 2025-11-25).
 			want, ok = "an HTTP 4xx refusal", func(st int) bool { return st >= 400 && st < 500 }
 		}
+		s := t.Connect("A", client.Options{})
+		raw := newRaw(t, s)
 		if t.Version().Era == protocol.Stateless {
 			// The same rule on the 2026-07-28 page, judged on its probe:
 			// every request stands alone there.
-			s := t.Connect("A", client.Options{})
 			id := jsonrpc.StringID("mcpconform-foreign-origin")
 			t.Step("POST %s with Origin: %s", t.Version().Probe, foreignOrigin)
 			resp, err := t.Do(s, client.Call{ID: id, Method: t.Version().Probe, Params: map[string]any{},
@@ -220,17 +264,65 @@ var originScenario = &scenarios.Scenario{
 			}
 			if !refused {
 				t.Fail(originForeignRefused, want, judge.Describe(resp, err))
-				return
+			} else {
+				t.Judge(originForeignRefused, ok(status), want, fmt.Sprintf("HTTP %d (%s)", status, judge.Describe(resp, err)))
 			}
-			t.Judge(originForeignRefused, ok(status), want, fmt.Sprintf("HTTP %d (%s)", status, judge.Describe(resp, err)))
+		} else {
+			t.Step("POST initialize with Origin: %s", foreignOrigin)
+			a, err := originProbe(t, s, raw, "foreign", http.Header{"Origin": {foreignOrigin}}, false)
+			if err != nil {
+				// No HTTP answer at all: nothing to judge (a target that cannot be
+				// reached violates nothing; the handshake's scenario says so).
+				t.Abort("no HTTP answer to initialize with a foreign Origin: %v", err)
+			}
+			t.Judge(originForeignRefused, ok(a.status), want, fmt.Sprintf("HTTP %d %.200s", a.status, a.body))
+		}
+
+		what := protocol.MethodInitialize
+		if t.Version().Era == protocol.Stateless {
+			what = t.Version().Probe
+		}
+		t.Step("POST %s with Host: %s and Origin: %s", what, foreignHost, foreignOrigin)
+		a, err := originProbe(t, s, raw, "foreign-host", http.Header{"Host": {foreignHost}, "Origin": {foreignOrigin}}, false)
+		if err != nil {
+			t.Fail(originForeignHostRefused, "an HTTP 4xx refusal", err.Error())
+		} else {
+			t.Judge(originForeignHostRefused, a.status >= 400 && a.status < 500, "an HTTP 4xx refusal", fmt.Sprintf("HTTP %d %.200s", a.status, a.body))
+		}
+
+		own := ownOrigin(raw.url)
+		t.Step("POST %s with Origin: %s (the endpoint's own)", what, own)
+		a, err = originProbe(t, s, raw, "own", http.Header{"Origin": {own}}, true)
+		served := "HTTP 2xx with a result"
+		switch {
+		case err != nil:
+			t.Fail(originOwnAccepted, served, err.Error())
+			return
+		case a.status < 200 || a.status >= 300 || a.answer == nil || a.answer.Error != nil:
+			what := fmt.Sprintf("HTTP %d %.200s", a.status, a.body)
+			if a.answer != nil {
+				what = fmt.Sprintf("HTTP %d, %s", a.status, judge.Describe(a.answer, nil))
+			}
+			endSession(raw, a)
+			t.Fail(originOwnAccepted, served, what)
+			return
+		case t.Version().Era == protocol.Stateless:
+			t.Pass(originOwnAccepted)
 			return
 		}
-		a, err := foreignInitialize(t)
+		defer endSession(raw, a)
+		var init protocol.InitializeResult
+		_ = json.Unmarshal(a.answer.Result, &init)
+		raw.sid, raw.version = a.header.Get(transport.HeaderSessionID), init.ProtocolVersion
+		t.Step("POST notifications/initialized with Origin: %s", own)
+		note, _ := json.Marshal(map[string]any{"jsonrpc": "2.0", "method": protocol.NotificationInitialized})
+		n, err := raw.send(http.MethodPost, http.Header{"Origin": {own}}, note, nil)
+		raw.sid = ""
 		if err != nil {
-			// No HTTP answer at all: nothing to judge (a target that cannot be
-			// reached violates nothing; the handshake's scenario says so).
-			t.Abort("no HTTP answer to initialize with a foreign Origin: %v", err)
+			t.Fail(originOwnAccepted, "HTTP 2xx for notifications/initialized", err.Error())
+			return
 		}
-		t.Judge(originForeignRefused, ok(a.status), want, fmt.Sprintf("HTTP %d %.200s", a.status, a.body))
+		t.Judge(originOwnAccepted, n.status >= 200 && n.status < 300, "HTTP 2xx for notifications/initialized",
+			fmt.Sprintf("HTTP %d %.200s", n.status, n.body))
 	}),
 }

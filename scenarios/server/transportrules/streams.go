@@ -157,8 +157,11 @@ func judgeResult(t *serverside.T, c *scenarios.Check, m *jsonrpc.Message) {
 
 var (
 	multipleStreamsEachAnswered = &scenarios.Check{ID: "transport-multiple-streams/each-answered", Level: scenarios.Must, Spec: sendingSpec,
-		Quote:  "If the input is a JSON-RPC _request_, the server MUST either return Content-Type: text/event-stream, to initiate an SSE stream, or Content-Type: application/json, to return one JSON object.",
-		Title:  "three tools/list requests POSTed at once in one session are each answered on their own POST, with their own id",
+		Quote: "If the input is a JSON-RPC _request_, the server MUST either return Content-Type: text/event-stream, to initiate an SSE stream, or Content-Type: application/json, to return one JSON object.",
+		Title: "three tools/list requests POSTed at once in one session (at 2026-07-28, which has no sessions, three standalone " +
+			"requests) are each answered on their own POST, with their own id (the 2026-07-28 page keeps the rule: \"If the body is " +
+			"a JSON-RPC _request_, the server **MUST** return either `Content-Type: application/json` (a single JSON object) or " +
+			"`Content-Type: text/event-stream` (an SSE response stream).\")",
 		Faults: []*fault.Fault{server.ConcurrentPostsRefused}}
 )
 
@@ -167,10 +170,11 @@ var multipleStreamsScenario = &scenarios.Scenario{
 	Title:      "three concurrent POSTs, each answered on its own stream",
 	Family:     "transportrules",
 	Side:       scenarios.ServerSide,
-	Versions:   protocol.JudgedStateful(),
+	Versions:   append(protocol.JudgedStateful(), protocol.V20260728), // every request its own POST there, concurrent ones too
 	Transports: httpOnly,
 	Purpose: "The official server-sse-multiple-streams scenario: the client MAY remain connected to several SSE streams; three " +
-		"tools/list POSTs are open at once and each must carry its own response.",
+		"tools/list POSTs are open at once and each must carry its own response. At 2026-07-28 each carries its own _meta and " +
+		"standard headers, as the official scenario sends them there.",
 	Official: "server-sse-multiple-streams",
 	Checks:   []*scenarios.Check{multipleStreamsEachAnswered},
 	Run: serverside.Body(func(t *serverside.T) {
@@ -182,8 +186,13 @@ var multipleStreamsScenario = &scenarios.Scenario{
 		var bad []string
 		for i := 1; i <= 3; i++ {
 			wg.Go(func() {
-				id := jsonrpc.StringID(fmt.Sprintf("mcpconform-stream-%d", i))
-				a, err := raw.send(http.MethodPost, nil, request(id, protocol.MethodToolsList, map[string]any{}), id)
+				id := jsonrpc.StringID(fmt.Sprintf("mcpconform-multiple-streams-%d", i))
+				params, header := map[string]any{}, http.Header(nil)
+				if t.Version().Era == protocol.Stateless {
+					params["_meta"] = s.RequestMeta()
+					header = http.Header{transport.HeaderMethod: {protocol.MethodToolsList}}
+				}
+				a, err := raw.send(http.MethodPost, header, request(id, protocol.MethodToolsList, params), id)
 				var what string
 				switch {
 				case err != nil:

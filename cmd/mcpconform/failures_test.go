@@ -1,0 +1,122 @@
+package main
+
+import (
+	"bytes"
+	"fmt"
+	"strings"
+
+	. "github.com/onsi/ginkgo/v2"
+	. "github.com/onsi/gomega"
+
+	"github.com/mcpconform/mcpconform/reports"
+	"github.com/mcpconform/mcpconform/scenarios/catalogue"
+)
+
+var _ = Describe("the failures printed after the scenario lines", func() {
+	scenario := func(checks ...reports.Check) reports.Scenario {
+		return reports.Scenario{ID: "s", Side: "server", Transport: "http", SpecVersion: "2025-11-25", Checks: checks}
+	}
+
+	It("names each failed check with where it failed, its level and the start of its Expected/Actual", func() {
+		run := &reports.Run{Scenarios: []reports.Scenario{scenario(
+			reports.Check{ID: "s/passes", Level: "MUST", Status: reports.Passed},
+			reports.Check{ID: "s/fails", Level: "MUST", Status: reports.Failed, Message: "Expected: 400\nActual:   200\n"},
+			reports.Check{ID: "s/warns", Level: "SHOULD", Status: reports.Warning, Message: "Expected: x\nActual: y"},
+			reports.Check{ID: "s/baselined", Level: "MUST", Status: reports.Failed, Expected: true, Message: "Expected: a\nActual: b"},
+		)}}
+		var out bytes.Buffer
+		printFailures(&out, run)
+		Expect(out.String()).To(Equal("\n1 failed:\nFAIL s/fails  server http 2025-11-25  MUST\n    Expected: 400\n    Actual:   200\n"),
+			"a warning does not fail the run, nor does a failure the baseline expects")
+	})
+
+	It("lists warnings too under --strict, where they fail the run", func() {
+		run := &reports.Run{Strict: true, Scenarios: []reports.Scenario{scenario(
+			reports.Check{ID: "s/warns", Level: "SHOULD", Status: reports.Warning, Message: "Expected: x\nActual: y"})}}
+		var out bytes.Buffer
+		printFailures(&out, run)
+		Expect(out.String()).To(ContainSubstring("WARN s/warns  server http 2025-11-25  SHOULD\n    Expected: x\n    Actual: y\n"))
+	})
+
+	It("is bounded: so many checks, so many lines each, so long a line", func() {
+		long := "Expected: " + strings.Repeat("x", 1000) + "\nActual: 2\nline 3\nline 4\nline 5\nline 6"
+		var checks []reports.Check
+		for i := range maxFailuresShown + 5 {
+			checks = append(checks, reports.Check{ID: fmt.Sprintf("s/c%d", i), Level: "MUST", Status: reports.Failed, Message: long})
+		}
+		run := &reports.Run{Scenarios: []reports.Scenario{scenario(checks...)}}
+		var out bytes.Buffer
+		printFailures(&out, run)
+		text := out.String()
+		Expect(strings.Count(text, "\nFAIL ")).To(Equal(maxFailuresShown))
+		Expect(text).To(ContainSubstring("… 5 more (summary.md and report.html list every one)"))
+		Expect(text).To(ContainSubstring("… (2 more lines)"))
+		for line := range strings.SplitSeq(text, "\n") {
+			Expect(len([]rune(line))).To(BeNumerically("<=", maxMessageLineLen+4))
+		}
+	})
+
+	It("prints nothing when nothing failed", func() {
+		var out bytes.Buffer
+		printFailures(&out, &reports.Run{Scenarios: []reports.Scenario{scenario(reports.Check{ID: "s/a", Status: reports.Passed})}})
+		Expect(out.String()).To(BeEmpty())
+	})
+})
+
+var _ = Describe("a baseline entry named as the official suite names a scenario", func() {
+	It("stands for every mcpconform scenario that judges it, and every official scenario id is taken", func() {
+		entries := expandOfficialNames([]reports.BaselineEntry{{Side: "server", ID: "ping"}, {Side: "server", ID: "server-initialize"},
+			{Side: "server", ID: "resources-unsubscribe"}, {Side: "server", ID: "server-stateless", SpecVersions: []string{"2026-07-28"}}})
+		var ids []string
+		for i := range entries {
+			Expect(checkBaselineEntry(&entries[i])).To(Succeed(), entries[i].ID)
+			ids = append(ids, entries[i].ID)
+		}
+		Expect(ids).To(ContainElements("lifecycle-ping", "lifecycle-initialize", "transport-session", "lifecycle-discover"))
+		Expect(len(ids)).To(BeNumerically(">", 6), "server-stateless stands for several scenarios")
+
+		for _, o := range catalogue.OfficialScenarios() {
+			if len(catalogue.ScenariosFor(o.Side, o.Name)) == 0 {
+				continue // judged by no mcpconform scenario: nothing to stand for
+			}
+			for _, e := range expandOfficialNames([]reports.BaselineEntry{{Side: string(o.Side), ID: o.Name}}) {
+				Expect(checkBaselineEntry(&e)).To(Succeed(), "official %s %s", o.Side, o.Name)
+			}
+		}
+	})
+})
+
+var _ = Describe("a misspelt id", func() {
+	It("gets the closest known ids, and none when nothing is close", func() {
+		known := []string{"lifecycle-ping", "lifecycle-initialize", "tools-list"}
+		Expect(didYouMean("lifecycle-pong", known)).To(Equal(` (did you mean "lifecycle-ping"?)`))
+		Expect(didYouMean("tool-list", known)).To(Equal(` (did you mean "tools-list"?)`))
+		Expect(didYouMean("zzzzzzzz", known)).To(BeEmpty())
+		Expect(editDistance("kitten", "sitting")).To(Equal(3))
+	})
+})
+
+var _ = Describe("report annotate", func() {
+	It("prints a workflow command per failed or warning check, escaped so a target's text cannot start another, bounded", func() {
+		run := &reports.Run{Scenarios: []reports.Scenario{{ID: "s", Side: "server", Transport: "http", SpecVersion: "2025-11-25", Checks: []reports.Check{
+			{ID: "s/a", Level: "MUST", SpecRef: "2025-11-25/basic/lifecycle.mdx#operation", Status: reports.Failed, Message: "Expected: x\nActual: 100%\n::error::forged"},
+			{ID: "s/b", Level: "SHOULD", Status: reports.Warning, Message: "Expected: y\nActual: z"},
+			{ID: "s/c", Level: "MUST", Status: reports.Failed, Expected: true, Message: "baselined"},
+			{ID: "s/d", Level: "MUST", Status: reports.Passed},
+		}}}}
+		var out bytes.Buffer
+		writeAnnotations(&out, run)
+		Expect(out.String()).To(Equal("::error title=MUST s/a (server http 2025-11-25)::Expected: x%0AActual: 100%25%0A::error::forged%0A" +
+			"https://modelcontextprotocol.io/specification/2025-11-25/basic/lifecycle#operation\n" +
+			"::warning title=SHOULD s/b (server http 2025-11-25)::Expected: y%0AActual: z\n"))
+
+		var many []reports.Check
+		for i := range maxAnnotations + 3 {
+			many = append(many, reports.Check{ID: fmt.Sprintf("s/c%d", i), Status: reports.Failed})
+		}
+		out.Reset()
+		writeAnnotations(&out, &reports.Run{Scenarios: []reports.Scenario{{ID: "s", Checks: many}}})
+		Expect(strings.Count(out.String(), "::error ")).To(Equal(maxAnnotations))
+		Expect(out.String()).To(HaveSuffix("::notice title=mcpconform::3 more failed or warning checks; the reports list every one\n"))
+	})
+})
