@@ -50,7 +50,7 @@ const unsupportedVersion = "1999-01-01"
 // Faults lists the reference client's faults.
 func Faults() fault.Set {
 	set := fault.Set{SkipsInitialized, RequestBeforeInitialize, InitUnsupportedVersion, InitNoClientInfo}
-	for _, family := range []fault.Set{versionFaults, mrtrFaults, clientTaskFaults, skillsFaults, surfaceFaults, headerFaults, authFaults, authScopesFaults, authExtFaults, authDiscoveryFaults, authRegistrationFaults} {
+	for _, family := range []fault.Set{versionFaults, mrtrFaults, clientTaskFaults, skillsFaults, surfaceFaults, cancellationFaults, headerFaults, authFaults, authScopesFaults, authExtFaults, authDiscoveryFaults, authRegistrationFaults} {
 		set = append(set, family...)
 	}
 	return set

@@ -523,3 +523,14 @@ func (s *Session) checkSchema(what string, raw []byte, validate func(version str
 
 // ErrNotInitialized is returned by helpers that need a handshake first.
 var ErrNotInitialized = errors.New("session not initialized")
+
+// CloseRequestStream closes the response stream of the POST that carried
+// the request with this id: at 2026-07-28 over Streamable HTTP, the way a
+// client cancels it (basic/patterns/cancellation.mdx). It reports whether
+// such a stream was open; other transports have none.
+func (s *Session) CloseRequestStream(id jsonrpc.ID) bool {
+	if c, ok := transport.As[requestCanceller](s.conn); ok {
+		return c.CancelRequest(id)
+	}
+	return false
+}

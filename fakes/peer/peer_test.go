@@ -469,6 +469,31 @@ var _ = Describe("Held requests", func() {
 		Expect(result(resp)).To(BeEmpty())
 	})
 
+	It("cancels a request whose cancellation is read before its handler runs", func() {
+		// The request is in flight from the moment the read loop takes it:
+		// a cancellation written right behind it must find it.
+		ctxs := make(chan context.Context, 1)
+		release := make(chan struct{})
+		w := onWire(peer.Options{Handlers: map[string]peer.Handler{
+			"work": func(ctx context.Context, req *jsonrpc.Message) (any, *jsonrpc.Error) {
+				<-release // the handler starts only after the cancellation was read
+				ctxs <- ctx
+				<-ctx.Done()
+				return map[string]any{"ended": "cancelled"}, nil
+			},
+			"ping": answer(map[string]any{}),
+		}})
+		w.send(request("9", "work", nil))
+		w.send(`{"jsonrpc":"2.0","method":"notifications/cancelled","params":{"requestId":9}}`)
+		w.send(request(`"barrier"`, "ping", nil))
+		Expect(w.next().ID.String()).To(Equal(`"barrier"`))
+		close(release)
+		var ctx context.Context
+		Eventually(ctxs).WithTimeout(wait).Should(Receive(&ctx))
+		Expect(ctx.Err()).To(MatchError(context.Canceled))
+		Expect(w.rest()).To(BeEmpty(), "no answer to a cancelled request (DropAnswer)")
+	})
+
 	It("sees the request cancelled through its Context", func() {
 		w := onWire(peer.Options{})
 		held := w.peer.Hold("ask")

@@ -47,7 +47,10 @@ func (p *Peer) receive(frame []byte) {
 			return
 		}
 		p.running.Add(1)
-		go p.serve(msg)
+		// Tracked here, in the read loop, so that a notifications/cancelled
+		// read right behind the request finds it in flight.
+		ctx, fl := p.track(msg)
+		go p.serve(ctx, fl, msg)
 	case jsonrpc.KindNotification:
 		p.notified(msg)
 	case jsonrpc.KindResponse:
@@ -93,12 +96,11 @@ func (p *Peer) notified(msg *jsonrpc.Message) {
 // returns only then.
 type writtenKey struct{}
 
-func (p *Peer) serve(req *jsonrpc.Message) {
+func (p *Peer) serve(ctx context.Context, fl *inflight, req *jsonrpc.Message) {
 	defer p.running.Done()
 	defer p.serving.Add(-1)
 	written := make(chan struct{})
 	defer close(written)
-	ctx, fl := p.track(req)
 	defer p.untrack(req.ID, fl)
 	ctx = context.WithValue(ctx, writtenKey{}, written)
 

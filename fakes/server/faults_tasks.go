@@ -71,9 +71,6 @@ var (
 		Description: "a declined question leaves the task in input_required for good"}
 	StuckAfterCancelAction = &fault.Fault{Name: "stuck-after-cancel-action", Versions: v1Tasks,
 		Description: "a question the user cancelled leaves the task in input_required for good"}
-	RespondsAfterCancel = &fault.Fault{Name: "responds-after-cancel", Versions: []string{protocol.V20251125, protocol.V20250618},
-		Why:         "notifications/cancelled has no effect on any request, whatever it waits on (a question or its own work)",
-		Description: "answers a tools/call after the client cancelled it with notifications/cancelled"}
 
 	ForbiddenRunsAsTask = &fault.Fault{Name: "forbidden-runs-as-task", Versions: v1Tasks,
 		Description: "runs a taskSupport: forbidden tool as a task"}
@@ -134,7 +131,6 @@ var taskFaults = fault.Set{
 	CrashOnLateAnswer,
 	StuckAfterDecline,
 	StuckAfterCancelAction,
-	RespondsAfterCancel,
 	ForbiddenRunsAsTask,
 	RequiredRunsInline,
 	ResultReturnsEarly,

@@ -114,6 +114,7 @@ func NewReference(opts ReferenceOptions) (*Engine, error) {
 		NumericIDs:         opts.Variant == IntegerRequestIDs,
 	}
 	r.familyHandlers(e.Requests)
+	r.familyNotifications(e.Notifications)
 	e.WrapConn = r.wrapConn
 	e.Guard = func(p *Peer) *peer.Guard { return r.guard(p, opts.OnOwnInvalid) }
 	e.Middleware = func(next Handler) Handler { return r.middleware(r.familyLayers(next)) }

@@ -69,7 +69,7 @@ func (familyBase) liberties() fault.Set                { return nil }
 // family's) and the order their fixture tools are listed in, after the
 // core's. A constructor does nothing but make its family: familyFaults
 // makes each without a reference, to read its faults.
-var referenceFamilies = []func(r *reference) family{newAuthFamily, newMRTRFamily, newPromptsFamily, newResourcesFamily, newSkillsFamily, newStatelessFamily,
+var referenceFamilies = []func(r *reference) family{newAuthFamily, newCancellationFamily, newMRTRFamily, newPromptsFamily, newResourcesFamily, newSkillsFamily, newStatelessFamily,
 	newSubscriptionsFamily, newTasksExtensionFamily, newToolFixturesFamily, newTransportRulesFamily, newUtilitiesFamily}
 
 // buildFamilies gives the reference its families and the fixture tools it
@@ -109,6 +109,31 @@ func (r *reference) familyHandlers(core map[string]Handler) {
 	for _, f := range r.families {
 		for method, h := range core {
 			core[method] = f.wrap(method, h)
+		}
+	}
+}
+
+// notifier is a family that also receives notifications of some methods.
+type notifier interface {
+	notifications() map[string]NotificationHandler
+}
+
+// familyNotifications lets the families that receive notifications have
+// them after the core's handler of the method, if any.
+func (r *reference) familyNotifications(core map[string]NotificationHandler) {
+	for _, f := range r.families {
+		n, ok := f.(notifier)
+		if !ok {
+			continue
+		}
+		for method, h := range n.notifications() {
+			before := core[method]
+			core[method] = func(ctx context.Context, p *Peer, msg *jsonrpc.Message) {
+				if before != nil {
+					before(ctx, p, msg)
+				}
+				h(ctx, p, msg)
+			}
 		}
 	}
 }

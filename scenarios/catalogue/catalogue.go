@@ -11,6 +11,7 @@ import (
 	"github.com/mcpconform/mcpconform/scenarios"
 	"github.com/mcpconform/mcpconform/scenarios/authserver/oauth"
 	clientauth "github.com/mcpconform/mcpconform/scenarios/client/auth"
+	clientcancellation "github.com/mcpconform/mcpconform/scenarios/client/cancellation"
 	"github.com/mcpconform/mcpconform/scenarios/client/httprules"
 	clientlifecycle "github.com/mcpconform/mcpconform/scenarios/client/lifecycle"
 	clientmrtr "github.com/mcpconform/mcpconform/scenarios/client/mrtr"
@@ -18,6 +19,7 @@ import (
 	"github.com/mcpconform/mcpconform/scenarios/client/surface"
 	clienttasks "github.com/mcpconform/mcpconform/scenarios/client/tasks"
 	serverauth "github.com/mcpconform/mcpconform/scenarios/server/auth"
+	"github.com/mcpconform/mcpconform/scenarios/server/cancellation"
 	serverlifecycle "github.com/mcpconform/mcpconform/scenarios/server/lifecycle"
 	servermrtr "github.com/mcpconform/mcpconform/scenarios/server/mrtr"
 	"github.com/mcpconform/mcpconform/scenarios/server/prompts"
@@ -48,6 +50,7 @@ var all = func() scenarios.Catalogue {
 		serverskills.Scenarios(),
 		stateless.Scenarios(),
 		serverauth.Scenarios(),
+		cancellation.Scenarios(),
 		clientlifecycle.Scenarios(),
 		clientmrtr.Scenarios(),
 		clienttasks.Scenarios(),
@@ -55,6 +58,7 @@ var all = func() scenarios.Catalogue {
 		surface.Scenarios(),
 		httprules.Scenarios(),
 		clientauth.Scenarios(),
+		clientcancellation.Scenarios(),
 		oauth.Scenarios(),
 	} {
 		c = append(c, family...)

@@ -1,10 +1,8 @@
 package tasks
 
 import (
-	"context"
 	"fmt"
 	"strings"
-	"time"
 
 	"github.com/mcpconform/mcpconform/fakes/client"
 	"github.com/mcpconform/mcpconform/fakes/fault"
@@ -125,36 +123,6 @@ func staysCancelled(m *jsonrpc.Message) bool {
 	return statusOf(m) == "cancelled" || judge.IsErrorCode(m, codes.InvalidParams)
 }
 
-// callElicitation waits for the elicitation a plain tools/call (sent raw,
-// so its answer lands in the inbox) asks from inside itself. A call
-// answered without asking stops the wait at once: there is nothing to
-// cancel during.
-func callElicitation(t *serverside.T, s *client.Session, held *client.HeldRequests, mark int, id jsonrpc.ID) *client.Held {
-	ctx, cancel := t.Wait()
-	defer cancel()
-	asked := make(chan *client.Held, 1)
-	go func() {
-		if h, err := held.Next(ctx); err == nil {
-			asked <- h
-		}
-	}()
-	answered := make(chan *jsonrpc.Message, 1)
-	go func() {
-		if m, err := s.Inbox().WaitFrom(ctx, mark, func(m *jsonrpc.Message) bool { return m.Method == "" && m.ID.Equal(id) }); err == nil {
-			answered <- m
-		}
-	}()
-	select {
-	case h := <-asked:
-		return h
-	case m := <-answered:
-		t.Blocked("the call was answered without asking for input: %s", judge.Describe(m, nil))
-	case <-ctx.Done():
-		t.Blocked("the call asked for no input within %s", t.Env.Timing.ResponseTimeout)
-	}
-	return nil
-}
-
 // judgeInputRequired: by the time the question arrives the task should read
 // input_required (a notification saying so counts as well).
 func judgeInputRequired(t *serverside.T, s *client.Session, id string, check *scenarios.Check) {
@@ -225,156 +193,4 @@ var refusedElicitationScenario = &scenarios.Scenario{
 			}
 		}
 	}),
-}
-
-const (
-	cancellationBehaviourSpec = "2025-11-25/basic/utilities/cancellation.mdx#behavior-requirements"
-	// The list item under "Receivers of cancellation notifications SHOULD:".
-	noResponseAfterCancel = "Not send a response for the cancelled request"
-)
-
-var (
-	toolsCancelDuringElicitationNoResponseAfterCancel = &scenarios.Check{ID: "tools-cancel-during-elicitation/no-response-after-cancel", Level: scenarios.Should, Spec: cancellationBehaviourSpec,
-		Quote:  noResponseAfterCancel,
-		Title:  "after notifications/cancelled the server sends no response for the cancelled tools/call",
-		Faults: []*fault.Fault{server.RespondsAfterCancel}}
-)
-
-var callCancelledScenario = &scenarios.Scenario{
-	ID:       "tools-cancel-during-elicitation",
-	Title:    "a tools/call cancelled while it waits for an elicitation is never answered",
-	Family:   "tasks",
-	Side:     scenarios.ServerSide,
-	Versions: protocol.StatefulWith(protocol.MethodElicitationCreate),
-	Needs:    []scenarios.Need{scenarios.NeedsFixture(fixtures.Elicitation, "official fixture: elicits with the given message")},
-	Purpose: "The non-task variant: the client sends notifications/cancelled for a tools/call blocked on its elicitation, " +
-		"then answers the elicitation anyway. The server should stop and send no response for the cancelled call.",
-	Checks: []*scenarios.Check{toolsCancelDuringElicitationNoResponseAfterCancel},
-	Run: serverside.Body(func(t *serverside.T) {
-		a := t.Open("A", client.Options{Capabilities: taskClientCaps()})
-		fx := t.RequireTool(a, fixtures.Elicitation, map[string]any{"message": "mcpconform: please confirm"})
-		held := a.Hold(protocol.MethodElicitationCreate)
-		id := jsonrpc.StringID("mcpconform-cancelled-call-1")
-		req, _ := jsonrpc.NewRequest(id, protocol.MethodToolsCall, map[string]any{"name": fx.Tool, "arguments": fx.Arguments})
-		frame, _ := req.Encode()
-		mark := a.Inbox().Mark()
-		t.Step("call %s (id %s) and wait for its elicitation", fx.Tool, id)
-		func() {
-			ctx, cancel := t.Wait()
-			defer cancel()
-			if err := a.SendRaw(ctx, frame); err != nil {
-				t.Abort("could not send to the target: %v", err)
-			}
-		}()
-		h := callElicitation(t, a, held, mark, id)
-		t.Step("send notifications/cancelled for %s, then answer the elicitation anyway", id)
-		func() {
-			ctx, cancel := t.Wait()
-			defer cancel()
-			_ = a.Notify(ctx, protocol.NotificationCancelled, map[string]any{"requestId": id, "reason": "mcpconform: cancelled by the user"})
-		}()
-		h.Answer(client.ElicitationAnswer("accept", map[string]any{"username": "mcpconform", "email": "conformance@example.com", "confirm": true}))
-		// A server may drop the connection on the late answer (the fault
-		// crash-on-late-answer): tasks-cancel-during-elicitation/survives-late-answer
-		// judges that; here it only means no response can come.
-		t.BarrierOrEnd(a)
-		stray := quiet(t, a, mark, func(m *jsonrpc.Message) bool { return m.Method == "" && m.ID.Equal(id) })
-		actual := "no response"
-		if stray != nil {
-			actual = string(stray.Raw)
-		}
-		t.Judge(toolsCancelDuringElicitationNoResponseAfterCancel, stray == nil, "no response for "+id.String(), actual)
-	}),
-}
-
-var (
-	toolsCancelLongRunningNoResponseAfterCancel = &scenarios.Check{ID: "tools-cancel-long-running/no-response-after-cancel", Level: scenarios.Should, Spec: cancellationBehaviourSpec,
-		Quote:  noResponseAfterCancel,
-		Title:  "a plain (not task-augmented) tools/call of a long-running tool, cancelled with notifications/cancelled, gets no response",
-		Faults: []*fault.Fault{server.RespondsAfterCancel}}
-)
-
-// The progress token the long-running call carries: a progress
-// notification for it says the server has the call in hand.
-const longRunningProgressToken = "mcpconform-long-running-1"
-
-var callCancelledLongRunningScenario = &scenarios.Scenario{
-	ID:       "tools-cancel-long-running",
-	Title:    "a long-running tools/call cancelled with notifications/cancelled is never answered",
-	Family:   "tasks",
-	Side:     scenarios.ServerSide,
-	Versions: []string{protocol.V20251125, protocol.V20250618},
-	Needs:    []scenarios.Need{scenarios.NeedsFixture(fixtures.TaskWorking, "a plain call works for `ms` milliseconds, default argument ms: 500; taskSupport optional, forbidden or absent")},
-	Purpose: "Cancellation without any fixture that asks a question: the client calls a long-running tool plainly, with a progress " +
-		"token, waits until the server has the call in hand (a progress notification, or a quiet window), sends " +
-		"notifications/cancelled and watches until the call would have finished. The server should stop and send no response.",
-	Checks: []*scenarios.Check{toolsCancelLongRunningNoResponseAfterCancel},
-	Run:    serverside.Body(runCancelLongRunning),
-}
-
-func runCancelLongRunning(t *serverside.T) {
-	a := t.Open("A", client.Options{})
-	fx := t.RequireTool(a, fixtures.TaskWorking, map[string]any{"ms": 500})
-	if tools, err := t.ListTools(a); err == nil && tools[fx.Tool].Execution.TaskSupport == "required" {
-		t.SkipRest(fmt.Sprintf("tool %q has execution.taskSupport required: it has no plain call to cancel with notifications/cancelled", fx.Tool))
-	}
-	id := jsonrpc.StringID("mcpconform-long-call-1")
-	req, _ := jsonrpc.NewRequest(id, protocol.MethodToolsCall, map[string]any{"name": fx.Tool, "arguments": fx.Arguments,
-		"_meta": map[string]any{"progressToken": longRunningProgressToken}})
-	frame, _ := req.Encode()
-	mark := a.Inbox().Mark()
-	sent := time.Now()
-	t.Step("call %s plainly (id %s, progress token %s)", fx.Tool, id, longRunningProgressToken)
-	func() {
-		ctx, cancel := t.Wait()
-		defer cancel()
-		if err := a.SendRaw(ctx, frame); err != nil {
-			t.Abort("could not send to the target: %v", err)
-		}
-	}()
-	answer := func(m *jsonrpc.Message) bool { return m.Method == "" && m.ID.Equal(id) }
-	func() {
-		// Progress is optional: without it the call is given a quiet window
-		// to be under way.
-		ctx, cancel := context.WithTimeout(t.Ctx, t.QuietWindow())
-		defer cancel()
-		first, _ := a.Inbox().WaitFrom(ctx, mark, func(m *jsonrpc.Message) bool {
-			return answer(m) || m.Method == protocol.NotificationProgress && strings.Contains(string(m.Params), longRunningProgressToken)
-		})
-		if first != nil && answer(first) {
-			t.NotJudgedRest("the call was answered before it could be cancelled (give the fixture a longer run: argument ms)")
-		}
-	}()
-	t.Step("send notifications/cancelled for %s", id)
-	func() {
-		ctx, cancel := t.Wait()
-		defer cancel()
-		_ = a.Notify(ctx, protocol.NotificationCancelled, map[string]any{"requestId": id, "reason": "mcpconform: cancelled by the user"})
-	}()
-	t.Barrier(a)
-	// Watch until the call would have finished, and a quiet window more.
-	watch := time.Until(sent.Add(runTime(fx.Arguments, t.Env.Timing.ResponseTimeout))) + t.QuietWindow()
-	t.Step("watch %s for a response to %s", watch.Round(time.Millisecond), id)
-	ctx, cancel := context.WithTimeout(t.Ctx, max(watch, t.QuietWindow()))
-	defer cancel()
-	stray, _ := a.Inbox().WaitFrom(ctx, mark, answer)
-	actual := "no response"
-	if stray != nil {
-		actual = string(stray.Raw)
-	}
-	t.Judge(toolsCancelLongRunningNoResponseAfterCancel, stray == nil, "no response for "+id.String(), actual)
-}
-
-// runTime is how long a call of the fixture runs: its `ms` argument when it
-// has one (the fixture's contract), else fallback.
-func runTime(args map[string]any, fallback time.Duration) time.Duration {
-	switch ms := args["ms"].(type) {
-	case int:
-		return time.Duration(ms) * time.Millisecond
-	case int64:
-		return time.Duration(ms) * time.Millisecond
-	case float64:
-		return time.Duration(ms * float64(time.Millisecond))
-	}
-	return fallback
 }

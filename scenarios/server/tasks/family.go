@@ -7,8 +7,6 @@ func Scenarios() scenarios.Catalogue {
 	return scenarios.Catalogue{
 		cancelDuringElicitationScenario,
 		refusedElicitationScenario,
-		callCancelledScenario,
-		callCancelledLongRunningScenario,
 		isolationScenario,
 		toolNegotiationScenario,
 		taskResultScenario,

@@ -373,11 +373,8 @@ var _ = g.Describe("task waits", func() {
 	})
 })
 
-var _ = g.Describe("runTime and createdTTL", func() {
-	g.It("read the fixture's ms and the CreateTaskResult's ttl", func() {
-		Expect(runTime(map[string]any{"ms": 500}, time.Second)).To(Equal(500 * time.Millisecond))
-		Expect(runTime(map[string]any{"ms": float64(250)}, time.Second)).To(Equal(250 * time.Millisecond))
-		Expect(runTime(map[string]any{"seconds": 1}, time.Second)).To(Equal(time.Second))
+var _ = g.Describe("createdTTL", func() {
+	g.It("reads the CreateTaskResult's ttl", func() {
 		created := func(raw string) *jsonrpc.Message {
 			m, err := jsonrpc.Decode([]byte(raw))
 			Expect(err).NotTo(HaveOccurred())

@@ -1,4 +1,4 @@
-// Package utilities is the server utilities family (scenarios.md S8): logging/setLevel and filtering, and pagination. (The cancellation of a plain in-flight request is judged by tools-cancel-long-running in the tasks family.)
+// Package utilities is the server utilities family (scenarios.md S8): logging/setLevel and filtering, and pagination. (The cancellation of a plain in-flight request is judged by the cancellation family.)
 package utilities
 
 import (

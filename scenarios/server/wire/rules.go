@@ -65,14 +65,14 @@ var (
 			"request the client sent: its id is, as a JSON value, the id of one of the session's requests (JSON-RPC 2.0 §5: " +
 			"\"It MUST be the same as the value of the id member in the Request Object\"); an error with id null, about a " +
 			"request whose id could not be read, is not judged here",
-		Faults:    []*fault.Fault{server.ResponseUnknownID, server.IdNumericStringUnquoted},
+		Faults:    []*fault.Fault{server.ResponseUnknownID, server.IdNumericStringUnquoted, server.AnswersStrayCancel},
 		Liberties: []*fault.Fault{server.EscapesNonASCIIIds}}
 	rulesOneResponse = &scenarios.Check{ID: "wire-rules/one-response", Level: scenarios.Must, Spec: messagesSpec + "#messages",
 		Quote: "All messages between MCP clients and servers MUST follow the JSON-RPC 2.0 specification.",
 		Title: "the server answers each request once, never with a second response to the same id (JSON-RPC 2.0 §4: \"The " +
 			"Server MUST reply with the same value in the id member\" of the one Response it sends for each Request; a request " +
 			"the client sent twice with the same id may be answered twice)",
-		Faults: []*fault.Fault{server.DuplicateResponse}}
+		Faults: []*fault.Fault{server.DuplicateResponse, server.AnswersStrayCancel}}
 	rulesNegotiatedCapabilities = &scenarios.Check{ID: "wire-rules/negotiated-capabilities", Level: scenarios.Must,
 		Spec:  "2025-11-25/basic/lifecycle.mdx#operation",
 		Quote: "Only use capabilities that were successfully negotiated",
