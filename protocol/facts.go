@@ -132,7 +132,9 @@ func NewerParams(version, method string, params json.RawMessage) []NewerParam {
 				walk(obj[k], p)
 				continue
 			}
-			newer := Where(func(n Version) bool { return n.Judged && n.Name > version && n.RequestHas(method, p...) && !v.metaHas(p) })
+			newer := Where(func(n Version) bool {
+				return n.Judged && n.Name > version && n.RequestHas(method, p...) && !v.metaHas(p)
+			})
 			if len(newer) > 0 {
 				out = append(out, NewerParam{Path: strings.Join(p, "."), Since: newer[len(newer)-1]})
 			}
