@@ -69,6 +69,15 @@ var (
 	VersionHeaderUnchecked = &fault.Fault{Name: "version-header-unchecked", Versions: modern,
 		Transports:  []transport.Kind{transport.HTTP},
 		Description: "does not compare a present MCP-Protocol-Version header with the body's _meta protocolVersion"}
+	// VersionHeaderUnsupportedFirst takes the header's version for the
+	// requested one: a version it does not implement gets -32022 before the
+	// header is compared with the body.
+	VersionHeaderUnsupportedFirst = &fault.Fault{Name: "version-header-unsupported-first", Liberty: true, Versions: modern,
+		Transports: []transport.Kind{transport.HTTP},
+		Freedom: "2026-07-28/basic/transports/streamable-http.mdx#protocol-version-header: \"If the server does not implement the requested " +
+			"protocol version ... it MUST respond with 400 Bad Request and an UnsupportedProtocolVersionError\"; the page orders it neither " +
+			"before nor after the header mismatch",
+		Description: "answers an MCP-Protocol-Version header naming a version it does not implement with 400 and -32022, before comparing it with _meta"}
 	DiscoverWithoutVersionServed = &fault.Fault{Name: "discover-without-version-served", Versions: modern,
 		Description: "answers a server/discover that declares no _meta protocolVersion (no _meta at all, or _meta without it) with its DiscoverResult"}
 	ClientInfoRequired = &fault.Fault{Name: "client-info-required", Versions: modern,
@@ -157,6 +166,7 @@ var (
 )
 
 var lifecycleLiberties = fault.Set{
+	VersionHeaderUnsupportedFirst,
 	ServesWithoutInitialize,
 	NegotiationErrorSupported,
 	DiscoverAnyVersion,

@@ -223,6 +223,12 @@ func (r *reference) middleware(next Handler) Handler {
 			return nil, r.metaRefusal(p, req, protocol.MetaClientInfo)
 		}
 		if h := p.Header(); h != nil {
+			if got := h.Get("MCP-Protocol-Version"); r.is(VersionHeaderUnsupportedFirst) && got != "" && got != version &&
+				!slices.Contains(r.stateless, got) && !slices.Contains(r.stateful, got) {
+				supported := append(append([]string(nil), r.stateless...), r.stateful...)
+				return nil, rpcError(codes.UnsupportedProtocolVersion, "Unsupported protocol version",
+					map[string]any{"supported": supported, "requested": got})
+			}
 			if r.is(UnknownToolFirst) && req.Method == protocol.MethodToolsCall {
 				if name := nameOf(req); r.findTool(name) == nil {
 					return nil, rpcError(codes.InvalidParams, "Unknown tool: "+name, nil)

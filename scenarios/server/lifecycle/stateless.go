@@ -165,8 +165,10 @@ var (
 		Quote: "If the values do not match, the server **MUST** reject the request with `400 Bad Request` and a `HeaderMismatch` " +
 			"JSON-RPC error",
 		Title: "a server/discover whose _meta declares the judged version, sent with MCP-Protocol-Version: " + bogusHeaderVersion +
-			", is rejected with HTTP 400 and error -32020",
+			", is rejected with HTTP 400 and a JSON-RPC error: -32020 (HeaderMismatch), or -32022 (UnsupportedProtocolVersionError) " +
+			"where the server takes the header's version, which it does not implement, for the requested one",
 		Faults:       []*fault.Fault{server.VersionHeaderUnchecked},
+		Liberties:    []*fault.Fault{server.VersionHeaderUnsupportedFirst},
 		Requirements: []string{"sep-2575-http-server-header-mismatch-400"}}
 )
 
@@ -182,8 +184,9 @@ var headerMismatchScenario = &scenarios.Scenario{
 	Transports: []transport.Kind{transport.HTTP},
 	Purpose: "Two POSTs whose headers contradict the body: Mcp-Method, then MCP-Protocol-Version. The version probe puts the " +
 		"version the server serves in _meta (the body is what the header mirrors) and another in the header, so that only the " +
-		"mismatch can refuse it: the official suite puts an unknown version in _meta instead, where a server may answer " +
-		"UnsupportedProtocolVersionError first, as the page orders neither refusal before the other.",
+		"mismatch or the header's own version can refuse it: a server may take the header's version, which it does not " +
+		"implement, for the requested one and answer UnsupportedProtocolVersionError, as the page orders neither refusal before " +
+		"the other (the official suite puts an unknown version in _meta instead, with the same two readings).",
 	Checks: []*scenarios.Check{headerMismatchError32020, headerMismatchProtocolVersion},
 	Run: serverside.Body(func(t *serverside.T) {
 		s := t.Connect("A", client.Options{})
@@ -201,8 +204,9 @@ var headerMismatchScenario = &scenarios.Scenario{
 		resp, err = t.Do(s, client.Call{ID: id, Method: protocol.MethodServerDiscover, Params: map[string]any{},
 			Header: http.Header{"MCP-Protocol-Version": {bogusHeaderVersion}}})
 		status, note = serverside.StatusNote(s, id)
-		ok = err == nil && judge.IsErrorCode(resp, codes.HeaderMismatch) && status == http.StatusBadRequest
-		t.Judge(headerMismatchProtocolVersion, ok, "HTTP 400 with error -32020", judge.Describe(resp, err)+note)
+		ok = err == nil && (judge.IsErrorCode(resp, codes.HeaderMismatch) || judge.IsErrorCode(resp, codes.UnsupportedProtocolVersion)) &&
+			status == http.StatusBadRequest
+		t.Judge(headerMismatchProtocolVersion, ok, "HTTP 400 with error -32020 (or -32022)", judge.Describe(resp, err)+note)
 	}),
 }
 
