@@ -3,6 +3,7 @@ package main
 import (
 	"bytes"
 	"fmt"
+	"runtime/debug"
 	"strings"
 
 	. "github.com/onsi/ginkgo/v2"
@@ -118,5 +119,14 @@ var _ = Describe("report annotate", func() {
 		writeAnnotations(&out, &reports.Run{Scenarios: []reports.Scenario{{ID: "s", Checks: many}}})
 		Expect(strings.Count(out.String(), "::error ")).To(Equal(maxAnnotations))
 		Expect(out.String()).To(HaveSuffix("::notice title=mcpconform::3 more failed or warning checks; the reports list every one\n"))
+	})
+})
+
+var _ = Describe("the version a build reports", func() {
+	It("is the module's tag when installed as a module, else the development version with the commit", func() {
+		Expect(versionFrom(&debug.BuildInfo{Main: debug.Module{Version: "v1.2.3"}})).To(Equal("1.2.3"))
+		Expect(versionFrom(&debug.BuildInfo{Main: debug.Module{Version: "(devel)"}, Settings: []debug.BuildSetting{
+			{Key: "vcs.revision", Value: "0123456789abcdef0123"}, {Key: "vcs.modified", Value: "true"}}})).To(Equal(devVersion + "+0123456789ab-dirty"))
+		Expect(versionFrom(&debug.BuildInfo{Main: debug.Module{Version: "(devel)"}})).To(Equal(devVersion))
 	})
 })

@@ -21,7 +21,7 @@ const (
 )
 
 // toolVersion is set at build time with -ldflags "-X main.toolVersion=…".
-var toolVersion = "0.1.0-dev"
+var toolVersion = devVersion
 
 // exitError carries an exit code through cobra.
 type exitError struct {
