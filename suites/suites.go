@@ -493,7 +493,9 @@ func printProgress(w io.Writer, col *Collector, key, config string) {
 		// Only an interrupt leaves a selected check without its spec run.
 		word = "STOP"
 	}
-	fmt.Fprintf(w, "%-5s %-16s %-34s %d/%d passed", word, config, s.ID, counts.Passed, max(counts.Total, planned))
+	// The config ("server stdio 2025-11-25") padded to its longest form
+	// with a five-letter transport, so the columns hold over transports.
+	fmt.Fprintf(w, "%-5s %-23s %-34s %d/%d passed", word, config, s.ID, counts.Passed, max(counts.Total, planned))
 	if counts.Warning > 0 {
 		fmt.Fprintf(w, ", %d warning", counts.Warning)
 	}
