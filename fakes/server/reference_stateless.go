@@ -481,6 +481,12 @@ func (r *statelessFamily) discoverFaults(m map[string]any) {
 	for f, c := range map[*fault.Fault]string{ModernPromptsUndeclared: "prompts", ModernResourcesUndeclared: "resources", ModernLoggingUndeclared: "logging"} {
 		if r.is(f) && caps != nil {
 			delete(caps, c)
+			if ext, ok := caps["extensions"].(map[string]any); ok && c == "resources" {
+				// Skills are read as resources: a server that declares no
+				// resources declares no skills either (that fault is the
+				// skills family's own, skills-resources-undeclared).
+				delete(ext, protocol.ExtensionSkills)
+			}
 		}
 	}
 }
