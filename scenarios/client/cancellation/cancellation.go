@@ -103,18 +103,23 @@ func runTimeout(t *clientside.T) {
 					}()
 					select {
 					case <-cancelled:
-					case <-ctx.Done(): // cancelled with this id, or the call's stream or connection closed
-						if streamIsCancel {
-							mu.Lock()
-							closed = true
-							mu.Unlock()
-							return peer.NoAnswer, nil
-						}
-						if p.Context().Err() != nil {
-							return peer.NoAnswer, nil // the client has gone: nobody to answer late
-						}
+					case <-ctx.Done():
 					case <-wctx.Done():
+					}
+					// Decided from state, not from which case won: the call's
+					// stream closing ends ctx and wctx at once (both hang off
+					// the connection's context), and select picks at random.
+					if ctx.Err() != nil && streamIsCancel {
+						mu.Lock()
+						closed = true
+						mu.Unlock()
 						return peer.NoAnswer, nil
+					}
+					if p.Context().Err() != nil {
+						return peer.NoAnswer, nil // the client has gone: nobody to answer late
+					}
+					if ctx.Err() == nil && !isClosed(cancelled) {
+						return peer.NoAnswer, nil // never cancelled within the time given
 					}
 					mu.Lock()
 					defer mu.Unlock()
@@ -222,4 +227,13 @@ func runTimeout(t *clientside.T) {
 
 func textResult(text string) map[string]any {
 	return map[string]any{"content": []any{map[string]any{"type": "text", "text": text}}}
+}
+
+func isClosed(ch <-chan struct{}) bool {
+	select {
+	case <-ch:
+		return true
+	default:
+		return false
+	}
 }
