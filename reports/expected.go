@@ -10,6 +10,8 @@ import (
 	"strings"
 
 	"go.yaml.in/yaml/v3"
+
+	"github.com/mcpconform/mcpconform/internal/yamlline"
 )
 
 // ExpectedFailure is the outcome of a scenario, a cell or a run whose worst
@@ -112,6 +114,9 @@ func ParseBaseline(data []byte, path string) (*Baseline, error) {
 	if err := dec.Decode(&doc); err != nil {
 		if errors.Is(err, io.EOF) {
 			return b, nil
+		}
+		if fixed := yamlline.Fix(data, err); fixed != err {
+			return nil, fmt.Errorf("%s: %w", path, fixed)
 		}
 		return nil, fmt.Errorf("%s: not valid YAML: %v", path, strings.TrimPrefix(err.Error(), "yaml: "))
 	}

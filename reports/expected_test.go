@@ -105,6 +105,8 @@ var _ = Describe("expected-failures baselines", func() {
 				}
 			},
 			Entry("not YAML", "server: [a\n", "base.yaml", "not valid YAML"),
+			// The YAML parser alone names line 1, where the list began.
+			Entry("not YAML on a later line", "server:\n  - ping\n  - tools-list\n  -: [\n", "base.yaml: not valid YAML: line 4:"),
 			Entry("a list at the top", "- a\n", "base.yaml line 1", "server: and/or client:"),
 			Entry("a misspelt side", "sever:\n  - a\n", "base.yaml line 1", `unknown key "sever"`),
 			Entry("a side twice", "server: [a]\nserver: [b]\n", "line 2", "appears twice"),

@@ -147,6 +147,7 @@ var _ = Describe("expected failures (baselines)", func() {
 		},
 		Entry("unreadable", "", "no such file or directory"),
 		Entry("malformed YAML", "server: [lifecycle-ping\n", "FILE: not valid YAML"),
+		Entry("malformed YAML on a later line", "server:\n  - lifecycle-ping\n  - tools-list\n  -: [\n", "FILE: not valid YAML: line 4: "),
 		Entry("an unknown scenario", "server:\n  - lifecycle-ping\n  - lifecycle-pong\n", `unknown scenario or check id "lifecycle-pong" (did you mean "lifecycle-ping"?) (see 'mcpconform list') in FILE line 3`),
 		Entry("an unknown check", "server:\n  - lifecycle-ping/empty\n", `unknown scenario or check id "lifecycle-ping/empty" (see 'mcpconform list') in FILE line 2`),
 		Entry("a scenario of the other side", "client:\n  - lifecycle-ping\n", `"lifecycle-ping" judges a server but is listed under client: in FILE line 2`),
@@ -154,6 +155,12 @@ var _ = Describe("expected failures (baselines)", func() {
 		Entry("a version the scenario never runs at", "server:\n  - {id: lifecycle-ping, specVersion: 2026-07-28}\n", `"lifecycle-ping" never runs at 2026-07-28`),
 		Entry("a misspelt key", "server:\n  - id: lifecycle-ping\n    transports: stdio\n", `FILE line 2: unknown key "transports"`),
 	)
+
+	It("names the line of a syntax error in --config, before anything runs", func() {
+		cfg := write("mcpconform.yaml", "fixtures:\n  test_simple_text:\n    tool: echo\n\t  arguments: {}\n")
+		s := run(2, pingArgs(filepath.Join(dir, "out"), "--config", cfg)...)
+		Expect(string(s.Err.Contents())).To(Equal("mcpconform: --config " + cfg + ": not valid YAML: line 4: found a tab character that violates indentation\n"))
+	})
 
 	It("reads a scenario by the official suite's name as the mcpconform scenario that covers it", func() {
 		baseline := write("b.yaml", "client:\n  - initialize\n")

@@ -7,6 +7,7 @@ import (
 
 	"go.yaml.in/yaml/v3"
 
+	"github.com/mcpconform/mcpconform/internal/yamlline"
 	"github.com/mcpconform/mcpconform/scenarios"
 )
 
@@ -35,7 +36,7 @@ func loadConfig(path string) (*configFile, error) {
 	dec := yaml.NewDecoder(bytes.NewReader(b))
 	dec.KnownFields(true) // a misspelt key is an error, not a silent default
 	if err := dec.Decode(cfg); err != nil {
-		return nil, fmt.Errorf("--config %s: %w", path, err)
+		return nil, fmt.Errorf("--config %s: %w", path, yamlline.Fix(b, err))
 	}
 	for name, f := range cfg.Fixtures {
 		if f.Tool == "" {
