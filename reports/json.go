@@ -29,6 +29,7 @@ type (
 		DurationMs    float64        `json:"durationMs"`
 		Interrupted   bool           `json:"interrupted"`
 		InterruptedBy string         `json:"interruptedBy,omitempty"`
+		Shard         string         `json:"shard,omitempty"`
 		Outcome       Status         `json:"outcome"`
 		Counts        jsonCounts     `json:"counts"`
 		Scenarios     []jsonScenario `json:"scenarios"`
@@ -202,6 +203,7 @@ func ReadJSON(rd io.Reader) (*Run, error) {
 		Started:     started,
 		Duration:    fromMillis(in.DurationMs),
 		Interrupted: in.InterruptedBy,
+		Shard:       in.Shard,
 	}
 	if in.Interrupted && r.Interrupted == "" {
 		r.Interrupted = "an interrupt"
@@ -262,6 +264,7 @@ func jsonRunHead(r *Run) jsonRun {
 		DurationMs:    millis(r.Duration),
 		Interrupted:   r.Interrupted != "",
 		InterruptedBy: r.Interrupted,
+		Shard:         r.Shard,
 		Outcome:       r.Outcome(),
 		Counts:        jsonCounts(c),
 		Scenarios:     []jsonScenario{}, // [] rather than null

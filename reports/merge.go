@@ -4,6 +4,7 @@ import (
 	"cmp"
 	"fmt"
 	"reflect"
+	"strconv"
 	"slices"
 	"strings"
 	"time"
@@ -32,11 +33,19 @@ type MergeOrder struct {
 	Rank func(scenarioID string) (phase, position int, known bool)
 }
 
+// MergeRules say which inputs a merge takes as one run's.
+type MergeRules struct {
+	// AnyTarget merges runs of different targets (one server's runs over
+	// stdio and over HTTP, started by separate commands); by default their
+	// targets must be one.
+	AnyTarget bool
+}
+
 // unitKey names one scenario run: a scenario on a transport at a version.
 type unitKey struct{ id, transport, version string }
 
 // Merge combines the shards of one run into the run it would have been.
-func Merge(inputs []Shard, order MergeOrder) (*Run, error) {
+func Merge(inputs []Shard, order MergeOrder, rules MergeRules) (*Run, error) {
 	if len(inputs) == 0 {
 		return nil, fmt.Errorf("no shard to merge")
 	}
@@ -66,6 +75,9 @@ func Merge(inputs []Shard, order MergeOrder) (*Run, error) {
 				end = e
 			}
 		}
+	}
+	if err := related(inputs, rules); err != nil {
+		return nil, err
 	}
 	// The duration is the span from the first shard's start to the last
 	// one's end: how long the gate took, however the shards overlapped.
@@ -104,6 +116,85 @@ func Merge(inputs []Shard, order MergeOrder) (*Run, error) {
 		merged.Scenarios = append(merged.Scenarios, s)
 	}
 	return merged, nil
+}
+
+// related refuses inputs that are not the reports of one run: the shards
+// of a run are all there, each once, and come from one command line; whole
+// runs judged one target (unless rules.AnyTarget). A merge of part of a run
+// would pass what it never judged, and one of unrelated runs would report
+// a target that was never run.
+func related(inputs []Shard, rules MergeRules) error {
+	first := inputs[0]
+	var sharded []Shard
+	for _, in := range inputs {
+		if in.Run.Shard != "" {
+			sharded = append(sharded, in)
+		}
+	}
+	for _, in := range inputs[1:] {
+		if in.Run.Target != first.Run.Target && (len(sharded) > 0 || !rules.AnyTarget) {
+			why := "give --any-target to merge runs of different targets"
+			if len(sharded) > 0 {
+				why = "the shards of one run judge one target"
+			}
+			return fmt.Errorf("%s judged %s and %s judged %s: %s", first.Dir, quoteTarget(first.Run.Target), in.Dir, quoteTarget(in.Run.Target), why)
+		}
+	}
+	if len(sharded) == 0 {
+		return nil
+	}
+	if len(sharded) < len(inputs) {
+		whole := slices.IndexFunc(inputs, func(in Shard) bool { return in.Run.Shard == "" })
+		return fmt.Errorf("%s is shard %s of a run and %s a whole run: merge the shards of one run", sharded[0].Dir, sharded[0].Run.Shard, inputs[whole].Dir)
+	}
+	n := 0
+	have := map[int]string{}
+	for _, in := range sharded {
+		k, of, ok := parseShard(in.Run.Shard)
+		if !ok {
+			return fmt.Errorf("%s: shard %q is not K/N", in.Dir, in.Run.Shard)
+		}
+		if n == 0 {
+			n = of
+		}
+		switch {
+		case of != n:
+			return fmt.Errorf("%s is shard %s and %s shard %s: the shards of one run have one N", first.Dir, first.Run.Shard, in.Dir, in.Run.Shard)
+		case in.Run.Transport != first.Run.Transport || in.Run.SpecVersion != first.Run.SpecVersion:
+			return fmt.Errorf("%s ran %s at %s and %s ran %s at %s: the shards of one run come from one command line",
+				first.Dir, first.Run.Transport, first.Run.SpecVersion, in.Dir, in.Run.Transport, in.Run.SpecVersion)
+		}
+		if dir, dup := have[k]; dup && dir != in.Dir {
+			return fmt.Errorf("%s and %s are both shard %s: give each shard once", dir, in.Dir, in.Run.Shard)
+		}
+		have[k] = in.Dir
+	}
+	var missing []string
+	for k := 1; k <= n; k++ {
+		if _, ok := have[k]; !ok {
+			missing = append(missing, fmt.Sprintf("%d/%d", k, n))
+		}
+	}
+	if len(missing) > 0 {
+		return fmt.Errorf("shard %s missing: a merge of part of a run would pass what it never judged", strings.Join(missing, ", "))
+	}
+	return nil
+}
+
+func parseShard(s string) (k, n int, ok bool) {
+	ks, ns, found := strings.Cut(s, "/")
+	k, err1 := strconv.Atoi(ks)
+	n, err2 := strconv.Atoi(ns)
+	return k, n, found && err1 == nil && err2 == nil && 1 <= k && k <= n
+}
+
+// quoteTarget names a target in a message; an empty one (a report written
+// without it) says so.
+func quoteTarget(t string) string {
+	if t == "" {
+		return "an unnamed target"
+	}
+	return strconv.Quote(t)
 }
 
 // copyOf is one input's record of a scenario run.

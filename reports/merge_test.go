@@ -31,7 +31,7 @@ var _ = Describe("Merge", func() {
 		run, err := reports.Merge([]reports.Shard{
 			{Dir: "s1", Run: shard("server", sc("unknown-newer", reports.Passed), sc("handshake", reports.Passed))},
 			{Dir: "s2", Run: shard("server", sc("a", reports.Passed), sc("handshake", reports.Failed))},
-		}, everyShard)
+		}, everyShard, reports.MergeRules{})
 		Expect(err).NotTo(HaveOccurred())
 		var ids []string
 		for _, s := range run.Scenarios {
@@ -46,7 +46,7 @@ var _ = Describe("Merge", func() {
 		one.Scenarios[0].Checks[0].Expected, one.Scenarios[0].Checks[0].ExpectedBy = true, "a (old.yaml)"
 		other := shard("server", sc("b", reports.Passed))
 		other.Transport = "stdio"
-		run, err := reports.Merge([]reports.Shard{{Dir: "s1", Run: one}, {Dir: "s2", Run: other}}, reports.MergeOrder{})
+		run, err := reports.Merge([]reports.Shard{{Dir: "s1", Run: one}, {Dir: "s2", Run: other}}, reports.MergeOrder{}, reports.MergeRules{})
 		Expect(err).NotTo(HaveOccurred())
 		Expect(run.Transport).To(Equal("http,stdio"))
 		Expect([]string{run.Scenarios[0].Transport, run.Scenarios[1].Transport}).To(Equal([]string{"http", "stdio"}))
@@ -57,14 +57,49 @@ var _ = Describe("Merge", func() {
 	})
 
 	It("refuses shards of two sides, and one scenario judged differently in two shards", func() {
-		_, err := reports.Merge([]reports.Shard{{Dir: "s1", Run: shard("server")}, {Dir: "s2", Run: shard("client")}}, everyShard)
+		_, err := reports.Merge([]reports.Shard{{Dir: "s1", Run: shard("server")}, {Dir: "s2", Run: shard("client")}}, everyShard, reports.MergeRules{})
 		Expect(err).To(MatchError(ContainSubstring("shards of one run judge one side")))
 		_, err = reports.Merge([]reports.Shard{
 			{Dir: "s1", Run: shard("server", sc("a", reports.Passed))},
 			{Dir: "s2", Run: shard("server", sc("a", reports.Failed))},
-		}, everyShard)
+		}, everyShard, reports.MergeRules{})
 		Expect(err).To(MatchError(ContainSubstring("each scenario runs in one shard")))
-		_, err = reports.Merge(nil, everyShard)
+		_, err = reports.Merge(nil, everyShard, reports.MergeRules{})
 		Expect(err).To(HaveOccurred())
+	})
+
+	Describe("refuses what is not one run's reports", func() {
+		of := func(dir, k, target, version string, scenarios ...reports.Scenario) reports.Shard {
+			r := shard("server", scenarios...)
+			r.Shard, r.Target, r.SpecVersion = k, target, version
+			return reports.Shard{Dir: dir, Run: r}
+		}
+		merge := func(rules reports.MergeRules, in ...reports.Shard) error {
+			_, err := reports.Merge(in, everyShard, rules)
+			return err
+		}
+		a, b := sc("a", reports.Passed), sc("b", reports.Passed)
+
+		It("merges every shard of a run, each once (a directory given twice is one)", func() {
+			Expect(merge(reports.MergeRules{}, of("s1", "1/2", "t", "v", a), of("s2", "2/2", "t", "v", b), of("s2", "2/2", "t", "v", b))).To(Succeed())
+		})
+
+		DescribeTable("with a reason",
+			func(want string, in ...reports.Shard) {
+				Expect(merge(reports.MergeRules{AnyTarget: true}, in...)).To(MatchError(ContainSubstring(want)))
+			},
+			Entry("a missing shard", "shard 2/3 missing", of("s1", "1/3", "t", "v", a), of("s3", "3/3", "t", "v", b)),
+			Entry("shards of different splits", "one N", of("s1", "1/2", "t", "v", a), of("s2", "2/3", "t", "v", b)),
+			Entry("one shard from two runs", "both shard 1/2", of("s1", "1/2", "t", "v", a), of("x1", "1/2", "t", "v", b)),
+			Entry("a shard with a whole run", "a whole run", of("s1", "1/1", "t", "v", a), of("w", "", "t", "v", b)),
+			Entry("shards of different targets, even with AnyTarget", `judged "t" and s2 judged "u"`, of("s1", "1/2", "t", "v", a), of("s2", "2/2", "u", "v", b)),
+			Entry("shards of different versions", "one command line", of("s1", "1/2", "t", "v", a), of("s2", "2/2", "t", "w", b)),
+		)
+
+		It("takes whole runs of one target; of several only when told", func() {
+			Expect(merge(reports.MergeRules{}, of("w1", "", "t", "v", a), of("w2", "", "t", "w", b))).To(Succeed())
+			Expect(merge(reports.MergeRules{}, of("w1", "", "t", "v", a), of("w2", "", "u", "v", b))).To(MatchError(ContainSubstring("--any-target")))
+			Expect(merge(reports.MergeRules{AnyTarget: true}, of("w1", "", "t", "v", a), of("w2", "", "u", "v", b))).To(Succeed())
+		})
 	})
 })

@@ -99,7 +99,10 @@ type Run struct {
 	// check ("SIGINT", "SIGTERM"); empty for a run that finished. The checks
 	// it never judged are in Scenarios, as errors saying so.
 	Interrupted string
-	Scenarios   []Scenario
+	// Shard is "K/N" for shard K of N of a run (--shard), empty for a whole
+	// run: what lets a merge tell a run's shards from unrelated runs.
+	Shard     string
+	Scenarios []Scenario
 }
 
 // Scenario is one exchange with the target, verified by several checks.

@@ -52,6 +52,7 @@ func fullRun() *reports.Run {
 	r := sampleRun()
 	r.Interrupted = "SIGINT"
 	r.Strict = true
+	r.Shard = "2/3"
 	r.Scenarios[0].Checks[1].Quote = "The server MUST respond with its own capabilities."
 	r.Scenarios[0].Checks[1].Source = "SEP-1686 §8.1"
 	r.Scenarios[0].Checks[1].Expected = true

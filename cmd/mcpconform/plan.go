@@ -281,6 +281,9 @@ func (p *plan) execute(cmd *cobra.Command) (int, error) {
 		Strict: p.flags.strict, Started: started, Duration: time.Since(started), Scenarios: scenarios,
 		Interrupted: interruptedBy,
 	}
+	if !p.flags.shard.Whole() {
+		run.Shard = p.flags.shard.String()
+	}
 	if p.flags.requirements != "" {
 		printRequirements(cmd.OutOrStdout(), run, p.side, p.flags.requirements)
 	}

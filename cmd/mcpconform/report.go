@@ -28,6 +28,7 @@ func reportCmd() *cobra.Command {
 
 func reportMergeCmd() *cobra.Command {
 	var outDir, expected string
+	var rules reports.MergeRules
 	cmd := &cobra.Command{
 		Use:   "merge [-o DIR] [--expected-failures FILE] DIR...",
 		Short: "Combine the results.json of a run's shards (--shard K/N) into one set of reports, with a run's exit code",
@@ -36,7 +37,10 @@ func reportMergeCmd() *cobra.Command {
 			"order, transports and versions combined, the earliest start, and as duration the span from the first shard's start\n" +
 			"to the last one's end. The exit code is a run's: 1 when a check failed (one --expected-failures does not expect).\n" +
 			"A scenario may appear in one input only, except the handshake's and the ledger scenarios (wire-*), which every\n" +
-			"shard runs: their copies are folded into one verdict per check, the worst.",
+			"shard runs: their copies are folded into one verdict per check, the worst.\n\n" +
+			"The inputs must be one run's: every shard of it once (each results.json says which shard of how many it was),\n" +
+			"or whole runs of one target (--any-target: of several, e.g. one server's runs over stdio and over HTTP started\n" +
+			"by separate commands). Anything else is refused with exit 2 before a report is written.",
 		Args: func(_ *cobra.Command, args []string) error {
 			if len(args) == 0 {
 				return usageErr("report merge: name the shards' report directories (each with a results.json)")
@@ -44,16 +48,17 @@ func reportMergeCmd() *cobra.Command {
 			return nil
 		},
 		RunE: func(cmd *cobra.Command, dirs []string) error {
-			return exitWith(runMerge(cmd, outDir, expected, dirs))
+			return exitWith(runMerge(cmd, outDir, expected, dirs, rules))
 		},
 	}
 	cmd.Flags().StringVarP(&outDir, "output", "o", "mcpconform-results", "directory for the merged junit.xml, results.json, summary.md and report.html")
+	cmd.Flags().BoolVar(&rules.AnyTarget, "any-target", false, "merge whole runs of different targets")
 	cmd.Flags().StringVar(&expected, "expected-failures", "", "YAML file of failures to expect, as for a run (the shards' own marks are not kept: give the merge the shards' file)")
 	return cmd
 }
 
 // runMerge reads every shard's results, merges them and ends as a run does.
-func runMerge(cmd *cobra.Command, outDir, expected string, dirs []string) (int, error) {
+func runMerge(cmd *cobra.Command, outDir, expected string, dirs []string, rules reports.MergeRules) (int, error) {
 	var baseline *reports.Baseline
 	if expected != "" {
 		b, err := loadBaseline(expected)
@@ -70,7 +75,7 @@ func runMerge(cmd *cobra.Command, outDir, expected string, dirs []string) (int, 
 		}
 		inputs = append(inputs, reports.Shard{Dir: dir, Run: run})
 	}
-	run, err := reports.Merge(inputs, mergeOrder())
+	run, err := reports.Merge(inputs, mergeOrder(), rules)
 	if err != nil {
 		return exitUsage, usageErr("report merge: %v", err)
 	}

@@ -83,6 +83,14 @@ var _ = Describe("shards and report merge", func() {
 		for _, f := range []string{"junit.xml", "summary.md", "report.html"} {
 			Expect(filepath.Join(merged, f)).To(BeARegularFile())
 		}
+		// Two of the three are part of a run; with the whole run they are
+		// two runs: refused, before any report is written.
+		partial := filepath.Join(root, "partial")
+		s := run(2, "report", "merge", "-o", partial, dirs[0], dirs[2])
+		Expect(string(s.Err.Contents())).To(ContainSubstring("shard 2/3 missing"))
+		s = run(2, append([]string{"report", "merge", "-o", partial, whole}, dirs...)...)
+		Expect(string(s.Err.Contents())).To(ContainSubstring("a whole run"))
+		Expect(partial).NotTo(BeADirectory())
 		got, gotTr, gotV := resultsOf(merged)
 		want, wantTr, wantV := resultsOf(whole)
 		Expect(got).To(Equal(want), "the merged shards report what the whole run reports, in its order")
