@@ -4,8 +4,8 @@ import (
 	"cmp"
 	"fmt"
 	"reflect"
-	"strconv"
 	"slices"
+	"strconv"
 	"strings"
 	"time"
 )
