@@ -10,7 +10,7 @@ import (
 	. "github.com/onsi/gomega"
 
 	"github.com/mcpconform/mcpconform/reports"
-	"github.com/mcpconform/mcpconform/scenarios/catalogue"
+	"github.com/mcpconform/mcpconform/internal/suggest"
 )
 
 var _ = Describe("the failures printed after the scenario lines", func() {
@@ -64,36 +64,13 @@ var _ = Describe("the failures printed after the scenario lines", func() {
 	})
 })
 
-var _ = Describe("a baseline entry named as the official suite names a scenario", func() {
-	It("stands for every mcpconform scenario that judges it, and every official scenario id is taken", func() {
-		entries := expandOfficialNames([]reports.BaselineEntry{{Side: "server", ID: "ping"}, {Side: "server", ID: "server-initialize"},
-			{Side: "server", ID: "resources-unsubscribe"}, {Side: "server", ID: "server-stateless", SpecVersions: []string{"2026-07-28"}}})
-		var ids []string
-		for i := range entries {
-			Expect(checkBaselineEntry(&entries[i])).To(Succeed(), entries[i].ID)
-			ids = append(ids, entries[i].ID)
-		}
-		Expect(ids).To(ContainElements("lifecycle-ping", "lifecycle-initialize", "transport-session", "lifecycle-discover"))
-		Expect(len(ids)).To(BeNumerically(">", 6), "server-stateless stands for several scenarios")
-
-		for _, o := range catalogue.OfficialScenarios() {
-			if len(catalogue.ScenariosFor(o.Side, o.Name)) == 0 {
-				continue // judged by no mcpconform scenario: nothing to stand for
-			}
-			for _, e := range expandOfficialNames([]reports.BaselineEntry{{Side: string(o.Side), ID: o.Name}}) {
-				Expect(checkBaselineEntry(&e)).To(Succeed(), "official %s %s", o.Side, o.Name)
-			}
-		}
-	})
-})
-
 var _ = Describe("a misspelt id", func() {
 	It("gets the closest known ids, and none when nothing is close", func() {
 		known := []string{"lifecycle-ping", "lifecycle-initialize", "tools-list"}
-		Expect(didYouMean("lifecycle-pong", known)).To(Equal(` (did you mean "lifecycle-ping"?)`))
-		Expect(didYouMean("tool-list", known)).To(Equal(` (did you mean "tools-list"?)`))
-		Expect(didYouMean("zzzzzzzz", known)).To(BeEmpty())
-		Expect(editDistance("kitten", "sitting")).To(Equal(3))
+		Expect(suggest.DidYouMean("lifecycle-pong", known)).To(Equal(` (did you mean "lifecycle-ping"?)`))
+		Expect(suggest.DidYouMean("tool-list", known)).To(Equal(` (did you mean "tools-list"?)`))
+		Expect(suggest.DidYouMean("zzzzzzzz", known)).To(BeEmpty())
+		Expect(suggest.EditDistance("kitten", "sitting")).To(Equal(3))
 	})
 })
 

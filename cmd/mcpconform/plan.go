@@ -15,6 +15,7 @@ import (
 
 	"github.com/mcpconform/mcpconform/fakes/fault"
 	"github.com/mcpconform/mcpconform/internal/runner"
+	"github.com/mcpconform/mcpconform/internal/suggest"
 	"github.com/mcpconform/mcpconform/protocol"
 	"github.com/mcpconform/mcpconform/reports"
 	"github.com/mcpconform/mcpconform/scenarios"
@@ -167,7 +168,7 @@ func (p *plan) check() error {
 	for _, id := range p.flags.scenarioIDs {
 		s, ok := catalogue.All().Find(id)
 		if !ok {
-			return fmt.Errorf("unknown --scenario %q%s (see `mcpconform list`)", id, didYouMean(id, knownIDs(false)))
+			return fmt.Errorf("unknown --scenario %q%s (see `mcpconform list`)", id, suggest.DidYouMean(id, suites.KnownIDs(false)))
 		}
 		if s.Side != p.side {
 			return fmt.Errorf("--scenario %q judges a %s; this command judges a %s", id, s.Side, p.side)

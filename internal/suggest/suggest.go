@@ -1,4 +1,5 @@
-package main
+// Package suggest offers the known names closest to a misspelt one.
+package suggest
 
 import (
 	"fmt"
@@ -6,12 +7,12 @@ import (
 	"strings"
 )
 
-// didYouMean is ` (did you mean "x"?)` for the known names closest to a
+// DidYouMean is ` (did you mean "x"?)` for the known names closest to a
 // misspelt one (at most a third of its letters off), or "".
-func didYouMean(name string, known []string) string {
+func DidYouMean(name string, known []string) string {
 	best, bestDist := []string(nil), len(name)/3+1
 	for _, k := range known {
-		d := editDistance(name, k)
+		d := EditDistance(name, k)
 		switch {
 		case d < bestDist:
 			best, bestDist = []string{k}, d
@@ -29,9 +30,9 @@ func didYouMean(name string, known []string) string {
 	return fmt.Sprintf(" (did you mean %q?)", strings.Join(best, `" or "`))
 }
 
-// editDistance is the Levenshtein distance of a and b, in bytes (ids are
+// EditDistance is the Levenshtein distance of a and b, in bytes (ids are
 // ASCII).
-func editDistance(a, b string) int {
+func EditDistance(a, b string) int {
 	prev := make([]int, len(b)+1)
 	cur := make([]int, len(b)+1)
 	for j := range prev {

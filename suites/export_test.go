@@ -1,0 +1,6 @@
+package suites
+
+var (
+	ExpandOfficialNames = expandOfficialNames
+	CheckBaselineEntry  = checkBaselineEntry
+)
