@@ -202,4 +202,3 @@ func staleCount(n int) string {
 	}
 	return fmt.Sprintf("%d entries", n)
 }
-

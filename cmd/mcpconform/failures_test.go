@@ -9,8 +9,8 @@ import (
 	. "github.com/onsi/ginkgo/v2"
 	. "github.com/onsi/gomega"
 
-	"github.com/mcpconform/mcpconform/reports"
 	"github.com/mcpconform/mcpconform/internal/suggest"
+	"github.com/mcpconform/mcpconform/reports"
 )
 
 var _ = Describe("the failures printed after the scenario lines", func() {
