@@ -79,7 +79,7 @@ func (f *runFlags) register(fl *pflag.FlagSet) {
 	fl.StringVar(&f.requirements, "requirements", "", "run the official suite's required set of this revision (2025-11-25 or 2026-07-28): the mcpconform counterparts of the scenarios its list scores on this side, at that version, and print the pass rate as the official suite counts it")
 	fl.StringVar(&f.labelFilter, "label-filter", "", "Ginkgo label filter, e.g. 'family: containsAny lifecycle && level: containsAny MUST'")
 	fl.StringVarP(&f.outDir, "output", "o", "mcpconform-results", "directory for junit.xml, results.json, summary.md and report.html")
-	fl.BoolVarP(&f.verbose, "verbose", "v", false, "print Ginkgo's spec-by-spec output (steps, transcripts of failures) to stderr")
+	fl.BoolVarP(&f.verbose, "verbose", "v", false, "print the run spec by spec to stderr: each check, the steps, and for a failure its Expected/Actual and the transcript")
 	fl.BoolVar(&f.strict, "strict", false, "count failed SHOULD checks as failures, not warnings")
 	fl.StringVar(&f.expectedFailures, "expected-failures", "", "YAML file of failures to expect (server:/client: lists of scenario or scenario/check ids, "+
 		"optionally per transport and specVersion; 'mcpconform baseline' writes one): they do not fail the run, an entry whose checks now pass does")
@@ -382,7 +382,9 @@ func runView(exec *suites.Execution, stderr io.Writer) {
 	suiteConfig.GracePeriod = runGrace
 	reporterConfig.NoColor = true
 	reporterConfig.Verbose = true
-	formatter.ColorableStdOut = stderr
+	view := newSourcePaths(stderr, moduleRoot())
+	defer view.Flush()
+	formatter.ColorableStdOut = view
 	exec.Define()
 	ginkgo.RunSpecs(&ginkgoT{}, "mcpconform", suiteConfig, reporterConfig)
 }
