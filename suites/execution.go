@@ -88,6 +88,7 @@ func Plan(configs []Config, col *Collector, limits runner.Limits) *Execution {
 				Process:  cfg.Env.Transport == transport.Stdio || cfg.side() == scenarios.ClientSide,
 				Estimate: durations.Of(Unit{Scenario: s.ID, Transport: cfg.Env.Transport, Version: cfg.Env.Version}),
 				Run: func(ctx context.Context, step func(string)) scenarioRun {
+					progressStarted(cfg, s)
 					res := runScenario(ctx, cfg, s, step)
 					return scenarioRun{result: res, interrupted: ctx.Err() != nil}
 				},

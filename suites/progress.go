@@ -5,6 +5,7 @@ import (
 	"strings"
 
 	"github.com/mcpconform/mcpconform/reports"
+	"github.com/mcpconform/mcpconform/scenarios"
 	"github.com/mcpconform/mcpconform/transport"
 )
 
@@ -34,6 +35,27 @@ type ScenarioDone struct {
 // place of the plain lines (a terminal's live line is drawn from them).
 type ProgressSink interface {
 	ScenarioDone(ScenarioDone)
+}
+
+// ScenarioStarted is a scenario that began to run.
+type ScenarioStarted struct {
+	Config    string
+	Transport transport.Kind
+	Version   string
+	Scenario  string
+}
+
+// StartSink is a ProgressSink that is also told when each scenario starts
+// (the live line names the one it has waited on longest).
+type StartSink interface {
+	ScenarioStarted(ScenarioStarted)
+}
+
+// progressStarted tells cfg.Progress that s began, when it listens.
+func progressStarted(cfg Config, s *scenarios.Scenario) {
+	if sink, ok := cfg.Progress.(StartSink); ok {
+		sink.ScenarioStarted(ScenarioStarted{Config: cfg.Name, Transport: cfg.Env.Transport, Version: cfg.Env.Version, Scenario: s.ID})
+	}
 }
 
 // PlannedScenarios is how many scenarios the run selected: those with a

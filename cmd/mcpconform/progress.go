@@ -77,6 +77,9 @@ type liveProgress struct {
 
 	done, failed, warnings, errors int
 	at                             string // transport · version of the last scenario done
+	// running are the scenarios started and not done, by config and id,
+	// with when they started: the line names the one waited on longest.
+	running map[suites.ScenarioStarted]time.Time
 	shown                          bool   // the live line is on screen
 	stop                           chan struct{}
 	stopped                        chan struct{}
@@ -123,10 +126,36 @@ func (p *liveProgress) ScenarioDone(ev suites.ScenarioDone) {
 	p.warnings += ev.Counts.Warning
 	p.errors += ev.Counts.Errored
 	p.at = string(ev.Transport) + " · " + ev.Version
+	delete(p.running, suites.ScenarioStarted{Config: ev.Config, Transport: ev.Transport, Version: ev.Version, Scenario: ev.Scenario})
 	if ev.Line != "" && (ev.NotJudged || ev.Word != "PASS" && ev.Word != "SKIP") {
 		p.permanentLocked(ev.Line + "\n")
 	}
 	p.drawLocked()
+}
+
+// ScenarioStarted notes a scenario that began; the line names the one that
+// has run longest.
+func (p *liveProgress) ScenarioStarted(ev suites.ScenarioStarted) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if p.running == nil {
+		p.running = map[suites.ScenarioStarted]time.Time{}
+	}
+	p.running[ev] = p.now()
+}
+
+// longestRunning is the scenario started earliest of those running, with
+// how long it has run; ok is false when none runs.
+func (p *liveProgress) longestRunning() (ev suites.ScenarioStarted, d time.Duration, ok bool) {
+	var first time.Time
+	for r, at := range p.running {
+		// Ties (a clock too coarse to tell) go to the smaller key, so the
+		// line does not flicker between them.
+		if !ok || at.Before(first) || at.Equal(first) && r.Config+r.Scenario < ev.Config+ev.Scenario {
+			ev, first, ok = r, at, true
+		}
+	}
+	return ev, p.now().Sub(first), ok
 }
 
 // Write prints b as permanent lines above the live line.
@@ -187,6 +216,9 @@ func (p *liveProgress) lineLocked(total int) string {
 	}
 	if p.errors > 0 {
 		fmt.Fprintf(&b, ", %d not judged", p.errors)
+	}
+	if r, d, ok := p.longestRunning(); ok {
+		fmt.Fprintf(&b, " · waiting on %s (%s %s, %s)", r.Scenario, r.Transport, r.Version, elapsed(d))
 	}
 	return b.String()
 }

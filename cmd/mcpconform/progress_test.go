@@ -49,6 +49,26 @@ var _ = Describe("progress line", func() {
 		Expect(screen.String()).To(Equal("\r\x1b[Kscenario 2/3 · ws · 2026-07-28 · 2m4s · 0 failed, 1 warnings"))
 	})
 
+	It("names the scenario it has waited on longest, until that one is done", func() {
+		started := func(id string) suites.ScenarioStarted {
+			return suites.ScenarioStarted{Config: "server http 2025-11-25", Transport: transport.HTTP, Version: "2025-11-25", Scenario: id}
+		}
+		p.ScenarioStarted(started("tools-cancel-long-running"))
+		clock = clock.Add(time.Second)
+		p.ScenarioStarted(started("lifecycle-ping"))
+		clock = clock.Add(2 * time.Second)
+		p.redraw()
+		Expect(screen.String()).To(HaveSuffix(" · 0 failed · waiting on tools-cancel-long-running (http 2025-11-25, 3.0s)"))
+		screen.Reset()
+		p.ScenarioDone(suites.ScenarioDone{Config: "server http 2025-11-25", Transport: transport.HTTP, Version: "2025-11-25",
+			Scenario: "tools-cancel-long-running", Word: "PASS", Counts: reports.Counts{Total: 1, Passed: 1}})
+		Expect(screen.String()).To(HaveSuffix(" · waiting on lifecycle-ping (http 2025-11-25, 2.0s)"))
+		screen.Reset()
+		p.ScenarioDone(suites.ScenarioDone{Config: "server http 2025-11-25", Transport: transport.HTTP, Version: "2025-11-25",
+			Scenario: "lifecycle-ping", Word: "PASS", Counts: reports.Counts{Total: 1, Passed: 1}})
+		Expect(screen.String()).To(HaveSuffix(" · 0 failed"), "nothing left running")
+	})
+
 	It("prints a message to another stream (stderr on the same terminal) above the live line, not on its row", func() {
 		p.ScenarioDone(done("PASS", reports.Counts{Total: 2, Passed: 2}))
 		screen.Reset()
