@@ -86,6 +86,9 @@ type (
 		Columns    []htmlAxis
 		Rows       []htmlMatrixRow
 		Totals     []htmlCell // per column, over all scenarios
+		// Notes explain the columns of a version the target does not
+		// implement (every check there not judged), below the matrix.
+		Notes []string
 	}
 	htmlAxisGroup struct {
 		Transport string
@@ -94,6 +97,9 @@ type (
 	htmlAxis struct {
 		Transport   string
 		SpecVersion string
+		// NotImplemented marks a column where the target does not
+		// implement the version: nothing there was judged.
+		NotImplemented bool
 	}
 	htmlMatrixRow struct {
 		Anchor string // of the scenario's first run
@@ -118,6 +124,9 @@ type (
 		N      int
 	}
 	htmlScenario struct {
+		// Open: the section starts expanded (a failure or an error);
+		// the others are collapsed so the page stays short.
+		Open        bool
 		Anchor      string
 		ID          string
 		Title       string
@@ -297,9 +306,37 @@ func htmlMatrixOf(r *Run, sections []htmlScenario) htmlMatrix {
 		}
 	}
 	for col, a := range axes {
+		if why := notImplemented(r, a); why != "" {
+			m.Columns[col].NotImplemented = true
+			m.Notes = append(m.Notes, htmlOrDash(a.label())+": not judged: "+oneLine(htmlText(why)))
+		}
+	}
+	for col, a := range axes {
 		m.Totals = append(m.Totals, cellOf(totals[col], a))
 	}
 	return m
+}
+
+// notImplemented is why nothing was judged on axis a when the target does
+// not implement its version: every check there skipped, at least one of
+// them not judged (the handshake's gate); "" otherwise.
+func notImplemented(r *Run, a axis) string {
+	why := ""
+	for i := range r.Scenarios {
+		s := &r.Scenarios[i]
+		if s.axis() != a {
+			continue
+		}
+		for _, c := range s.Checks {
+			if c.Status != Skipped {
+				return ""
+			}
+			if c.Reason == ReasonNotJudged && why == "" {
+				why = strings.TrimPrefix(c.Message, "not judged: ")
+			}
+		}
+	}
+	return why
 }
 
 // htmlCountsText is "3 passed, 1 failed" (zeros left out), for tooltips.
@@ -341,6 +378,7 @@ func htmlFromScenario(r *Run, i int) htmlScenario {
 		Where:       oneLine(htmlText(s.axis().label())),
 		Duration:    mdDuration(s.Duration),
 		Outcome:     htmlStatusOf(c.Outcome()),
+		Open:        c.Failed > 0 || c.Errored > 0,
 		Counts:      htmlCounts(c),
 		Total:       c.Total,
 		Checks:      make([]htmlCheck, 0, len(s.Checks)),

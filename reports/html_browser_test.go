@@ -228,12 +228,38 @@ var _ = Describe("report.html in headless Chromium", Ordered, func() {
 		Eventually(shown(jsShownSections)).Within(10 * time.Second).Should(HaveLen(len(run.Scenarios)))
 	})
 
+	It("opens the scenarios that failed and folds the others, which a click opens", func() {
+		open()
+		const failed = "#s10-lifecycle-ping"
+		Expect(run.Scenarios[9].Checks[0].Status).To(Equal(reports.Failed))
+		passed := ""
+		for i, sc := range run.Scenarios {
+			if c := sc.Counts(); c.Passed == c.Total && c.Total > 0 {
+				passed = fmt.Sprintf("#s%d-%s", i+1, sc.ID)
+				break
+			}
+		}
+		Expect(passed).NotTo(BeEmpty(), "the run has a scenario that passed")
+		var visible bool
+		eval(`document.querySelector("`+failed+` table.checks").checkVisibility()`, &visible)
+		Expect(visible).To(BeTrue(), "a failed scenario starts open")
+		eval(`document.querySelector("`+passed+` table.checks").checkVisibility()`, &visible)
+		Expect(visible).To(BeFalse(), "a passed scenario starts folded")
+		eval(`document.querySelector("`+passed+` summary h2").checkVisibility()`, &visible)
+		Expect(visible).To(BeTrue(), "its heading shows")
+		Expect(chromedp.Do(browser,
+			chromedp.Click(chromedp.CSS(`table.matrix a[href="`+passed+`"]`)),
+			chromedp.Click(chromedp.CSS(passed+" details.scenario summary")),
+			chromedp.WaitVisible(chromedp.CSS(passed+" table.checks")),
+		)).To(Succeed())
+	})
+
 	It("expands a failure's transcript on a click, after following the matrix link to it", func() {
 		open()
 		const sec = "#s10-lifecycle-ping"
 		Expect(run.Scenarios[9].Checks[0].Status).To(Equal(reports.Failed))
 		var unfolded bool
-		eval(`document.querySelector("`+sec+` details").open`, &unfolded)
+		eval(`document.querySelector("`+sec+` details.transcript").open`, &unfolded)
 		Expect(unfolded).To(BeFalse(), "the transcript starts folded")
 		var visible bool
 		eval(`document.querySelector("`+sec+` pre.transcript").checkVisibility()`, &visible)
@@ -241,13 +267,13 @@ var _ = Describe("report.html in headless Chromium", Ordered, func() {
 
 		Expect(chromedp.Do(browser,
 			chromedp.Click(chromedp.CSS(`table.matrix a[href="`+sec+`"]`)),
-			chromedp.Click(chromedp.CSS(sec+" details summary")),
+			chromedp.Click(chromedp.CSS(sec+" details.transcript summary")),
 			chromedp.WaitVisible(chromedp.CSS(sec+" pre.transcript")),
 		)).To(Succeed())
 		loc, err := chromedp.Run(browser, chromedp.Location())
 		Expect(err).NotTo(HaveOccurred())
 		Expect(loc).To(HaveSuffix(sec))
-		eval(`document.querySelector("`+sec+` details").open`, &unfolded)
+		eval(`document.querySelector("`+sec+` details.transcript").open`, &unfolded)
 		Expect(unfolded).To(BeTrue())
 		eval(`document.querySelector("`+sec+` pre.transcript").checkVisibility()`, &visible)
 		Expect(visible).To(BeTrue())

@@ -122,6 +122,20 @@ var _ = Describe("WriteHTML", func() {
 		expectGolden("golden.report.html", []byte(renderHTML(sampleRun())))
 	})
 
+	It("says why a version's column holds nothing judged: the target does not implement it", func() {
+		r := &reports.Run{Side: "server", Transport: "stdio", SpecVersion: "2025-11-25,2026-07-28", Scenarios: []reports.Scenario{
+			{ID: "tools-list", Transport: "stdio", SpecVersion: "2025-11-25", Checks: []reports.Check{{ID: "tools-list/a", Status: reports.Passed}}},
+			{ID: "tools-list", Transport: "stdio", SpecVersion: "2026-07-28", Checks: []reports.Check{{ID: "tools-list/a", Status: reports.Skipped,
+				Reason: reports.ReasonNotJudged, Message: "not judged: the target does not implement 2026-07-28 (server/discover answered error -32022)"}}},
+		}}
+		out := renderHTML(r)
+		Expect(strings.Count(out, `<span class="ni">not implemented</span>`)).To(Equal(1))
+		Expect(out).To(ContainSubstring(`<p class="ni-note">stdio · 2026-07-28: not judged: the target does not implement 2026-07-28 (server/discover answered error -32022)</p>`))
+		// A column with a check judged, or skipped for another reason, is no such column.
+		r.Scenarios[1].Checks[0].Reason = ""
+		Expect(renderHTML(r)).NotTo(ContainSubstring("not implemented"))
+	})
+
 	It("is deterministic", func() {
 		Expect(renderHTML(sampleRun())).To(Equal(renderHTML(sampleRun())))
 	})
@@ -135,7 +149,7 @@ var _ = Describe("WriteHTML", func() {
 		Expect(counts).To(HaveKeyWithValue("body", 1))
 		Expect(counts).To(HaveKeyWithValue("style", 1))
 		Expect(counts).To(HaveKeyWithValue("section", 3))
-		Expect(counts).To(HaveKeyWithValue("details", 2)) // one transcript, one stderr
+		Expect(counts).To(HaveKeyWithValue("details", 5)) // a scenario each, one transcript, one stderr
 		Expect(counts).NotTo(HaveKey("script"))
 		Expect(counts).NotTo(HaveKey("link"))
 		Expect(counts).NotTo(HaveKey("img"))
