@@ -80,9 +80,9 @@ type liveProgress struct {
 	// running are the scenarios started and not done, by config and id,
 	// with when they started: the line names the one waited on longest.
 	running map[suites.ScenarioStarted]time.Time
-	shown                          bool   // the live line is on screen
-	stop                           chan struct{}
-	stopped                        chan struct{}
+	shown   bool // the live line is on screen
+	stop    chan struct{}
+	stopped chan struct{}
 }
 
 // newLiveProgress starts a live line on w. tick, if positive, redraws it
