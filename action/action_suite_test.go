@@ -21,7 +21,7 @@ func TestAction(t *testing.T) {
 // root is the repository root: the action's own checkout, GITHUB_ACTION_PATH.
 var root string
 
-// exe is mcpconform as action/install.sh builds it.
+// exe is mcpconform as action/install.sh builds it from source.
 var exe string
 
 var _ = BeforeSuite(func() {
@@ -36,7 +36,7 @@ var _ = BeforeSuite(func() {
 	ghPath := filepath.Join(tmp, "path")
 	res := runScript("install.sh", map[string]string{
 		"GITHUB_ACTION_PATH": root, "RUNNER_TEMP": tmp,
-		"GITHUB_OUTPUT": ghOutput, "GITHUB_PATH": ghPath, "INPUT_VERSION": "",
+		"GITHUB_OUTPUT": ghOutput, "GITHUB_PATH": ghPath, "INPUT_VERSION": "", "INPUT_FROM_SOURCE": "true",
 	})
 	Expect(res.code).To(Equal(0), "install.sh:\n%s", res.output)
 	outputs := readOutputs(ghOutput)
