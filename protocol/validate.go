@@ -60,18 +60,21 @@ func ValidateParams(version, method string, params json.RawMessage) error {
 	if err != nil {
 		return err
 	}
-	msg := map[string]any{"jsonrpc": "2.0", "method": method}
-	if e.result != nil {
-		msg["id"] = 0
-	}
-	if len(params) > 0 {
-		msg["params"] = params
-	}
-	raw, err := json.Marshal(msg)
-	if err != nil {
-		// Only invalid JSON in params gets here.
+	if len(params) > 0 && !json.Valid(params) {
 		return &SchemaError{Version: version, Type: e.request.String(), Path: "$.params", Reason: "invalid JSON"}
 	}
+	// The envelope is written around params as they are: encoding them
+	// again would scan and copy the whole message once more.
+	quoted, _ := json.Marshal(method)
+	raw := make([]byte, 0, len(params)+len(quoted)+48)
+	raw = append(append(raw, `{"jsonrpc":"2.0","method":`...), quoted...)
+	if e.result != nil {
+		raw = append(raw, `,"id":0`...)
+	}
+	if len(params) > 0 {
+		raw = append(append(raw, `,"params":`...), params...)
+	}
+	raw = append(raw, '}')
 	return validate(version, raw, e.request, "$")
 }
 
@@ -234,7 +237,15 @@ func validateOnce(version string, raw []byte, t reflect.Type, root string) error
 	if !json.Valid(raw) {
 		return &SchemaError{Version: version, Type: t.String(), Path: root, Reason: "invalid JSON"}
 	}
-	if v := check(raw, t, root, 0, false); v != nil {
+	// One typed decode of the whole value first: for a valid message it
+	// passes, and the walk then need not decode each level again.
+	var v *violation
+	if json.Unmarshal(raw, reflect.New(t).Interface()) == nil {
+		v = checkFast(raw, t, root)
+	} else {
+		v = check(raw, t, root, 0, false)
+	}
+	if v != nil {
 		return &SchemaError{Version: version, Type: t.String(), Path: v.path, Reason: v.reason}
 	}
 	return nil

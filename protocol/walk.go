@@ -33,6 +33,23 @@ var unionType = reflect.TypeFor[jsonunion.Union]()
 // check validates data against Go type t. nullable says whether the schema
 // allows null here (struct fields tagged mcp:"nullable").
 func check(data []byte, t reflect.Type, path string, depth int, nullable bool) *violation {
+	return walk(data, t, path, depth, nullable, true)
+}
+
+// checkFast is check for a value whose typed decode as t already succeeded
+// (the common case: a valid message). Every level the decode reached then
+// decodes too, so the walk only looks for what a decode lets through
+// (null where the schema allows none, a value of the wrong kind under a
+// union); a union's subtree is walked in full, since the decode may have
+// taken another variant than the one the walk judges by. The verdict is
+// check's, without decoding each subtree once per level above it.
+func checkFast(data []byte, t reflect.Type, path string) *violation {
+	return walk(data, t, path, 0, false, false)
+}
+
+// walk is check; levelDecode false skips the decode of each level's own
+// constraints outside unions (checkFast).
+func walk(data []byte, t reflect.Type, path string, depth int, nullable, levelDecode bool) *violation {
 	kind := jsonunion.KindOf(data)
 	if kind == jsonunion.Null {
 		if nullable || t.Kind() == reflect.Interface {
@@ -59,7 +76,7 @@ func check(data []byte, t reflect.Type, path string, depth int, nullable bool) *
 			f := t.Field(i)
 			name, ok := jsonName(f)
 			if raw, present := members[name]; ok && present {
-				if v := check(raw, f.Type, member(path, name), depth+1, f.Tag.Get("mcp") == "nullable"); v != nil {
+				if v := walk(raw, f.Type, member(path, name), depth+1, f.Tag.Get("mcp") == "nullable", levelDecode); v != nil {
 					return v
 				}
 			}
@@ -70,7 +87,7 @@ func check(data []byte, t reflect.Type, path string, depth int, nullable bool) *
 			return &violation{path, depth, err.Error()}
 		}
 		for _, name := range slices.Sorted(maps.Keys(members)) {
-			if v := check(members[name], t.Elem(), member(path, name), depth+1, false); v != nil {
+			if v := walk(members[name], t.Elem(), member(path, name), depth+1, false, levelDecode); v != nil {
 				return v
 			}
 		}
@@ -80,10 +97,13 @@ func check(data []byte, t reflect.Type, path string, depth int, nullable bool) *
 			return &violation{path, depth, err.Error()}
 		}
 		for i, elem := range elems {
-			if v := check(elem, t.Elem(), fmt.Sprintf("%s[%d]", path, i), depth+1, false); v != nil {
+			if v := walk(elem, t.Elem(), fmt.Sprintf("%s[%d]", path, i), depth+1, false, levelDecode); v != nil {
 				return v
 			}
 		}
+	}
+	if !levelDecode {
+		return nil
 	}
 	// Every child is valid, so an error now is about this level itself.
 	if err := json.Unmarshal(data, reflect.New(t).Interface()); err != nil {
