@@ -20,12 +20,17 @@ func floodParams(i int) json.RawMessage {
 	return json.RawMessage(fmt.Sprintf(`{"progressToken":"t%d","progress":%d,"total":100000,"message":"flood","_meta":{"items":[%s]}}`, i, i, strings.Join(resources, ",")))
 }
 
+// floodSeq keeps every run's notifications distinct from an earlier run's
+// in the same process (-count), which the memo would otherwise answer.
+var floodSeq int
+
 // BenchmarkValidateParamsFlood: one distinct 8 KiB notification validated
 // per iteration, as the client session checks each a flooding server sends.
 func BenchmarkValidateParamsFlood(b *testing.B) {
 	params := make([]json.RawMessage, max(b.N, 1))
 	for i := range params {
-		params[i] = floodParams(i + b.N) // distinct from a previous run's too
+		floodSeq++
+		params[i] = floodParams(floodSeq)
 	}
 	b.SetBytes(int64(len(params[0])))
 	b.ReportAllocs()
