@@ -29,6 +29,7 @@ done
 (cd dist && sha256sum --check --ignore-missing checksums.txt)
 
 echo "== OCI image"
+(cd release && go test -count=1 ./...)
 (cd release && go run ./image -dist ../dist -version "$version" -out ../dist/oci)
 du -sh dist/oci
 
