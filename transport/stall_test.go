@@ -428,6 +428,40 @@ var _ = Describe("Stalls", func() {
 			stallShape(err, StallUnread, `^the WebSocket peer stopped reading: a message of \d+ bytes not sent in \d`)
 			Expect(errors.Is(err, context.DeadlineExceeded)).To(BeTrue())
 		})
+
+		// A caller whose deadline is a moment away (a poller's last round)
+		// does not break the connection for the others: a write that times
+		// out leaves a WebSocket unusable, so a started write gets a floor.
+		It("keeps a WebSocket usable after Sends whose deadline was a moment away, to a peer that reads", func() {
+			srv, err := ListenWebSocket(tpCtx(5*time.Second), "127.0.0.1:0", WSServerOptions{})
+			Expect(err).NotTo(HaveOccurred())
+			DeferCleanup(func() { srv.Close() })
+			d := websocket.Dialer{Subprotocols: []string{WebSocketSubprotocol}}
+			ws, resp, err := d.DialContext(tpCtx(5*time.Second), srv.Addr(), nil)
+			Expect(err).NotTo(HaveOccurred())
+			resp.Body.Close()
+			DeferCleanup(ws.Close)
+			go func() { // reads everything
+				for {
+					if _, _, err := ws.ReadMessage(); err != nil {
+						return
+					}
+				}
+			}()
+			sc, err := srv.Accept(tpCtx(5 * time.Second))
+			Expect(err).NotTo(HaveOccurred())
+			DeferCleanup(sc.Close)
+			frame := []byte(`{"jsonrpc":"2.0","method":"notifications/progress","params":{"progressToken":1,"progress":1}}`)
+			for i := range 200 {
+				ctx, cancel := context.WithTimeout(context.Background(), time.Duration(i%20)*time.Microsecond)
+				err := sc.Send(ctx, frame)
+				cancel()
+				if err != nil {
+					Expect(err).To(MatchError(context.DeadlineExceeded), "refused before writing, never a broken write")
+				}
+			}
+			Expect(sc.Send(tpCtx(5*time.Second), frame)).To(Succeed(), "the connection still works")
+		})
 	})
 
 	Describe("our HTTP server, against a client that stalls its request body", func() {

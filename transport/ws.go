@@ -29,6 +29,12 @@ const (
 	wsHandshakeTimeout = 30 * time.Second
 	// wsWriteTimeout bounds a Send whose ctx has no deadline.
 	wsWriteTimeout = 30 * time.Second
+	// wsWriteFloor is the least time a started write is given, whatever
+	// is left of its ctx: a write that times out leaves the connection
+	// unusable (gorilla keeps the error for every later write), so a
+	// caller whose deadline is a moment away (a poller's last round)
+	// must not break the session for everyone when the scheduler is slow.
+	wsWriteFloor = time.Second
 )
 
 // WSConn is one WebSocket connection, client or server side: one frame per
@@ -294,6 +300,9 @@ func (c *WSConn) write(ctx context.Context, typ int, b []byte) error {
 	dl, ok := ctx.Deadline()
 	if !ok {
 		dl = time.Now().Add(wsWriteTimeout)
+	}
+	if floor := time.Now().Add(wsWriteFloor); dl.Before(floor) {
+		dl = floor
 	}
 	_ = c.ws.SetWriteDeadline(dl)
 	start := time.Now()
