@@ -649,7 +649,11 @@ func (s *extStore) get(_ context.Context, p *Peer, req *jsonrpc.Message) (any, *
 	}
 	// The liberty lets the task expire as its outcome is read (this
 	// answer's ttlMs says so), then deletes it.
-	forget := terminal(t.status) && s.r.is(ForgetsReadTasks)
+	// Only once a whole millisecond has passed: the answer's ttlMs counts
+	// whole milliseconds since createdAt, and a task deleted before the
+	// ttlMs it states would be deleted early (a client judging the deletion
+	// by the time it has waited since it asked would rightly see that).
+	forget := terminal(t.status) && s.r.is(ForgetsReadTasks) && time.Since(t.createdAt) >= time.Millisecond
 	t.expired = t.expired || forget
 	view := s.view(t, true)
 	view["resultType"] = "complete"
