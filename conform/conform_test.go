@@ -71,7 +71,7 @@ func TestServerByHandler(t *testing.T) {
 	g.Expect(run.Target).To(HavePrefix("http: http://127.0.0.1:"))
 	counts := run.Counts()
 	g.Expect(counts.Passed).To(BeNumerically(">=", len(selection)))
-	g.Expect(counts.Passed+counts.Skipped).To(Equal(counts.Total))
+	g.Expect(counts.Passed + counts.Skipped).To(Equal(counts.Total))
 }
 
 // TestChildFaultyServer is the child's part of TestFailuresAreTestErrors.
@@ -187,7 +187,7 @@ func TestClientReference(t *testing.T) {
 	g.Expect(run.Scenarios).To(HaveLen(4))
 	counts := run.Counts()
 	g.Expect(counts.Passed).To(BeNumerically(">=", 4))
-	g.Expect(counts.Passed+counts.Skipped).To(Equal(counts.Total))
+	g.Expect(counts.Passed + counts.Skipped).To(Equal(counts.Total))
 	for _, s := range run.Scenarios {
 		g.Expect(s.Checks).NotTo(ContainElement(HaveField("Status", reports.Errored)), s.ID)
 	}

@@ -118,7 +118,7 @@ func runTimeout(t *clientside.T) {
 					if p.Context().Err() != nil {
 						return peer.NoAnswer, nil // the client has gone: nobody to answer late
 					}
-					if ctx.Err() == nil && !isClosed(cancelled) {
+					if ctx.Err() == nil && len(p.Inbox().Matching(mark, isCancel)) == 0 {
 						return peer.NoAnswer, nil // never cancelled within the time given
 					}
 					mu.Lock()
@@ -227,13 +227,4 @@ func runTimeout(t *clientside.T) {
 
 func textResult(text string) map[string]any {
 	return map[string]any{"content": []any{map[string]any{"type": "text", "text": text}}}
-}
-
-func isClosed(ch <-chan struct{}) bool {
-	select {
-	case <-ch:
-		return true
-	default:
-		return false
-	}
 }
